@@ -1,0 +1,51 @@
+import { type AgentApiError, AgentRateLimitedError, AgentUnavailableError } from './errors.js';
+
+/** When and how often a failed agent API request is tried again. Delays in milliseconds. */
+export interface RetryPolicy {
+  retries: number;
+  minTimeoutMs: number;
+  maxTimeoutMs: number;
+  /**
+   * @param error the typed failure of the attempt
+   * @param noEffect whether the request surely did not take effect upstream
+   * @param retryAfterMs what the API asked us to wait, if it said
+   */
+  shouldRetry(error: AgentApiError, noEffect: boolean, retryAfterMs: number | undefined): boolean;
+}
+
+/** Longest Retry-After a GET waits out in place; longer ones go back to the poller's schedule. */
+export const GET_MAX_RETRY_AFTER_MS = 10_000;
+/** Longest Retry-After a POST waits out; a longer 429 is the hourly quota and goes to the user. */
+export const POST_MAX_RETRY_AFTER_MS = 5_000;
+
+/**
+ * Reads are safe to repeat: retried on network errors, time-outs, 5xx and 429 with a
+ * short (or no) Retry-After. Never on 401/403/404/400 or an invalid body.
+ */
+export const getPolicy: RetryPolicy = {
+  retries: 3,
+  minTimeoutMs: 250,
+  maxTimeoutMs: 4_000,
+  shouldRetry: (error, _noEffect, retryAfterMs) =>
+    error instanceof AgentUnavailableError ||
+    (error instanceof AgentRateLimitedError && (retryAfterMs ?? 0) <= GET_MAX_RETRY_AFTER_MS),
+};
+
+/**
+ * Creating a job or sending a follow-up is not idempotent: a repeat can start a second agent
+ * and open a second pull request. Retried only when the request surely did not take effect:
+ * connection refused, 503, or a 429 that asks for a short wait.
+ */
+export const postPolicy: RetryPolicy = {
+  retries: 2,
+  minTimeoutMs: 300,
+  maxTimeoutMs: 2_000,
+  shouldRetry: (error, noEffect, retryAfterMs) =>
+    noEffect &&
+    (error instanceof AgentUnavailableError ||
+      (error instanceof AgentRateLimitedError &&
+        retryAfterMs !== undefined &&
+        retryAfterMs <= POST_MAX_RETRY_AFTER_MS)),
+};
+
+export const retryPolicies = { get: getPolicy, post: postPolicy };

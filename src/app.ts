@@ -1,0 +1,134 @@
+import { WebClient } from '@slack/web-api';
+import { createAgentClient } from './agent/client.js';
+import type { Config } from './config.js';
+import { secretsOf } from './config.js';
+import { createOutbox } from './delivery/outbox.js';
+import { createJobService } from './jobs/job-service.js';
+import { registerListeners } from './listeners/index.js';
+import { createLogger, type Logger } from './logger.js';
+import { createPoller } from './poller/poller.js';
+import { createSlackApp } from './slack/bolt-app.js';
+import { createSlackGateway } from './slack/gateway.js';
+import { openSqliteStore } from './store/sqlite/sqlite-store.js';
+import type { Store } from './store/types.js';
+import { createTaskTracker } from './util/tasks.js';
+
+/** How long shutdown lets in-flight work finish before closing anyway, in milliseconds. */
+export const SHUTDOWN_GRACE_MS = 7_000;
+/** How long Slack event ids are remembered for de-duplication (Slack retries within minutes). */
+export const EVENT_MEMORY_MS = 24 * 3_600_000;
+
+export interface RunningApp {
+  /** The HTTP port actually bound. */
+  port: number;
+  store: Store;
+  logger: Logger;
+  /** Stops taking work, lets in-flight work finish (bounded), closes the store. */
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  logger?: Logger;
+  /** Store to use instead of opening `config.databasePath`. */
+  store?: Store;
+}
+
+async function withDeadline(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
+/** Wires every part together and starts serving. */
+export async function startApp(config: Config, options: StartOptions = {}): Promise<RunningApp> {
+  const logger = options.logger ?? createLogger({ level: config.logLevel, secrets: secretsOf(config) });
+  const store = options.store ?? openSqliteStore(config.databasePath);
+  let ready = false;
+
+  const client = new WebClient(config.slack.botToken, {
+    slackApiUrl: config.slack.apiUrl,
+    // The outbox owns retries and waits; a call must not block a delivery round for minutes.
+    retryConfig: { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 1_000 },
+    rejectRateLimitedCalls: true,
+    timeout: 10_000,
+    logger: undefined,
+  });
+  const slack = createSlackGateway({ client, logger });
+  const agent = createAgentClient({
+    baseUrl: config.agent.apiUrl,
+    apiKey: config.agent.apiKey,
+    projectId: config.agent.projectId,
+    timeoutMs: config.agent.timeoutMs,
+    logger,
+  });
+
+  // The poller and outbox are created after the service that wakes them.
+  const wake = { outbox: () => {}, poller: () => {} };
+  const jobs = createJobService({
+    store,
+    agent,
+    slack,
+    logger,
+    pollIntervalMs: config.poll.intervalMs,
+    maxAgeMs: config.poll.maxAgeMs,
+    onEnqueued: () => wake.outbox(),
+    onRunStarted: () => wake.poller(),
+  });
+  const outbox = createOutbox({ store, slack, logger });
+  const poller = createPoller({
+    store,
+    agent,
+    jobs,
+    logger,
+    intervalMs: config.poll.intervalMs,
+    maxIntervalMs: config.poll.maxIntervalMs,
+    maxAgeMs: config.poll.maxAgeMs,
+    concurrency: config.poll.concurrency,
+  });
+  wake.outbox = () => outbox.kick();
+  wake.poller = () => poller.kick();
+
+  const tasks = createTaskTracker(logger);
+  const slackApp = createSlackApp({ config, logger, client, isReady: () => ready });
+  registerListeners(slackApp.app, {
+    jobs,
+    tasks,
+    logger,
+    claimEvent: (eventId) => store.claimEvent(eventId, Date.now()),
+  });
+
+  await store.pruneEvents(Date.now() - EVENT_MEMORY_MS);
+  await jobs.recover();
+  const port = await slackApp.start();
+  outbox.start();
+  poller.start();
+  ready = true;
+  logger.info('docs-agent is ready', {
+    mode: config.slack.appToken ? 'socket' : 'http',
+    port,
+    pollIntervalMs: config.poll.intervalMs,
+  });
+
+  let stopping: Promise<void> | undefined;
+  return {
+    port,
+    store,
+    logger,
+    stop() {
+      stopping ??= (async () => {
+        ready = false;
+        logger.info('shutting down');
+        const deadline = Date.now() + SHUTDOWN_GRACE_MS;
+        await slackApp.stop().catch((error) => logger.warn('stopping the Slack receiver failed', { error }));
+        const drained = await tasks.drain(Math.max(0, deadline - Date.now()));
+        if (!drained) logger.warn('shutdown grace ran out with work in flight');
+        // Polls and deliveries in flight are safe to abandon: nothing is marked done until Slack
+        // or the agent API answered, so the next start picks them up again.
+        await withDeadline(Promise.all([poller.stop(), outbox.stop()]), Math.max(500, deadline - Date.now()));
+        await store.close();
+        logger.info('stopped');
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,185 @@
+import { z } from 'zod';
+
+/** Log levels, most verbose first. */
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Validated configuration. Built once at start-up by {@link readConfig} and passed in. */
+export interface Config {
+  slack: {
+    /** Bot token, `xoxb-…`. */
+    botToken: string;
+    /** Request signing secret; absent only in Socket Mode. */
+    signingSecret: string | undefined;
+    /** App-level token, `xapp-…`; when present the app runs in Socket Mode. */
+    appToken: string | undefined;
+    /** Web API base URL, ending in `/`. */
+    apiUrl: string;
+  };
+  agent: {
+    /** Admin API key, `mint_…`. */
+    apiKey: string;
+    projectId: string;
+    /** API base URL without a trailing slash. */
+    apiUrl: string;
+    /** Per-request time-out in milliseconds. */
+    timeoutMs: number;
+  };
+  /** SQLite file path. */
+  databasePath: string;
+  /** HTTP port (also serves `/healthz` in Socket Mode). 0 picks a free port. */
+  port: number;
+  poll: {
+    /** Interval between polls of a freshly started run, in milliseconds. */
+    intervalMs: number;
+    /** Longest interval the per-job backoff grows to, in milliseconds. */
+    maxIntervalMs: number;
+    /** A run still active after this many milliseconds gets a final "stopped watching" message. */
+    maxAgeMs: number;
+    /** How many job polls may be in flight at once. */
+    concurrency: number;
+  };
+  logLevel: LogLevel;
+}
+
+/** Thrown when the environment does not describe a runnable configuration. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+  /** One human-readable line per bad variable. */
+  readonly problems: string[];
+
+  constructor(problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.problems = problems;
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const blankToUndefined = (value: unknown) =>
+  typeof value === 'string' && value.trim() === '' ? undefined : value;
+
+// Secrets are checked by shape only; messages never echo the value.
+const secret = (prefix: string, what: string) =>
+  z.preprocess(
+    blankToUndefined,
+    z
+      .string({ error: `is required (${what})` })
+      .refine((v) => v.startsWith(prefix), { error: `must start with "${prefix}" (${what})` }),
+  );
+
+const optionalSecret = (prefix: string, what: string) =>
+  z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .refine((v) => v.startsWith(prefix), { error: `must start with "${prefix}" (${what})` })
+      .optional(),
+  );
+
+const httpUrl = (fallback: string) =>
+  z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .default(fallback)
+      .refine(
+        (v) => {
+          try {
+            const url = new URL(v);
+            return url.protocol === 'http:' || url.protocol === 'https:';
+          } catch {
+            return false;
+          }
+        },
+        { error: 'must be an http(s) URL' },
+      ),
+  );
+
+const integer = (fallback: number, min: number, max: number, unit: string) =>
+  z.preprocess(
+    blankToUndefined,
+    z.coerce
+      .number({ error: `must be a whole number (${unit})` })
+      .int({ error: `must be a whole number (${unit})` })
+      .min(min, { error: `must be at least ${min} (${unit})` })
+      .max(max, { error: `must be at most ${max} (${unit})` })
+      .default(fallback),
+  );
+
+const envSchema = z
+  .object({
+    SLACK_BOT_TOKEN: secret('xoxb-', 'the bot token from OAuth & Permissions'),
+    SLACK_SIGNING_SECRET: z.preprocess(blankToUndefined, z.string().optional()),
+    SLACK_APP_TOKEN: optionalSecret('xapp-', 'an app-level token with connections:write'),
+    SLACK_API_URL: httpUrl('https://slack.com/api/'),
+    DOCS_AGENT_API_KEY: secret('mint_', 'an admin API key from the Mintlify dashboard'),
+    DOCS_AGENT_PROJECT_ID: z.preprocess(
+      blankToUndefined,
+      z
+        .string({ error: 'is required (the documentation project id)' })
+        .regex(/^[A-Za-z0-9._-]+$/, { error: 'may contain only letters, digits, ".", "_" and "-"' }),
+    ),
+    DOCS_AGENT_API_URL: httpUrl('https://api.mintlify.com'),
+    DOCS_AGENT_API_TIMEOUT_MS: integer(15_000, 100, 120_000, 'milliseconds'),
+    DATABASE_PATH: z.preprocess(blankToUndefined, z.string().default('./data/docs-agent.sqlite')),
+    PORT: integer(3000, 0, 65_535, 'a TCP port'),
+    POLL_INTERVAL_MS: integer(10_000, 10, 3_600_000, 'milliseconds'),
+    POLL_MAX_INTERVAL_MS: integer(60_000, 10, 3_600_000, 'milliseconds'),
+    POLL_MAX_AGE_MS: integer(24 * 3_600_000, 1_000, 30 * 24 * 3_600_000, 'milliseconds'),
+    POLL_CONCURRENCY: integer(4, 1, 64, 'polls in flight'),
+    LOG_LEVEL: z.preprocess(
+      (v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : v),
+      z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
+    ),
+  });
+
+/**
+ * Reads and validates configuration from `env` (default `process.env`).
+ * Throws {@link ConfigError} naming every missing or malformed variable at once.
+ */
+export function readConfig(env: Env = process.env): Config {
+  const result = envSchema.safeParse(env);
+  const problems = result.success
+    ? []
+    : result.error.issues.map((issue) => `${String(issue.path[0] ?? 'environment')} ${issue.message}`);
+  // Checked outside the schema so it is reported together with every other problem.
+  if (!blankToUndefined(env.SLACK_APP_TOKEN) && !blankToUndefined(env.SLACK_SIGNING_SECRET)) {
+    problems.push('SLACK_SIGNING_SECRET is required in HTTP mode (set it, or set SLACK_APP_TOKEN to use Socket Mode)');
+  }
+  if (!result.success || problems.length > 0) throw new ConfigError([...new Set(problems)]);
+  const e = result.data;
+  return {
+    slack: {
+      botToken: e.SLACK_BOT_TOKEN,
+      signingSecret: e.SLACK_SIGNING_SECRET,
+      appToken: e.SLACK_APP_TOKEN,
+      apiUrl: e.SLACK_API_URL.endsWith('/') ? e.SLACK_API_URL : `${e.SLACK_API_URL}/`,
+    },
+    agent: {
+      apiKey: e.DOCS_AGENT_API_KEY,
+      projectId: e.DOCS_AGENT_PROJECT_ID,
+      apiUrl: e.DOCS_AGENT_API_URL.replace(/\/+$/, ''),
+      timeoutMs: e.DOCS_AGENT_API_TIMEOUT_MS,
+    },
+    databasePath: e.DATABASE_PATH,
+    port: e.PORT,
+    poll: {
+      intervalMs: e.POLL_INTERVAL_MS,
+      maxIntervalMs: Math.max(e.POLL_MAX_INTERVAL_MS, e.POLL_INTERVAL_MS),
+      maxAgeMs: e.POLL_MAX_AGE_MS,
+      concurrency: e.POLL_CONCURRENCY,
+    },
+    logLevel: e.LOG_LEVEL,
+  };
+}
+
+/** Every secret value in the configuration, for log redaction. */
+export function secretsOf(config: Config): string[] {
+  return [
+    config.slack.botToken,
+    config.slack.signingSecret,
+    config.slack.appToken,
+    config.agent.apiKey,
+  ].filter((s): s is string => typeof s === 'string' && s.length > 0);
+}

@@ -1,0 +1,134 @@
+import { rootText } from '../jobs/messages.js';
+import type { Logger } from '../logger.js';
+import { SlackCallError, type SlackGateway } from '../slack/gateway.js';
+import type { OutboxItem, Store } from '../store/types.js';
+import { createLoop, type Loop } from '../util/loop.js';
+
+export interface OutboxOptions {
+  store: Store;
+  slack: SlackGateway;
+  logger: Logger;
+  /** How many items one round takes. */
+  batchSize?: number;
+  /** Idle sleep between rounds, in milliseconds. */
+  idleMs?: number;
+  now?: () => number;
+}
+
+/** First retry delay of a failed delivery; doubles per attempt up to {@link OUTBOX_MAX_RETRY_MS}. */
+export const OUTBOX_FIRST_RETRY_MS = 1_000;
+/** Longest wait between delivery attempts: a Slack outage delays messages, never drops them. */
+export const OUTBOX_MAX_RETRY_MS = 5 * 60_000;
+
+const MIN_IDLE_MS = 50;
+
+export interface Outbox extends Loop {
+  /** Delivers one item now (what the loop does). Exposed for tests. */
+  deliver(item: OutboxItem): Promise<void>;
+}
+
+/**
+ * Delivers what the bot has to say in Slack. Every message is recorded in the store first and
+ * marked delivered only after Slack accepted it; failures are retried with backoff.
+ */
+export function createOutbox(options: OutboxOptions): Outbox {
+  const { store, slack, logger } = options;
+  const now = options.now ?? Date.now;
+  const batchSize = options.batchSize ?? 10;
+
+  async function send(item: OutboxItem): Promise<void> {
+    const payload = item.payload;
+    switch (payload.type) {
+      case 'post': {
+        const metadata = { eventType: payload.eventType, key: `outbox-${item.id}` };
+        // An earlier attempt started and never recorded its answer: Slack may already have the
+        // message. Its metadata says so.
+        if (item.startedAt !== null) {
+          const found = await slack
+            .findPosted({ channel: payload.channel, threadTs: payload.threadTs, metadata })
+            .catch(() => undefined);
+          if (found) return;
+        }
+        await slack.postMessage({
+          channel: payload.channel,
+          threadTs: payload.threadTs,
+          text: payload.text,
+          metadata,
+        });
+        return;
+      }
+      case 'update_root': {
+        const job = item.jobId === null ? undefined : await store.getJob(item.jobId);
+        if (!job) return;
+        await slack.updateMessage({ channel: payload.channel, ts: payload.ts, text: rootText(job) });
+        return;
+      }
+      case 'reaction':
+        await slack.addReaction({ channel: payload.channel, ts: payload.ts, name: payload.name });
+        return;
+      case 'respond':
+        await slack.respond(payload.responseUrl, payload.text);
+        return;
+      case 'ephemeral':
+        await slack.postEphemeral({
+          channel: payload.channel,
+          user: payload.user,
+          text: payload.text,
+          ...(payload.threadTs ? { threadTs: payload.threadTs } : {}),
+        });
+        return;
+    }
+  }
+
+  async function deliver(item: OutboxItem): Promise<void> {
+    const attempts = item.attempts + 1;
+    await store.updateOutbox(item.id, { attempts, startedAt: now() });
+    try {
+      await send(item);
+      await store.updateOutbox(item.id, { deliveredAt: now(), lastError: null });
+    } catch (error) {
+      const code = error instanceof SlackCallError ? error.code : 'unexpected_error';
+      if (error instanceof SlackCallError && error.permanent) {
+        logger.error('Slack refused a message for good; it cannot be delivered', {
+          outboxId: item.id,
+          jobId: item.jobId,
+          type: item.payload.type,
+          code,
+        });
+        await store.updateOutbox(item.id, { deadAt: now(), lastError: code });
+        return;
+      }
+      const backoff = Math.min(OUTBOX_MAX_RETRY_MS, OUTBOX_FIRST_RETRY_MS * 2 ** Math.min(attempts - 1, 16));
+      const wait =
+        error instanceof SlackCallError && error.retryAfterMs ? Math.max(error.retryAfterMs, 100) : backoff;
+      logger.warn('Slack delivery failed; will retry', {
+        outboxId: item.id,
+        jobId: item.jobId,
+        type: item.payload.type,
+        code,
+        attempts,
+        retryInMs: wait,
+      });
+      await store.updateOutbox(item.id, { nextAttemptAt: now() + wait, lastError: code });
+    }
+  }
+
+  const loop = createLoop({
+    name: 'outbox',
+    logger,
+    idleMs: options.idleMs ?? 1_000,
+    async step() {
+      const items = await store.dueOutbox(now(), batchSize);
+      for (const item of items) await deliver(item);
+      if (items.length === batchSize) return { busy: true };
+      const next = await store.nextOutboxAt();
+      if (next === undefined) return { busy: false };
+      // An item held back behind an earlier one of its job is "due" but not deliverable yet:
+      // after an empty round, wait a little instead of spinning.
+      const floor = items.length === 0 ? MIN_IDLE_MS : 0;
+      return { busy: false, sleepMs: Math.max(floor, next - now()) };
+    },
+  });
+
+  return { ...loop, deliver };
+}

@@ -1,0 +1,56 @@
+import { config as loadDotEnv } from 'dotenv';
+import { startApp } from './app.js';
+import { ConfigError, readConfig } from './config.js';
+import { createRedactor } from './logger.js';
+
+/** Hard limit for shutdown; platforms send SIGKILL 30 s after SIGTERM, we aim well inside. */
+const EXIT_DEADLINE_MS = 9_500;
+
+async function main(): Promise<void> {
+  // A .env file in the working directory fills in what the environment does not set.
+  loadDotEnv({ quiet: true });
+  let config: ReturnType<typeof readConfig>;
+  try {
+    config = readConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(
+        `docs-agent cannot start. ${error.message}\nSee README.md, "Configuration", for every variable.\n`,
+      );
+      process.exit(1);
+    }
+    throw error;
+  }
+
+  const app = await startApp(config);
+  let signalled = false;
+  const shutdown = (signal: string) => {
+    if (signalled) return;
+    signalled = true;
+    app.logger.info('signal received', { signal });
+    setTimeout(() => {
+      app.logger.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, EXIT_DEADLINE_MS).unref();
+    app.stop().then(
+      () => process.exit(0),
+      (error) => {
+        app.logger.error('shutdown failed', { error });
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  const redact = createRedactor(
+    ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN', 'DOCS_AGENT_API_KEY'].map(
+      (n) => process.env[n] ?? '',
+    ),
+  );
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  process.stderr.write(`docs-agent failed to start: ${redact(message)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,165 @@
+import {
+  AgentBadRequestError,
+  AgentInvalidResponseError,
+  AgentNotFoundError,
+  AgentOutcomeUnknownError,
+  AgentRateLimitedError,
+  AgentUnauthorizedError,
+  AgentUnavailableError,
+} from '../agent/errors.js';
+import { escapeMrkdwn } from '../slack/mrkdwn.js';
+import type { JobRecord, RunOutcome } from '../store/types.js';
+
+/** Everything the bot says in Slack, in one place so wording stays consistent. */
+
+export const COMMAND = '/docs-agent';
+
+export const USAGE = [
+  `*${COMMAND}* starts the documentation agent on this team's docs.`,
+  `• \`${COMMAND} <instruction>\`: start a job, e.g. \`${COMMAND} Add a quickstart for the Python SDK\``,
+  '• Reply in the job’s thread to send the agent a follow-up instruction.',
+  '• When the job ends I post the outcome in the thread, with the pull request link if files changed.',
+  `• \`${COMMAND} help\`: show this message.`,
+].join('\n');
+
+const mention = (userId: string) => `<@${userId}>`;
+const slackDate = (date: Date) => {
+  const epoch = Math.floor(date.getTime() / 1000);
+  const fallback = `${date.toISOString().slice(11, 16)} UTC`;
+  return `<!date^${epoch}^{time}|${fallback}>`;
+};
+const code = (text: string) => `\`${text.replace(/`/g, "'")}\``;
+
+/** Quotes the user's instruction (already Slack mrkdwn) as a block quote. */
+export function quoteInstruction(instruction: string, max = 2_000): string {
+  const trimmed = instruction.length > max ? `${instruction.slice(0, max)}…` : instruction;
+  return trimmed
+    .split('\n')
+    .map((line) => `>${line}`)
+    .join('\n');
+}
+
+function statusLine(job: JobRecord): string {
+  switch (job.phase) {
+    case 'posting':
+    case 'creating':
+      return ':hourglass_flowing_sand: Starting…';
+    case 'active':
+      return job.runCount > 1
+        ? `:hourglass_flowing_sand: Working (run ${job.runCount})…`
+        : ':hourglass_flowing_sand: Working…';
+    case 'not_started':
+      return ':no_entry: Not started';
+    case 'start_unknown':
+      return ':grey_question: Unknown whether the job started';
+    case 'gone':
+      return ':ghost: The agent API no longer knows this job';
+    case 'idle':
+      return outcomeStatus(job.lastOutcome, job.prLink);
+  }
+}
+
+function outcomeStatus(outcome: RunOutcome | null, prLink: string | null): string {
+  switch (outcome) {
+    case 'completed_pr':
+      return prLink ? `:white_check_mark: Done: <${prLink}|pull request>` : ':white_check_mark: Done';
+    case 'completed_no_changes':
+      return ':white_check_mark: Done: no files changed';
+    case 'failed':
+      return ':x: Failed';
+    case 'archived':
+      return ':file_cabinet: Archived';
+    case 'gone':
+      return ':ghost: The agent API no longer knows this job';
+    case 'stopped_watching':
+      return ':zzz: Stopped watching (still running after the time limit)';
+    case null:
+      return ':white_check_mark: Done';
+  }
+}
+
+/** The root message: who asked for what, and where the job stands. */
+export function rootText(job: JobRecord): string {
+  const lines = [
+    `:memo: ${mention(job.requesterId)} asked the docs agent:`,
+    quoteInstruction(job.instruction),
+    `*Status:* ${statusLine(job)}`,
+  ];
+  if (job.agentJobId) lines.push(`Job ${code(job.agentJobId)}`);
+  if (job.phase === 'active' || job.phase === 'idle') {
+    lines.push('_Reply in this thread to send the agent a follow-up instruction._');
+  }
+  return lines.join('\n');
+}
+
+/** The outcome post for a finished run. `notify` are the users to mention. */
+export function outcomeText(outcome: RunOutcome, job: JobRecord, notify: string[], maxAgeMs: number): string {
+  const who = notify.map(mention).join(' ');
+  const id = job.agentJobId ? code(job.agentJobId) : 'unknown';
+  switch (outcome) {
+    case 'completed_pr':
+      return `${who} :white_check_mark: The docs agent finished and opened a pull request:\n*<${job.prLink}|Review the pull request>*\n${job.prLink}`;
+    case 'completed_no_changes':
+      return `${who} :white_check_mark: The docs agent finished without changing any files, so no pull request was opened. Reply here to ask for something else.`;
+    case 'failed':
+      return `${who} :x: The docs agent job failed. The agent API does not say why; quote job ${id} if you contact support. Reply here to try again in the same job, or start a new one with ${COMMAND}.`;
+    case 'archived':
+      return `${who} :file_cabinet: The docs agent job ${id} was archived, so it will not continue. Start a new one with ${COMMAND}.`;
+    case 'gone':
+      return `${who} :ghost: The agent API no longer knows job ${id} (it answered 404), so I have stopped watching it. Start a new one with ${COMMAND}.`;
+    case 'stopped_watching':
+      return `${who} :zzz: Job ${id} is still running after ${Math.round(maxAgeMs / 3_600_000)} hours, so I have stopped watching it. Check the docs dashboard for its result.`;
+  }
+}
+
+/** Why an instruction did not reach the agent, in words for the person who gave it. */
+export function agentErrorText(error: unknown, what: 'job' | 'follow-up'): string {
+  const nothingSent = what === 'job' ? 'No job was started.' : 'This reply was not sent to the agent.';
+  if (error instanceof AgentRateLimitedError) {
+    const when = error.resetAt
+      ? `You can try again ${slackDate(error.resetAt)}.`
+      : 'Try again later in the hour.';
+    return `:hourglass: The documentation project has reached its hourly limit of agent instructions. ${nothingSent} ${when}`;
+  }
+  if (error instanceof AgentUnauthorizedError) {
+    return `:lock: The docs agent API refused this bot's API key (HTTP ${error.status ?? 401}). ${nothingSent} Please ask a workspace admin to renew the bot's admin API key.`;
+  }
+  if (error instanceof AgentBadRequestError) {
+    return `:warning: The docs agent API rejected the instruction: ${escapeMrkdwn(error.detail)}. ${nothingSent}`;
+  }
+  if (error instanceof AgentNotFoundError) {
+    return what === 'job'
+      ? `:warning: The docs agent API does not know this bot's documentation project (HTTP 404). ${nothingSent} Please ask an admin to check the project id.`
+      : `:ghost: The agent API no longer knows this job (HTTP 404). ${nothingSent} Start a new job with ${COMMAND}.`;
+  }
+  if (error instanceof AgentOutcomeUnknownError || error instanceof AgentInvalidResponseError) {
+    const subject = what === 'job' ? 'whether the job started' : 'whether the agent received this reply';
+    return `:grey_question: I sent this to the docs agent but did not get a usable answer, so I cannot tell ${subject}. I will not resend it, to avoid duplicate work. If nothing happens, ${what === 'job' ? `run ${COMMAND} again` : 'reply again'}.`;
+  }
+  if (error instanceof AgentUnavailableError) {
+    return `:warning: The docs agent API is not reachable right now. ${nothingSent} Please try again in a few minutes.`;
+  }
+  return `:warning: Something went wrong on my side. ${nothingSent} Please try again.`;
+}
+
+export const text = {
+  notInChannel: (channelId: string) =>
+    `:wave: I can't post in <#${channelId}>, so no job was started. Invite me with \`/invite @docs-agent\` and run the command again. (In a direct message, run ${COMMAND} in a channel instead.)`,
+  cannotPost: (reason: string) =>
+    `:warning: I couldn't post in this conversation (Slack said \`${reason}\`), so no job was started.`,
+  restartedBeforeCreate: (requesterId: string) =>
+    `${mention(requesterId)} :grey_question: I restarted while starting this job and cannot tell whether the docs agent received it. I will not resend it, to avoid a duplicate pull request. If no result appears here, run ${COMMAND} again.`,
+  restartedBeforePost: () =>
+    `:warning: I restarted before your ${COMMAND} instruction was sent to the agent, so nothing was started. Please run the command again.`,
+  followUpNoJob: (phase: string) =>
+    `:information_source: This thread has no running agent job (${phase === 'not_started' ? 'it was never started' : 'it is not known whether it started'}), so your reply was not sent. Start a new job with ${COMMAND}.`,
+  followUpJobGone: () =>
+    `:ghost: The agent API no longer knows this job, so your reply was not sent. Start a new job with ${COMMAND}.`,
+  followUpRestarted: (authorId: string) =>
+    `${mention(authorId)} :grey_question: I restarted while sending your reply to the agent and cannot tell whether it arrived. I will not resend it; reply again if nothing happens.`,
+  followUpQueuedFailed: (authorId: string) =>
+    `${mention(authorId)} :warning: Your reply was not sent to the agent because the job never started.`,
+  emptyFollowUp: () => ':information_source: That reply has no text, so nothing was sent to the agent.',
+};
+
+export { mention, slackDate };

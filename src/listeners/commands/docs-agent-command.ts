@@ -1,0 +1,48 @@
+import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import { z } from 'zod';
+import { USAGE } from '../../jobs/messages.js';
+import type { ListenerDeps } from '../types.js';
+
+const commandSchema = z.object({
+  text: z.string().default(''),
+  user_id: z.string().min(1),
+  channel_id: z.string().min(1),
+  team_id: z.string().min(1),
+  trigger_id: z.string().min(1),
+  response_url: z.string().url().optional(),
+});
+
+const HELP_WORDS = new Set(['', 'help', '-h', '--help', '?']);
+
+/** `/docs-agent <instruction>`: acknowledge at once, then start the job in the background. */
+export function docsAgentCommand(deps: ListenerDeps) {
+  return async ({ command, ack }: SlackCommandMiddlewareArgs & AllMiddlewareArgs) => {
+    const parsed = commandSchema.safeParse(command);
+    if (!parsed.success) {
+      deps.logger.warn('slash command payload not understood', {
+        issues: parsed.error.issues.map((i) => i.path.join('.')),
+      });
+      await ack({
+        response_type: 'ephemeral',
+        text: ':warning: I could not read that command. Please try again.',
+      });
+      return;
+    }
+    const body = parsed.data;
+    if (HELP_WORDS.has(body.text.trim().toLowerCase())) {
+      await ack({ response_type: 'ephemeral', text: USAGE });
+      return;
+    }
+    await ack();
+    deps.tasks.run('start job', () =>
+      deps.jobs.startJob({
+        teamId: body.team_id,
+        channelId: body.channel_id,
+        userId: body.user_id,
+        text: body.text,
+        triggerId: body.trigger_id,
+        responseUrl: body.response_url ?? null,
+      }),
+    );
+  };
+}

@@ -1,0 +1,48 @@
+import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
+import { z } from 'zod';
+import type { ListenerDeps } from '../types.js';
+
+/**
+ * Subtypes a person's own thread reply can carry. Everything else (edits, deletions, joins,
+ * bot messages) is not an instruction.
+ */
+const HUMAN_SUBTYPES = new Set([undefined, 'thread_broadcast', 'file_share']);
+
+const replySchema = z.object({
+  subtype: z.string().optional(),
+  user: z.string().min(1),
+  text: z.string().default(''),
+  ts: z.string().min(1),
+  thread_ts: z.string().min(1),
+  channel: z.string().min(1),
+  bot_id: z.undefined().optional(),
+  app_id: z.undefined().optional(),
+});
+
+/** A human reply in a thread: sent to the thread's job, if it has one. */
+export function threadReply(deps: ListenerDeps) {
+  return async ({ event, body, context }: SlackEventMiddlewareArgs<'message'> & AllMiddlewareArgs) => {
+    const raw = event as unknown as Record<string, unknown>;
+    if (!HUMAN_SUBTYPES.has(raw.subtype as string | undefined)) return;
+    const parsed = replySchema.safeParse(raw);
+    if (!parsed.success) return;
+    const reply = parsed.data;
+    if (reply.thread_ts === reply.ts) return;
+    if (context.botUserId && reply.user === context.botUserId) return;
+
+    const eventId = (body as { event_id?: unknown }).event_id;
+    if (typeof eventId === 'string' && !(await deps.claimEvent(eventId))) {
+      deps.logger.info('re-delivered event ignored', { eventId, retryNum: context.retryNum });
+      return;
+    }
+    deps.tasks.run('forward reply', () =>
+      deps.jobs.handleReply({
+        channelId: reply.channel,
+        threadTs: reply.thread_ts,
+        messageTs: reply.ts,
+        userId: reply.user,
+        text: reply.text,
+      }),
+    );
+  };
+}

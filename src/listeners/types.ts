@@ -1,0 +1,12 @@
+import type { JobService } from '../jobs/job-service.js';
+import type { Logger } from '../logger.js';
+import type { TaskTracker } from '../util/tasks.js';
+
+/** What every listener is given. Listeners parse, acknowledge, and hand over; no business rules. */
+export interface ListenerDeps {
+  jobs: JobService;
+  tasks: TaskTracker;
+  logger: Logger;
+  /** Records a Slack event id; false when Slack delivered it before. */
+  claimEvent(eventId: string): Promise<boolean>;
+}

@@ -1,0 +1,132 @@
+import type { AgentClient } from '../agent/client.js';
+import { AgentNotFoundError, AgentUnauthorizedError } from '../agent/errors.js';
+import { isTerminal } from '../agent/schema.js';
+import type { JobService } from '../jobs/job-service.js';
+import { outcomeOf } from '../jobs/job-service.js';
+import type { Logger } from '../logger.js';
+import type { JobRecord, Store } from '../store/types.js';
+import { createLoop, type Loop } from '../util/loop.js';
+
+export interface PollerOptions {
+  store: Store;
+  agent: AgentClient;
+  jobs: JobService;
+  logger: Logger;
+  /** First interval of a run, in milliseconds. */
+  intervalMs: number;
+  /** Cap of the per-job backoff, in milliseconds. */
+  maxIntervalMs: number;
+  /** Age of a run after which the poller gives up on it, in milliseconds. */
+  maxAgeMs: number;
+  /** Polls in flight at once. */
+  concurrency: number;
+  now?: () => number;
+  random?: () => number;
+}
+
+/** Growth of the interval between polls of one still-running job. */
+export const POLL_BACKOFF_FACTOR = 1.25;
+/** ± share of each interval that is randomized, so jobs started together drift apart. */
+export const POLL_JITTER = 0.1;
+
+export interface Poller extends Loop {
+  /** Polls one job now (what the loop does for each due job). Exposed for tests. */
+  pollOne(job: JobRecord): Promise<void>;
+}
+
+/**
+ * Watches active jobs: picks the due ones by the indexed next-poll time, polls at most
+ * `concurrency` at once, backs off per job, and hands terminal outcomes to the job service.
+ */
+export function createPoller(options: PollerOptions): Poller {
+  const { store, agent, jobs, logger } = options;
+  const now = options.now ?? Date.now;
+  const random = options.random ?? Math.random;
+  const inFlight = new Set<number>();
+
+  const jitter = (ms: number) => Math.round(ms * (1 - POLL_JITTER + 2 * POLL_JITTER * random()));
+
+  async function reschedule(job: JobRecord, failed: boolean, extra: Partial<JobRecord> = {}) {
+    const failures = failed ? job.pollFailures + 1 : 0;
+    const base = failed
+      ? Math.min(options.maxIntervalMs, options.intervalMs * 2 ** Math.min(failures, 16))
+      : Math.min(options.maxIntervalMs, Math.round(job.pollIntervalMs * POLL_BACKOFF_FACTOR));
+    const at = now();
+    await store.apply(
+      {
+        jobId: job.id,
+        job: {
+          ...extra,
+          pollFailures: failures,
+          pollIntervalMs: failed ? job.pollIntervalMs : base,
+          nextPollAt: at + jitter(failed ? base : job.pollIntervalMs),
+        },
+      },
+      at,
+    );
+  }
+
+  async function pollOne(job: JobRecord): Promise<void> {
+    if (!job.agentJobId) return;
+    if (job.runStartedAt !== null && now() - job.runStartedAt > options.maxAgeMs) {
+      await jobs.finishRun(job, 'stopped_watching');
+      return;
+    }
+    try {
+      const agentJob = await agent.getJob(job.agentJobId);
+      const outcome = isTerminal(agentJob.status) ? outcomeOf(agentJob) : undefined;
+      if (outcome) {
+        await jobs.finishRun(job, outcome, agentJob);
+        return;
+      }
+      if (agentJob.status !== 'active') {
+        logger.warn('agent job has a status this bot does not know; still watching', {
+          jobId: job.id,
+          status: agentJob.status,
+        });
+      }
+      await reschedule(job, false, { agentStatus: agentJob.status });
+    } catch (error) {
+      if (error instanceof AgentNotFoundError) {
+        await jobs.finishRun(job, 'gone');
+        return;
+      }
+      if (error instanceof AgentUnauthorizedError) {
+        logger.error('agent API refused the admin key while polling: renew DOCS_AGENT_API_KEY', {
+          jobId: job.id,
+          error,
+        });
+      } else {
+        logger.warn('poll failed; will retry', { jobId: job.id, error });
+      }
+      await reschedule(job, true, { lastError: String((error as Error).message) });
+    }
+  }
+
+  const loop = createLoop({
+    name: 'poller',
+    logger,
+    idleMs: Math.max(10, Math.min(1_000, Math.round(options.intervalMs / 4))),
+    async step() {
+      const free = options.concurrency - inFlight.size;
+      if (free <= 0) return { busy: true };
+      const due = (await store.dueJobs(now(), free + inFlight.size))
+        .filter((j) => !inFlight.has(j.id))
+        .slice(0, free);
+      for (const job of due) {
+        inFlight.add(job.id);
+        loop.track(
+          pollOne(job)
+            .catch((error) => logger.error('poll crashed', { jobId: job.id, error }))
+            .finally(() => {
+              inFlight.delete(job.id);
+              loop.kick();
+            }),
+        );
+      }
+      return { busy: due.length === free && free > 0 };
+    },
+  });
+
+  return { ...loop, pollOne };
+}

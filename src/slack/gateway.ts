@@ -1,0 +1,193 @@
+import { ErrorCode, type WebClient } from '@slack/web-api';
+import type { Logger } from '../logger.js';
+
+/**
+ * Slack errors that no retry can fix for this message: the channel is gone or closed to the
+ * bot, or the message itself is unacceptable.
+ */
+const PERMANENT_ERRORS = new Set([
+  'channel_not_found',
+  'not_in_channel',
+  'is_archived',
+  'msg_too_long',
+  'no_text',
+  'invalid_blocks',
+  'cant_update_message',
+  'message_not_found',
+  'edit_window_closed',
+  'restricted_action',
+  'restricted_action_read_only_channel',
+  'restricted_action_thread_only_channel',
+  'restricted_action_non_threadable_channel',
+  'team_access_not_granted',
+  'user_not_in_channel',
+  'expired_url',
+  'invalid_metadata_format',
+  'invalid_metadata_schema',
+  'metadata_too_large',
+]);
+
+/** A Slack Web API call that failed, with Slack's error code (`not_in_channel`, `http_500`…). */
+export class SlackCallError extends Error {
+  override name = 'SlackCallError';
+  readonly code: string;
+  /** No retry can succeed. */
+  readonly permanent: boolean;
+  /** How long Slack asked us to wait, on a 429. */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(method: string, code: string, options: { retryAfterMs?: number; cause?: unknown } = {}) {
+    super(`Slack ${method} failed: ${code}`, { cause: options.cause });
+    this.code = code;
+    this.permanent = PERMANENT_ERRORS.has(code);
+    this.retryAfterMs = options.retryAfterMs;
+  }
+}
+
+function toSlackError(method: string, error: unknown): SlackCallError {
+  const e = error as { code?: string; data?: { error?: string }; retryAfter?: number; statusCode?: number };
+  switch (e?.code) {
+    case ErrorCode.PlatformError:
+      return new SlackCallError(method, e.data?.error ?? 'unknown_error', { cause: error });
+    case ErrorCode.RateLimitedError:
+      return new SlackCallError(method, 'ratelimited', {
+        retryAfterMs: (e.retryAfter ?? 1) * 1000,
+        cause: error,
+      });
+    case ErrorCode.HTTPError:
+      return new SlackCallError(method, `http_${e.statusCode ?? 'error'}`, { cause: error });
+    case ErrorCode.RequestError:
+      return new SlackCallError(method, 'request_failed', { cause: error });
+    default:
+      return new SlackCallError(method, 'unexpected_error', { cause: error });
+  }
+}
+
+/** Message metadata the bot attaches to its own posts, readable back with `include_all_metadata`. */
+export interface PostMetadata {
+  eventType: string;
+  /** Identifies this post; never a secret (metadata is visible to the workspace). */
+  key: string;
+}
+
+/** The Slack calls the bot makes, with errors turned into {@link SlackCallError}. */
+export interface SlackGateway {
+  postMessage(args: {
+    channel: string;
+    threadTs?: string;
+    text: string;
+    metadata?: PostMetadata;
+  }): Promise<string>;
+  updateMessage(args: { channel: string; ts: string; text: string }): Promise<void>;
+  addReaction(args: { channel: string; ts: string; name: string }): Promise<void>;
+  postEphemeral(args: { channel: string; user: string; threadTs?: string; text: string }): Promise<void>;
+  /** Replies privately through a slash command's `response_url`. */
+  respond(responseUrl: string, text: string): Promise<void>;
+  /** ts of a message in the thread carrying the given metadata key, if any. */
+  findPosted(args: {
+    channel: string;
+    threadTs: string;
+    metadata: PostMetadata;
+  }): Promise<string | undefined>;
+}
+
+export interface SlackGatewayOptions {
+  client: WebClient;
+  logger: Logger;
+  /** Per-request time-out for `respond`, in milliseconds. */
+  timeoutMs?: number;
+}
+
+export function createSlackGateway({
+  client,
+  logger,
+  timeoutMs = 10_000,
+}: SlackGatewayOptions): SlackGateway {
+  async function call<T>(method: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (error) {
+      const typed = toSlackError(method, error);
+      logger.debug('Slack call failed', { method, code: typed.code });
+      throw typed;
+    }
+  }
+
+  return {
+    async postMessage({ channel, threadTs, text, metadata }) {
+      const result = await call('chat.postMessage', () =>
+        client.chat.postMessage({
+          channel,
+          text,
+          thread_ts: threadTs,
+          unfurl_links: false,
+          unfurl_media: false,
+          ...(metadata
+            ? { metadata: { event_type: metadata.eventType, event_payload: { key: metadata.key } } }
+            : {}),
+        }),
+      );
+      if (typeof result.ts !== 'string') throw new SlackCallError('chat.postMessage', 'missing_ts');
+      return result.ts;
+    },
+    async updateMessage({ channel, ts, text }) {
+      await call('chat.update', () => client.chat.update({ channel, ts, text }));
+    },
+    async addReaction({ channel, ts, name }) {
+      try {
+        await call('reactions.add', () => client.reactions.add({ channel, timestamp: ts, name }));
+      } catch (error) {
+        // Already there (a retry after a lost answer): the reaction is in place.
+        if (error instanceof SlackCallError && error.code === 'already_reacted') return;
+        throw error;
+      }
+    },
+    async postEphemeral({ channel, user, threadTs, text }) {
+      await call('chat.postEphemeral', () =>
+        client.chat.postEphemeral({ channel, user, text, thread_ts: threadTs }),
+      );
+    },
+    async respond(responseUrl, text) {
+      let response: Response;
+      try {
+        response = await fetch(responseUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ response_type: 'ephemeral', replace_original: false, text }),
+          signal: AbortSignal.timeout(timeoutMs),
+        });
+        await response.text();
+      } catch (error) {
+        throw new SlackCallError('response_url', 'request_failed', { cause: error });
+      }
+      // Slack answers 404 once a response_url has expired (30 minutes) or been used up.
+      if (response.status === 404 || response.status === 410)
+        throw new SlackCallError('response_url', 'expired_url');
+      if (!response.ok) throw new SlackCallError('response_url', `http_${response.status}`);
+    },
+    async findPosted({ channel, threadTs, metadata }) {
+      let cursor: string | undefined;
+      for (let page = 0; page < 10; page++) {
+        const result = await call('conversations.replies', () =>
+          client.conversations.replies({
+            channel,
+            ts: threadTs,
+            include_all_metadata: true,
+            limit: 200,
+            cursor,
+          }),
+        );
+        for (const message of result.messages ?? []) {
+          const meta = (message as { metadata?: { event_type?: string; event_payload?: { key?: unknown } } })
+            .metadata;
+          if (meta?.event_type === metadata.eventType && meta.event_payload?.key === metadata.key) {
+            return message.ts;
+          }
+        }
+        cursor = result.response_metadata?.next_cursor || undefined;
+        if (!cursor) return undefined;
+      }
+      return undefined;
+    },
+  };
+}

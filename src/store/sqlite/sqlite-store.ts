@@ -1,0 +1,240 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type {
+  Change,
+  JobPatch,
+  JobRecord,
+  NewJob,
+  NewOutboxItem,
+  NewRun,
+  OutboxItem,
+  OutboxPatch,
+  RunPatch,
+  RunRecord,
+  Store,
+} from '../types.js';
+import { migrations } from './migrations.js';
+
+type Row = Record<string, unknown>;
+
+const toSnake = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+const toCamel = (key: string) => key.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
+
+function fromRow<T>(row: Row): T {
+  const out: Row = {};
+  for (const [key, value] of Object.entries(row)) out[toCamel(key)] = value;
+  return out as T;
+}
+
+function outboxFromRow(row: Row): OutboxItem {
+  const item = fromRow<OutboxItem & { payload: string }>(row);
+  return { ...item, payload: JSON.parse(item.payload) };
+}
+
+/** `SET a = @a, b = @b` for the defined keys of a patch, with snake_case columns. */
+function setClause(patch: Record<string, unknown>): { sql: string; params: Row } {
+  const params: Row = {};
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === undefined) continue;
+    parts.push(`${toSnake(key)} = @${key}`);
+    params[key] = value;
+  }
+  return { sql: parts.join(', '), params };
+}
+
+/** Applies the numbered migrations that the database has not seen yet. */
+export function migrate(db: Database.Database): void {
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)',
+  );
+  const applied = new Set(
+    db
+      .prepare('SELECT version FROM schema_migrations')
+      .all()
+      .map((r) => (r as { version: number }).version),
+  );
+  for (const migration of migrations) {
+    if (applied.has(migration.version)) continue;
+    db.transaction(() => {
+      db.exec(migration.sql);
+      db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(
+        migration.version,
+        Date.now(),
+      );
+    }).immediate();
+  }
+}
+
+/**
+ * Opens (creating if needed) the SQLite store at `path` (`:memory:` for tests), in WAL mode,
+ * with migrations applied.
+ */
+export function openSqliteStore(path: string): Store & { db: Database.Database } {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  // NORMAL is durable against process crashes in WAL mode; only a power loss can lose the tail.
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  migrate(db);
+
+  const stmt = {
+    claimEvent: db.prepare('INSERT OR IGNORE INTO slack_events (event_id, seen_at) VALUES (?, ?)'),
+    insertJob: db.prepare(`
+      INSERT OR IGNORE INTO jobs (team_id, channel_id, requester_id, instruction, trigger_key, response_url,
+        phase, poll_interval_ms, created_at, updated_at)
+      VALUES (@teamId, @channelId, @requesterId, @instruction, @triggerKey, @responseUrl,
+        'posting', @pollIntervalMs, @now, @now)`),
+    jobByTrigger: db.prepare('SELECT * FROM jobs WHERE trigger_key = ?'),
+    jobById: db.prepare('SELECT * FROM jobs WHERE id = ?'),
+    jobByThread: db.prepare('SELECT * FROM jobs WHERE channel_id = ? AND thread_ts = ?'),
+    nextSeq: db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM runs WHERE job_id = ?'),
+    insertRun: db.prepare(`
+      INSERT OR IGNORE INTO runs (job_id, seq, kind, prompt, author_id, message_ts, state, created_at)
+      VALUES (@jobId, @seq, @kind, @prompt, @authorId, @messageTs, 'pending', @now)`),
+    runByMessage: db.prepare('SELECT * FROM runs WHERE job_id = ? AND message_ts = ?'),
+    claimRun: db.prepare("UPDATE runs SET state = 'sending', sent_at = ? WHERE id = ? AND state = 'pending'"),
+    runById: db.prepare('SELECT * FROM runs WHERE id = ?'),
+    runsOfJob: db.prepare('SELECT * FROM runs WHERE job_id = ? ORDER BY seq'),
+    pendingRuns: db.prepare("SELECT * FROM runs WHERE job_id = ? AND state = 'pending' ORDER BY seq"),
+    dueJobs: db.prepare(
+      "SELECT * FROM jobs WHERE phase = 'active' AND next_poll_at <= ? ORDER BY next_poll_at LIMIT ?",
+    ),
+    interruptedJobs: db.prepare("SELECT * FROM jobs WHERE phase IN ('posting', 'creating') ORDER BY id"),
+    sendingRuns: db.prepare(
+      "SELECT * FROM runs WHERE state IN ('pending', 'sending') AND kind = 'follow_up' ORDER BY id",
+    ),
+    enqueue: db.prepare(`
+      INSERT OR IGNORE INTO outbox (job_id, dedupe_key, payload, next_attempt_at, created_at)
+      VALUES (@jobId, @dedupeKey, @payload, @now, @now)`),
+    dueOutbox: db.prepare(`
+      SELECT * FROM outbox o
+      WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.next_attempt_at <= ?
+        AND (o.job_id IS NULL OR NOT EXISTS (
+          SELECT 1 FROM outbox p
+          WHERE p.job_id = o.job_id AND p.id < o.id AND p.delivered_at IS NULL AND p.dead_at IS NULL))
+      ORDER BY o.next_attempt_at, o.id LIMIT ?`),
+    nextOutboxAt: db.prepare(
+      'SELECT MIN(next_attempt_at) AS at FROM outbox WHERE delivered_at IS NULL AND dead_at IS NULL',
+    ),
+    countActive: db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE phase = 'active'"),
+    pruneEvents: db.prepare('DELETE FROM slack_events WHERE seen_at < ?'),
+  };
+
+  const enqueueAll = (items: NewOutboxItem[], now: number) => {
+    for (const item of items) {
+      stmt.enqueue.run({
+        jobId: item.jobId,
+        dedupeKey: item.dedupeKey,
+        payload: JSON.stringify(item.payload),
+        now,
+      });
+    }
+  };
+
+  const updateRow = (table: string, id: number, patch: Record<string, unknown>) => {
+    const { sql, params } = setClause(patch);
+    if (!sql) return;
+    db.prepare(`UPDATE ${table} SET ${sql} WHERE id = @id`).run({ ...params, id });
+  };
+
+  const insertRun = (jobId: number, run: NewRun, now: number): { run: RunRecord; created: boolean } => {
+    if (run.messageTs) {
+      const existing = stmt.runByMessage.get(jobId, run.messageTs) as Row | undefined;
+      if (existing) return { run: fromRow<RunRecord>(existing), created: false };
+    }
+    const { seq } = stmt.nextSeq.get(jobId) as { seq: number };
+    const info = stmt.insertRun.run({ ...run, jobId, seq, now });
+    const row = stmt.runById.get(info.lastInsertRowid) as Row;
+    return { run: fromRow<RunRecord>(row), created: true };
+  };
+
+  const insertJobTx = db.transaction((job: NewJob, firstRun: NewRun, now: number) => {
+    const info = stmt.insertJob.run({ ...job, now });
+    const row = stmt.jobByTrigger.get(job.triggerKey) as Row;
+    const record = fromRow<JobRecord>(row);
+    if (info.changes === 0) {
+      const runs = (stmt.runsOfJob.all(record.id) as Row[]).map((r) => fromRow<RunRecord>(r));
+      return { job: record, run: runs[0] as RunRecord, created: false };
+    }
+    const { run } = insertRun(record.id, firstRun, now);
+    return { job: record, run, created: true };
+  });
+
+  const applyTx = db.transaction((change: Change, now: number) => {
+    const jobPatch: JobPatch & { updatedAt: number } = { ...change.job, updatedAt: now };
+    updateRow('jobs', change.jobId, jobPatch);
+    if (change.incrementRunCount) {
+      db.prepare('UPDATE jobs SET run_count = run_count + 1 WHERE id = ?').run(change.jobId);
+    }
+    if (change.run) updateRow('runs', change.run.id, change.run.patch as RunPatch);
+    if (change.enqueue) enqueueAll(change.enqueue, now);
+  });
+
+  return {
+    db,
+    async claimEvent(eventId, now) {
+      return stmt.claimEvent.run(eventId, now).changes === 1;
+    },
+    async insertJob(job, firstRun, now) {
+      return insertJobTx.immediate(job, firstRun, now);
+    },
+    async insertFollowUp(jobId, run, now) {
+      return db.transaction(() => insertRun(jobId, run, now)).immediate();
+    },
+    async claimRun(runId, now) {
+      return stmt.claimRun.run(now, runId).changes === 1;
+    },
+    async getJob(id) {
+      const row = stmt.jobById.get(id) as Row | undefined;
+      return row ? fromRow<JobRecord>(row) : undefined;
+    },
+    async findJobByThread(channelId, threadTs) {
+      const row = stmt.jobByThread.get(channelId, threadTs) as Row | undefined;
+      return row ? fromRow<JobRecord>(row) : undefined;
+    },
+    async getRuns(jobId) {
+      return (stmt.runsOfJob.all(jobId) as Row[]).map((r) => fromRow<RunRecord>(r));
+    },
+    async apply(change, now) {
+      applyTx.immediate(change, now);
+    },
+    async dueJobs(now, limit) {
+      return (stmt.dueJobs.all(now, limit) as Row[]).map((r) => fromRow<JobRecord>(r));
+    },
+    async interrupted() {
+      return {
+        jobs: (stmt.interruptedJobs.all() as Row[]).map((r) => fromRow<JobRecord>(r)),
+        runs: (stmt.sendingRuns.all() as Row[]).map((r) => fromRow<RunRecord>(r)),
+      };
+    },
+    async pendingRuns(jobId) {
+      return (stmt.pendingRuns.all(jobId) as Row[]).map((r) => fromRow<RunRecord>(r));
+    },
+    async enqueue(items, now) {
+      db.transaction(() => enqueueAll(items, now)).immediate();
+    },
+    async dueOutbox(now, limit) {
+      return (stmt.dueOutbox.all(now, limit) as Row[]).map(outboxFromRow);
+    },
+    async updateOutbox(id, patch: OutboxPatch) {
+      updateRow('outbox', id, patch);
+    },
+    async nextOutboxAt() {
+      const row = stmt.nextOutboxAt.get() as { at: number | null };
+      return row.at ?? undefined;
+    },
+    async countActiveJobs() {
+      return (stmt.countActive.get() as { n: number }).n;
+    },
+    async pruneEvents(before) {
+      stmt.pruneEvents.run(before);
+    },
+    async close() {
+      if (db.open) db.close();
+    },
+  };
+}

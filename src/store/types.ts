@@ -1,0 +1,185 @@
+/**
+ * The store: the bot's only record of which Slack thread belongs to which agent job (the agent
+ * API has no list endpoint). Async so an implementation on a database server can replace the
+ * embedded SQLite one without touching callers. All times are epoch milliseconds.
+ */
+
+/**
+ * Where a job is in its life.
+ * - `posting`: recorded, root message not yet posted.
+ * - `creating`: root message posted, create call being made.
+ * - `active`: the agent is working; the poller watches it.
+ * - `idle`: the latest run ended; a follow-up can start another.
+ * - `not_started`: the create call was refused or never sent; nothing runs upstream.
+ * - `start_unknown`: the create call was sent and its answer lost; nobody can know if it ran.
+ * - `gone`: the agent API no longer knows the job (404).
+ */
+export type JobPhase = 'posting' | 'creating' | 'active' | 'idle' | 'not_started' | 'start_unknown' | 'gone';
+
+export interface JobRecord {
+  id: number;
+  teamId: string;
+  channelId: string;
+  /** ts of the root message; the job's thread. Null until posted. */
+  threadTs: string | null;
+  requesterId: string;
+  /** The instruction as the user typed it (Slack mrkdwn). */
+  instruction: string;
+  /** Unique per user action (slash command trigger id), so a repeat never makes a second job. */
+  triggerKey: string;
+  /** Slack's response_url for private replies to the requester, valid 30 minutes. */
+  responseUrl: string | null;
+  agentJobId: string | null;
+  phase: JobPhase;
+  /** Last status the agent API reported (may be a value the API added later). */
+  agentStatus: string | null;
+  prLink: string | null;
+  /** Outcome of the latest finished run, shown on the root message. */
+  lastOutcome: RunOutcome | null;
+  repository: string | null;
+  ref: string | null;
+  model: string | null;
+  /** Number of runs: the first instruction and each follow-up that reached the agent. */
+  runCount: number;
+  nextPollAt: number | null;
+  /** Current backoff interval between polls. */
+  pollIntervalMs: number;
+  /** Consecutive failed polls. */
+  pollFailures: number;
+  /** When the current run was sent to the agent. */
+  runStartedAt: number | null;
+  lastError: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type RunKind = 'create' | 'follow_up';
+/**
+ * - `pending`: recorded, not yet sent (a follow-up waiting for the job to exist).
+ * - `sending`: the request is being made; after a crash its effect is unknown.
+ * - `sent`: the agent accepted it.
+ * - `failed`: refused or not sent; the user was told.
+ * - `unknown`: sent and the answer lost; the user was told.
+ */
+export type RunState = 'pending' | 'sending' | 'sent' | 'failed' | 'unknown';
+
+/** Terminal outcome of a run, as posted to the thread. */
+export type RunOutcome =
+  | 'completed_pr'
+  | 'completed_no_changes'
+  | 'failed'
+  | 'archived'
+  | 'gone'
+  | 'stopped_watching';
+
+export interface RunRecord {
+  id: number;
+  jobId: number;
+  /** 1 for the first instruction, then one more per follow-up. */
+  seq: number;
+  kind: RunKind;
+  /** Plain-text prompt sent to the agent. */
+  prompt: string;
+  authorId: string;
+  /** ts of the Slack message that carried a follow-up. */
+  messageTs: string | null;
+  state: RunState;
+  error: string | null;
+  outcome: RunOutcome | null;
+  createdAt: number;
+  sentAt: number | null;
+  outcomeAt: number | null;
+}
+
+export type NewJob = Pick<
+  JobRecord,
+  'teamId' | 'channelId' | 'requesterId' | 'instruction' | 'triggerKey' | 'responseUrl' | 'pollIntervalMs'
+>;
+
+export type NewRun = Pick<RunRecord, 'kind' | 'prompt' | 'authorId' | 'messageTs'> & { jobId?: number };
+
+export type JobPatch = Partial<Omit<JobRecord, 'id' | 'createdAt' | 'teamId' | 'triggerKey'>>;
+export type RunPatch = Partial<Pick<RunRecord, 'state' | 'error' | 'outcome' | 'sentAt' | 'outcomeAt'>>;
+
+/** What an outbox item asks Slack to do. */
+export type OutboxPayload =
+  | {
+      type: 'post';
+      channel: string;
+      threadTs: string;
+      text: string;
+      /** Written into the message's metadata so a re-post after a crash can be detected. */
+      eventType: string;
+    }
+  | { type: 'update_root'; channel: string; ts: string }
+  | { type: 'reaction'; channel: string; ts: string; name: string }
+  | { type: 'respond'; responseUrl: string; text: string }
+  | { type: 'ephemeral'; channel: string; user: string; threadTs: string | null; text: string };
+
+export interface NewOutboxItem {
+  jobId: number | null;
+  /** Unique: enqueueing the same key twice keeps the first. */
+  dedupeKey: string | null;
+  payload: OutboxPayload;
+}
+
+export interface OutboxItem extends NewOutboxItem {
+  id: number;
+  attempts: number;
+  nextAttemptAt: number;
+  /** Set when an attempt starts; a row with this set and no delivery may already be in Slack. */
+  startedAt: number | null;
+  deliveredAt: number | null;
+  deadAt: number | null;
+  lastError: string | null;
+  createdAt: number;
+}
+
+export type OutboxPatch = Partial<
+  Pick<OutboxItem, 'attempts' | 'nextAttemptAt' | 'startedAt' | 'deliveredAt' | 'deadAt' | 'lastError'>
+>;
+
+/** One atomic change: a job patch, optionally a run patch, and outbox items to enqueue. */
+export interface Change {
+  jobId: number;
+  job?: JobPatch;
+  run?: { id: number; patch: RunPatch };
+  enqueue?: NewOutboxItem[];
+  /** Increment the job's run count (a run was accepted by the agent). */
+  incrementRunCount?: boolean;
+}
+
+export interface Store {
+  /** Records a Slack event id; false when it was seen before (a re-delivery). */
+  claimEvent(eventId: string, now: number): Promise<boolean>;
+  /** Inserts a job and its first run; an existing trigger key returns the existing job. */
+  insertJob(
+    job: NewJob,
+    firstRun: NewRun,
+    now: number,
+  ): Promise<{ job: JobRecord; run: RunRecord; created: boolean }>;
+  /** Inserts a follow-up run; the same message twice returns the existing run. */
+  insertFollowUp(jobId: number, run: NewRun, now: number): Promise<{ run: RunRecord; created: boolean }>;
+  /** Moves a run from `pending` to `sending`; false if another caller already did. */
+  claimRun(runId: number, now: number): Promise<boolean>;
+  getJob(id: number): Promise<JobRecord | undefined>;
+  findJobByThread(channelId: string, threadTs: string): Promise<JobRecord | undefined>;
+  getRuns(jobId: number): Promise<RunRecord[]>;
+  apply(change: Change, now: number): Promise<void>;
+  /** Active jobs whose next poll is due, soonest first. Uses the next-poll index. */
+  dueJobs(now: number, limit: number): Promise<JobRecord[]>;
+  /** Jobs left in `posting` or `creating`, and runs left `sending`, by a previous process. */
+  interrupted(): Promise<{ jobs: JobRecord[]; runs: RunRecord[] }>;
+  /** Follow-ups recorded while the job did not yet exist upstream. */
+  pendingRuns(jobId: number): Promise<RunRecord[]>;
+  enqueue(items: NewOutboxItem[], now: number): Promise<void>;
+  /** Undelivered outbox items that are due, oldest first, at most one per job (keeps order). */
+  dueOutbox(now: number, limit: number): Promise<OutboxItem[]>;
+  updateOutbox(id: number, patch: OutboxPatch): Promise<void>;
+  /** Earliest next attempt of an undelivered outbox item, if any. */
+  nextOutboxAt(): Promise<number | undefined>;
+  countActiveJobs(): Promise<number>;
+  /** Forgets event ids seen before `before`. */
+  pruneEvents(before: number): Promise<void>;
+  close(): Promise<void>;
+}

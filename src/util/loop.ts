@@ -1,0 +1,84 @@
+import type { Logger } from '../logger.js';
+
+/** A background loop that runs `step` repeatedly, sleeping when idle, until stopped. */
+export interface Loop {
+  start(): void;
+  /** Stops taking new work and waits for the current step and tracked work to finish. */
+  stop(): Promise<void>;
+  /** Runs the next step now instead of after the idle sleep. */
+  kick(): void;
+  /** Keeps `work` in the set that {@link Loop.stop} waits for. */
+  track(work: Promise<unknown>): void;
+}
+
+export interface LoopOptions {
+  name: string;
+  logger: Logger;
+  /** Sleep between steps when the last one found nothing to do, in milliseconds. */
+  idleMs: number;
+  /** One round of work; `busy: true` means run again at once. */
+  step(): Promise<{ busy: boolean; sleepMs?: number }>;
+}
+
+export function createLoop(options: LoopOptions): Loop {
+  let running = false;
+  let timer: NodeJS.Timeout | undefined;
+  let current: Promise<void> | undefined;
+  let again = false;
+  const tracked = new Set<Promise<unknown>>();
+
+  const schedule = (ms: number) => {
+    if (!running) return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(run, ms);
+  };
+
+  function run() {
+    timer = undefined;
+    if (!running) return;
+    if (current) {
+      again = true;
+      return;
+    }
+    current = (async () => {
+      let next = options.idleMs;
+      try {
+        const result = await options.step();
+        if (result.busy) next = 0;
+        else if (result.sleepMs !== undefined) next = Math.max(0, Math.min(result.sleepMs, options.idleMs));
+      } catch (error) {
+        options.logger.error(`${options.name} step failed`, { error });
+      }
+      current = undefined;
+      if (again) {
+        again = false;
+        next = 0;
+      }
+      schedule(next);
+    })();
+  }
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      schedule(0);
+    },
+    async stop() {
+      running = false;
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      await current;
+      await Promise.allSettled([...tracked]);
+    },
+    kick() {
+      if (!running) return;
+      if (current) again = true;
+      else schedule(0);
+    },
+    track(work) {
+      tracked.add(work);
+      void work.finally(() => tracked.delete(work));
+    },
+  };
+}
