@@ -107,32 +107,31 @@ const integer = (fallback: number, min: number, max: number, unit: string) =>
       .default(fallback),
   );
 
-const envSchema = z
-  .object({
-    SLACK_BOT_TOKEN: secret('xoxb-', 'the bot token from OAuth & Permissions'),
-    SLACK_SIGNING_SECRET: z.preprocess(blankToUndefined, z.string().optional()),
-    SLACK_APP_TOKEN: optionalSecret('xapp-', 'an app-level token with connections:write'),
-    SLACK_API_URL: httpUrl('https://slack.com/api/'),
-    DOCS_AGENT_API_KEY: secret('mint_', 'an admin API key from the Mintlify dashboard'),
-    DOCS_AGENT_PROJECT_ID: z.preprocess(
-      blankToUndefined,
-      z
-        .string({ error: 'is required (the documentation project id)' })
-        .regex(/^[A-Za-z0-9._-]+$/, { error: 'may contain only letters, digits, ".", "_" and "-"' }),
-    ),
-    DOCS_AGENT_API_URL: httpUrl('https://api.mintlify.com'),
-    DOCS_AGENT_API_TIMEOUT_MS: integer(15_000, 100, 120_000, 'milliseconds'),
-    DATABASE_PATH: z.preprocess(blankToUndefined, z.string().default('./data/docs-agent.sqlite')),
-    PORT: integer(3000, 0, 65_535, 'a TCP port'),
-    POLL_INTERVAL_MS: integer(10_000, 10, 3_600_000, 'milliseconds'),
-    POLL_MAX_INTERVAL_MS: integer(60_000, 10, 3_600_000, 'milliseconds'),
-    POLL_MAX_AGE_MS: integer(24 * 3_600_000, 1_000, 30 * 24 * 3_600_000, 'milliseconds'),
-    POLL_CONCURRENCY: integer(4, 1, 64, 'polls in flight'),
-    LOG_LEVEL: z.preprocess(
-      (v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : v),
-      z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
-    ),
-  });
+const envSchema = z.object({
+  SLACK_BOT_TOKEN: secret('xoxb-', 'the bot token from OAuth & Permissions'),
+  SLACK_SIGNING_SECRET: z.preprocess(blankToUndefined, z.string().optional()),
+  SLACK_APP_TOKEN: optionalSecret('xapp-', 'an app-level token with connections:write'),
+  SLACK_API_URL: httpUrl('https://slack.com/api/'),
+  DOCS_AGENT_API_KEY: secret('mint_', 'an admin API key from the Mintlify dashboard'),
+  DOCS_AGENT_PROJECT_ID: z.preprocess(
+    blankToUndefined,
+    z
+      .string({ error: 'is required (the documentation project id)' })
+      .regex(/^[A-Za-z0-9._-]+$/, { error: 'may contain only letters, digits, ".", "_" and "-"' }),
+  ),
+  DOCS_AGENT_API_URL: httpUrl('https://api.mintlify.com'),
+  DOCS_AGENT_API_TIMEOUT_MS: integer(15_000, 100, 120_000, 'milliseconds'),
+  DATABASE_PATH: z.preprocess(blankToUndefined, z.string().default('./data/docs-agent.sqlite')),
+  PORT: integer(3000, 0, 65_535, 'a TCP port'),
+  POLL_INTERVAL_MS: integer(10_000, 10, 3_600_000, 'milliseconds'),
+  POLL_MAX_INTERVAL_MS: integer(60_000, 10, 3_600_000, 'milliseconds'),
+  POLL_MAX_AGE_MS: integer(24 * 3_600_000, 1_000, 30 * 24 * 3_600_000, 'milliseconds'),
+  POLL_CONCURRENCY: integer(4, 1, 64, 'polls in flight'),
+  LOG_LEVEL: z.preprocess(
+    (v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : v),
+    z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
+  ),
+});
 
 /**
  * Reads and validates configuration from `env` (default `process.env`).
@@ -145,7 +144,9 @@ export function readConfig(env: Env = process.env): Config {
     : result.error.issues.map((issue) => `${String(issue.path[0] ?? 'environment')} ${issue.message}`);
   // Checked outside the schema so it is reported together with every other problem.
   if (!blankToUndefined(env.SLACK_APP_TOKEN) && !blankToUndefined(env.SLACK_SIGNING_SECRET)) {
-    problems.push('SLACK_SIGNING_SECRET is required in HTTP mode (set it, or set SLACK_APP_TOKEN to use Socket Mode)');
+    problems.push(
+      'SLACK_SIGNING_SECRET is required in HTTP mode (set it, or set SLACK_APP_TOKEN to use Socket Mode)',
+    );
   }
   if (!result.success || problems.length > 0) throw new ConfigError([...new Set(problems)]);
   const e = result.data;

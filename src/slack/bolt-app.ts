@@ -1,12 +1,11 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import bolt from '@slack/bolt';
+import { App, HTTPReceiver, LogLevel, SocketModeReceiver } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 
-const { App, HTTPReceiver, LogLevel, SocketModeReceiver } = bolt;
-type BoltApp = InstanceType<typeof App>;
+type BoltApp = App;
 
 /** Largest request body accepted on /slack/events. Slack's own payloads stay far below. */
 export const MAX_BODY_BYTES = 256 * 1024;

@@ -1,0 +1,230 @@
+import { readFileSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { listen } from './http.js';
+
+export const API_KEY = 'mint_test_key';
+export const PROJECT_ID = 'proj_test';
+
+/** The agent API's published OpenAPI document, kept beside the project. */
+export const OPENAPI_PATH = fileURLToPath(
+  new URL('../../../shared/api/mintlify-admin-openapi.json', import.meta.url),
+);
+
+type Json = Record<string, unknown>;
+
+/** Compiles the OpenAPI document's schemas, so the stand-in speaks exactly the documented shapes. */
+export function openApiValidators() {
+  const doc = JSON.parse(readFileSync(OPENAPI_PATH, 'utf8')) as Json;
+  // OpenAPI 3.0's `nullable` is not JSON Schema: turn it into a type union before compiling.
+  const convert = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(convert);
+    if (!node || typeof node !== 'object') return node;
+    const out: Json = {};
+    for (const [k, v] of Object.entries(node as Json)) {
+      if (k === 'nullable' || k === 'example') continue;
+      out[k] = convert(v);
+    }
+    const n = node as Json;
+    if (n.nullable === true && typeof n.type === 'string') {
+      out.type = [n.type, 'null'];
+      if (Array.isArray(n.enum)) out.enum = [...n.enum, null];
+    }
+    return out;
+  };
+  const components = convert((doc.components as Json).schemas) as Json;
+  const ajv = new Ajv({ strict: false, allErrors: true });
+  const addFormats = addFormatsModule as unknown as (a: Ajv) => void;
+  addFormats(ajv);
+  for (const [name, schema] of Object.entries(components))
+    ajv.addSchema(schema as Json, `#/components/schemas/${name}`);
+  const paths = doc.paths as Record<string, Record<string, Json>>;
+  const requestSchema = (path: string, method: string) =>
+    convert(
+      (((paths[path]?.[method]?.requestBody as Json).content as Json)['application/json'] as Json).schema,
+    ) as Json;
+  return {
+    agentJob: ajv.getSchema('#/components/schemas/AgentJob') as ValidateFunction,
+    error: ajv.getSchema('#/components/schemas/Error') as ValidateFunction,
+    createBody: ajv.compile(requestSchema('/v2/agent/{projectId}/job', 'post')),
+    messageBody: ajv.compile(requestSchema('/v2/agent/{projectId}/job/{id}/message', 'post')),
+    doc,
+  };
+}
+
+export type AgentOperation = 'create' | 'message' | 'get';
+
+/** What a request answers instead of the documented default. */
+export type AgentFault =
+  | { status: number; body?: string; headers?: Record<string, string> }
+  | { delayMs: number }
+  /** Closes the connection without an answer. */
+  | { hangUp: true }
+  /** Does the work, then closes the connection without an answer (the outcome is lost). */
+  | { acceptThenHangUp: true };
+
+export interface StandInJob {
+  id: string;
+  status: string;
+  source: { repository: string; ref: string | null };
+  model: string;
+  prLink: string | null;
+  createdAt: string;
+  archivedAt: string | null;
+  prompts: string[];
+  /** Extra fields the API might add later; sent as-is. */
+  extra?: Json;
+  /** Deliberately outside the documented schema (a status the API may add later). */
+  offSpec?: boolean;
+}
+
+/**
+ * A loopback stand-in for the agent API that follows the OpenAPI document: it checks the
+ * bearer key and request bodies against the documented schemas, answers 201 on create, and
+ * validates every job it returns. Tests move jobs to terminal states and inject faults.
+ */
+export async function startAgentStandIn() {
+  const v = openApiValidators();
+  const jobs = new Map<string, StandInJob>();
+  const requests: { op: AgentOperation; jobId?: string; body?: Json; at: number }[] = [];
+  const faults = new Map<AgentOperation, AgentFault[]>();
+  const violations: string[] = [];
+  let counter = 0;
+
+  const sendJson = (
+    res: ServerResponse,
+    status: number,
+    body: Json,
+    headers: Record<string, string> = {},
+  ) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify(body));
+  };
+  const sendJob = (res: ServerResponse, status: number, job: StandInJob) => {
+    const { prompts: _p, extra, offSpec, ...wire } = job;
+    if (!offSpec && !v.agentJob(wire))
+      violations.push(`stand-in job breaks the schema: ${JSON.stringify(v.agentJob.errors)}`);
+    sendJson(res, status, { ...wire, ...extra });
+  };
+  const sendError = (res: ServerResponse, status: number, message: string) =>
+    sendJson(res, status, { error: message });
+
+  const stand = await listen(async (req, rawBody, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const match = url.pathname.match(/^\/v2\/agent\/([^/]+)\/job(?:\/([^/]+)(\/message)?)?$/);
+    if (!match) {
+      violations.push(`unexpected request ${req.method} ${url.pathname}`);
+      return sendError(res, 404, 'Not found');
+    }
+    const [, projectId, jobId, message] = match;
+    const op: AgentOperation | undefined =
+      req.method === 'POST' && !jobId
+        ? 'create'
+        : req.method === 'POST' && message
+          ? 'message'
+          : req.method === 'GET' && jobId && !message
+            ? 'get'
+            : undefined;
+    if (!op) {
+      violations.push(`unexpected request ${req.method} ${url.pathname}`);
+      return sendError(res, 405, 'Method not allowed');
+    }
+    if (req.headers.authorization !== `Bearer ${API_KEY}`) return sendError(res, 401, 'Invalid API key');
+    if (projectId !== PROJECT_ID) return sendError(res, 404, 'Project not found');
+
+    let body: Json | undefined;
+    if (op !== 'get') {
+      if (!String(req.headers['content-type']).includes('application/json'))
+        violations.push(`${op} without JSON content type`);
+      try {
+        body = JSON.parse(rawBody) as Json;
+      } catch {
+        return sendError(res, 400, 'Body is not JSON');
+      }
+      const validate = op === 'create' ? v.createBody : v.messageBody;
+      if (!validate(body))
+        return sendError(res, 400, `Invalid request: ${validate.errors?.[0]?.message ?? 'bad body'}`);
+    }
+    requests.push({
+      op,
+      ...(jobId ? { jobId: decodeURIComponent(jobId) } : {}),
+      ...(body ? { body } : {}),
+      at: Date.now(),
+    });
+
+    const fault = faults.get(op)?.shift();
+    if (fault && 'delayMs' in fault) await new Promise((r) => setTimeout(r, fault.delayMs));
+    if (fault && 'hangUp' in fault) {
+      res.socket?.destroy();
+      return;
+    }
+    if (fault && 'status' in fault) {
+      res.writeHead(fault.status, { 'content-type': 'application/json', ...fault.headers });
+      res.end(fault.body ?? JSON.stringify({ error: `Injected ${fault.status}` }));
+      return;
+    }
+
+    let job: StandInJob | undefined;
+    let status = 200;
+    if (op === 'create') {
+      counter += 1;
+      job = {
+        id: `job_${counter}`,
+        status: 'active',
+        source: { repository: 'https://github.com/example/docs', ref: `docs-agent/job-${counter}` },
+        model: 'sonnet',
+        prLink: null,
+        createdAt: new Date().toISOString(),
+        archivedAt: null,
+        prompts: [String(body?.prompt)],
+      };
+      jobs.set(job.id, job);
+      status = 201;
+    } else {
+      job = jobs.get(decodeURIComponent(jobId as string));
+      if (!job) return sendError(res, 404, 'Job not found');
+      if (op === 'message') {
+        job.prompts.push(String(body?.prompt));
+        job.status = 'active';
+      }
+    }
+    if (fault && 'acceptThenHangUp' in fault) {
+      res.socket?.destroy();
+      return;
+    }
+    sendJob(res, status, job);
+  });
+
+  const mustGet = (id: string) => {
+    const job = jobs.get(id);
+    if (!job) throw new Error(`no job ${id}`);
+    return job;
+  };
+
+  return {
+    url: stand.url,
+    jobs,
+    requests,
+    violations,
+    requestsFor: (op: AgentOperation) => requests.filter((r) => r.op === op),
+    fail(op: AgentOperation, ...queued: AgentFault[]) {
+      faults.set(op, [...(faults.get(op) ?? []), ...queued]);
+    },
+    complete(id: string, prLink: string | null) {
+      Object.assign(mustGet(id), { status: 'completed', prLink });
+    },
+    setStatus(id: string, status: string, extra?: Json) {
+      const documented = ['active', 'completed', 'archived', 'failed'].includes(status);
+      Object.assign(mustGet(id), { status, offSpec: !documented, ...(extra ? { extra } : {}) });
+      if (status === 'archived') mustGet(id).archivedAt = new Date().toISOString();
+    },
+    remove(id: string) {
+      jobs.delete(id);
+    },
+    close: stand.close,
+  };
+}
+
+export type AgentStandIn = Awaited<ReturnType<typeof startAgentStandIn>>;

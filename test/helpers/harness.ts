@@ -1,0 +1,107 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type RunningApp, startApp } from '../../src/app.js';
+import { readConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { type AgentStandIn, API_KEY, PROJECT_ID, startAgentStandIn } from './agent-stand-in.js';
+import { waitFor } from './http.js';
+import { type CommandFields, type MessageFields, messageEvent, slashCommand } from './payloads.js';
+import { postSigned, type SendOptions, SIGNING_SECRET } from './signing.js';
+import { BOT_TOKEN, type SlackStandIn, startSlackStandIn } from './slack-stand-in.js';
+
+/** Configuration environment for an app wired to the given stand-ins. */
+export function testEnv(
+  slack: { apiUrl: string },
+  agent: { url: string },
+  databasePath: string,
+  overrides: Record<string, string> = {},
+) {
+  return {
+    SLACK_BOT_TOKEN: BOT_TOKEN,
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_API_URL: slack.apiUrl,
+    DOCS_AGENT_API_KEY: API_KEY,
+    DOCS_AGENT_PROJECT_ID: PROJECT_ID,
+    DOCS_AGENT_API_URL: agent.url,
+    DOCS_AGENT_API_TIMEOUT_MS: '1500',
+    DATABASE_PATH: databasePath,
+    PORT: '0',
+    POLL_INTERVAL_MS: '40',
+    POLL_MAX_INTERVAL_MS: '200',
+    LOG_LEVEL: 'debug',
+    ...overrides,
+  };
+}
+
+export const tempDatabase = () => join(mkdtempSync(join(tmpdir(), 'docs-agent-')), 'store.sqlite');
+
+/**
+ * The real app in-process, on a free port, against loopback stand-ins for Slack and the agent
+ * API. Every log line is kept so tests can check that no secret is ever written.
+ */
+export async function startHarness(overrides: Record<string, string> = {}) {
+  const slack: SlackStandIn = await startSlackStandIn();
+  const agent: AgentStandIn = await startAgentStandIn();
+  const databasePath = tempDatabase();
+  const logs: string[] = [];
+  const env = testEnv(slack, agent, databasePath, overrides);
+  const config = readConfig(env);
+  const logger = () =>
+    createLogger({
+      level: 'debug',
+      secrets: [BOT_TOKEN, SIGNING_SECRET, API_KEY],
+      write: (line) => logs.push(line),
+    });
+
+  let app: RunningApp = await startApp(config, { logger: logger() });
+  const base = () => `http://127.0.0.1:${app.port}`;
+
+  const harness = {
+    slack,
+    agent,
+    logs,
+    config,
+    get app() {
+      return app;
+    },
+    base,
+    command: (fields: CommandFields = {}, options?: SendOptions) =>
+      postSigned(
+        base(),
+        slashCommand({ response_url: slack.responseUrl(`r${Date.now()}`), ...fields }),
+        options,
+      ),
+    event: (fields: MessageFields, envelope: { event_id?: string } = {}, options?: SendOptions) =>
+      postSigned(base(), messageEvent(fields, envelope), { contentType: 'application/json', ...options }),
+    /** Starts a job with `/docs-agent` and waits until the agent has it; returns its thread and id. */
+    async startJob(fields: CommandFields = {}) {
+      const before = agent.requestsFor('create').length;
+      const res = await harness.command(fields);
+      if (res.status !== 200) throw new Error(`command answered ${res.status}`);
+      await waitFor('create call', () => agent.requestsFor('create').length > before);
+      const jobId = `job_${agent.jobs.size}`;
+      const root = await waitFor('root message', () =>
+        slack.messages.find((m) => !m.thread_ts && m.text.includes(fields.text ?? 'Add a quickstart')),
+      );
+      await waitFor(
+        'job recorded as active',
+        async () => (await app.store.findJobByThread(root.channel, root.ts))?.phase === 'active',
+      );
+      return { threadTs: root.ts, channel: root.channel, jobId };
+    },
+    /** Stops the app (as on SIGTERM) and starts a new one on the same store file. */
+    async restart() {
+      await app.stop();
+      app = await startApp(config, { logger: logger() });
+    },
+    async stop() {
+      await app.stop();
+      await slack.close();
+      await agent.close();
+    },
+  };
+  return harness;
+}
+
+export type Harness = Awaited<ReturnType<typeof startHarness>>;
