@@ -1,5 +1,5 @@
 import pRetry, { AbortError } from 'p-retry';
-import type { Logger } from '../logger.js';
+import { createRedactor, type Logger } from '../logger.js';
 import {
   type AgentApiError,
   AgentBadRequestError,
@@ -88,21 +88,22 @@ export function parseRetryAfter(headers: Headers, nowMs: number): number | undef
   return undefined;
 }
 
-function describeBody(text: string): string {
+/** The API's own explanation, shortened; it may be shown to users, so secrets are masked. */
+function describeBody(text: string, redact: (s: string) => string): string {
   try {
     const parsed = agentErrorSchema.safeParse(JSON.parse(text));
-    if (parsed.success) return parsed.data.error.slice(0, 300);
+    if (parsed.success) return redact(parsed.data.error.slice(0, 300));
   } catch {
     // Not JSON: the API (or a proxy in front of it) answered in plain text.
   }
-  const plain = text.replace(/\s+/g, ' ').trim();
-  return plain.slice(0, 300);
+  return redact(text.replace(/\s+/g, ' ').trim().slice(0, 300));
 }
 
 /** Creates the agent API client. Nothing here reads the environment. */
 export function createAgentClient(options: AgentClientOptions): AgentClient {
   const policies = { ...retryPolicies, ...options.policies };
   const now = options.now ?? Date.now;
+  const redact = createRedactor([options.apiKey]);
   const base = `${options.baseUrl.replace(/\/+$/, '')}/v2/agent/${encodeURIComponent(options.projectId)}`;
 
   async function attempt(
@@ -174,7 +175,7 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
       return parsed.data;
     }
 
-    const detail = describeBody(text);
+    const detail = describeBody(text, redact);
     if (status === 429) {
       const retryAfterMs = parseRetryAfter(response.headers, now());
       const resetAt = retryAfterMs === undefined ? undefined : new Date(now() + retryAfterMs);

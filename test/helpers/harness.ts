@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { type RunningApp, startApp } from '../../src/app.js';
 import { readConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { Store } from '../../src/store/types.js';
 import { type AgentStandIn, API_KEY, PROJECT_ID, startAgentStandIn } from './agent-stand-in.js';
 import { waitFor } from './http.js';
 import { type CommandFields, type MessageFields, messageEvent, slashCommand } from './payloads.js';
@@ -40,7 +42,13 @@ export const tempDatabase = () => join(mkdtempSync(join(tmpdir(), 'docs-agent-')
  * The real app in-process, on a free port, against loopback stand-ins for Slack and the agent
  * API. Every log line is kept so tests can check that no secret is ever written.
  */
-export async function startHarness(overrides: Record<string, string> = {}) {
+export async function startHarness(
+  overrides: Record<string, string> = {},
+  options: {
+    /** Prepares the store file (and the Slack stand-in) before the app first starts. */
+    seed?: (store: Store, slack: SlackStandIn) => Promise<void>;
+  } = {},
+) {
   const slack: SlackStandIn = await startSlackStandIn();
   const agent: AgentStandIn = await startAgentStandIn();
   const databasePath = tempDatabase();
@@ -54,6 +62,11 @@ export async function startHarness(overrides: Record<string, string> = {}) {
       write: (line) => logs.push(line),
     });
 
+  if (options.seed) {
+    const store = openSqliteStore(databasePath);
+    await options.seed(store, slack);
+    await store.close();
+  }
   let app: RunningApp = await startApp(config, { logger: logger() });
   const base = () => `http://127.0.0.1:${app.port}`;
 

@@ -40,6 +40,7 @@ export async function startSlackStandIn() {
   const messages: StoredMessage[] = [];
   const faults = new Map<string, SlackFault[]>();
   const unexpected: string[] = [];
+  const outage = new Set<string>();
   let tsCounter = 0;
   const nextTs = () => `1700000000.${String(++tsCounter).padStart(6, '0')}`;
 
@@ -127,6 +128,10 @@ export async function startSlackStandIn() {
       send(res, { ok: false, error: 'invalid_auth' });
       return;
     }
+    if (outage.has(method)) {
+      calls.push({ method, args, at: Date.now() });
+      return send(res, { ok: false, error: 'service_unavailable' }, 503);
+    }
     const fault = faults.get(method)?.shift();
     calls.push({ method, args, at: Date.now() });
     if (fault && 'delayMs' in fault) await new Promise((r) => setTimeout(r, fault.delayMs));
@@ -157,6 +162,11 @@ export async function startSlackStandIn() {
     /** Queues faults for the next calls of `method`, in order. */
     fail(method: string, ...queued: SlackFault[]) {
       faults.set(method, [...(faults.get(method) ?? []), ...queued]);
+    },
+    /** Every call of `method` answers 503 until {@link end} is called. */
+    outage: {
+      begin: (method: string) => outage.add(method),
+      end: (method: string) => outage.delete(method),
     },
     callsTo: (method: string) => calls.filter((c) => c.method === method),
     /** Bot posts in the thread rooted at `threadTs` (not the root itself). */

@@ -1,0 +1,122 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Store } from '../../src/store/types.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
+import { sleep, waitFor } from '../helpers/http.js';
+import type { SlackStandIn } from '../helpers/slack-stand-in.js';
+
+let h: Harness;
+afterEach(async () => {
+  await h.stop();
+});
+
+/** A job row as a previous process left it, with its root message already in Slack. */
+async function seedJob(store: Store, slack: SlackStandIn, phase: 'posting' | 'creating', responseUrl: string | null) {
+  const now = Date.now();
+  const { job, run } = await store.insertJob(
+    {
+      teamId: 'T0TEST',
+      channelId: 'C0GENERAL',
+      requesterId: 'U0ALICE',
+      instruction: 'Document the CLI',
+      triggerKey: `command:seed-${phase}`,
+      responseUrl,
+      pollIntervalMs: 40,
+    },
+    { kind: 'create', prompt: 'Document the CLI', authorId: 'U0ALICE', messageTs: null },
+    now,
+  );
+  if (phase === 'creating') {
+    const ts = '1690000000.000001';
+    slack.messages.push({ channel: 'C0GENERAL', ts, text: 'root', bot_id: 'B0BOT', user: 'U0BOT' });
+    await store.apply({ jobId: job.id, job: { phase, threadTs: ts }, run: { id: run.id, patch: { state: 'sending', sentAt: now } } }, now);
+  }
+  return job;
+}
+
+describe('restarts', () => {
+  it('resumes watching active jobs after a restart and posts the outcome once', async () => {
+    h = await startHarness();
+    const { threadTs, jobId } = await h.startJob();
+    await h.restart();
+    h.agent.complete(jobId, 'https://github.com/example/docs/pull/3');
+    await waitFor('outcome after restart', () => h.slack.threadPosts(threadTs)[0]);
+    await h.restart();
+    await sleep(300);
+    expect(h.slack.threadPosts(threadTs)).toHaveLength(1);
+  });
+
+  it('delivers an outcome that Slack refused before the restart, exactly once', async () => {
+    h = await startHarness();
+    const { threadTs, jobId } = await h.startJob();
+    h.slack.outage.begin('chat.postMessage');
+    h.agent.complete(jobId, null);
+    await waitFor('a failed delivery attempt', () => h.logs.some((l) => l.includes('Slack delivery failed')));
+    expect(h.slack.threadPosts(threadTs)).toHaveLength(0);
+    await h.restart();
+    h.slack.outage.end('chat.postMessage');
+    await waitFor('outcome delivered after restart', () => h.slack.threadPosts(threadTs)[0], 8_000);
+    await sleep(300);
+    expect(h.slack.threadPosts(threadTs)).toHaveLength(1);
+  });
+
+  it('explains a job interrupted while being created, without creating it again', async () => {
+    h = await startHarness({}, { seed: async (store, slack) => void (await seedJob(store, slack, 'creating', null)) });
+    const post = await waitFor('explanation', () => h.slack.threadPosts('1690000000.000001')[0]);
+    expect(post.text).toContain('<@U0ALICE>');
+    expect(post.text).toContain('cannot tell whether the docs agent received it');
+    await sleep(200);
+    expect(h.agent.requestsFor('create')).toHaveLength(0);
+    expect((await h.app.store.findJobByThread('C0GENERAL', '1690000000.000001'))?.phase).toBe('start_unknown');
+  });
+
+  it('tells the requester privately when a restart came before the root message was posted', async () => {
+    let url = '';
+    h = await startHarness(
+      {},
+      {
+        seed: async (store, slack) => {
+          url = slack.responseUrl('seeded');
+          await seedJob(store, slack, 'posting', url);
+        },
+      },
+    );
+    const reply = await waitFor('private reply', () => h.slack.responses[0]);
+    expect(reply.path).toBe('/respond/seeded');
+    expect(String(reply.body.text)).toContain('nothing was started');
+    expect(h.agent.requestsFor('create')).toHaveLength(0);
+  });
+
+  it('does not post again a message Slack accepted just before a crash', async () => {
+    const threadTs = '1690000000.000001';
+    h = await startHarness(
+      {},
+      {
+        seed: async (store, slack) => {
+          const job = await seedJob(store, slack, 'creating', null);
+          await store.apply({ jobId: job.id, job: { phase: 'idle', agentJobId: 'job_x' } }, Date.now());
+          await store.enqueue(
+            [{ jobId: job.id, dedupeKey: 'outcome:1:1', payload: { type: 'post', channel: 'C0GENERAL', threadTs, text: 'outcome', eventType: 'docs_agent_post' } }],
+            Date.now(),
+          );
+          const [item] = await store.dueOutbox(Date.now(), 10);
+          if (!item) throw new Error('seed failed');
+          // The attempt started and Slack has the message, but the process died before marking it.
+          await store.updateOutbox(item.id, { attempts: 1, startedAt: Date.now() });
+          slack.messages.push({
+            channel: 'C0GENERAL',
+            ts: '1690000000.000002',
+            thread_ts: threadTs,
+            text: 'outcome',
+            bot_id: 'B0BOT',
+            user: 'U0BOT',
+            metadata: { event_type: 'docs_agent_post', event_payload: { key: `outbox-${item.id}` } },
+          });
+        },
+      },
+    );
+    await waitFor('Slack asked what it holds', () => h.slack.callsTo('conversations.replies')[0]);
+    await sleep(300);
+    expect(h.slack.threadPosts(threadTs)).toHaveLength(1);
+    expect(h.slack.callsTo('chat.postMessage')).toHaveLength(0);
+  });
+});
