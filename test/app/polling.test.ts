@@ -1,0 +1,58 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Harness, startHarness } from '../helpers/harness.js';
+import { sleep, waitFor } from '../helpers/http.js';
+
+let h: Harness;
+afterEach(async () => {
+  await h.stop();
+});
+
+describe('polling faults', () => {
+  it.each([
+    [500, {}],
+    [429, { 'retry-after': '0' }],
+  ])('keeps watching through %i answers on get, then delivers the outcome', async (status, headers) => {
+    h = await startHarness();
+    const { threadTs, jobId } = await h.startJob();
+    h.agent.fail('get', ...Array.from({ length: 6 }, () => ({ status, headers })));
+    h.agent.complete(jobId, 'https://github.com/example/docs/pull/9');
+    const post = await waitFor('outcome', () => h.slack.threadPosts(threadTs)[0], 10_000);
+    expect(post.text).toContain('pull/9');
+    expect(h.agent.requestsFor('get').length).toBeGreaterThanOrEqual(7);
+  });
+
+  it('backs off on 401 instead of retrying in a loop, and logs it loudly', async () => {
+    h = await startHarness({ POLL_INTERVAL_MS: '50', POLL_MAX_INTERVAL_MS: '400' });
+    const { jobId } = await h.startJob();
+    h.agent.fail('get', ...Array.from({ length: 50 }, () => ({ status: 401 })));
+    const before = h.agent.requestsFor('get').length;
+    await sleep(1_500);
+    const during = h.agent.requestsFor('get').length - before;
+    // 1.5 s at a 50 ms interval would be 30 polls; backoff doubles to the 400 ms cap.
+    expect(during).toBeGreaterThan(1);
+    expect(during).toBeLessThan(10);
+    expect(h.logs.some((l) => l.includes('"level":"error"') && l.includes('refused the admin key'))).toBe(true);
+    expect(h.agent.jobs.get(jobId)?.status).toBe('active');
+  });
+
+  it('stops watching a job that stays active beyond the maximum age', async () => {
+    h = await startHarness({ POLL_MAX_AGE_MS: '1000' });
+    const { threadTs } = await h.startJob();
+    const post = await waitFor('stopped watching', () => h.slack.threadPosts(threadTs)[0], 5_000);
+    expect(post.text).toContain('stopped watching');
+    const gets = h.agent.requestsFor('get').length;
+    await sleep(300);
+    expect(h.agent.requestsFor('get').length).toBe(gets);
+  });
+
+  it('grows the interval between polls of a long-running job, up to the cap', async () => {
+    h = await startHarness({ POLL_INTERVAL_MS: '20', POLL_MAX_INTERVAL_MS: '300' });
+    const { channel, threadTs } = await h.startJob();
+    await sleep(2_000);
+    const job = await h.app.store.findJobByThread(channel, threadTs);
+    expect(job?.pollIntervalMs).toBe(300);
+    const gets = h.agent.requestsFor('get').map((r) => r.at);
+    const lastGap = (gets.at(-1) ?? 0) - (gets.at(-2) ?? 0);
+    expect(lastGap).toBeGreaterThan(200);
+  });
+});

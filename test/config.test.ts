@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, readConfig } from '../src/config.js';
+
+const valid = {
+  SLACK_BOT_TOKEN: 'xoxb-test',
+  SLACK_SIGNING_SECRET: 'test-secret',
+  DOCS_AGENT_API_KEY: 'mint_test',
+  DOCS_AGENT_PROJECT_ID: 'proj_test',
+};
+
+function problemsOf(env: Record<string, string | undefined>): string[] {
+  try {
+    readConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('readConfig', () => {
+  it('applies the documented defaults', () => {
+    const config = readConfig(valid);
+    expect(config.slack.apiUrl).toBe('https://slack.com/api/');
+    expect(config.agent.apiUrl).toBe('https://api.mintlify.com');
+    expect(config.databasePath).toBe('./data/docs-agent.sqlite');
+    expect(config.port).toBe(3000);
+    expect(config.poll.intervalMs).toBe(10_000);
+    expect(config.poll.maxAgeMs).toBe(24 * 3_600_000);
+    expect(config.logLevel).toBe('info');
+    expect(config.slack.appToken).toBeUndefined();
+  });
+
+  it('reads every variable of the contract', () => {
+    const config = readConfig({
+      ...valid,
+      SLACK_APP_TOKEN: 'xapp-test',
+      SLACK_API_URL: 'http://127.0.0.1:9/api',
+      DOCS_AGENT_API_URL: 'http://127.0.0.1:8/',
+      DATABASE_PATH: '/tmp/x.sqlite',
+      PORT: '8080',
+      POLL_INTERVAL_MS: '2500',
+      LOG_LEVEL: 'DEBUG',
+    });
+    expect(config.slack.appToken).toBe('xapp-test');
+    expect(config.slack.apiUrl).toBe('http://127.0.0.1:9/api/');
+    expect(config.agent.apiUrl).toBe('http://127.0.0.1:8');
+    expect(config.databasePath).toBe('/tmp/x.sqlite');
+    expect(config.port).toBe(8080);
+    expect(config.poll.intervalMs).toBe(2500);
+    expect(config.logLevel).toBe('debug');
+  });
+
+  it('names every missing required variable at once', () => {
+    const problems = problemsOf({});
+    expect(problems.join('\n')).toMatch(/SLACK_BOT_TOKEN is required/);
+    expect(problems.join('\n')).toMatch(/DOCS_AGENT_API_KEY is required/);
+    expect(problems.join('\n')).toMatch(/DOCS_AGENT_PROJECT_ID is required/);
+    expect(problems.join('\n')).toMatch(/SLACK_SIGNING_SECRET is required in HTTP mode/);
+    expect(problems).toHaveLength(4);
+  });
+
+  it('does not need a signing secret in Socket Mode', () => {
+    expect(readConfig({ ...valid, SLACK_SIGNING_SECRET: undefined, SLACK_APP_TOKEN: 'xapp-test' }).slack.signingSecret).toBeUndefined();
+  });
+
+  it('names every malformed variable without echoing secret values', () => {
+    const problems = problemsOf({
+      ...valid,
+      SLACK_BOT_TOKEN: 'xoxp-user-token-value',
+      DOCS_AGENT_API_KEY: 'sk_wrong_key_value',
+      SLACK_APP_TOKEN: 'app-token-value',
+      PORT: 'eighty',
+      POLL_INTERVAL_MS: '-5',
+      LOG_LEVEL: 'loud',
+      SLACK_API_URL: 'not a url',
+    });
+    const text = problems.join('\n');
+    for (const name of ['SLACK_BOT_TOKEN', 'DOCS_AGENT_API_KEY', 'SLACK_APP_TOKEN', 'PORT', 'POLL_INTERVAL_MS', 'LOG_LEVEL', 'SLACK_API_URL']) {
+      expect(text).toContain(name);
+    }
+    expect(problems).toHaveLength(7);
+    for (const secret of ['xoxp-user-token-value', 'sk_wrong_key_value', 'app-token-value']) expect(text).not.toContain(secret);
+  });
+
+  it('treats blank values as unset', () => {
+    expect(problemsOf({ ...valid, SLACK_BOT_TOKEN: '  ' })).toEqual([expect.stringMatching(/^SLACK_BOT_TOKEN is required/)]);
+  });
+});

@@ -1,0 +1,79 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type AgentStandIn, startAgentStandIn } from './helpers/agent-stand-in.js';
+import { tempDatabase, testEnv } from './helpers/harness.js';
+import { waitFor } from './helpers/http.js';
+import { slashCommand } from './helpers/payloads.js';
+import { postSigned } from './helpers/signing.js';
+import { type SlackStandIn, startSlackStandIn } from './helpers/slack-stand-in.js';
+
+const ENTRY = resolve('dist/index.js');
+const SECRETS = ['xoxb-test-token', 'test-signing-secret-0000', 'mint_test_key'];
+
+interface Running {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Starts the built app the way the Procfile does, in a directory of its own. */
+function run(env: Record<string, string>, cwd = mkdtempSync(join(tmpdir(), 'docs-agent-cwd-'))): Running {
+  let output = '';
+  const child = spawn(process.execPath, [ENTRY], { cwd, env: { PATH: process.env.PATH ?? '', ...env } });
+  child.stdout?.on('data', (d) => (output += d));
+  child.stderr?.on('data', (d) => (output += d));
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  return { child, output: () => output, exited };
+}
+
+const portOf = (output: string) => Number(output.match(/"msg":"docs-agent is ready"[^\n]*"port":(\d+)/)?.[1]);
+
+let slack: SlackStandIn | undefined;
+let agent: AgentStandIn | undefined;
+let running: Running | undefined;
+afterEach(async () => {
+  running?.child.kill('SIGKILL');
+  await slack?.close();
+  await agent?.close();
+});
+
+describe('the built app as a process', () => {
+  it('with no configuration exits 1 with one message naming every missing variable', async () => {
+    running = run({});
+    expect(await running.exited).toBe(1);
+    const out = running.output();
+    for (const name of ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'DOCS_AGENT_API_KEY', 'DOCS_AGENT_PROJECT_ID']) {
+      expect(out).toContain(name);
+    }
+    expect(out.match(/Invalid configuration/g)).toHaveLength(1);
+  });
+
+  it('reads a .env file, serves /healthz, runs a command end to end, and exits 0 on SIGTERM', async () => {
+    slack = await startSlackStandIn();
+    agent = await startAgentStandIn();
+    const cwd = mkdtempSync(join(tmpdir(), 'docs-agent-cwd-'));
+    const env = testEnv(slack, agent, tempDatabase(), { LOG_LEVEL: 'debug' });
+    writeFileSync(join(cwd, '.env'), Object.entries(env).map(([k, v]) => `${k}=${v}`).join('\n'));
+    running = run({}, cwd);
+    const port = await waitFor('ready line', () => portOf(running?.output() ?? ''), 10_000);
+    const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+    expect(health.status).toBe(200);
+
+    const res = await postSigned(`http://127.0.0.1:${port}`, slashCommand({ text: 'Document webhooks' }));
+    expect(res.status).toBe(200);
+    await waitFor('job created', () => agent?.requestsFor('create').length === 1);
+    expect(agent.requestsFor('create')[0]?.body).toEqual({ prompt: 'Document webhooks' });
+    await waitFor('root posted', () => slack?.messages.length);
+
+    const stopAt = Date.now();
+    running.child.kill('SIGTERM');
+    expect(await running.exited).toBe(0);
+    expect(Date.now() - stopAt).toBeLessThan(10_000);
+    const out = running.output();
+    expect(out).toContain('"msg":"stopped"');
+    for (const secret of SECRETS) expect(out).not.toContain(secret);
+  });
+});

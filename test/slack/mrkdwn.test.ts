@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { escapeMrkdwn, mrkdwnToPlain } from '../../src/slack/mrkdwn.js';
+
+describe('mrkdwnToPlain', () => {
+  it.each([
+    ['Fix &amp; polish &lt;Card&gt;', 'Fix & polish <Card>'],
+    ['See <https://example.com/a|the guide>', 'See the guide (https://example.com/a)'],
+    ['See <https://example.com/a>', 'See https://example.com/a'],
+    ['Ask <@U123>', 'Ask @U123'],
+    ['Ask <@U123|alice>', 'Ask @alice'],
+    ['In <#C123|docs>', 'In #docs'],
+    ['<!here> look', '@here look'],
+    ['<!subteam^S1|@writers> review', '@writers review'],
+    ['Mail <mailto:a@b.co|a@b.co>', 'Mail a@b.co'],
+    ['&amp;lt; stays literal', '&lt; stays literal'],
+    ['*bold* _it_ `code`', '*bold* _it_ `code`'],
+  ])('%j → %j', (input, expected) => {
+    expect(mrkdwnToPlain(input)).toBe(expected);
+  });
+
+  it('round-trips escaped text', () => {
+    expect(mrkdwnToPlain(escapeMrkdwn('a < b & c > d'))).toBe('a < b & c > d');
+  });
+});
