@@ -61,7 +61,10 @@ describe('readConfig', () => {
   });
 
   it('does not need a signing secret in Socket Mode', () => {
-    expect(readConfig({ ...valid, SLACK_SIGNING_SECRET: undefined, SLACK_APP_TOKEN: 'xapp-test' }).slack.signingSecret).toBeUndefined();
+    expect(
+      readConfig({ ...valid, SLACK_SIGNING_SECRET: undefined, SLACK_APP_TOKEN: 'xapp-test' }).slack
+        .signingSecret,
+    ).toBeUndefined();
   });
 
   it('names every malformed variable without echoing secret values', () => {
@@ -76,14 +79,25 @@ describe('readConfig', () => {
       SLACK_API_URL: 'not a url',
     });
     const text = problems.join('\n');
-    for (const name of ['SLACK_BOT_TOKEN', 'DOCS_AGENT_API_KEY', 'SLACK_APP_TOKEN', 'PORT', 'POLL_INTERVAL_MS', 'LOG_LEVEL', 'SLACK_API_URL']) {
+    for (const name of [
+      'SLACK_BOT_TOKEN',
+      'DOCS_AGENT_API_KEY',
+      'SLACK_APP_TOKEN',
+      'PORT',
+      'POLL_INTERVAL_MS',
+      'LOG_LEVEL',
+      'SLACK_API_URL',
+    ]) {
       expect(text).toContain(name);
     }
     expect(problems).toHaveLength(7);
-    for (const secret of ['xoxp-user-token-value', 'sk_wrong_key_value', 'app-token-value']) expect(text).not.toContain(secret);
+    for (const secret of ['xoxp-user-token-value', 'sk_wrong_key_value', 'app-token-value'])
+      expect(text).not.toContain(secret);
   });
 
   it('treats blank values as unset', () => {
-    expect(problemsOf({ ...valid, SLACK_BOT_TOKEN: '  ' })).toEqual([expect.stringMatching(/^SLACK_BOT_TOKEN is required/)]);
+    expect(problemsOf({ ...valid, SLACK_BOT_TOKEN: '  ' })).toEqual([
+      expect.stringMatching(/^SLACK_BOT_TOKEN is required/),
+    ]);
   });
 });

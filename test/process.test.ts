@@ -45,7 +45,12 @@ describe('the built app as a process', () => {
     running = run({});
     expect(await running.exited).toBe(1);
     const out = running.output();
-    for (const name of ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'DOCS_AGENT_API_KEY', 'DOCS_AGENT_PROJECT_ID']) {
+    for (const name of [
+      'SLACK_BOT_TOKEN',
+      'SLACK_SIGNING_SECRET',
+      'DOCS_AGENT_API_KEY',
+      'DOCS_AGENT_PROJECT_ID',
+    ]) {
       expect(out).toContain(name);
     }
     expect(out.match(/Invalid configuration/g)).toHaveLength(1);
@@ -56,7 +61,12 @@ describe('the built app as a process', () => {
     agent = await startAgentStandIn();
     const cwd = mkdtempSync(join(tmpdir(), 'docs-agent-cwd-'));
     const env = testEnv(slack, agent, tempDatabase(), { LOG_LEVEL: 'debug' });
-    writeFileSync(join(cwd, '.env'), Object.entries(env).map(([k, v]) => `${k}=${v}`).join('\n'));
+    writeFileSync(
+      join(cwd, '.env'),
+      Object.entries(env)
+        .map(([k, v]) => `${k}=${v}`)
+        .join('\n'),
+    );
     running = run({}, cwd);
     const port = await waitFor('ready line', () => portOf(running?.output() ?? ''), 10_000);
     const health = await fetch(`http://127.0.0.1:${port}/healthz`);

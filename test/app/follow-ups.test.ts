@@ -18,10 +18,18 @@ describe('thread replies', () => {
     h.agent.complete(jobId, 'https://github.com/example/docs/pull/1');
     await waitFor('first outcome', () => h.slack.threadPosts(threadTs).length === 1);
 
-    const res = await h.event({ channel, thread_ts: threadTs, user: 'U0BOB', text: 'Also mention <@U0CAROL|carol> &amp; async' });
+    const res = await h.event({
+      channel,
+      thread_ts: threadTs,
+      user: 'U0BOB',
+      text: 'Also mention <@U0CAROL|carol> &amp; async',
+    });
     expect(res.status).toBe(200);
     await waitFor('follow-up sent', () => h.agent.requestsFor('message').length === 1);
-    expect(h.agent.requestsFor('message')[0]).toMatchObject({ jobId, body: { prompt: 'Also mention @carol & async' } });
+    expect(h.agent.requestsFor('message')[0]).toMatchObject({
+      jobId,
+      body: { prompt: 'Also mention @carol & async' },
+    });
     await waitFor('reaction', () => h.slack.callsTo('reactions.add')[0]);
     expect(h.slack.callsTo('reactions.add')[0]?.args).toMatchObject({ channel, name: 'eyes' });
 
@@ -43,12 +51,17 @@ describe('thread replies', () => {
       const res = await h.event(
         { channel, thread_ts: threadTs, ts, text: 'Use British spelling' },
         { event_id: 'Ev0SAME' },
-        retry ? { headers: { 'x-slack-retry-num': String(retry), 'x-slack-retry-reason': 'http_timeout' } } : {},
+        retry
+          ? { headers: { 'x-slack-retry-num': String(retry), 'x-slack-retry-reason': 'http_timeout' } }
+          : {},
       );
       expect(res.status).toBe(200);
     }
     // The same message under another event id (e.g. Socket Mode duplicate) is still one follow-up.
-    await h.event({ channel, thread_ts: threadTs, ts, text: 'Use British spelling' }, { event_id: 'Ev0OTHER' });
+    await h.event(
+      { channel, thread_ts: threadTs, ts, text: 'Use British spelling' },
+      { event_id: 'Ev0OTHER' },
+    );
     await waitFor('follow-up sent', () => h.agent.requestsFor('message').length === 1);
     await sleep(200);
     expect(h.agent.requestsFor('message')).toHaveLength(1);
@@ -101,7 +114,9 @@ describe('thread replies', () => {
     const { threadTs, channel } = await h.startJob();
     h.agent.fail('message', { status, headers, body: JSON.stringify({ error: 'nope' }) });
     await h.event({ channel, thread_ts: threadTs, user: 'U0BOB', text: 'more please' });
-    const post = await waitFor('explanation', () => h.slack.threadPosts(threadTs).find((m) => m.text.includes(words)));
+    const post = await waitFor('explanation', () =>
+      h.slack.threadPosts(threadTs).find((m) => m.text.includes(words)),
+    );
     expect(post.text).toContain('<@U0BOB>');
     expect(h.agent.requestsFor('message')).toHaveLength(1);
   });

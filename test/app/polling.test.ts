@@ -31,7 +31,9 @@ describe('polling faults', () => {
     // 1.5 s at a 50 ms interval would be 30 polls; backoff doubles to the 400 ms cap.
     expect(during).toBeGreaterThan(1);
     expect(during).toBeLessThan(10);
-    expect(h.logs.some((l) => l.includes('"level":"error"') && l.includes('refused the admin key'))).toBe(true);
+    expect(h.logs.some((l) => l.includes('"level":"error"') && l.includes('refused the admin key'))).toBe(
+      true,
+    );
     expect(h.agent.jobs.get(jobId)?.status).toBe('active');
   });
 

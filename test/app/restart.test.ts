@@ -10,7 +10,12 @@ afterEach(async () => {
 });
 
 /** A job row as a previous process left it, with its root message already in Slack. */
-async function seedJob(store: Store, slack: SlackStandIn, phase: 'posting' | 'creating', responseUrl: string | null) {
+async function seedJob(
+  store: Store,
+  slack: SlackStandIn,
+  phase: 'posting' | 'creating',
+  responseUrl: string | null,
+) {
   const now = Date.now();
   const { job, run } = await store.insertJob(
     {
@@ -28,7 +33,14 @@ async function seedJob(store: Store, slack: SlackStandIn, phase: 'posting' | 'cr
   if (phase === 'creating') {
     const ts = '1690000000.000001';
     slack.messages.push({ channel: 'C0GENERAL', ts, text: 'root', bot_id: 'B0BOT', user: 'U0BOT' });
-    await store.apply({ jobId: job.id, job: { phase, threadTs: ts }, run: { id: run.id, patch: { state: 'sending', sentAt: now } } }, now);
+    await store.apply(
+      {
+        jobId: job.id,
+        job: { phase, threadTs: ts },
+        run: { id: run.id, patch: { state: 'sending', sentAt: now } },
+      },
+      now,
+    );
   }
   return job;
 }
@@ -60,13 +72,18 @@ describe('restarts', () => {
   });
 
   it('explains a job interrupted while being created, without creating it again', async () => {
-    h = await startHarness({}, { seed: async (store, slack) => void (await seedJob(store, slack, 'creating', null)) });
+    h = await startHarness(
+      {},
+      { seed: async (store, slack) => void (await seedJob(store, slack, 'creating', null)) },
+    );
     const post = await waitFor('explanation', () => h.slack.threadPosts('1690000000.000001')[0]);
     expect(post.text).toContain('<@U0ALICE>');
     expect(post.text).toContain('cannot tell whether the docs agent received it');
     await sleep(200);
     expect(h.agent.requestsFor('create')).toHaveLength(0);
-    expect((await h.app.store.findJobByThread('C0GENERAL', '1690000000.000001'))?.phase).toBe('start_unknown');
+    expect((await h.app.store.findJobByThread('C0GENERAL', '1690000000.000001'))?.phase).toBe(
+      'start_unknown',
+    );
   });
 
   it('tells the requester privately when a restart came before the root message was posted', async () => {
@@ -95,7 +112,19 @@ describe('restarts', () => {
           const job = await seedJob(store, slack, 'creating', null);
           await store.apply({ jobId: job.id, job: { phase: 'idle', agentJobId: 'job_x' } }, Date.now());
           await store.enqueue(
-            [{ jobId: job.id, dedupeKey: 'outcome:1:1', payload: { type: 'post', channel: 'C0GENERAL', threadTs, text: 'outcome', eventType: 'docs_agent_post' } }],
+            [
+              {
+                jobId: job.id,
+                dedupeKey: 'outcome:1:1',
+                payload: {
+                  type: 'post',
+                  channel: 'C0GENERAL',
+                  threadTs,
+                  text: 'outcome',
+                  eventType: 'docs_agent_post',
+                },
+              },
+            ],
             Date.now(),
           );
           const [item] = await store.dueOutbox(Date.now(), 10);

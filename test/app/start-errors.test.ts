@@ -27,7 +27,9 @@ describe('when the agent API refuses to create the job', () => {
     const epoch = Number(post.text.match(/<!date\^(\d+)\^/)?.[1]);
     expect(Math.abs(epoch - reset)).toBeLessThan(5);
     expect(h.agent.requestsFor('create')).toHaveLength(1);
-    await waitFor('root says not started', () => h.slack.messages.find((m) => m.ts === root.ts)?.text.includes('Not started'));
+    await waitFor('root says not started', () =>
+      h.slack.messages.find((m) => m.ts === root.ts)?.text.includes('Not started'),
+    );
   });
 
   it('401 says the key is refused, logs loudly, and is not retried', async () => {
@@ -43,7 +45,10 @@ describe('when the agent API refuses to create the job', () => {
   });
 
   it('400 passes on the API explanation', async () => {
-    h.agent.fail('create', { status: 400, body: JSON.stringify({ error: 'Prompt contains unsupported characters' }) });
+    h.agent.fail('create', {
+      status: 400,
+      body: JSON.stringify({ error: 'Prompt contains unsupported characters' }),
+    });
     await h.command();
     const root = await rootOf();
     const post = await waitFor('explanation', () => h.slack.threadPosts(root.ts)[0]);
@@ -66,23 +71,29 @@ describe('when the agent API refuses to create the job', () => {
     h.agent.fail('create', { status: 503 });
     await h.command();
     const root = await rootOf();
-    await waitFor('job active', async () => (await h.app.store.findJobByThread(root.channel, root.ts))?.phase === 'active');
+    await waitFor(
+      'job active',
+      async () => (await h.app.store.findJobByThread(root.channel, root.ts))?.phase === 'active',
+    );
     expect(h.agent.requestsFor('create')).toHaveLength(2);
   });
 });
 
 describe('when the bot cannot post in the channel', () => {
-  it.each(['not_in_channel', 'channel_not_found'])('%s: tells the user privately how to fix it; no job', async (error) => {
-    h.slack.fail('chat.postMessage', { error });
-    const res = await h.command({ channel_id: 'C0PRIVATE', response_url: h.slack.responseUrl('r1') });
-    expect(res.status).toBe(200);
-    const reply = await waitFor('private reply', () => h.slack.responses[0]);
-    expect(reply.path).toBe('/respond/r1');
-    expect(reply.body.response_type).toBe('ephemeral');
-    expect(String(reply.body.text)).toContain('/invite @docs-agent');
-    await sleep(200);
-    expect(h.agent.requestsFor('create')).toHaveLength(0);
-  });
+  it.each(['not_in_channel', 'channel_not_found'])(
+    '%s: tells the user privately how to fix it; no job',
+    async (error) => {
+      h.slack.fail('chat.postMessage', { error });
+      const res = await h.command({ channel_id: 'C0PRIVATE', response_url: h.slack.responseUrl('r1') });
+      expect(res.status).toBe(200);
+      const reply = await waitFor('private reply', () => h.slack.responses[0]);
+      expect(reply.path).toBe('/respond/r1');
+      expect(reply.body.response_type).toBe('ephemeral');
+      expect(String(reply.body.text)).toContain('/invite @docs-agent');
+      await sleep(200);
+      expect(h.agent.requestsFor('create')).toHaveLength(0);
+    },
+  );
 
   it('a Slack outage while posting the root: the user is told, no job', async () => {
     h.slack.fail('chat.postMessage', { status: 500 }, { status: 500 }, { status: 500 });
@@ -103,7 +114,9 @@ describe('request authenticity', () => {
   });
 
   it('rejects a stale timestamp with 401 and creates nothing', async () => {
-    const res = await postSigned(h.base(), slashCommand(), { timestamp: Math.floor(Date.now() / 1000) - 6 * 60 });
+    const res = await postSigned(h.base(), slashCommand(), {
+      timestamp: Math.floor(Date.now() / 1000) - 6 * 60,
+    });
     expect(res.status).toBe(401);
     await sleep(150);
     expect(h.agent.requestsFor('create')).toHaveLength(0);

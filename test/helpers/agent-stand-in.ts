@@ -41,10 +41,12 @@ export function openApiValidators() {
   for (const [name, schema] of Object.entries(components))
     ajv.addSchema(schema as Json, `#/components/schemas/${name}`);
   const paths = doc.paths as Record<string, Record<string, Json>>;
-  const requestSchema = (path: string, method: string) =>
-    convert(
-      (((paths[path]?.[method]?.requestBody as Json).content as Json)['application/json'] as Json).schema,
-    ) as Json;
+  const requestSchema = (path: string, method: string) => {
+    const operation = paths[path]?.[method];
+    if (!operation) throw new Error(`the OpenAPI document has no ${method} ${path}`);
+    const content = (operation.requestBody as Json).content as Json;
+    return convert((content['application/json'] as Json).schema) as Json;
+  };
   return {
     agentJob: ajv.getSchema('#/components/schemas/AgentJob') as ValidateFunction,
     error: ajv.getSchema('#/components/schemas/Error') as ValidateFunction,

@@ -28,10 +28,20 @@ describe("Slack's documented signature example", () => {
   it('is refused when one byte of the body changes, or when it is over 5 minutes old', () => {
     const headers = { 'x-slack-signature': EXPECTED, 'x-slack-request-timestamp': TIMESTAMP };
     expect(() =>
-      verifySlackRequest({ signingSecret: SECRET, body: BODY.replace('roadrunner', 'roadrunnes'), headers, nowMilliseconds: TIMESTAMP * 1000 }),
+      verifySlackRequest({
+        signingSecret: SECRET,
+        body: BODY.replace('roadrunner', 'roadrunnes'),
+        headers,
+        nowMilliseconds: TIMESTAMP * 1000,
+      }),
     ).toThrow();
     expect(() =>
-      verifySlackRequest({ signingSecret: SECRET, body: BODY, headers, nowMilliseconds: (TIMESTAMP + 6 * 60) * 1000 }),
+      verifySlackRequest({
+        signingSecret: SECRET,
+        body: BODY,
+        headers,
+        nowMilliseconds: (TIMESTAMP + 6 * 60) * 1000,
+      }),
     ).toThrow();
   });
 });
