@@ -87,7 +87,7 @@ export function createSlackApp({ config, logger, client, isReady }: SlackAppOpti
         appToken: config.slack.appToken as string,
         logger: log,
         customRoutes: [healthz],
-        installerOptions: { port: config.port },
+        installerOptions: { port: config.port, clientOptions: { slackApiUrl: config.slack.apiUrl } },
       })
     : new HTTPReceiver({
         signingSecret: config.slack.signingSecret as string,

@@ -34,7 +34,7 @@ export type SlackFault =
  * A loopback stand-in for Slack's Web API (`SLACK_API_URL`) and for response_urls. It keeps
  * the messages the bot posted, answers like Slack does, and fails calls on demand.
  */
-export async function startSlackStandIn() {
+export async function startSlackStandIn(options: { socketModeUrl?: string; appToken?: string } = {}) {
   const calls: SlackCall[] = [];
   const responses: { path: string; body: Record<string, unknown> }[] = [];
   const messages: StoredMessage[] = [];
@@ -73,6 +73,7 @@ export async function startSlackStandIn() {
   };
 
   const methods: Record<string, (args: Record<string, unknown>) => Record<string, unknown>> = {
+    'apps.connections.open': () => ({ ok: false, error: 'invalid_auth' }),
     'auth.test': () => ({ ok: true, team_id: TEAM_ID, user_id: BOT_USER_ID, bot_id: BOT_ID, team: 'Test' }),
     'chat.postMessage': (args) => {
       const message: StoredMessage = {
@@ -123,6 +124,11 @@ export async function startSlackStandIn() {
       unexpected.push(method);
       send(res, { ok: false, error: 'unknown_method' });
       return;
+    }
+    if (method === 'apps.connections.open') {
+      calls.push({ method, args, at: Date.now() });
+      const ok = options.socketModeUrl && req.headers.authorization === `Bearer ${options.appToken}`;
+      return send(res, ok ? { ok: true, url: options.socketModeUrl } : { ok: false, error: 'invalid_auth' });
     }
     if (req.headers.authorization !== `Bearer ${BOT_TOKEN}`) {
       send(res, { ok: false, error: 'invalid_auth' });

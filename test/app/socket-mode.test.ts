@@ -1,0 +1,49 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { type RunningApp, startApp } from '../../src/app.js';
+import { readConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { type AgentStandIn, startAgentStandIn } from '../helpers/agent-stand-in.js';
+import { tempDatabase, testEnv } from '../helpers/harness.js';
+import { waitFor } from '../helpers/http.js';
+import { type SlackStandIn, startSlackStandIn } from '../helpers/slack-stand-in.js';
+import { APP_TOKEN, startSocketModeStandIn } from '../helpers/socket-mode-stand-in.js';
+
+let app: RunningApp | undefined;
+let slack: SlackStandIn | undefined;
+let agent: AgentStandIn | undefined;
+let socket: Awaited<ReturnType<typeof startSocketModeStandIn>> | undefined;
+afterEach(async () => {
+  await app?.stop();
+  await socket?.close();
+  await slack?.close();
+  await agent?.close();
+});
+
+describe('Socket Mode', () => {
+  it('connects with the app token, takes a command over the socket, and still serves /healthz', async () => {
+    socket = await startSocketModeStandIn();
+    slack = await startSlackStandIn({ socketModeUrl: socket.url, appToken: APP_TOKEN });
+    agent = await startAgentStandIn();
+    const env = testEnv(slack, agent, tempDatabase(), {
+      SLACK_APP_TOKEN: APP_TOKEN,
+      SLACK_SIGNING_SECRET: '',
+    });
+    const config = readConfig(env);
+    app = await startApp(config, { logger: createLogger({ level: 'error', secrets: [] }) });
+    await waitFor('socket connected', () => socket?.connected());
+    expect((await fetch(`http://127.0.0.1:${app.port}/healthz`)).status).toBe(200);
+
+    const envelope = socket.send('slash_commands', {
+      team_id: 'T0TEST',
+      channel_id: 'C0GENERAL',
+      user_id: 'U0ALICE',
+      command: '/docs-agent',
+      text: 'Explain rate limits',
+      trigger_id: 'trigger.socket.1',
+      response_url: slack.responseUrl('socket'),
+    });
+    await waitFor('ack', () => socket?.acks.has(envelope));
+    await waitFor('job created', () => agent?.requestsFor('create').length === 1);
+    expect(agent.requestsFor('create')[0]?.body).toEqual({ prompt: 'Explain rate limits' });
+  });
+});
