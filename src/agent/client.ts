@@ -72,9 +72,10 @@ function errorCode(error: unknown): string | undefined {
 export function parseRetryAfter(headers: Headers, nowMs: number): number | undefined {
   const retryAfter = headers.get('retry-after');
   if (retryAfter) {
-    const seconds = Number(retryAfter);
-    if (Number.isFinite(seconds) && seconds >= 0) return Math.round(seconds * 1000);
-    const date = Date.parse(retryAfter);
+    const trimmed = retryAfter.trim();
+    if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+    // Only an HTTP date is valid otherwise; a negative number is not a date.
+    const date = /^-?[\d.]+$/.test(trimmed) ? Number.NaN : Date.parse(trimmed);
     if (!Number.isNaN(date)) return Math.max(0, date - nowMs);
   }
   const reset = headers.get('x-ratelimit-reset') ?? headers.get('ratelimit-reset');
@@ -200,7 +201,11 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
       );
     }
     if (status >= 400 && status < 500) {
-      throw new AttemptFailure(new AgentBadRequestError(detail || `HTTP ${status}`), true, undefined);
+      throw new AttemptFailure(
+        new AgentBadRequestError(detail || `HTTP ${status}`, { status }),
+        true,
+        undefined,
+      );
     }
     // 503 means the service refused the request before doing anything; other 5xx may not.
     const noEffect = status === 503;

@@ -35,13 +35,16 @@ export class AgentNotFoundError extends AgentApiError {
   override name = 'AgentNotFoundError';
 }
 
-/** 400: the API refused the request as invalid; `detail` is its explanation. */
+/** 400 (or another 4xx): the API refused the request as invalid; `detail` is its explanation. */
 export class AgentBadRequestError extends AgentApiError {
   override name = 'AgentBadRequestError';
   readonly detail: string;
 
-  constructor(detail: string, options: { cause?: unknown } = {}) {
-    super(`agent API rejected the request: ${detail}`, { status: 400, cause: options.cause });
+  constructor(detail: string, options: { status?: number; cause?: unknown } = {}) {
+    super(`agent API rejected the request: ${detail}`, {
+      status: options.status ?? 400,
+      cause: options.cause,
+    });
     this.detail = detail;
   }
 }

@@ -26,9 +26,10 @@ export const getPolicy: RetryPolicy = {
   retries: 3,
   minTimeoutMs: 250,
   maxTimeoutMs: 4_000,
+  // A long Retry-After (on a 429 or a 5xx) goes back to the poller's own schedule.
   shouldRetry: (error, _noEffect, retryAfterMs) =>
-    error instanceof AgentUnavailableError ||
-    (error instanceof AgentRateLimitedError && (retryAfterMs ?? 0) <= GET_MAX_RETRY_AFTER_MS),
+    (error instanceof AgentUnavailableError || error instanceof AgentRateLimitedError) &&
+    (retryAfterMs ?? 0) <= GET_MAX_RETRY_AFTER_MS,
 };
 
 /**
@@ -42,7 +43,7 @@ export const postPolicy: RetryPolicy = {
   maxTimeoutMs: 2_000,
   shouldRetry: (error, noEffect, retryAfterMs) =>
     noEffect &&
-    (error instanceof AgentUnavailableError ||
+    ((error instanceof AgentUnavailableError && (retryAfterMs ?? 0) <= POST_MAX_RETRY_AFTER_MS) ||
       (error instanceof AgentRateLimitedError &&
         retryAfterMs !== undefined &&
         retryAfterMs <= POST_MAX_RETRY_AFTER_MS)),
