@@ -168,7 +168,10 @@ export interface Store {
   apply(change: Change, now: number): Promise<void>;
   /** Active jobs whose next poll is due, soonest first. Uses the next-poll index. */
   dueJobs(now: number, limit: number): Promise<JobRecord[]>;
-  /** Jobs left in `posting` or `creating`, and runs left `sending`, by a previous process. */
+  /**
+   * What a previous process left half done: jobs in `posting` or `creating`, and follow-ups
+   * still `pending` (never sent) or `sending` (sent, answer unknown).
+   */
   interrupted(): Promise<{ jobs: JobRecord[]; runs: RunRecord[] }>;
   /** Follow-ups recorded while the job did not yet exist upstream. */
   pendingRuns(jobId: number): Promise<RunRecord[]>;

@@ -54,7 +54,7 @@ export const migrations: ReadonlyArray<{ version: number; name: string; sql: str
         UNIQUE (job_id, seq)
       );
       CREATE UNIQUE INDEX runs_message ON runs (job_id, message_ts) WHERE message_ts IS NOT NULL;
-      CREATE INDEX runs_open ON runs (job_id, state) WHERE state IN ('pending', 'sending');
+      CREATE INDEX runs_open ON runs (state, job_id) WHERE state IN ('pending', 'sending');
 
       CREATE TABLE outbox (
         id INTEGER PRIMARY KEY,

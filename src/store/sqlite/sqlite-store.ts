@@ -82,24 +82,29 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
   migrate(db);
 
   const stmt = {
-    claimEvent: db.prepare('INSERT OR IGNORE INTO slack_events (event_id, seen_at) VALUES (?, ?)'),
+    claimEvent: db.prepare(
+      'INSERT INTO slack_events (event_id, seen_at) VALUES (?, ?) ON CONFLICT (event_id) DO NOTHING',
+    ),
     insertJob: db.prepare(`
-      INSERT OR IGNORE INTO jobs (team_id, channel_id, requester_id, instruction, trigger_key, response_url,
+      INSERT INTO jobs (team_id, channel_id, requester_id, instruction, trigger_key, response_url,
         phase, poll_interval_ms, created_at, updated_at)
       VALUES (@teamId, @channelId, @requesterId, @instruction, @triggerKey, @responseUrl,
-        'posting', @pollIntervalMs, @now, @now)`),
+        'posting', @pollIntervalMs, @now, @now)
+      ON CONFLICT (trigger_key) DO NOTHING`),
     jobByTrigger: db.prepare('SELECT * FROM jobs WHERE trigger_key = ?'),
     jobById: db.prepare('SELECT * FROM jobs WHERE id = ?'),
     jobByThread: db.prepare('SELECT * FROM jobs WHERE channel_id = ? AND thread_ts = ?'),
     nextSeq: db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM runs WHERE job_id = ?'),
     insertRun: db.prepare(`
-      INSERT OR IGNORE INTO runs (job_id, seq, kind, prompt, author_id, message_ts, state, created_at)
+      INSERT INTO runs (job_id, seq, kind, prompt, author_id, message_ts, state, created_at)
       VALUES (@jobId, @seq, @kind, @prompt, @authorId, @messageTs, 'pending', @now)`),
     runByMessage: db.prepare('SELECT * FROM runs WHERE job_id = ? AND message_ts = ?'),
     claimRun: db.prepare("UPDATE runs SET state = 'sending', sent_at = ? WHERE id = ? AND state = 'pending'"),
     runById: db.prepare('SELECT * FROM runs WHERE id = ?'),
     runsOfJob: db.prepare('SELECT * FROM runs WHERE job_id = ? ORDER BY seq'),
-    pendingRuns: db.prepare("SELECT * FROM runs WHERE job_id = ? AND state = 'pending' ORDER BY seq"),
+    pendingRuns: db.prepare(
+      "SELECT * FROM runs WHERE state = 'pending' AND job_id = ? AND kind = 'follow_up' ORDER BY seq",
+    ),
     dueJobs: db.prepare(
       "SELECT * FROM jobs WHERE phase = 'active' AND next_poll_at <= ? ORDER BY next_poll_at LIMIT ?",
     ),
@@ -108,8 +113,9 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
       "SELECT * FROM runs WHERE state IN ('pending', 'sending') AND kind = 'follow_up' ORDER BY id",
     ),
     enqueue: db.prepare(`
-      INSERT OR IGNORE INTO outbox (job_id, dedupe_key, payload, next_attempt_at, created_at)
-      VALUES (@jobId, @dedupeKey, @payload, @now, @now)`),
+      INSERT INTO outbox (job_id, dedupe_key, payload, next_attempt_at, created_at)
+      VALUES (@jobId, @dedupeKey, @payload, @now, @now)
+      ON CONFLICT (dedupe_key) DO NOTHING`),
     dueOutbox: db.prepare(`
       SELECT * FROM outbox o
       WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.next_attempt_at <= ?

@@ -1,0 +1,217 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type Database from 'better-sqlite3';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { migrations } from '../../src/store/sqlite/migrations.js';
+import { migrate, openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { createRun, followUp, newJob, post, storeContract, T0 } from './store-contract.js';
+
+storeContract('SQLite (:memory:)', () => openSqliteStore(':memory:'));
+
+type SqliteStore = ReturnType<typeof openSqliteStore>;
+
+describe('SQLite store on a file', () => {
+  let dir: string;
+  let path: string;
+  const opened: SqliteStore[] = [];
+  const open = () => {
+    const store = openSqliteStore(path);
+    opened.push(store);
+    return store;
+  };
+  const migrationRows = (db: Database.Database) =>
+    db.prepare('SELECT version, applied_at FROM schema_migrations ORDER BY version').all() as Array<{
+      version: number;
+      applied_at: number;
+    }>;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'docs-agent-store-'));
+    path = join(dir, 'nested', 'deeper', 'store.sqlite');
+  });
+  afterEach(async () => {
+    for (const store of opened.splice(0)) await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('creates missing directories and opens the database in WAL mode', async () => {
+    expect(existsSync(join(dir, 'nested'))).toBe(false);
+    const store = open();
+    expect(existsSync(path)).toBe(true);
+    expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(store.db.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(store.db.pragma('busy_timeout', { simple: true })).toBe(5000);
+    // NORMAL
+    expect(store.db.pragma('synchronous', { simple: true })).toBe(1);
+  });
+
+  it('keeps jobs, runs, outbox items and seen events across a reopen', async () => {
+    const first = open();
+    const { job, run } = await first.insertJob(newJob('persist'), createRun('Persist me'), T0);
+    await first.apply(
+      {
+        jobId: job.id,
+        job: { phase: 'active', threadTs: '1700000000.000100', agentJobId: 'job_1', nextPollAt: T0 + 10 },
+        run: { id: run.id, patch: { state: 'sent', sentAt: T0 + 1 } },
+        incrementRunCount: true,
+        enqueue: [{ jobId: job.id, dedupeKey: 'outcome:1', payload: post('Done') }],
+      },
+      T0 + 1,
+    );
+    const fu = await first.insertFollowUp(job.id, followUp('1700000000.000200'), T0 + 2);
+    expect(await first.claimEvent('EvPersist', T0)).toBe(true);
+    const jobBefore = await first.getJob(job.id);
+    const runsBefore = await first.getRuns(job.id);
+    const outboxBefore = await first.dueOutbox(T0 + 10, 10);
+    await first.close();
+
+    const second = open();
+    expect(second.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(await second.getJob(job.id)).toEqual(jobBefore);
+    expect(jobBefore).toMatchObject({ phase: 'active', agentJobId: 'job_1', runCount: 1 });
+    expect(await second.getRuns(job.id)).toEqual(runsBefore);
+    expect(runsBefore.map((r) => r.id)).toEqual([run.id, fu.run.id]);
+    expect(await second.findJobByThread('C0DOCS', '1700000000.000100')).toEqual(jobBefore);
+    expect(await second.dueOutbox(T0 + 10, 10)).toEqual(outboxBefore);
+    expect(outboxBefore).toHaveLength(1);
+    expect(await second.claimEvent('EvPersist', T0 + 5)).toBe(false);
+    // Still refused after the reopen: same trigger, same job.
+    const again = await second.insertJob(newJob('persist'), createRun(), T0 + 6);
+    expect(again.created).toBe(false);
+    expect(again.job.id).toBe(job.id);
+  });
+
+  it('records each migration once and does not re-apply it on reopen', async () => {
+    const first = open();
+    const applied = migrationRows(first.db);
+    expect(applied.map((r) => r.version)).toEqual(migrations.map((m) => m.version));
+    expect(applied.length).toBeGreaterThan(0);
+    for (const row of applied) expect(typeof row.applied_at).toBe('number');
+    await first.insertJob(newJob('survives-migrate'), createRun(), T0);
+    await first.close();
+
+    const second = open();
+    expect(migrationRows(second.db)).toEqual(applied);
+    // Running the migrations again by hand is a no-op too.
+    migrate(second.db);
+    expect(migrationRows(second.db)).toEqual(applied);
+    expect((await second.interrupted()).jobs.map((j) => j.triggerKey)).toEqual(['survives-migrate']);
+    const tables = second.db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+      .all()
+      .map((r) => (r as { name: string }).name);
+    expect(tables).toEqual(['jobs', 'outbox', 'runs', 'schema_migrations', 'slack_events']);
+  });
+});
+
+describe('SQLite store constraints', () => {
+  it('refuses a follow-up for a job that does not exist (foreign keys are on)', async () => {
+    const store = openSqliteStore(':memory:');
+    try {
+      await expect(store.insertFollowUp(12345, followUp('1700000000.000200'), T0)).rejects.toThrow(
+        /FOREIGN KEY/,
+      );
+      expect(await store.getRuns(12345)).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('SQLite query plans', () => {
+  let store: SqliteStore;
+  const plan = (sql: string, ...params: unknown[]) =>
+    (store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>).map(
+      (r) => r.detail,
+    );
+  /** A full table scan of `table` (not a scan through an index). */
+  const fullScan = (table: string) => new RegExp(`^SCAN (TABLE )?${table}$`);
+
+  beforeAll(async () => {
+    store = openSqliteStore(':memory:');
+    for (let i = 0; i < 300; i++) {
+      const { job } = await store.insertJob(
+        newJob(`plan-${i}`, { channelId: `C0CHAN${i % 5}` }),
+        createRun(),
+        T0 + i,
+      );
+      const phase = i % 10 === 0 ? 'active' : i % 10 === 1 ? 'posting' : 'idle';
+      await store.apply(
+        {
+          jobId: job.id,
+          job: { phase, threadTs: `1700000000.${String(i).padStart(6, '0')}`, nextPollAt: T0 + i * 7 },
+          enqueue: [{ jobId: i % 3 === 0 ? null : job.id, dedupeKey: `plan-${i}`, payload: post(`p${i}`) }],
+        },
+        T0 + i,
+      );
+    }
+    store.db.exec('ANALYZE');
+  });
+  afterAll(async () => {
+    await store.close();
+  });
+
+  it('finds due jobs through jobs_due, without a table scan or a sort', () => {
+    const details = plan(
+      "SELECT * FROM jobs WHERE phase = 'active' AND next_poll_at <= ? ORDER BY next_poll_at LIMIT ?",
+      T0 + 1_000,
+      50,
+    );
+    expect(
+      details.some((d) => /USING INDEX jobs_due\b/.test(d)),
+      details.join('; '),
+    ).toBe(true);
+    expect(details.filter((d) => fullScan('jobs').test(d))).toEqual([]);
+    expect(details.filter((d) => d.includes('TEMP B-TREE'))).toEqual([]);
+  });
+
+  it('finds a job by thread through jobs_thread', () => {
+    const details = plan(
+      'SELECT * FROM jobs WHERE channel_id = ? AND thread_ts = ?',
+      'C0CHAN1',
+      '1700000000.000001',
+    );
+    expect(
+      details.some((d) => /USING INDEX jobs_thread\b/.test(d)),
+      details.join('; '),
+    ).toBe(true);
+    expect(details.filter((d) => fullScan('jobs').test(d))).toEqual([]);
+  });
+
+  it('finds due outbox items through outbox_due, and earlier items of a job through outbox_job_pending', () => {
+    // The store's due-outbox statement, verbatim.
+    const details = plan(
+      `
+      SELECT * FROM outbox o
+      WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.next_attempt_at <= ?
+        AND (o.job_id IS NULL OR NOT EXISTS (
+          SELECT 1 FROM outbox p
+          WHERE p.job_id = o.job_id AND p.id < o.id AND p.delivered_at IS NULL AND p.dead_at IS NULL))
+      ORDER BY o.next_attempt_at, o.id LIMIT ?`,
+      T0 + 1_000,
+      50,
+    );
+    expect(
+      details.some((d) => /^(SEARCH|SCAN) o USING INDEX outbox_due\b/.test(d)),
+      details.join('; '),
+    ).toBe(true);
+    expect(
+      details.some((d) => /^SEARCH p USING INDEX outbox_job_pending\b/.test(d)),
+      details.join('; '),
+    ).toBe(true);
+    expect(details.filter((d) => fullScan('o').test(d) || fullScan('p').test(d))).toEqual([]);
+  });
+
+  it('answers the store’s own due queries the same way the plans were checked against', async () => {
+    // Guards the plan tests above against drifting from what the store actually asks.
+    const due = await store.dueJobs(T0 + 1_000, 50);
+    expect(due.map((j) => j.triggerKey)).toEqual(
+      [0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 140].map((i) => `plan-${i}`),
+    );
+    expect((await store.findJobByThread('C0CHAN1', '1700000000.000001'))?.triggerKey).toBe('plan-1');
+    const outbox = await store.dueOutbox(T0 + 1_000, 500);
+    expect(outbox).toHaveLength(300);
+    expect(outbox[0]?.dedupeKey).toBe('plan-0');
+  });
+});

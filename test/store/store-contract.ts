@@ -1,0 +1,730 @@
+/**
+ * Behaviour every Store implementation must show, written against the Store interface only so
+ * the same suite runs against SQLite and any server-backed implementation. `open` must return a
+ * fresh, empty store for every test; the suite closes it afterwards.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type {
+  JobPatch,
+  JobRecord,
+  NewJob,
+  NewOutboxItem,
+  NewRun,
+  OutboxItem,
+  OutboxPayload,
+  RunRecord,
+  Store,
+} from '../../src/store/types.js';
+
+/** A fixed clock: every time in the suite is an offset from here. */
+export const T0 = 1_700_000_000_000;
+
+export function newJob(triggerKey: string, overrides: Partial<NewJob> = {}): NewJob {
+  return {
+    teamId: 'T0TEAM',
+    channelId: 'C0DOCS',
+    requesterId: 'U0ALICE',
+    instruction: `Document the *${triggerKey}* flow`,
+    triggerKey,
+    responseUrl: `https://hooks.slack.test/commands/${triggerKey}`,
+    pollIntervalMs: 5_000,
+    ...overrides,
+  };
+}
+
+export function createRun(prompt = 'Document the flow'): NewRun {
+  return { kind: 'create', prompt, authorId: 'U0ALICE', messageTs: null };
+}
+
+export function followUp(messageTs: string, prompt = `Follow-up ${messageTs}`, authorId = 'U0BOB'): NewRun {
+  return { kind: 'follow_up', prompt, authorId, messageTs };
+}
+
+export function post(text: string, threadTs = '1700000000.000100'): OutboxPayload {
+  return { type: 'post', channel: 'C0DOCS', threadTs, text, eventType: 'docs_agent_outcome' };
+}
+
+function item(jobId: number | null, text: string, dedupeKey: string | null = null): NewOutboxItem {
+  return { jobId, dedupeKey, payload: post(text) };
+}
+
+const texts = (items: OutboxItem[]) => items.map((i) => (i.payload.type === 'post' ? i.payload.text : '?'));
+const ids = (records: Array<{ id: number }>) => records.map((r) => r.id);
+const byId = <T extends { id: number }>(records: T[]) => [...records].sort((a, b) => a.id - b.id);
+
+export function storeContract(name: string, open: () => Promise<Store> | Store): void {
+  describe(`Store contract: ${name}`, () => {
+    let store: Store;
+
+    beforeEach(async () => {
+      store = await open();
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    /** Inserts a job (and its create run) and returns both. */
+    async function job(triggerKey: string, now = T0, overrides: Partial<NewJob> = {}) {
+      const result = await store.insertJob(newJob(triggerKey, overrides), createRun(), now);
+      expect(result.created).toBe(true);
+      return result;
+    }
+
+    async function jobWith(triggerKey: string, patch: JobPatch, now = T0): Promise<JobRecord> {
+      const { job: created } = await job(triggerKey, now);
+      await store.apply({ jobId: created.id, job: patch }, now);
+      const updated = await store.getJob(created.id);
+      if (!updated) throw new Error(`job ${created.id} vanished`);
+      return updated;
+    }
+
+    /** Enqueues one item at `now` (its first attempt is due then) and returns it. */
+    async function enqueueAt(entry: NewOutboxItem, now: number): Promise<OutboxItem> {
+      await store.enqueue([entry], now);
+      const found = (await store.dueOutbox(now, 1_000)).find(
+        (i) =>
+          i.payload.type === 'post' && entry.payload.type === 'post' && i.payload.text === entry.payload.text,
+      );
+      if (!found) throw new Error(`enqueued item ${JSON.stringify(entry.payload)} is not due at ${now}`);
+      return found;
+    }
+
+    describe('Slack events', () => {
+      it('claims an event id once; a re-delivery is refused', async () => {
+        expect(await store.claimEvent('Ev001', T0)).toBe(true);
+        expect(await store.claimEvent('Ev001', T0 + 1)).toBe(false);
+        expect(await store.claimEvent('Ev001', T0 + 60_000)).toBe(false);
+        expect(await store.claimEvent('Ev002', T0 + 1)).toBe(true);
+      });
+
+      it('pruneEvents forgets ids seen before the cut-off, and only those', async () => {
+        expect(await store.claimEvent('EvOld', T0)).toBe(true);
+        expect(await store.claimEvent('EvEdge', T0 + 100)).toBe(true);
+        expect(await store.claimEvent('EvNew', T0 + 200)).toBe(true);
+
+        await store.pruneEvents(T0 + 100);
+
+        expect(await store.claimEvent('EvOld', T0 + 300)).toBe(true);
+        expect(await store.claimEvent('EvEdge', T0 + 300)).toBe(false);
+        expect(await store.claimEvent('EvNew', T0 + 300)).toBe(false);
+        // Claimed again, it is remembered again.
+        expect(await store.claimEvent('EvOld', T0 + 301)).toBe(false);
+      });
+    });
+
+    describe('insertJob', () => {
+      it('creates the job in phase posting with its first run (seq 1, pending)', async () => {
+        const input = newJob('trigger-1');
+        const {
+          job: created,
+          run,
+          created: isNew,
+        } = await store.insertJob(input, createRun('Prompt one'), T0);
+
+        expect(isNew).toBe(true);
+        expect(typeof created.id).toBe('number');
+        expect(created).toEqual<JobRecord>({
+          id: created.id,
+          teamId: 'T0TEAM',
+          channelId: 'C0DOCS',
+          threadTs: null,
+          requesterId: 'U0ALICE',
+          instruction: 'Document the *trigger-1* flow',
+          triggerKey: 'trigger-1',
+          responseUrl: 'https://hooks.slack.test/commands/trigger-1',
+          agentJobId: null,
+          phase: 'posting',
+          agentStatus: null,
+          prLink: null,
+          lastOutcome: null,
+          repository: null,
+          ref: null,
+          model: null,
+          runCount: 0,
+          nextPollAt: null,
+          pollIntervalMs: 5_000,
+          pollFailures: 0,
+          runStartedAt: null,
+          lastError: null,
+          createdAt: T0,
+          updatedAt: T0,
+        });
+        expect(typeof run.id).toBe('number');
+        expect(run).toEqual<RunRecord>({
+          id: run.id,
+          jobId: created.id,
+          seq: 1,
+          kind: 'create',
+          prompt: 'Prompt one',
+          authorId: 'U0ALICE',
+          messageTs: null,
+          state: 'pending',
+          error: null,
+          outcome: null,
+          createdAt: T0,
+          sentAt: null,
+          outcomeAt: null,
+        });
+        expect(await store.getJob(created.id)).toEqual(created);
+        expect(await store.getRuns(created.id)).toEqual([run]);
+      });
+
+      it('keeps a null response URL', async () => {
+        const { job: created } = await store.insertJob(
+          newJob('no-url', { responseUrl: null }),
+          createRun(),
+          T0,
+        );
+        expect(created.responseUrl).toBeNull();
+        expect((await store.getJob(created.id))?.responseUrl).toBeNull();
+      });
+
+      it('returns the existing job and run for a repeated trigger key, and makes no second job', async () => {
+        const first = await store.insertJob(newJob('trigger-dup'), createRun('Original prompt'), T0);
+        const again = await store.insertJob(
+          newJob('trigger-dup', { instruction: 'Something else', requesterId: 'U0MALLORY' }),
+          createRun('Another prompt'),
+          T0 + 5_000,
+        );
+
+        expect(again.created).toBe(false);
+        expect(again.job).toEqual(first.job);
+        expect(again.run).toEqual(first.run);
+        expect(again.job.instruction).toBe('Document the *trigger-dup* flow');
+        expect(again.run.prompt).toBe('Original prompt');
+        expect(await store.getRuns(first.job.id)).toEqual([first.run]);
+        // Both would be left in `posting`: exactly one job exists.
+        expect(ids((await store.interrupted()).jobs)).toEqual([first.job.id]);
+      });
+
+      it('on a repeat, returns the first run as it is now, not a later follow-up', async () => {
+        const first = await store.insertJob(newJob('trigger-later'), createRun(), T0);
+        await store.insertFollowUp(first.job.id, followUp('1700000000.000200'), T0 + 1);
+        expect(await store.claimRun(first.run.id, T0 + 2)).toBe(true);
+
+        const again = await store.insertJob(newJob('trigger-later'), createRun(), T0 + 3);
+        expect(again.created).toBe(false);
+        expect(again.run.id).toBe(first.run.id);
+        expect(again.run.seq).toBe(1);
+        expect(again.run.state).toBe('sending');
+      });
+
+      it('gives different trigger keys different jobs, each starting at seq 1', async () => {
+        const a = await job('trigger-a');
+        const b = await job('trigger-b', T0 + 1);
+        expect(b.job.id).not.toBe(a.job.id);
+        expect(b.run.id).not.toBe(a.run.id);
+        expect(a.run.seq).toBe(1);
+        expect(b.run.seq).toBe(1);
+        expect(b.job.createdAt).toBe(T0 + 1);
+        expect(await store.getJob(a.job.id)).toEqual(a.job);
+        expect(await store.getJob(b.job.id)).toEqual(b.job);
+      });
+
+      it('returns undefined for an unknown job', async () => {
+        const { job: created } = await job('trigger-known');
+        expect(await store.getJob(created.id + 1_000)).toBeUndefined();
+        expect(await store.getRuns(created.id + 1_000)).toEqual([]);
+      });
+    });
+
+    describe('insertFollowUp', () => {
+      it('numbers follow-ups after the first run', async () => {
+        const { job: j, run: first } = await job('trigger-fu');
+        const second = await store.insertFollowUp(
+          j.id,
+          followUp('1700000000.000200', 'Also the CLI'),
+          T0 + 10,
+        );
+        const third = await store.insertFollowUp(
+          j.id,
+          followUp('1700000000.000300', 'And Go', 'U0CAROL'),
+          T0 + 20,
+        );
+
+        expect(second.created).toBe(true);
+        expect(third.created).toBe(true);
+        expect(second.run).toEqual<RunRecord>({
+          id: second.run.id,
+          jobId: j.id,
+          seq: 2,
+          kind: 'follow_up',
+          prompt: 'Also the CLI',
+          authorId: 'U0BOB',
+          messageTs: '1700000000.000200',
+          state: 'pending',
+          error: null,
+          outcome: null,
+          createdAt: T0 + 10,
+          sentAt: null,
+          outcomeAt: null,
+        });
+        expect(third.run.seq).toBe(3);
+        expect(third.run.authorId).toBe('U0CAROL');
+        expect(await store.getRuns(j.id)).toEqual([first, second.run, third.run]);
+      });
+
+      it('returns the existing run for the same message, without a new one', async () => {
+        const { job: j } = await job('trigger-fu-dup');
+        const once = await store.insertFollowUp(j.id, followUp('1700000000.000200', 'First text'), T0 + 10);
+        const twice = await store.insertFollowUp(j.id, followUp('1700000000.000200', 'Edited text'), T0 + 20);
+
+        expect(twice.created).toBe(false);
+        expect(twice.run).toEqual(once.run);
+        expect(twice.run.prompt).toBe('First text');
+        expect((await store.getRuns(j.id)).map((r) => r.seq)).toEqual([1, 2]);
+
+        const next = await store.insertFollowUp(j.id, followUp('1700000000.000300'), T0 + 30);
+        expect(next.run.seq).toBe(3);
+      });
+
+      it('numbers each job on its own', async () => {
+        const a = await job('trigger-seq-a');
+        const b = await job('trigger-seq-b');
+        await store.insertFollowUp(a.job.id, followUp('1700000000.000200'), T0 + 1);
+        await store.insertFollowUp(a.job.id, followUp('1700000000.000300'), T0 + 2);
+        const onB = await store.insertFollowUp(b.job.id, followUp('1700000000.000400'), T0 + 3);
+        expect(onB.run.seq).toBe(2);
+        expect(onB.run.jobId).toBe(b.job.id);
+        expect((await store.getRuns(a.job.id)).map((r) => r.seq)).toEqual([1, 2, 3]);
+      });
+    });
+
+    describe('claimRun', () => {
+      it('moves a pending run to sending once; a second claim fails', async () => {
+        const { job: j, run } = await job('trigger-claim');
+        expect(await store.claimRun(run.id, T0 + 10)).toBe(true);
+        expect((await store.getRuns(j.id))[0]?.state).toBe('sending');
+        expect(await store.claimRun(run.id, T0 + 11)).toBe(false);
+        expect((await store.getRuns(j.id))[0]?.state).toBe('sending');
+      });
+
+      it('does not claim a run that is no longer pending, nor an unknown run', async () => {
+        const { job: j, run } = await job('trigger-claim-sent');
+        const fu = await store.insertFollowUp(j.id, followUp('1700000000.000200'), T0 + 1);
+        await store.apply(
+          { jobId: j.id, run: { id: fu.run.id, patch: { state: 'failed', error: 'refused' } } },
+          T0 + 2,
+        );
+
+        expect(await store.claimRun(fu.run.id, T0 + 3)).toBe(false);
+        expect(await store.claimRun(run.id + fu.run.id + 1_000, T0 + 3)).toBe(false);
+        const runs = await store.getRuns(j.id);
+        expect(runs.map((r) => r.state)).toEqual(['pending', 'failed']);
+      });
+    });
+
+    describe('apply', () => {
+      it('applies a job patch, a run patch, a run-count increment and enqueued items together', async () => {
+        const { job: before, run } = await job('trigger-apply');
+        const patch: JobPatch = {
+          phase: 'active',
+          threadTs: '1700000000.000100',
+          agentJobId: 'job_42',
+          agentStatus: 'RUNNING',
+          prLink: 'https://github.com/example/docs/pull/7',
+          lastOutcome: 'completed_pr',
+          repository: 'example/docs',
+          ref: 'main',
+          model: 'docs-model-1',
+          nextPollAt: T0 + 5_000,
+          pollIntervalMs: 10_000,
+          pollFailures: 2,
+          runStartedAt: T0 + 50,
+          lastError: 'timeout',
+        };
+        await store.apply(
+          {
+            jobId: before.id,
+            job: patch,
+            run: { id: run.id, patch: { state: 'sent', sentAt: T0 + 50 } },
+            incrementRunCount: true,
+            enqueue: [
+              {
+                jobId: before.id,
+                dedupeKey: 'root-update',
+                payload: { type: 'update_root', channel: 'C0DOCS', ts: '1' },
+              },
+              {
+                jobId: null,
+                dedupeKey: null,
+                payload: { type: 'respond', responseUrl: 'https://hooks.slack.test/r', text: 'Started' },
+              },
+            ],
+          },
+          T0 + 100,
+        );
+
+        expect(await store.getJob(before.id)).toEqual<JobRecord>({
+          ...before,
+          ...patch,
+          runCount: 1,
+          updatedAt: T0 + 100,
+        } as JobRecord);
+        expect(await store.getRuns(before.id)).toEqual([{ ...run, state: 'sent', sentAt: T0 + 50 }]);
+
+        const due = await store.dueOutbox(T0 + 100, 10);
+        expect(due).toHaveLength(2);
+        expect(due.map((i) => [i.jobId, i.dedupeKey, i.payload])).toEqual([
+          [before.id, 'root-update', { type: 'update_root', channel: 'C0DOCS', ts: '1' }],
+          [null, null, { type: 'respond', responseUrl: 'https://hooks.slack.test/r', text: 'Started' }],
+        ]);
+        for (const i of due) {
+          expect(i).toMatchObject({
+            attempts: 0,
+            nextAttemptAt: T0 + 100,
+            createdAt: T0 + 100,
+            startedAt: null,
+            deliveredAt: null,
+            deadAt: null,
+            lastError: null,
+          });
+        }
+        expect(await store.nextOutboxAt()).toBe(T0 + 100);
+      });
+
+      it('records a run outcome and clears fields set to null', async () => {
+        const { job: j, run } = await job('trigger-outcome');
+        await store.apply(
+          {
+            jobId: j.id,
+            job: { phase: 'active', nextPollAt: T0 + 10, lastError: 'boom', agentJobId: 'job_1' },
+          },
+          T0 + 1,
+        );
+        await store.apply(
+          {
+            jobId: j.id,
+            job: { phase: 'idle', nextPollAt: null, lastError: null, lastOutcome: 'failed' },
+            run: {
+              id: run.id,
+              patch: { state: 'sent', outcome: 'failed', outcomeAt: T0 + 20, error: 'agent failed' },
+            },
+          },
+          T0 + 20,
+        );
+
+        const after = await store.getJob(j.id);
+        expect(after).toMatchObject({
+          phase: 'idle',
+          nextPollAt: null,
+          lastError: null,
+          lastOutcome: 'failed',
+          agentJobId: 'job_1',
+          updatedAt: T0 + 20,
+        });
+        expect((await store.getRuns(j.id))[0]).toEqual<RunRecord>({
+          ...run,
+          state: 'sent',
+          outcome: 'failed',
+          outcomeAt: T0 + 20,
+          error: 'agent failed',
+        });
+      });
+
+      it('leaves fields out of the patch untouched, and increments the run count each time', async () => {
+        const { job: j } = await job('trigger-count');
+        await store.apply({ jobId: j.id, job: { agentJobId: 'job_9', phase: 'active' } }, T0 + 1);
+        await store.apply({ jobId: j.id, incrementRunCount: true }, T0 + 2);
+        await store.apply({ jobId: j.id, job: { agentStatus: 'RUNNING' }, incrementRunCount: true }, T0 + 3);
+
+        const after = await store.getJob(j.id);
+        expect(after).toMatchObject({
+          agentJobId: 'job_9',
+          phase: 'active',
+          agentStatus: 'RUNNING',
+          runCount: 2,
+          instruction: j.instruction,
+          triggerKey: 'trigger-count',
+          createdAt: T0,
+        });
+      });
+
+      it('enqueues one item per dedupe key, keeping the first', async () => {
+        const { job: j } = await job('trigger-dedupe');
+        await store.apply({ jobId: j.id, enqueue: [item(null, 'first', 'outcome:1')] }, T0 + 1);
+        await store.apply({ jobId: j.id, enqueue: [item(null, 'second', 'outcome:1')] }, T0 + 2);
+        await store.enqueue([item(null, 'third', 'outcome:1'), item(null, 'fourth', 'outcome:1')], T0 + 3);
+
+        const due = await store.dueOutbox(T0 + 10, 10);
+        expect(texts(due)).toEqual(['first']);
+        expect(due[0]?.dedupeKey).toBe('outcome:1');
+        expect(due[0]?.nextAttemptAt).toBe(T0 + 1);
+      });
+
+      it('does not treat a null dedupe key as a key', async () => {
+        await store.enqueue([item(null, 'one'), item(null, 'two')], T0);
+        await store.enqueue([item(null, 'three')], T0 + 1);
+        expect(texts(await store.dueOutbox(T0 + 10, 10))).toEqual(['one', 'two', 'three']);
+      });
+
+      it('still refuses a dedupe key after its item was delivered', async () => {
+        const first = await enqueueAt(item(null, 'once', 'reaction:eyes'), T0);
+        await store.updateOutbox(first.id, { deliveredAt: T0 + 1, startedAt: T0 + 1, attempts: 1 });
+        await store.enqueue([item(null, 'twice', 'reaction:eyes')], T0 + 2);
+        expect(await store.dueOutbox(T0 + 10, 10)).toEqual([]);
+        expect(await store.nextOutboxAt()).toBeUndefined();
+      });
+    });
+
+    describe('findJobByThread', () => {
+      it('finds a job by channel and thread once its root is posted', async () => {
+        const { job: j } = await job('trigger-thread');
+        await job('trigger-other');
+        expect(await store.findJobByThread('C0DOCS', '1700000000.000100')).toBeUndefined();
+
+        await store.apply({ jobId: j.id, job: { threadTs: '1700000000.000100', phase: 'creating' } }, T0 + 1);
+
+        const found = await store.findJobByThread('C0DOCS', '1700000000.000100');
+        expect(found?.id).toBe(j.id);
+        expect(found).toEqual(await store.getJob(j.id));
+        expect(found?.threadTs).toBe('1700000000.000100');
+        expect(await store.findJobByThread('C0OTHER', '1700000000.000100')).toBeUndefined();
+        expect(await store.findJobByThread('C0DOCS', '1700000000.000999')).toBeUndefined();
+      });
+
+      it('tells apart jobs with the same ts in different channels', async () => {
+        const a = await job('trigger-chan-a', T0, { channelId: 'C0AAA' });
+        const b = await job('trigger-chan-b', T0, { channelId: 'C0BBB' });
+        await store.apply({ jobId: a.job.id, job: { threadTs: '1700000000.000500' } }, T0 + 1);
+        await store.apply({ jobId: b.job.id, job: { threadTs: '1700000000.000500' } }, T0 + 1);
+        expect((await store.findJobByThread('C0AAA', '1700000000.000500'))?.id).toBe(a.job.id);
+        expect((await store.findJobByThread('C0BBB', '1700000000.000500'))?.id).toBe(b.job.id);
+      });
+    });
+
+    describe('dueJobs', () => {
+      it('returns only active jobs whose next poll is due, soonest first, up to the limit', async () => {
+        const a = await jobWith('due-a', { phase: 'active', nextPollAt: T0 + 30 });
+        const b = await jobWith('due-b', { phase: 'active', nextPollAt: T0 + 10 });
+        const c = await jobWith('due-c', { phase: 'active', nextPollAt: T0 + 20 });
+        await jobWith('later', { phase: 'active', nextPollAt: T0 + 100 });
+        await jobWith('idle', { phase: 'idle', nextPollAt: T0 + 5 });
+        await jobWith('posting', { nextPollAt: T0 + 1 });
+        await jobWith('creating', { phase: 'creating', nextPollAt: T0 + 2 });
+        await jobWith('unknown', { phase: 'start_unknown', nextPollAt: T0 + 3 });
+        await jobWith('never', { phase: 'active', nextPollAt: null });
+
+        expect(ids(await store.dueJobs(T0 + 50, 10))).toEqual([b.id, c.id, a.id]);
+        expect(await store.dueJobs(T0 + 50, 10)).toEqual([b, c, a]);
+        expect(ids(await store.dueJobs(T0 + 50, 2))).toEqual([b.id, c.id]);
+        expect(ids(await store.dueJobs(T0 + 50, 1))).toEqual([b.id]);
+        // Due exactly at `now` counts.
+        expect(ids(await store.dueJobs(T0 + 20, 10))).toEqual([b.id, c.id]);
+        expect(await store.dueJobs(T0 + 9, 10)).toEqual([]);
+        expect(ids(await store.dueJobs(T0 + 1_000, 10))).toHaveLength(4);
+      });
+
+      it('follows next-poll changes made by apply', async () => {
+        const a = await jobWith('resched-a', { phase: 'active', nextPollAt: T0 + 10 });
+        const b = await jobWith('resched-b', { phase: 'active', nextPollAt: T0 + 20 });
+        await store.apply({ jobId: a.id, job: { nextPollAt: T0 + 40 } }, T0 + 10);
+        expect(ids(await store.dueJobs(T0 + 30, 10))).toEqual([b.id]);
+        await store.apply({ jobId: b.id, job: { phase: 'idle', nextPollAt: null } }, T0 + 20);
+        expect(ids(await store.dueJobs(T0 + 50, 10))).toEqual([a.id]);
+      });
+    });
+
+    describe('interrupted', () => {
+      it('lists jobs left posting or creating, and follow-ups left pending or sending', async () => {
+        const posting = await job('int-posting');
+        const creating = await job('int-creating');
+        await store.apply({ jobId: creating.job.id, job: { phase: 'creating', threadTs: '1.1' } }, T0 + 1);
+        expect(await store.claimRun(creating.run.id, T0 + 2)).toBe(true);
+        const active = await jobWith('int-active', { phase: 'active', nextPollAt: T0 + 10 });
+        const idle = await jobWith('int-idle', { phase: 'idle' });
+        for (const phase of ['not_started', 'start_unknown', 'gone'] as const)
+          await jobWith(`int-${phase}`, { phase });
+
+        const waiting = await store.insertFollowUp(active.id, followUp('2.1'), T0 + 3);
+        const sending = await store.insertFollowUp(active.id, followUp('2.2'), T0 + 4);
+        expect(await store.claimRun(sending.run.id, T0 + 5)).toBe(true);
+        const sent = await store.insertFollowUp(idle.id, followUp('3.1'), T0 + 6);
+        await store.apply(
+          { jobId: idle.id, run: { id: sent.run.id, patch: { state: 'sent', sentAt: T0 + 7 } } },
+          T0 + 7,
+        );
+        const failed = await store.insertFollowUp(idle.id, followUp('3.2'), T0 + 8);
+        await store.apply({ jobId: idle.id, run: { id: failed.run.id, patch: { state: 'failed' } } }, T0 + 9);
+        const unknown = await store.insertFollowUp(idle.id, followUp('3.3'), T0 + 10);
+        await store.apply(
+          { jobId: idle.id, run: { id: unknown.run.id, patch: { state: 'unknown' } } },
+          T0 + 11,
+        );
+
+        const found = await store.interrupted();
+        expect(byId(found.jobs).map((j) => [j.id, j.phase])).toEqual([
+          [posting.job.id, 'posting'],
+          [creating.job.id, 'creating'],
+        ]);
+        expect(byId(found.jobs)[1]).toEqual(await store.getJob(creating.job.id));
+        // Create runs are recovered through their job, not listed here.
+        expect(byId(found.runs).map((r) => [r.id, r.kind, r.state])).toEqual([
+          [waiting.run.id, 'follow_up', 'pending'],
+          [sending.run.id, 'follow_up', 'sending'],
+        ]);
+      });
+
+      it('is empty when nothing was left half done', async () => {
+        await jobWith('calm', { phase: 'active', nextPollAt: T0 + 10 });
+        expect(await store.interrupted()).toEqual({ jobs: [], runs: [] });
+      });
+    });
+
+    describe('pendingRuns', () => {
+      it('lists the pending runs of one job in order', async () => {
+        const { job: j, run } = await job('pending-runs');
+        const other = await job('pending-other');
+        expect(await store.claimRun(run.id, T0 + 1)).toBe(true);
+        const a = await store.insertFollowUp(j.id, followUp('4.1'), T0 + 2);
+        const b = await store.insertFollowUp(j.id, followUp('4.2'), T0 + 3);
+        const c = await store.insertFollowUp(j.id, followUp('4.3'), T0 + 4);
+        await store.insertFollowUp(other.job.id, followUp('4.4'), T0 + 5);
+        expect(await store.claimRun(b.run.id, T0 + 6)).toBe(true);
+
+        expect(await store.pendingRuns(j.id)).toEqual([a.run, c.run]);
+        await store.apply(
+          { jobId: j.id, run: { id: a.run.id, patch: { state: 'failed', error: 'refused' } } },
+          T0 + 7,
+        );
+        expect(ids(await store.pendingRuns(j.id))).toEqual([c.run.id]);
+      });
+    });
+
+    describe('outbox', () => {
+      it('returns due items oldest first, up to the limit, and respects the next attempt time', async () => {
+        const x = await enqueueAt(item(null, 'x', 'key-x'), T0);
+        const y = await enqueueAt(item(null, 'y'), T0 + 5);
+        const z = await enqueueAt(item(null, 'z'), T0 + 10);
+        expect(x).toEqual<OutboxItem>({
+          id: x.id,
+          jobId: null,
+          dedupeKey: 'key-x',
+          payload: post('x'),
+          attempts: 0,
+          nextAttemptAt: T0,
+          startedAt: null,
+          deliveredAt: null,
+          deadAt: null,
+          lastError: null,
+          createdAt: T0,
+        });
+
+        expect(texts(await store.dueOutbox(T0 + 4, 10))).toEqual(['x']);
+        expect(texts(await store.dueOutbox(T0 + 10, 10))).toEqual(['x', 'y', 'z']);
+        expect(texts(await store.dueOutbox(T0 + 10, 2))).toEqual(['x', 'y']);
+
+        await store.updateOutbox(x.id, {
+          attempts: 1,
+          startedAt: T0 + 11,
+          nextAttemptAt: T0 + 20,
+          lastError: 'ratelimited',
+        });
+        expect(texts(await store.dueOutbox(T0 + 19, 10))).toEqual(['y', 'z']);
+        const later = await store.dueOutbox(T0 + 20, 10);
+        expect(later.map((i) => i.id)).toEqual([y.id, z.id, x.id]);
+        expect(later[2]).toEqual<OutboxItem>({
+          ...x,
+          attempts: 1,
+          startedAt: T0 + 11,
+          nextAttemptAt: T0 + 20,
+          lastError: 'ratelimited',
+        });
+      });
+
+      it('keeps payloads of every type intact', async () => {
+        const payloads: OutboxPayload[] = [
+          post('Done: <https://github.com/example/docs/pull/7|PR #7> & more — “quoted”', '1700000000.000100'),
+          { type: 'update_root', channel: 'C0DOCS', ts: '1700000000.000100' },
+          { type: 'reaction', channel: 'C0DOCS', ts: '1700000000.000200', name: 'eyes' },
+          { type: 'respond', responseUrl: 'https://hooks.slack.test/r/1', text: 'Private note' },
+          { type: 'ephemeral', channel: 'C0DOCS', user: 'U0BOB', threadTs: null, text: 'Only you' },
+        ];
+        await store.enqueue(
+          payloads.map((payload) => ({ jobId: null, dedupeKey: null, payload })),
+          T0,
+        );
+        expect((await store.dueOutbox(T0, 10)).map((i) => i.payload)).toEqual(payloads);
+      });
+
+      it('holds back later items of a job until the first is delivered or dead', async () => {
+        const a = await job('outbox-a');
+        const b = await job('outbox-b');
+        const a1 = await enqueueAt(item(a.job.id, 'a1'), T0);
+        await store.enqueue([item(a.job.id, 'a2')], T0 + 1);
+        await store.enqueue([item(b.job.id, 'b1')], T0 + 2);
+        await store.enqueue([item(null, 'n1')], T0 + 3);
+        await store.enqueue([item(a.job.id, 'a3')], T0 + 4);
+        await store.enqueue([item(null, 'n2')], T0 + 5);
+
+        expect(texts(await store.dueOutbox(T0 + 100, 10))).toEqual(['a1', 'b1', 'n1', 'n2']);
+
+        await store.updateOutbox(a1.id, { attempts: 1, startedAt: T0 + 100, deliveredAt: T0 + 101 });
+        const afterDelivery = await store.dueOutbox(T0 + 100, 10);
+        expect(texts(afterDelivery)).toEqual(['a2', 'b1', 'n1', 'n2']);
+
+        const a2 = afterDelivery[0] as OutboxItem;
+        await store.updateOutbox(a2.id, { attempts: 5, deadAt: T0 + 102, lastError: 'channel_not_found' });
+        expect(texts(await store.dueOutbox(T0 + 100, 10))).toEqual(['b1', 'n1', 'a3', 'n2']);
+      });
+
+      it('holds back a job’s later item even while its first waits for a retry', async () => {
+        const a = await job('outbox-retry');
+        const first = await enqueueAt(item(a.job.id, 'first'), T0);
+        await store.enqueue([item(a.job.id, 'second')], T0 + 1);
+        await store.enqueue([item(null, 'loose')], T0 + 2);
+        await store.updateOutbox(first.id, {
+          attempts: 1,
+          nextAttemptAt: T0 + 1_000,
+          lastError: 'ratelimited',
+        });
+
+        expect(texts(await store.dueOutbox(T0 + 500, 10))).toEqual(['loose']);
+        expect(texts(await store.dueOutbox(T0 + 1_000, 10))).toEqual(['loose', 'first']);
+      });
+
+      it('does not let items without a job hold each other back', async () => {
+        await store.enqueue([item(null, 'n1'), item(null, 'n2'), item(null, 'n3')], T0);
+        expect(texts(await store.dueOutbox(T0, 10))).toEqual(['n1', 'n2', 'n3']);
+      });
+
+      it('drops delivered and dead items from the due list', async () => {
+        const keep = await enqueueAt(item(null, 'keep'), T0);
+        const delivered = await enqueueAt(item(null, 'delivered'), T0 + 1);
+        const dead = await enqueueAt(item(null, 'dead'), T0 + 2);
+        await store.updateOutbox(delivered.id, { deliveredAt: T0 + 3 });
+        await store.updateOutbox(dead.id, { deadAt: T0 + 3, lastError: 'not_in_channel' });
+        expect(ids(await store.dueOutbox(T0 + 10, 10))).toEqual([keep.id]);
+      });
+
+      it('nextOutboxAt is the earliest next attempt of an undelivered item', async () => {
+        expect(await store.nextOutboxAt()).toBeUndefined();
+        const first = await enqueueAt(item(null, 'first'), T0 + 10);
+        const second = await enqueueAt(item(null, 'second'), T0 + 20);
+        expect(await store.nextOutboxAt()).toBe(T0 + 10);
+
+        await store.updateOutbox(first.id, { attempts: 1, nextAttemptAt: T0 + 30 });
+        expect(await store.nextOutboxAt()).toBe(T0 + 20);
+        await store.updateOutbox(second.id, { deliveredAt: T0 + 21 });
+        expect(await store.nextOutboxAt()).toBe(T0 + 30);
+        await store.updateOutbox(first.id, { deadAt: T0 + 31 });
+        expect(await store.nextOutboxAt()).toBeUndefined();
+      });
+    });
+
+    describe('countActiveJobs', () => {
+      it('counts jobs in phase active only', async () => {
+        expect(await store.countActiveJobs()).toBe(0);
+        const a = await jobWith('count-a', { phase: 'active', nextPollAt: T0 + 10 });
+        await jobWith('count-b', { phase: 'active', nextPollAt: null });
+        await jobWith('count-c', { phase: 'idle' });
+        await jobWith('count-d', { phase: 'creating' });
+        await job('count-e');
+        expect(await store.countActiveJobs()).toBe(2);
+
+        await store.apply({ jobId: a.id, job: { phase: 'idle', nextPollAt: null } }, T0 + 20);
+        expect(await store.countActiveJobs()).toBe(1);
+      });
+    });
+  });
+}
