@@ -24,10 +24,24 @@ export interface PollerOptions {
   random?: () => number;
 }
 
-/** Growth of the interval between polls of one still-running job. */
-export const POLL_BACKOFF_FACTOR = 1.25;
+/** A run is polled every `intervalMs` until it is this old; then the interval grows with its age. */
+export const POLL_STEADY_MS = 5 * 60_000;
 /** ± share of each interval that is randomized, so jobs started together drift apart. */
 export const POLL_JITTER = 0.1;
+
+/**
+ * Interval before the next poll of a healthy run of the given age: `intervalMs` while the run is
+ * young (most finish within minutes), then proportional to its age, capped at `maxIntervalMs`.
+ */
+export function pollInterval(ageMs: number, intervalMs: number, maxIntervalMs: number): number {
+  const scaled = Math.round(intervalMs * Math.max(1, ageMs / POLL_STEADY_MS));
+  return Math.min(maxIntervalMs, Math.max(intervalMs, scaled));
+}
+
+/** Interval after `failures` consecutive failed polls: doubles from `intervalMs` up to the cap. */
+export function failureBackoff(failures: number, intervalMs: number, maxIntervalMs: number): number {
+  return Math.min(maxIntervalMs, intervalMs * 2 ** Math.min(failures, 16));
+}
 
 export interface Poller extends Loop {
   /** Polls one job now (what the loop does for each due job). Exposed for tests. */
@@ -47,19 +61,19 @@ export function createPoller(options: PollerOptions): Poller {
   const jitter = (ms: number) => Math.round(ms * (1 - POLL_JITTER + 2 * POLL_JITTER * random()));
 
   async function reschedule(job: JobRecord, failed: boolean, extra: Partial<JobRecord> = {}) {
-    const failures = failed ? job.pollFailures + 1 : 0;
-    const base = failed
-      ? Math.min(options.maxIntervalMs, options.intervalMs * 2 ** Math.min(failures, 16))
-      : Math.min(options.maxIntervalMs, Math.round(job.pollIntervalMs * POLL_BACKOFF_FACTOR));
     const at = now();
+    const failures = failed ? job.pollFailures + 1 : 0;
+    const interval = failed
+      ? failureBackoff(failures, options.intervalMs, options.maxIntervalMs)
+      : pollInterval(at - (job.runStartedAt ?? at), options.intervalMs, options.maxIntervalMs);
     await store.apply(
       {
         jobId: job.id,
         job: {
           ...extra,
           pollFailures: failures,
-          pollIntervalMs: failed ? job.pollIntervalMs : base,
-          nextPollAt: at + jitter(failed ? base : job.pollIntervalMs),
+          pollIntervalMs: interval,
+          nextPollAt: at + jitter(interval),
         },
       },
       at,

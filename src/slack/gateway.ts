@@ -25,6 +25,12 @@ const PERMANENT_ERRORS = new Set([
   'invalid_metadata_format',
   'invalid_metadata_schema',
   'metadata_too_large',
+  // The app is set up wrongly for this call; an admin must act, retrying cannot help.
+  'missing_scope',
+  'not_allowed_token_type',
+  'unknown_method',
+  'method_deprecated',
+  'invalid_arguments',
 ]);
 
 /** A Slack Web API call that failed, with Slack's error code (`not_in_channel`, `http_500`…). */

@@ -176,7 +176,10 @@ export interface Store {
   /** Follow-ups recorded while the job did not yet exist upstream. */
   pendingRuns(jobId: number): Promise<RunRecord[]>;
   enqueue(items: NewOutboxItem[], now: number): Promise<void>;
-  /** Undelivered outbox items that are due, oldest first, at most one per job (keeps order). */
+  /**
+   * Undelivered outbox items that are due, oldest first. Thread posts of one job come out one at
+   * a time, in order; root updates, reactions and private replies are independent.
+   */
   dueOutbox(now: number, limit: number): Promise<OutboxItem[]>;
   updateOutbox(id: number, patch: OutboxPatch): Promise<void>;
   /** Earliest next attempt of an undelivered outbox item, if any. */

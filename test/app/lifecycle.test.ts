@@ -98,6 +98,15 @@ describe('a job from command to outcome', () => {
     await waitFor('outcome', () => h.slack.threadPosts(threadTs)[0]);
   });
 
+  it('posts the outcome even while Slack keeps refusing root message updates', async () => {
+    const { threadTs, jobId } = await h.startJob();
+    h.slack.outage.begin('chat.update');
+    h.agent.complete(jobId, 'https://github.com/example/docs/pull/11');
+    const post = await waitFor('outcome', () => h.slack.threadPosts(threadTs)[0]);
+    expect(post.text).toContain('pull/11');
+    h.slack.outage.end('chat.update');
+  });
+
   it('says the job is gone when the agent API answers 404', async () => {
     const { threadTs, jobId } = await h.startJob();
     h.agent.remove(jobId);

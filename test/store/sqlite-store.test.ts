@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { migrations } from '../../src/store/sqlite/migrations.js';
-import { migrate, openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import {
+  DUE_JOBS_SQL,
+  DUE_OUTBOX_SQL,
+  migrate,
+  openSqliteStore,
+} from '../../src/store/sqlite/sqlite-store.js';
 import { createRun, followUp, newJob, post, storeContract, T0 } from './store-contract.js';
 
 storeContract('SQLite (:memory:)', () => openSqliteStore(':memory:'));
@@ -153,11 +158,7 @@ describe('SQLite query plans', () => {
   });
 
   it('finds due jobs through jobs_due, without a table scan or a sort', () => {
-    const details = plan(
-      "SELECT * FROM jobs WHERE phase = 'active' AND next_poll_at <= ? ORDER BY next_poll_at LIMIT ?",
-      T0 + 1_000,
-      50,
-    );
+    const details = plan(DUE_JOBS_SQL, T0 + 1_000, 50);
     expect(
       details.some((d) => /USING INDEX jobs_due\b/.test(d)),
       details.join('; '),
@@ -180,18 +181,7 @@ describe('SQLite query plans', () => {
   });
 
   it('finds due outbox items through outbox_due, and earlier items of a job through outbox_job_pending', () => {
-    // The store's due-outbox statement, verbatim.
-    const details = plan(
-      `
-      SELECT * FROM outbox o
-      WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.next_attempt_at <= ?
-        AND (o.job_id IS NULL OR NOT EXISTS (
-          SELECT 1 FROM outbox p
-          WHERE p.job_id = o.job_id AND p.id < o.id AND p.delivered_at IS NULL AND p.dead_at IS NULL))
-      ORDER BY o.next_attempt_at, o.id LIMIT ?`,
-      T0 + 1_000,
-      50,
-    );
+    const details = plan(DUE_OUTBOX_SQL, T0 + 1_000, 50);
     expect(
       details.some((d) => /^(SEARCH|SCAN) o USING INDEX outbox_due\b/.test(d)),
       details.join('; '),

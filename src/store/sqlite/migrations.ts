@@ -60,6 +60,7 @@ export const migrations: ReadonlyArray<{ version: number; name: string; sql: str
         id INTEGER PRIMARY KEY,
         job_id INTEGER REFERENCES jobs (id),
         dedupe_key TEXT UNIQUE,
+        kind TEXT NOT NULL,
         payload TEXT NOT NULL,
         attempts INTEGER NOT NULL DEFAULT 0,
         next_attempt_at INTEGER NOT NULL,
@@ -70,7 +71,8 @@ export const migrations: ReadonlyArray<{ version: number; name: string; sql: str
         created_at INTEGER NOT NULL
       );
       CREATE INDEX outbox_due ON outbox (next_attempt_at) WHERE delivered_at IS NULL AND dead_at IS NULL;
-      CREATE INDEX outbox_job_pending ON outbox (job_id, id) WHERE delivered_at IS NULL AND dead_at IS NULL;
+      CREATE INDEX outbox_job_pending ON outbox (job_id, id)
+        WHERE delivered_at IS NULL AND dead_at IS NULL AND kind = 'post';
 
       CREATE TABLE slack_events (
         event_id TEXT PRIMARY KEY,

@@ -28,7 +28,7 @@ function fromRow<T>(row: Row): T {
 }
 
 function outboxFromRow(row: Row): OutboxItem {
-  const item = fromRow<OutboxItem & { payload: string }>(row);
+  const { kind: _kind, ...item } = fromRow<OutboxItem & { payload: string; kind: string }>(row);
   return { ...item, payload: JSON.parse(item.payload) };
 }
 
@@ -43,6 +43,23 @@ function setClause(patch: Record<string, unknown>): { sql: string; params: Row }
   }
   return { sql: parts.join(', '), params };
 }
+
+/** Active jobs whose poll is due; served by the partial index `jobs_due`. */
+export const DUE_JOBS_SQL =
+  "SELECT * FROM jobs WHERE phase = 'active' AND next_poll_at <= ? ORDER BY next_poll_at LIMIT ?";
+
+/**
+ * Due outbox items. A thread post waits for earlier undelivered posts of its job (order in the
+ * thread); the check is served by the partial index `outbox_job_pending`.
+ */
+export const DUE_OUTBOX_SQL = `
+      SELECT * FROM outbox o
+      WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.next_attempt_at <= ?
+        AND (o.job_id IS NULL OR o.kind <> 'post' OR NOT EXISTS (
+          SELECT 1 FROM outbox p
+          WHERE p.job_id = o.job_id AND p.id < o.id AND p.delivered_at IS NULL AND p.dead_at IS NULL
+            AND p.kind = 'post'))
+      ORDER BY o.next_attempt_at, o.id LIMIT ?`;
 
 /** Applies the numbered migrations that the database has not seen yet. */
 export function migrate(db: Database.Database): void {
@@ -105,24 +122,16 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
     pendingRuns: db.prepare(
       "SELECT * FROM runs WHERE state = 'pending' AND job_id = ? AND kind = 'follow_up' ORDER BY seq",
     ),
-    dueJobs: db.prepare(
-      "SELECT * FROM jobs WHERE phase = 'active' AND next_poll_at <= ? ORDER BY next_poll_at LIMIT ?",
-    ),
+    dueJobs: db.prepare(DUE_JOBS_SQL),
     interruptedJobs: db.prepare("SELECT * FROM jobs WHERE phase IN ('posting', 'creating') ORDER BY id"),
     sendingRuns: db.prepare(
       "SELECT * FROM runs WHERE state IN ('pending', 'sending') AND kind = 'follow_up' ORDER BY id",
     ),
     enqueue: db.prepare(`
-      INSERT INTO outbox (job_id, dedupe_key, payload, next_attempt_at, created_at)
-      VALUES (@jobId, @dedupeKey, @payload, @now, @now)
+      INSERT INTO outbox (job_id, dedupe_key, kind, payload, next_attempt_at, created_at)
+      VALUES (@jobId, @dedupeKey, @kind, @payload, @now, @now)
       ON CONFLICT (dedupe_key) DO NOTHING`),
-    dueOutbox: db.prepare(`
-      SELECT * FROM outbox o
-      WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.next_attempt_at <= ?
-        AND (o.job_id IS NULL OR NOT EXISTS (
-          SELECT 1 FROM outbox p
-          WHERE p.job_id = o.job_id AND p.id < o.id AND p.delivered_at IS NULL AND p.dead_at IS NULL))
-      ORDER BY o.next_attempt_at, o.id LIMIT ?`),
+    dueOutbox: db.prepare(DUE_OUTBOX_SQL),
     nextOutboxAt: db.prepare(
       'SELECT MIN(next_attempt_at) AS at FROM outbox WHERE delivered_at IS NULL AND dead_at IS NULL',
     ),
@@ -135,6 +144,7 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
       stmt.enqueue.run({
         jobId: item.jobId,
         dedupeKey: item.dedupeKey,
+        kind: item.payload.type,
         payload: JSON.stringify(item.payload),
         now,
       });
