@@ -1,4 +1,5 @@
 import { WebClient } from '@slack/web-api';
+import { createAccessPolicy } from './access/access-policy.js';
 import { createAgentClient } from './agent/client.js';
 import type { Config } from './config.js';
 import { secretsOf } from './config.js';
@@ -9,6 +10,7 @@ import { createLogger, type Logger } from './logger.js';
 import { createPoller } from './poller/poller.js';
 import { createSlackApp } from './slack/bolt-app.js';
 import { createSlackGateway } from './slack/gateway.js';
+import { createIdentity } from './slack/identity.js';
 import { openSqliteStore } from './store/sqlite/sqlite-store.js';
 import type { Store } from './store/types.js';
 import { createTaskTracker } from './util/tasks.js';
@@ -54,6 +56,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     logger: undefined,
   });
   const slack = createSlackGateway({ client, logger });
+  const identity = createIdentity(client, logger);
   const agent = createAgentClient({
     baseUrl: config.agent.apiUrl,
     apiKey: config.agent.apiKey,
@@ -64,8 +67,12 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
 
   // The poller and outbox are created after the service that wakes them.
   const wake = { outbox: () => {}, poller: () => {} };
+  const access = createAccessPolicy({ config: config.access, identity, slack, store, logger });
   const jobs = createJobService({
     store,
+    access,
+    maxPromptChars: config.maxPromptChars,
+    maxInstructionsPerUserPerHour: config.access.maxInstructionsPerUserPerHour,
     agent,
     slack,
     logger,
@@ -89,7 +96,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   wake.poller = () => poller.kick();
 
   const tasks = createTaskTracker(logger);
-  const slackApp = createSlackApp({ config, logger, client, isReady: () => ready });
+  const slackApp = createSlackApp({ config, logger, identity, isReady: () => ready });
   registerListeners(slackApp.app, {
     jobs,
     tasks,

@@ -39,6 +39,18 @@ export interface Config {
     /** How many job polls may be in flight at once. */
     concurrency: number;
   };
+  access: {
+    /** Channels where the bot may be used; null means every channel. */
+    allowedChannelIds: ReadonlySet<string> | null;
+    /** People who may use the bot; null means everyone. */
+    allowedUserIds: ReadonlySet<string> | null;
+    /** Whether guests (restricted and ultra-restricted accounts) may use the bot. */
+    allowGuests: boolean;
+    /** Instructions (commands and follow-ups) one person may give per rolling hour. */
+    maxInstructionsPerUserPerHour: number;
+  };
+  /** Longest instruction accepted, in characters of plain text. */
+  maxPromptChars: number;
   logLevel: LogLevel;
 }
 
@@ -107,6 +119,26 @@ const integer = (fallback: number, min: number, max: number, unit: string) =>
       .default(fallback),
   );
 
+/** A comma-separated list of Slack ids; empty means "no restriction". */
+const idList = (what: string) =>
+  z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .optional()
+      .transform((v) =>
+        v
+          ? v
+              .split(',')
+              .map((id) => id.trim())
+              .filter(Boolean)
+          : [],
+      )
+      .refine((ids) => ids.every((id) => /^[A-Z0-9]+$/.test(id)), {
+        error: `must be a comma-separated list of ${what}`,
+      }),
+  );
+
 const envSchema = z.object({
   SLACK_BOT_TOKEN: secret('xoxb-', 'the bot token from OAuth & Permissions'),
   SLACK_SIGNING_SECRET: z.preprocess(blankToUndefined, z.string().optional()),
@@ -127,6 +159,17 @@ const envSchema = z.object({
   POLL_MAX_INTERVAL_MS: integer(60_000, 10, 3_600_000, 'milliseconds'),
   POLL_MAX_AGE_MS: integer(24 * 3_600_000, 1_000, 30 * 24 * 3_600_000, 'milliseconds'),
   POLL_CONCURRENCY: integer(4, 1, 64, 'polls in flight'),
+  ALLOWED_CHANNEL_IDS: idList('channel ids such as C0123ABCD'),
+  ALLOWED_USER_IDS: idList('user ids such as U0123ABCD'),
+  ALLOW_GUESTS: z.preprocess(
+    (v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : v),
+    z
+      .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
+      .default('false')
+      .transform((v) => v === 'true' || v === '1' || v === 'yes'),
+  ),
+  MAX_INSTRUCTIONS_PER_USER_PER_HOUR: integer(20, 1, 100_000, 'instructions'),
+  MAX_PROMPT_CHARS: integer(10_000, 1, 1_000_000, 'characters'),
   LOG_LEVEL: z.preprocess(
     (v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : v),
     z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
@@ -171,6 +214,13 @@ export function readConfig(env: Env = process.env): Config {
       maxAgeMs: e.POLL_MAX_AGE_MS,
       concurrency: e.POLL_CONCURRENCY,
     },
+    access: {
+      allowedChannelIds: e.ALLOWED_CHANNEL_IDS.length ? new Set(e.ALLOWED_CHANNEL_IDS) : null,
+      allowedUserIds: e.ALLOWED_USER_IDS.length ? new Set(e.ALLOWED_USER_IDS) : null,
+      allowGuests: e.ALLOW_GUESTS,
+      maxInstructionsPerUserPerHour: e.MAX_INSTRUCTIONS_PER_USER_PER_HOUR,
+    },
+    maxPromptChars: e.MAX_PROMPT_CHARS,
     logLevel: e.LOG_LEVEL,
   };
 }

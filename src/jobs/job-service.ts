@@ -1,3 +1,4 @@
+import type { AccessPolicy } from '../access/access-policy.js';
 import type { AgentClient } from '../agent/client.js';
 import {
   AgentInvalidResponseError,
@@ -10,7 +11,7 @@ import type { Logger } from '../logger.js';
 import { SlackCallError, type SlackGateway } from '../slack/gateway.js';
 import { mrkdwnToPlain } from '../slack/mrkdwn.js';
 import type { JobPatch, JobRecord, NewOutboxItem, RunOutcome, RunRecord, Store } from '../store/types.js';
-import { agentErrorText, outcomeText, rootText, text } from './messages.js';
+import { agentErrorText, outcomeText, refusalText, rootText, text } from './messages.js';
 
 /** A `/docs-agent <instruction>` command, already validated by its listener. */
 export interface StartRequest {
@@ -26,6 +27,7 @@ export interface StartRequest {
 
 /** A human reply in some thread, already filtered by its listener. */
 export interface ReplyRequest {
+  teamId: string | undefined;
   channelId: string;
   threadTs: string;
   messageTs: string;
@@ -45,6 +47,11 @@ export interface JobService {
 
 export interface JobServiceDeps {
   store: Store;
+  access: AccessPolicy;
+  /** Longest instruction accepted, in characters of plain text. */
+  maxPromptChars: number;
+  /** Per-person hourly instruction limit, for the refusal message. */
+  maxInstructionsPerUserPerHour: number;
   agent: AgentClient;
   slack: SlackGateway;
   logger: Logger;
@@ -114,6 +121,37 @@ export function createJobService(deps: JobServiceDeps): JobService {
           },
         ]
       : [];
+
+  /** Tells one person something privately; nothing else happens. */
+  async function tellPrivately(
+    dedupeKey: string,
+    where: { channelId: string; userId: string; threadTs: string | null; responseUrl: string | null },
+    message: string,
+  ): Promise<void> {
+    const payload = where.responseUrl
+      ? ({ type: 'respond', responseUrl: where.responseUrl, text: message } as const)
+      : ({
+          type: 'ephemeral',
+          channel: where.channelId,
+          user: where.userId,
+          threadTs: where.threadTs,
+          text: message,
+        } as const);
+    await store.enqueue([{ jobId: null, dedupeKey, payload }], now());
+    deps.onEnqueued();
+  }
+
+  /** Checks length and access; returns the refusal to give, if any. */
+  async function refusal(
+    prompt: string,
+    who: { teamId: string | undefined; channelId: string; userId: string },
+  ) {
+    if (prompt.length > deps.maxPromptChars) return text.promptTooLong(prompt.length, deps.maxPromptChars);
+    const decision = await deps.access.check(who);
+    if (decision.allowed) return undefined;
+    logger.info('instruction refused', { reason: decision.reason, user: who.userId, channel: who.channelId });
+    return refusalText(decision, deps.maxInstructionsPerUserPerHour);
+  }
 
   const logAgentError = (error: unknown, fields: Record<string, unknown>) => {
     if (error instanceof AgentUnauthorizedError) {
@@ -287,6 +325,20 @@ export function createJobService(deps: JobServiceDeps): JobService {
   return {
     async startJob(request) {
       const prompt = mrkdwnToPlain(request.text).trim();
+      const refused = await refusal(prompt, request);
+      if (refused) {
+        await tellPrivately(
+          `refused:${request.triggerId}`,
+          {
+            channelId: request.channelId,
+            userId: request.userId,
+            threadTs: null,
+            responseUrl: request.responseUrl,
+          },
+          refused,
+        );
+        return;
+      }
       const { job, run, created } = await store.insertJob(
         {
           teamId: request.teamId,
@@ -352,6 +404,20 @@ export function createJobService(deps: JobServiceDeps): JobService {
       const job = await store.findJobByThread(request.channelId, request.threadTs);
       if (!job) return;
       const prompt = mrkdwnToPlain(request.text).trim();
+      const refused = prompt ? await refusal(prompt, request) : undefined;
+      if (refused) {
+        await tellPrivately(
+          `refused-reply:${request.channelId}:${request.messageTs}`,
+          {
+            channelId: request.channelId,
+            userId: request.userId,
+            threadTs: request.threadTs,
+            responseUrl: null,
+          },
+          refused,
+        );
+        return;
+      }
       if (!prompt) {
         await store.enqueue(
           [

@@ -1,3 +1,4 @@
+import type { RefusalReason } from '../access/access-policy.js';
 import {
   AgentBadRequestError,
   AgentInvalidResponseError,
@@ -142,7 +143,28 @@ export function agentErrorText(error: unknown, what: 'job' | 'follow-up'): strin
   return `:warning: Something went wrong on my side. ${nothingSent} Please try again.`;
 }
 
+const REFUSALS: Record<Exclude<RefusalReason, 'rate'>, string> = {
+  team: ':no_entry: This docs agent serves another Slack workspace, so it cannot take instructions from here.',
+  channel: ':no_entry: The docs agent is not enabled in this channel. Ask an admin which channels it serves.',
+  user: ':no_entry: You are not on the list of people who may instruct the docs agent. Ask an admin to add you.',
+  guest:
+    ':no_entry: Guest accounts cannot instruct the docs agent, because its jobs open pull requests on the docs repository.',
+};
+
+/** Why someone may not give the agent an instruction, said politely and privately. */
+export function refusalText(decision: { reason: RefusalReason; retryAt?: Date }, limit: number): string {
+  if (decision.reason === 'rate') {
+    const when = decision.retryAt ? ` You can try again ${slackDate(decision.retryAt)}.` : '';
+    return `:hourglass: You have given the docs agent ${limit} instructions in the last hour, the most one person may, so this one was not sent.${when}`;
+  }
+  return REFUSALS[decision.reason];
+}
+
 export const text = {
+  promptTooLong: (length: number, max: number) =>
+    `:straight_ruler: That instruction is ${length.toLocaleString('en-US')} characters long; the limit is ${max.toLocaleString('en-US')}. Nothing was sent. Please shorten it, or split it into a first instruction and follow-ups in the thread.`,
+  unknownSubcommand: (word: string) =>
+    `:information_source: \`${word.replace(/`/g, "'")}\` is not a ${COMMAND} subcommand, so nothing was started.\n${USAGE}`,
   notInChannel: (channelId: string) =>
     `:wave: I can't post in <#${channelId}>, so no job was started. Invite me with \`/invite @docs-agent\` and run the command again. (In a direct message, run ${COMMAND} in a channel instead.)`,
   cannotPost: (reason: string) =>

@@ -1,9 +1,9 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, HTTPReceiver, LogLevel, SocketModeReceiver } from '@slack/bolt';
-import type { WebClient } from '@slack/web-api';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
+import type { Identity } from './identity.js';
 
 type BoltApp = App;
 
@@ -28,16 +28,10 @@ function boltLogger(logger: Logger) {
   };
 }
 
-export interface BotIdentity {
-  teamId?: string;
-  botUserId?: string;
-  botId?: string;
-}
-
 export interface SlackAppOptions {
   config: Config;
   logger: Logger;
-  client: WebClient;
+  identity: Identity;
   /** Whether `/healthz` answers 200. */
   isReady: () => boolean;
 }
@@ -53,7 +47,7 @@ export interface SlackApp {
  * Builds the Bolt app: HTTP mode on `/slack/events`, or Socket Mode when an app token is set,
  * with `/healthz` beside it in both modes.
  */
-export function createSlackApp({ config, logger, client, isReady }: SlackAppOptions): SlackApp {
+export function createSlackApp({ config, logger, identity, isReady }: SlackAppOptions): SlackApp {
   const healthz = {
     path: '/healthz',
     method: ['GET'],
@@ -65,21 +59,7 @@ export function createSlackApp({ config, logger, client, isReady }: SlackAppOpti
   };
   const log = boltLogger(logger);
 
-  // The identity is learned once with auth.test and cached; if Slack is unreachable at start,
-  // the next event tries again instead of failing start-up.
-  let identity: BotIdentity | undefined;
-  const authorize = async () => {
-    if (!identity) {
-      try {
-        const result = await client.auth.test();
-        identity = { teamId: result.team_id, botUserId: result.user_id, botId: result.bot_id };
-      } catch (error) {
-        logger.warn('auth.test failed; continuing without the bot identity', { error });
-        return { botToken: config.slack.botToken };
-      }
-    }
-    return { botToken: config.slack.botToken, ...identity };
-  };
+  const authorize = async () => ({ botToken: config.slack.botToken, ...(await identity.get()) });
 
   const socketMode = config.slack.appToken !== undefined;
   const receiver = socketMode

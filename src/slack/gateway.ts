@@ -76,6 +76,15 @@ export interface PostMetadata {
   key: string;
 }
 
+export interface SlackUser {
+  /** Multi-channel guest. */
+  isRestricted: boolean;
+  /** Single-channel guest. */
+  isUltraRestricted: boolean;
+  isBot: boolean;
+  deleted: boolean;
+}
+
 /** The Slack calls the bot makes, with errors turned into {@link SlackCallError}. */
 export interface SlackGateway {
   postMessage(args: {
@@ -89,6 +98,8 @@ export interface SlackGateway {
   postEphemeral(args: { channel: string; user: string; threadTs?: string; text: string }): Promise<void>;
   /** Replies privately through a slash command's `response_url`. */
   respond(responseUrl: string, text: string): Promise<void>;
+  /** Account facts that decide access. */
+  userInfo(userId: string): Promise<SlackUser>;
   /** ts of a message in the thread carrying the given metadata key, if any. */
   findPosted(args: {
     channel: string;
@@ -170,6 +181,16 @@ export function createSlackGateway({
       if (response.status === 404 || response.status === 410)
         throw new SlackCallError('response_url', 'expired_url');
       if (!response.ok) throw new SlackCallError('response_url', `http_${response.status}`);
+    },
+    async userInfo(userId) {
+      const result = await call('users.info', () => client.users.info({ user: userId }));
+      const user = result.user ?? {};
+      return {
+        isRestricted: user.is_restricted === true,
+        isUltraRestricted: user.is_ultra_restricted === true,
+        isBot: user.is_bot === true,
+        deleted: user.deleted === true,
+      };
     },
     async findPosted({ channel, threadTs, metadata }) {
       let cursor: string | undefined;

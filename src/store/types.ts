@@ -185,6 +185,11 @@ export interface Store {
   /** Earliest next attempt of an undelivered outbox item, if any. */
   nextOutboxAt(): Promise<number | undefined>;
   countActiveJobs(): Promise<number>;
+  /**
+   * Instructions (first instructions and follow-ups) `userId` gave since `since` that went, or
+   * may have gone, to the agent; `oldest` is the earliest one's time.
+   */
+  recentInstructions(userId: string, since: number): Promise<{ count: number; oldest: number | null }>;
   /** Forgets event ids seen before `before`. */
   pruneEvents(before: number): Promise<void>;
   close(): Promise<void>;

@@ -41,6 +41,9 @@ export async function startSlackStandIn(options: { socketModeUrl?: string; appTo
   const faults = new Map<string, SlackFault[]>();
   const unexpected: string[] = [];
   const outage = new Set<string>();
+  /** Multi-channel and single-channel guests, by user id. */
+  const guests = new Set<string>();
+  const singleChannelGuests = new Set<string>();
   let tsCounter = 0;
   const nextTs = () => `1700000000.${String(++tsCounter).padStart(6, '0')}`;
 
@@ -93,6 +96,20 @@ export async function startSlackStandIn(options: { socketModeUrl?: string; appTo
       if (!message) return { ok: false, error: 'message_not_found' };
       message.text = String(args.text ?? '');
       return { ok: true, channel: message.channel, ts: message.ts };
+    },
+    'users.info': (args) => {
+      const id = String(args.user);
+      if (id.startsWith('U0GONE')) return { ok: false, error: 'user_not_found' };
+      return {
+        ok: true,
+        user: {
+          id,
+          is_bot: false,
+          deleted: false,
+          is_restricted: guests.has(id),
+          is_ultra_restricted: singleChannelGuests.has(id),
+        },
+      };
     },
     'chat.postEphemeral': () => ({ ok: true, message_ts: nextTs() }),
     'reactions.add': () => ({ ok: true }),
@@ -163,6 +180,8 @@ export async function startSlackStandIn(options: { socketModeUrl?: string; appTo
     responseUrl: (id: string) => `${stand.url}/respond/${id}`,
     calls,
     responses,
+    guests,
+    singleChannelGuests,
     messages,
     unexpected,
     /** Queues faults for the next calls of `method`, in order. */

@@ -1,6 +1,7 @@
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
-import { USAGE } from '../../jobs/messages.js';
+import { parseCommandText } from '../../jobs/command-text.js';
+import { text, USAGE } from '../../jobs/messages.js';
 import type { ListenerDeps } from '../types.js';
 
 const commandSchema = z.object({
@@ -11,8 +12,6 @@ const commandSchema = z.object({
   trigger_id: z.string().min(1),
   response_url: z.string().url().optional(),
 });
-
-const HELP_WORDS = new Set(['', 'help', '-h', '--help', '?']);
 
 /** `/docs-agent <instruction>`: acknowledge at once, then start the job in the background. */
 export function docsAgentCommand(deps: ListenerDeps) {
@@ -29,8 +28,13 @@ export function docsAgentCommand(deps: ListenerDeps) {
       return;
     }
     const body = parsed.data;
-    if (HELP_WORDS.has(body.text.trim().toLowerCase())) {
+    const parsedText = parseCommandText(body.text);
+    if (parsedText.kind === 'help') {
       await ack({ response_type: 'ephemeral', text: USAGE });
+      return;
+    }
+    if (parsedText.kind === 'unknown_subcommand') {
+      await ack({ response_type: 'ephemeral', text: text.unknownSubcommand(parsedText.word) });
       return;
     }
     await ack();

@@ -37,6 +37,8 @@ export function threadReply(deps: ListenerDeps) {
     }
     deps.tasks.run('forward reply', () =>
       deps.jobs.handleReply({
+        // In a shared channel the author may belong to another workspace.
+        teamId: (raw.user_team as string | undefined) ?? (body as { team_id?: string }).team_id,
         channelId: reply.channel,
         threadTs: reply.thread_ts,
         messageTs: reply.ts,

@@ -54,6 +54,7 @@ export const migrations: ReadonlyArray<{ version: number; name: string; sql: str
         UNIQUE (job_id, seq)
       );
       CREATE UNIQUE INDEX runs_message ON runs (job_id, message_ts) WHERE message_ts IS NOT NULL;
+      CREATE INDEX runs_author ON runs (author_id, created_at);
       CREATE INDEX runs_open ON runs (state, job_id) WHERE state IN ('pending', 'sending');
 
       CREATE TABLE outbox (

@@ -135,6 +135,9 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
     nextOutboxAt: db.prepare(
       'SELECT MIN(next_attempt_at) AS at FROM outbox WHERE delivered_at IS NULL AND dead_at IS NULL',
     ),
+    recentInstructions: db.prepare(
+      "SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM runs WHERE author_id = ? AND created_at >= ? AND state <> 'failed'",
+    ),
     countActive: db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE phase = 'active'"),
     pruneEvents: db.prepare('DELETE FROM slack_events WHERE seen_at < ?'),
   };
@@ -245,6 +248,10 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
     },
     async countActiveJobs() {
       return (stmt.countActive.get() as { n: number }).n;
+    },
+    async recentInstructions(userId, since) {
+      const row = stmt.recentInstructions.get(userId, since) as { n: number; oldest: number | null };
+      return { count: row.n, oldest: row.oldest };
     },
     async pruneEvents(before) {
       stmt.pruneEvents.run(before);

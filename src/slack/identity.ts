@@ -1,0 +1,45 @@
+import type { WebClient } from '@slack/web-api';
+import type { Logger } from '../logger.js';
+
+export interface BotIdentity {
+  teamId: string | undefined;
+  botUserId: string | undefined;
+  botId: string | undefined;
+}
+
+/** After a failed auth.test, how long before asking again, in milliseconds. */
+export const IDENTITY_RETRY_MS = 30_000;
+
+/**
+ * Who the bot is (auth.test), learned once and cached. If Slack cannot say at the moment, the
+ * answer is `undefined` and the question is asked again later, so start-up never depends on it.
+ */
+export function createIdentity(client: WebClient, logger: Logger, now: () => number = Date.now) {
+  let known: BotIdentity | undefined;
+  let failedAt = Number.NEGATIVE_INFINITY;
+  let pending: Promise<BotIdentity | undefined> | undefined;
+
+  return {
+    async get(): Promise<BotIdentity | undefined> {
+      if (known) return known;
+      if (now() - failedAt < IDENTITY_RETRY_MS) return undefined;
+      pending ??= client.auth
+        .test()
+        .then((r) => {
+          known = { teamId: r.team_id, botUserId: r.user_id, botId: r.bot_id };
+          return known;
+        })
+        .catch((error: unknown) => {
+          failedAt = now();
+          logger.warn('auth.test failed; the bot identity is unknown for now', { error });
+          return undefined;
+        })
+        .finally(() => {
+          pending = undefined;
+        });
+      return pending;
+    },
+  };
+}
+
+export type Identity = ReturnType<typeof createIdentity>;
