@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, HTTPReceiver, LogLevel, SocketModeReceiver } from '@slack/bolt';
 import type { Config } from '../config.js';
@@ -62,45 +62,101 @@ export function createSlackApp({ config, logger, identity, isReady }: SlackAppOp
   const authorize = async () => ({ botToken: config.slack.botToken, ...(await identity.get()) });
 
   const socketMode = config.slack.appToken !== undefined;
-  const receiver = socketMode
-    ? new SocketModeReceiver({
-        appToken: config.slack.appToken as string,
-        logger: log,
-        customRoutes: [healthz],
-        installerOptions: { port: config.port, clientOptions: { slackApiUrl: config.slack.apiUrl } },
-      })
-    : new HTTPReceiver({
-        signingSecret: config.slack.signingSecret as string,
-        endpoints: '/slack/events',
-        customRoutes: [healthz],
-        logger: log,
-        processBeforeResponse: false,
-        bodyLimit: MAX_BODY_BYTES,
-      });
-
-  const app = new App({
-    receiver,
-    authorize,
-    logger: log,
-    clientOptions: { slackApiUrl: config.slack.apiUrl },
-  });
-  app.error(async (error) => {
-    logger.error('unhandled error in a listener', { error });
-  });
-
-  return {
-    app,
-    async start() {
-      if (socketMode) {
+  if (socketMode) {
+    const receiver = new SocketModeReceiver({
+      appToken: config.slack.appToken as string,
+      logger: log,
+      customRoutes: [healthz],
+      installerOptions: { port: config.port, clientOptions: { slackApiUrl: config.slack.apiUrl } },
+    });
+    const app = buildApp(receiver);
+    return {
+      app,
+      async start() {
         await app.start();
         const server = (receiver as unknown as { httpServer?: Server }).httpServer;
         return (server?.address() as AddressInfo | null)?.port ?? config.port;
-      }
-      const server = (await app.start(config.port)) as Server;
-      return (server.address() as AddressInfo).port;
-    },
-    async stop() {
-      await app.stop();
-    },
+      },
+      stop: async () => {
+        await app.stop();
+      },
+    };
+  }
+
+  const receiver = new HTTPReceiver({
+    signingSecret: config.slack.signingSecret as string,
+    endpoints: '/slack/events',
+    customRoutes: [healthz],
+    logger: log,
+    processBeforeResponse: false,
+    bodyLimit: MAX_BODY_BYTES,
+  });
+  const app = buildApp(receiver);
+  // Our own server in front of Bolt's request listener, for the checks Bolt leaves out.
+  const server = createServer((req, res) => {
+    const refusal = screenRequest(req);
+    if (refusal) {
+      logger.info('request refused before Bolt', { status: refusal.status, reason: refusal.reason });
+      res.writeHead(refusal.status, { 'content-type': 'text/plain', connection: 'close' });
+      res.end(refusal.reason);
+      req.resume();
+      return;
+    }
+    receiver.requestListener(req, res);
+  });
+  server.requestTimeout = REQUEST_TIMEOUT_MS;
+  server.headersTimeout = REQUEST_TIMEOUT_MS;
+
+  return {
+    app,
+    start: () =>
+      new Promise<number>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(config.port, () => resolve((server.address() as AddressInfo).port));
+      }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
   };
+
+  function buildApp(receiver: HTTPReceiver | SocketModeReceiver): App {
+    const app = new App({
+      receiver,
+      authorize,
+      logger: log,
+      clientOptions: { slackApiUrl: config.slack.apiUrl },
+    });
+    app.error(async (error) => {
+      logger.error('unhandled error in a listener', { error });
+    });
+    return app;
+  }
+}
+
+/** Longest a client may take to send one request, in milliseconds. */
+export const REQUEST_TIMEOUT_MS = 30_000;
+/** Slack refuses to sign for more than five minutes either way; so do we. */
+export const MAX_CLOCK_SKEW_S = 5 * 60;
+const BODY_TYPES = ['application/x-www-form-urlencoded', 'application/json'];
+
+/** Refuses what Bolt's own checks let through: far-future timestamps, unknown body types, huge bodies. */
+export function screenRequest(
+  req: IncomingMessage,
+  nowMs = Date.now(),
+): { status: number; reason: string } | undefined {
+  if (req.method !== 'POST' || !req.url?.startsWith('/slack/events')) return undefined;
+  const timestamp = Number(req.headers['x-slack-request-timestamp']);
+  if (!req.headers['x-slack-signature'] || !Number.isFinite(timestamp)) {
+    return { status: 401, reason: 'missing request signature' };
+  }
+  if (Math.abs(nowMs / 1000 - timestamp) > MAX_CLOCK_SKEW_S) {
+    return { status: 401, reason: 'stale or future request timestamp' };
+  }
+  const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  if (!BODY_TYPES.includes(type)) return { status: 415, reason: 'unsupported content type' };
+  const length = Number(req.headers['content-length'] ?? 0);
+  if (length > MAX_BODY_BYTES) return { status: 413, reason: 'body too large' };
+  return undefined;
 }
