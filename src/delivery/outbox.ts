@@ -40,7 +40,12 @@ export function createOutbox(options: OutboxOptions): Outbox {
     const payload = item.payload;
     switch (payload.type) {
       case 'post': {
-        const metadata = { eventType: payload.eventType, key: `outbox-${item.id}` };
+        const metadata = {
+          eventType: payload.eventType,
+          // The dedupe key is stable across restarts and names the run; the id is the fallback.
+          key: item.dedupeKey ?? `outbox-${item.id}`,
+          ...(payload.about ? { fields: { ...payload.about } } : {}),
+        };
         // An earlier attempt started and never recorded its answer: Slack may already have the
         // message. Its metadata says so.
         if (item.startedAt !== null) {

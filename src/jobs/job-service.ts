@@ -10,7 +10,15 @@ import type { AgentJob } from '../agent/schema.js';
 import type { Logger } from '../logger.js';
 import { SlackCallError, type SlackGateway } from '../slack/gateway.js';
 import { mrkdwnToPlain } from '../slack/mrkdwn.js';
-import type { JobPatch, JobRecord, NewOutboxItem, RunOutcome, RunRecord, Store } from '../store/types.js';
+import type {
+  JobPatch,
+  JobRecord,
+  NewOutboxItem,
+  PostKind,
+  RunOutcome,
+  RunRecord,
+  Store,
+} from '../store/types.js';
 import { agentErrorText, outcomeText, refusalText, rootText, text } from './messages.js';
 
 /** A `/docs-agent <instruction>` command, already validated by its listener. */
@@ -100,7 +108,14 @@ export function createJobService(deps: JobServiceDeps): JobService {
   const { store, agent, slack, logger } = deps;
   const now = deps.now ?? Date.now;
 
-  const post = (job: JobRecord, key: string, message: string): NewOutboxItem => ({
+  /** A thread post about one run: its outcome, or a notice that it did not (surely) reach the agent. */
+  const post = (
+    job: JobRecord,
+    key: string,
+    message: string,
+    kind: PostKind,
+    run?: RunRecord,
+  ): NewOutboxItem => ({
     jobId: job.id,
     dedupeKey: `${key}:${job.id}`,
     payload: {
@@ -109,6 +124,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
       threadTs: job.threadTs ?? '',
       text: message,
       eventType: POST_EVENT_TYPE,
+      about: { kind, run: run?.seq ?? null, source: run?.messageTs ?? null },
     },
   });
   const updateRoot = (job: JobRecord): NewOutboxItem[] =>
@@ -222,7 +238,13 @@ export function createJobService(deps: JobServiceDeps): JobService {
             patch: { state: unknown ? 'unknown' : 'failed', error: String((error as Error).message) },
           },
           enqueue: [
-            post(job, `followup-error:${run.id}`, `<@${run.authorId}> ${agentErrorText(error, 'follow-up')}`),
+            post(
+              job,
+              `followup-error:${run.id}`,
+              `<@${run.authorId}> ${agentErrorText(error, 'follow-up')}`,
+              'notice',
+              run,
+            ),
             ...(gone ? updateRoot(job) : []),
           ],
         },
@@ -311,7 +333,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
             patch: { state: unknown ? 'unknown' : 'failed', error: String((error as Error).message) },
           },
           enqueue: [
-            post(job, 'start-error', `<@${job.requesterId}> ${agentErrorText(error, 'job')}`),
+            post(job, 'start-error', `<@${job.requesterId}> ${agentErrorText(error, 'job')}`, 'notice', run),
             ...updateRoot({ ...job, phase }),
           ],
         },
@@ -472,7 +494,15 @@ export function createJobService(deps: JobServiceDeps): JobService {
           ...(run ? { run: { id: run.id, patch: { outcome, outcomeAt: at } } } : {}),
           enqueue: [
             ...(run
-              ? [post(updated, `outcome:${run.seq}`, outcomeText(outcome, updated, notify, deps.maxAgeMs))]
+              ? [
+                  post(
+                    updated,
+                    `outcome:${run.seq}`,
+                    outcomeText(outcome, updated, notify, deps.maxAgeMs),
+                    'outcome',
+                    run,
+                  ),
+                ]
               : []),
             ...updateRoot(updated),
           ],
@@ -523,7 +553,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
                   }
                 : {}),
               enqueue: [
-                post(job, 'start-unknown', text.restartedBeforeCreate(job.requesterId)),
+                post(job, 'start-unknown', text.restartedBeforeCreate(job.requesterId), 'notice', first),
                 ...updateRoot(updated),
               ],
             },
@@ -540,7 +570,9 @@ export function createJobService(deps: JobServiceDeps): JobService {
             {
               jobId: job.id,
               run: { id: run.id, patch: { state: 'unknown', error: 'restarted while sending' } },
-              enqueue: [post(job, `followup-unknown:${run.id}`, text.followUpRestarted(run.authorId))],
+              enqueue: [
+                post(job, `followup-unknown:${run.id}`, text.followUpRestarted(run.authorId), 'notice', run),
+              ],
             },
             now(),
           );

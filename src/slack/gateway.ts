@@ -74,6 +74,8 @@ export interface PostMetadata {
   eventType: string;
   /** Identifies this post; never a secret (metadata is visible to the workspace). */
   key: string;
+  /** More facts about the post, for whoever reads the thread's metadata. */
+  fields?: Record<string, string | number | null>;
 }
 
 export interface SlackUser {
@@ -140,7 +142,12 @@ export function createSlackGateway({
           unfurl_links: false,
           unfurl_media: false,
           ...(metadata
-            ? { metadata: { event_type: metadata.eventType, event_payload: { key: metadata.key } } }
+            ? {
+                metadata: {
+                  event_type: metadata.eventType,
+                  event_payload: { ...metadata.fields, key: metadata.key },
+                },
+              }
             : {}),
         }),
       );

@@ -101,6 +101,17 @@ export type NewRun = Pick<RunRecord, 'kind' | 'prompt' | 'authorId' | 'messageTs
 export type JobPatch = Partial<Omit<JobRecord, 'id' | 'createdAt' | 'teamId' | 'triggerKey'>>;
 export type RunPatch = Partial<Pick<RunRecord, 'state' | 'error' | 'outcome' | 'sentAt' | 'outcomeAt'>>;
 
+/** An outcome of a run, or a notice that an instruction did not (surely) reach the agent. */
+export type PostKind = 'outcome' | 'notice';
+
+export interface PostAbout {
+  kind: PostKind;
+  /** The run's sequence number in its job. */
+  run: number | null;
+  /** ts of the Slack message that carried the instruction, for follow-ups. */
+  source: string | null;
+}
+
 /** What an outbox item asks Slack to do. */
 export type OutboxPayload =
   | {
@@ -110,6 +121,8 @@ export type OutboxPayload =
       text: string;
       /** Written into the message's metadata so a re-post after a crash can be detected. */
       eventType: string;
+      /** Which run the post is about, also written into the metadata (nothing secret). */
+      about?: PostAbout;
     }
   | { type: 'update_root'; channel: string; ts: string }
   | { type: 'reaction'; channel: string; ts: string; name: string }

@@ -138,7 +138,7 @@ describe('restarts', () => {
             text: 'outcome',
             bot_id: 'B0BOT',
             user: 'U0BOT',
-            metadata: { event_type: 'docs_agent_post', event_payload: { key: `outbox-${item.id}` } },
+            metadata: { event_type: 'docs_agent_post', event_payload: { key: 'outcome:1:1' } },
           });
         },
       },
