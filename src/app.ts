@@ -105,10 +105,10 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   });
 
   await store.pruneEvents(Date.now() - EVENT_MEMORY_MS);
-  await jobs.recover();
   const port = await slackApp.start();
   outbox.start();
   poller.start();
+  tasks.run('recover interrupted work', () => jobs.recover());
   ready = true;
   logger.info('docs-agent is ready', {
     mode: config.slack.appToken ? 'socket' : 'http',

@@ -10,16 +10,11 @@ import type { AgentJob } from '../agent/schema.js';
 import type { Logger } from '../logger.js';
 import { SlackCallError, type SlackGateway } from '../slack/gateway.js';
 import { mrkdwnToPlain } from '../slack/mrkdwn.js';
-import type {
-  JobPatch,
-  JobRecord,
-  NewOutboxItem,
-  PostKind,
-  RunOutcome,
-  RunRecord,
-  Store,
-} from '../store/types.js';
+import type { JobPatch, JobRecord, RunOutcome, RunRecord, Store } from '../store/types.js';
 import { agentErrorText, outcomeText, refusalText, rootText, text } from './messages.js';
+import { type PrivateTarget, privateNote, receivedReaction, rootUpdate, threadPost } from './outbox-items.js';
+
+export { POST_EVENT_TYPE, RECEIVED_REACTION } from './outbox-items.js';
 
 /** A `/docs-agent <instruction>` command, already validated by its listener. */
 export interface StartRequest {
@@ -35,6 +30,7 @@ export interface StartRequest {
 
 /** A human reply in some thread, already filtered by its listener. */
 export interface ReplyRequest {
+  /** The author's workspace (differs from ours in a shared channel). */
   teamId: string | undefined;
   channelId: string;
   threadTs: string;
@@ -43,26 +39,36 @@ export interface ReplyRequest {
   text: string;
 }
 
+/**
+ * The job rules. Every instruction is first *accepted* (recorded in the store, fast, before
+ * Slack is acknowledged), then *processed* in the background; a crash in between leaves a row
+ * that {@link JobService.recover} picks up.
+ */
 export interface JobService {
-  startJob(request: StartRequest): Promise<void>;
-  /** Forwards a reply to the thread's job. Replies in threads without a job are ignored. */
-  handleReply(request: ReplyRequest): Promise<void>;
+  /** Records a command. Returns the new job's id, or undefined when it is a repeat. */
+  acceptCommand(request: StartRequest): Promise<number | undefined>;
+  /** Checks access, posts the root message and creates the job upstream. */
+  startJob(jobId: number): Promise<void>;
+  /** Records a reply in a job's thread. Returns the run's id, or undefined (no job, or a repeat). */
+  acceptReply(request: ReplyRequest): Promise<number | undefined>;
+  /** Checks access and sends a recorded reply to the agent (or explains why not). */
+  processReply(runId: number, teamId?: string): Promise<void>;
   /** Records the terminal outcome of the job's latest run and queues its post. */
   finishRun(job: JobRecord, outcome: RunOutcome, agentJob?: AgentJob): Promise<void>;
-  /** Explains, after a restart, whatever a previous process left half done. */
+  /** Finishes or explains, after a restart, whatever a previous process left half done. */
   recover(): Promise<void>;
 }
 
 export interface JobServiceDeps {
   store: Store;
+  agent: AgentClient;
+  slack: SlackGateway;
   access: AccessPolicy;
+  logger: Logger;
   /** Longest instruction accepted, in characters of plain text. */
   maxPromptChars: number;
   /** Per-person hourly instruction limit, for the refusal message. */
   maxInstructionsPerUserPerHour: number;
-  agent: AgentClient;
-  slack: SlackGateway;
-  logger: Logger;
   /** First poll interval of a run, in milliseconds. */
   pollIntervalMs: number;
   /** Maximum age of a run before the poller stops watching it, in milliseconds. */
@@ -73,11 +79,6 @@ export interface JobServiceDeps {
   onRunStarted: () => void;
   now?: () => number;
 }
-
-/** Emoji added to a follow-up once the agent accepted it. */
-export const RECEIVED_REACTION = 'eyes';
-/** Metadata event type of the bot's thread posts. */
-export const POST_EVENT_TYPE = 'docs_agent_post';
 
 /** Job fields taken from an agent job record. */
 function fromAgentJob(agentJob: AgentJob): JobPatch {
@@ -104,58 +105,21 @@ export function outcomeOf(agentJob: AgentJob): RunOutcome | undefined {
   }
 }
 
+const isUnknownOutcome = (error: unknown) =>
+  error instanceof AgentOutcomeUnknownError || error instanceof AgentInvalidResponseError;
+const message = (error: unknown) => String((error as Error)?.message ?? error);
+
 export function createJobService(deps: JobServiceDeps): JobService {
   const { store, agent, slack, logger } = deps;
   const now = deps.now ?? Date.now;
 
-  /** A thread post about one run: its outcome, or a notice that it did not (surely) reach the agent. */
-  const post = (
-    job: JobRecord,
-    key: string,
-    message: string,
-    kind: PostKind,
-    run?: RunRecord,
-  ): NewOutboxItem => ({
-    jobId: job.id,
-    dedupeKey: `${key}:${job.id}`,
-    payload: {
-      type: 'post',
-      channel: job.channelId,
-      threadTs: job.threadTs ?? '',
-      text: message,
-      eventType: POST_EVENT_TYPE,
-      about: { kind, run: run?.seq ?? null, source: run?.messageTs ?? null },
-    },
-  });
-  const updateRoot = (job: JobRecord): NewOutboxItem[] =>
-    job.threadTs
-      ? [
-          {
-            jobId: job.id,
-            dedupeKey: null,
-            payload: { type: 'update_root', channel: job.channelId, ts: job.threadTs },
-          },
-        ]
-      : [];
-
-  /** Tells one person something privately; nothing else happens. */
-  async function tellPrivately(
-    dedupeKey: string,
-    where: { channelId: string; userId: string; threadTs: string | null; responseUrl: string | null },
-    message: string,
-  ): Promise<void> {
-    const payload = where.responseUrl
-      ? ({ type: 'respond', responseUrl: where.responseUrl, text: message } as const)
-      : ({
-          type: 'ephemeral',
-          channel: where.channelId,
-          user: where.userId,
-          threadTs: where.threadTs,
-          text: message,
-        } as const);
-    await store.enqueue([{ jobId: null, dedupeKey, payload }], now());
-    deps.onEnqueued();
-  }
+  const logAgentError = (error: unknown, fields: Record<string, unknown>) => {
+    if (error instanceof AgentUnauthorizedError) {
+      logger.error('agent API refused the admin key: renew DOCS_AGENT_API_KEY', { ...fields, error });
+    } else {
+      logger.warn('agent API call failed', { ...fields, error });
+    }
+  };
 
   /** Checks length and access; returns the refusal to give, if any. */
   async function refusal(
@@ -169,14 +133,6 @@ export function createJobService(deps: JobServiceDeps): JobService {
     return refusalText(decision, deps.maxInstructionsPerUserPerHour);
   }
 
-  const logAgentError = (error: unknown, fields: Record<string, unknown>) => {
-    if (error instanceof AgentUnauthorizedError) {
-      logger.error('agent API refused the admin key: renew DOCS_AGENT_API_KEY', { ...fields, error });
-    } else {
-      logger.warn('agent API call failed', { ...fields, error });
-    }
-  };
-
   const startedPatch = (agentJob: AgentJob, at: number): JobPatch => ({
     ...fromAgentJob(agentJob),
     phase: 'active',
@@ -188,38 +144,35 @@ export function createJobService(deps: JobServiceDeps): JobService {
     lastError: null,
   });
 
+  /** Marks a run refused or failed before it was sent, and tells its author privately. */
+  async function dropRun(job: JobRecord, run: RunRecord, reason: string, note: string, to: PrivateTarget) {
+    await store.apply(
+      {
+        jobId: job.id,
+        run: { id: run.id, patch: { state: 'failed', error: reason } },
+        enqueue: [privateNote(job.id, `dropped:${run.id}`, to, note)],
+      },
+      now(),
+    );
+    deps.onEnqueued();
+  }
+
   async function sendFollowUp(job: JobRecord, run: RunRecord): Promise<void> {
     const agentJobId = job.agentJobId;
     if (!agentJobId) return;
-    // Claimed atomically: a reply can be dispatched both by its listener and by the flush after create.
+    // Claimed atomically: a reply can be dispatched by its own task and by the flush after create.
     if (!(await store.claimRun(run.id, now()))) return;
     try {
       const agentJob = await agent.sendMessage(agentJobId, run.prompt);
       const at = now();
-      const updated = { ...job, ...startedPatch(agentJob, at) };
+      const patch = startedPatch(agentJob, at);
       await store.apply(
         {
           jobId: job.id,
-          job: startedPatch(agentJob, at),
+          job: patch,
           run: { id: run.id, patch: { state: 'sent', sentAt: at } },
           incrementRunCount: true,
-          enqueue: [
-            ...(run.messageTs
-              ? [
-                  {
-                    jobId: job.id,
-                    dedupeKey: `received:${run.id}`,
-                    payload: {
-                      type: 'reaction' as const,
-                      channel: job.channelId,
-                      ts: run.messageTs,
-                      name: RECEIVED_REACTION,
-                    },
-                  },
-                ]
-              : []),
-            ...updateRoot(updated),
-          ],
+          enqueue: [...receivedReaction(job, run), ...rootUpdate({ ...job, ...patch })],
         },
         at,
       );
@@ -227,25 +180,19 @@ export function createJobService(deps: JobServiceDeps): JobService {
       deps.onRunStarted();
     } catch (error) {
       logAgentError(error, { jobId: job.id, agentJobId, op: 'follow-up' });
-      const unknown = error instanceof AgentOutcomeUnknownError || error instanceof AgentInvalidResponseError;
       const gone = error instanceof AgentNotFoundError;
+      const note = `<@${run.authorId}> ${agentErrorText(error, 'follow-up')}`;
       await store.apply(
         {
           jobId: job.id,
           ...(gone ? { job: { phase: 'gone' as const, nextPollAt: null } } : {}),
           run: {
             id: run.id,
-            patch: { state: unknown ? 'unknown' : 'failed', error: String((error as Error).message) },
+            patch: { state: isUnknownOutcome(error) ? 'unknown' : 'failed', error: message(error) },
           },
           enqueue: [
-            post(
-              job,
-              `followup-error:${run.id}`,
-              `<@${run.authorId}> ${agentErrorText(error, 'follow-up')}`,
-              'notice',
-              run,
-            ),
-            ...(gone ? updateRoot(job) : []),
+            threadPost(job, `followup-error:${run.id}`, note, 'notice', run),
+            ...(gone ? rootUpdate({ ...job, phase: 'gone' }) : []),
           ],
         },
         now(),
@@ -254,18 +201,10 @@ export function createJobService(deps: JobServiceDeps): JobService {
     deps.onEnqueued();
   }
 
-  /** Sends follow-ups that arrived while the job was being created. */
-  async function flushPending(jobId: number): Promise<void> {
-    for (const run of await store.pendingRuns(jobId)) {
-      const job = await store.getJob(jobId);
-      if (!job) return;
-      await dispatchReply(job, run);
-    }
-  }
-
-  /** Decides what to do with a recorded follow-up given where its job stands. */
+  /** Decides what to do with a recorded, checked follow-up given where its job stands. */
   async function dispatchReply(job: JobRecord, run: RunRecord): Promise<void> {
     switch (job.phase) {
+      case 'accepted':
       case 'posting':
       case 'creating':
         // Kept pending; sent as soon as the create call answers.
@@ -276,30 +215,23 @@ export function createJobService(deps: JobServiceDeps): JobService {
       case 'not_started':
       case 'start_unknown':
       case 'gone': {
-        const message = job.phase === 'gone' ? text.followUpJobGone() : text.followUpNoJob(job.phase);
-        await store.apply(
-          {
-            jobId: job.id,
-            run: { id: run.id, patch: { state: 'failed', error: `job is ${job.phase}` } },
-            enqueue: [
-              {
-                jobId: job.id,
-                dedupeKey: `followup-refused:${run.id}`,
-                payload: {
-                  type: 'ephemeral',
-                  channel: job.channelId,
-                  user: run.authorId,
-                  threadTs: job.threadTs,
-                  text: message,
-                },
-              },
-            ],
-          },
-          now(),
-        );
-        deps.onEnqueued();
-        return;
+        const note = job.phase === 'gone' ? text.followUpJobGone() : text.followUpNoJob(job.phase);
+        const to = {
+          channelId: job.channelId,
+          userId: run.authorId,
+          threadTs: job.threadTs,
+          responseUrl: null,
+        };
+        return dropRun(job, run, `job is ${job.phase}`, note, to);
       }
+    }
+  }
+
+  /** Sends follow-ups that arrived while the job was being created. */
+  async function flushPending(jobId: number): Promise<void> {
+    for (const run of await store.pendingRuns(jobId)) {
+      const job = await store.getJob(jobId);
+      if (job) await dispatchReply(job, run);
     }
   }
 
@@ -314,7 +246,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
           job: patch,
           run: { id: run.id, patch: { state: 'sent', sentAt: at } },
           incrementRunCount: true,
-          enqueue: updateRoot({ ...job, ...patch }),
+          enqueue: rootUpdate({ ...job, ...patch }),
         },
         at,
       );
@@ -322,19 +254,24 @@ export function createJobService(deps: JobServiceDeps): JobService {
       deps.onRunStarted();
     } catch (error) {
       logAgentError(error, { jobId: job.id, op: 'create' });
-      const unknown = error instanceof AgentOutcomeUnknownError || error instanceof AgentInvalidResponseError;
-      const phase = unknown ? ('start_unknown' as const) : ('not_started' as const);
+      const phase = isUnknownOutcome(error) ? ('start_unknown' as const) : ('not_started' as const);
       await store.apply(
         {
           jobId: job.id,
-          job: { phase, lastError: String((error as Error).message) },
+          job: { phase, lastError: message(error) },
           run: {
             id: run.id,
-            patch: { state: unknown ? 'unknown' : 'failed', error: String((error as Error).message) },
+            patch: { state: isUnknownOutcome(error) ? 'unknown' : 'failed', error: message(error) },
           },
           enqueue: [
-            post(job, 'start-error', `<@${job.requesterId}> ${agentErrorText(error, 'job')}`, 'notice', run),
-            ...updateRoot({ ...job, phase }),
+            threadPost(
+              job,
+              'start-error',
+              `<@${job.requesterId}> ${agentErrorText(error, 'job')}`,
+              'notice',
+              run,
+            ),
+            ...rootUpdate({ ...job, phase }),
           ],
         },
         now(),
@@ -344,24 +281,51 @@ export function createJobService(deps: JobServiceDeps): JobService {
     await flushPending(job.id);
   }
 
-  return {
-    async startJob(request) {
-      const prompt = mrkdwnToPlain(request.text).trim();
-      const refused = await refusal(prompt, request);
-      if (refused) {
-        await tellPrivately(
-          `refused:${request.triggerId}`,
-          {
-            channelId: request.channelId,
-            userId: request.userId,
-            threadTs: null,
-            responseUrl: request.responseUrl,
-          },
-          refused,
-        );
-        return;
-      }
-      const { job, run, created } = await store.insertJob(
+  async function postRoot(job: JobRecord, run: RunRecord): Promise<void> {
+    let threadTs: string;
+    try {
+      threadTs = await slack.postMessage({ channel: job.channelId, text: rootText(job) });
+    } catch (error) {
+      const code = error instanceof SlackCallError ? error.code : 'unexpected_error';
+      logger.warn('could not post the root message; job not started', { jobId: job.id, code });
+      const note =
+        code === 'not_in_channel' || code === 'channel_not_found'
+          ? text.notInChannel(job.channelId)
+          : text.cannotPost(code);
+      await store.apply(
+        {
+          jobId: job.id,
+          job: { phase: 'not_started', lastError: `root post failed: ${code}` },
+          run: { id: run.id, patch: { state: 'failed', error: `root post failed: ${code}` } },
+          enqueue: [privateNote(job.id, `start-refused:${job.id}`, requesterTarget(job), note)],
+        },
+        now(),
+      );
+      deps.onEnqueued();
+      return;
+    }
+    // Recorded before the create call: a crash from here on leaves a row the next start explains.
+    await store.apply(
+      {
+        jobId: job.id,
+        job: { threadTs, phase: 'creating' },
+        run: { id: run.id, patch: { state: 'sending', sentAt: now() } },
+      },
+      now(),
+    );
+    await createUpstream({ ...job, threadTs, phase: 'creating' }, run);
+  }
+
+  const requesterTarget = (job: JobRecord): PrivateTarget => ({
+    channelId: job.channelId,
+    userId: job.requesterId,
+    threadTs: null,
+    responseUrl: job.responseUrl,
+  });
+
+  const service: JobService = {
+    async acceptCommand(request) {
+      const { job, created } = await store.insertJob(
         {
           teamId: request.teamId,
           channelId: request.channelId,
@@ -371,105 +335,80 @@ export function createJobService(deps: JobServiceDeps): JobService {
           responseUrl: request.responseUrl,
           pollIntervalMs: deps.pollIntervalMs,
         },
-        { kind: 'create', prompt, authorId: request.userId, messageTs: null },
-        now(),
-      );
-      if (!created) {
-        logger.info('repeated command ignored', { jobId: job.id });
-        return;
-      }
-
-      let threadTs: string;
-      try {
-        threadTs = await slack.postMessage({ channel: job.channelId, text: rootText(job) });
-      } catch (error) {
-        const code = error instanceof SlackCallError ? error.code : 'unexpected_error';
-        logger.warn('could not post the root message; job not started', { jobId: job.id, code });
-        const message =
-          code === 'not_in_channel' || code === 'channel_not_found'
-            ? text.notInChannel(job.channelId)
-            : text.cannotPost(code);
-        await store.apply(
-          {
-            jobId: job.id,
-            job: { phase: 'not_started', lastError: `root post failed: ${code}` },
-            run: { id: run.id, patch: { state: 'failed', error: `root post failed: ${code}` } },
-            enqueue: request.responseUrl
-              ? [
-                  {
-                    jobId: job.id,
-                    dedupeKey: `start-refused:${job.id}`,
-                    payload: { type: 'respond', responseUrl: request.responseUrl, text: message },
-                  },
-                ]
-              : [],
-          },
-          now(),
-        );
-        deps.onEnqueued();
-        return;
-      }
-
-      // Recorded before the create call: a crash from here on leaves a row the next start explains.
-      await store.apply(
         {
-          jobId: job.id,
-          job: { threadTs, phase: 'creating' },
-          run: { id: run.id, patch: { state: 'sending', sentAt: now() } },
+          kind: 'create',
+          prompt: mrkdwnToPlain(request.text).trim(),
+          authorId: request.userId,
+          messageTs: null,
         },
         now(),
       );
-      await createUpstream({ ...job, threadTs, phase: 'creating' }, run);
+      if (!created) logger.info('repeated command ignored', { jobId: job.id });
+      return created ? job.id : undefined;
     },
 
-    async handleReply(request) {
-      const job = await store.findJobByThread(request.channelId, request.threadTs);
-      if (!job) return;
-      const prompt = mrkdwnToPlain(request.text).trim();
-      const refused = prompt ? await refusal(prompt, request) : undefined;
+    async startJob(jobId) {
+      const job = await store.getJob(jobId);
+      const run = job && (await store.getRuns(job.id))[0];
+      if (!job || !run || job.phase !== 'accepted') return;
+      const refused = await refusal(run.prompt, {
+        teamId: job.teamId,
+        channelId: job.channelId,
+        userId: job.requesterId,
+      });
       if (refused) {
-        await tellPrivately(
-          `refused-reply:${request.channelId}:${request.messageTs}`,
+        await store.apply(
           {
-            channelId: request.channelId,
-            userId: request.userId,
-            threadTs: request.threadTs,
-            responseUrl: null,
+            jobId: job.id,
+            job: { phase: 'not_started', lastError: 'refused' },
+            run: { id: run.id, patch: { state: 'failed', error: 'refused' } },
+            enqueue: [privateNote(job.id, `refused:${job.id}`, requesterTarget(job), refused)],
           },
-          refused,
-        );
-        return;
-      }
-      if (!prompt) {
-        await store.enqueue(
-          [
-            {
-              jobId: job.id,
-              dedupeKey: `empty-reply:${job.id}:${request.messageTs}`,
-              payload: {
-                type: 'ephemeral',
-                channel: job.channelId,
-                user: request.userId,
-                threadTs: job.threadTs,
-                text: text.emptyFollowUp(),
-              },
-            },
-          ],
           now(),
         );
         deps.onEnqueued();
         return;
       }
+      // Only one caller (the command's task or recovery) may go on.
+      if (!(await store.transitionJob(job.id, 'accepted', 'posting', now()))) return;
+      await postRoot({ ...job, phase: 'posting' }, run);
+    },
+
+    async acceptReply(request) {
+      const job = await store.findJobByThread(request.channelId, request.threadTs);
+      if (!job) return undefined;
       const { run, created } = await store.insertFollowUp(
         job.id,
-        { kind: 'follow_up', prompt, authorId: request.userId, messageTs: request.messageTs },
+        {
+          kind: 'follow_up',
+          prompt: mrkdwnToPlain(request.text).trim(),
+          authorId: request.userId,
+          messageTs: request.messageTs,
+        },
         now(),
       );
-      if (!created) {
-        logger.info('repeated reply ignored', { jobId: job.id, messageTs: request.messageTs });
-        return;
-      }
-      // Read again after recording the reply: the job may have started meanwhile.
+      if (!created) logger.info('repeated reply ignored', { jobId: job.id, messageTs: request.messageTs });
+      return created ? run.id : undefined;
+    },
+
+    async processReply(runId, teamId) {
+      const run = await store.getRun(runId);
+      const job = run && (await store.getJob(run.jobId));
+      if (!run || !job || run.state !== 'pending') return;
+      const to = {
+        channelId: job.channelId,
+        userId: run.authorId,
+        threadTs: job.threadTs,
+        responseUrl: null,
+      };
+      if (!run.prompt) return dropRun(job, run, 'empty', text.emptyFollowUp(), to);
+      const refused = await refusal(run.prompt, {
+        teamId: teamId ?? job.teamId,
+        channelId: job.channelId,
+        userId: run.authorId,
+      });
+      if (refused) return dropRun(job, run, 'refused', refused, to);
+      // Read again: the job may have started while access was checked.
       const current = await store.getJob(job.id);
       if (current) await dispatchReply(current, run);
     },
@@ -487,25 +426,23 @@ export function createJobService(deps: JobServiceDeps): JobService {
       };
       const updated = { ...job, ...patch };
       const notify = [job.requesterId, ...(run && run.authorId !== job.requesterId ? [run.authorId] : [])];
+      const outcomePost = run
+        ? [
+            threadPost(
+              updated,
+              `outcome:${run.seq}`,
+              outcomeText(outcome, updated, notify, deps.maxAgeMs),
+              'outcome',
+              run,
+            ),
+          ]
+        : [];
       await store.apply(
         {
           jobId: job.id,
           job: patch,
           ...(run ? { run: { id: run.id, patch: { outcome, outcomeAt: at } } } : {}),
-          enqueue: [
-            ...(run
-              ? [
-                  post(
-                    updated,
-                    `outcome:${run.seq}`,
-                    outcomeText(outcome, updated, notify, deps.maxAgeMs),
-                    'outcome',
-                    run,
-                  ),
-                ]
-              : []),
-            ...updateRoot(updated),
-          ],
+          enqueue: [...outcomePost, ...rootUpdate(updated)],
         },
         at,
       );
@@ -516,51 +453,53 @@ export function createJobService(deps: JobServiceDeps): JobService {
     async recover() {
       const { jobs, runs } = await store.interrupted();
       for (const job of jobs) {
-        if (job.phase === 'posting') {
+        logger.warn('job interrupted by a restart', { jobId: job.id, phase: job.phase });
+        const first = (await store.getRuns(job.id))[0];
+        if (job.phase === 'accepted') {
+          // Nothing was done for it yet: carry on as if the command had just arrived.
+          await service.startJob(job.id);
+        } else if (job.phase === 'posting') {
+          // The root message may or may not exist; the create call was surely never made.
           await store.apply(
             {
               jobId: job.id,
-              job: { phase: 'not_started', lastError: 'restarted before the root message was recorded' },
-              enqueue: job.responseUrl
-                ? [
-                    {
-                      jobId: job.id,
-                      dedupeKey: `restart-refused:${job.id}`,
-                      payload: {
-                        type: 'respond',
-                        responseUrl: job.responseUrl,
-                        text: text.restartedBeforePost(),
-                      },
-                    },
-                  ]
-                : [],
+              job: { phase: 'not_started', lastError: 'restarted while posting the root message' },
+              ...(first
+                ? { run: { id: first.id, patch: { state: 'failed' as const, error: 'restarted' } } }
+                : {}),
+              enqueue: [
+                privateNote(
+                  job.id,
+                  `restart-refused:${job.id}`,
+                  requesterTarget(job),
+                  text.restartedBeforePost(),
+                ),
+              ],
             },
             now(),
           );
         } else {
-          const first = (await store.getRuns(job.id))[0];
-          const updated = { ...job, phase: 'start_unknown' as const };
           await store.apply(
             {
               jobId: job.id,
               job: { phase: 'start_unknown', lastError: 'restarted while creating the job' },
               ...(first
-                ? {
-                    run: {
-                      id: first.id,
-                      patch: { state: 'unknown' as const, error: 'restarted while creating' },
-                    },
-                  }
+                ? { run: { id: first.id, patch: { state: 'unknown' as const, error: 'restarted' } } }
                 : {}),
               enqueue: [
-                post(job, 'start-unknown', text.restartedBeforeCreate(job.requesterId), 'notice', first),
-                ...updateRoot(updated),
+                threadPost(
+                  job,
+                  'start-unknown',
+                  text.restartedBeforeCreate(job.requesterId),
+                  'notice',
+                  first,
+                ),
+                ...rootUpdate({ ...job, phase: 'start_unknown' }),
               ],
             },
             now(),
           );
         }
-        logger.warn('job interrupted by a restart', { jobId: job.id, phase: job.phase });
       }
       for (const run of runs) {
         const job = await store.getJob(run.jobId);
@@ -571,17 +510,24 @@ export function createJobService(deps: JobServiceDeps): JobService {
               jobId: job.id,
               run: { id: run.id, patch: { state: 'unknown', error: 'restarted while sending' } },
               enqueue: [
-                post(job, `followup-unknown:${run.id}`, text.followUpRestarted(run.authorId), 'notice', run),
+                threadPost(
+                  job,
+                  `followup-unknown:${run.id}`,
+                  text.followUpRestarted(run.authorId),
+                  'notice',
+                  run,
+                ),
               ],
             },
             now(),
           );
         } else {
-          // Never sent: safe to send now (or to explain, if the job never started).
-          await dispatchReply(job, run);
+          // Recorded and never sent: safe to process now.
+          await service.processReply(run.id);
         }
       }
       deps.onEnqueued();
     },
   };
+  return service;
 }

@@ -42,6 +42,7 @@ export function quoteInstruction(instruction: string, max = 2_000): string {
 
 function statusLine(job: JobRecord): string {
   switch (job.phase) {
+    case 'accepted':
     case 'posting':
     case 'creating':
       return ':hourglass_flowing_sand: Starting…';
@@ -161,6 +162,8 @@ export function refusalText(decision: { reason: RefusalReason; retryAt?: Date },
 }
 
 export const text = {
+  notRecorded: () =>
+    ':warning: I could not record that instruction, so nothing was started. Please try again in a moment.',
   promptTooLong: (length: number, max: number) =>
     `:straight_ruler: That instruction is ${length.toLocaleString('en-US')} characters long; the limit is ${max.toLocaleString('en-US')}. Nothing was sent. Please shorten it, or split it into a first instruction and follow-ups in the thread.`,
   unknownSubcommand: (word: string) =>

@@ -88,7 +88,9 @@ export function createSlackApp({ config, logger, identity, isReady }: SlackAppOp
     endpoints: '/slack/events',
     customRoutes: [healthz],
     logger: log,
-    processBeforeResponse: false,
+    // Slack is answered after the listener returns: listeners record what arrived first, and
+    // hand slow work to the background, so the answer still comes within milliseconds.
+    processBeforeResponse: true,
     bodyLimit: MAX_BODY_BYTES,
   });
   const app = buildApp(receiver);

@@ -6,7 +6,8 @@
 
 /**
  * Where a job is in its life.
- * - `posting`: recorded, root message not yet posted.
+ * - `accepted`: recorded when the command arrived; nothing else done yet.
+ * - `posting`: the root message is being posted.
  * - `creating`: root message posted, create call being made.
  * - `active`: the agent is working; the poller watches it.
  * - `idle`: the latest run ended; a follow-up can start another.
@@ -14,7 +15,15 @@
  * - `start_unknown`: the create call was sent and its answer lost; nobody can know if it ran.
  * - `gone`: the agent API no longer knows the job (404).
  */
-export type JobPhase = 'posting' | 'creating' | 'active' | 'idle' | 'not_started' | 'start_unknown' | 'gone';
+export type JobPhase =
+  | 'accepted'
+  | 'posting'
+  | 'creating'
+  | 'active'
+  | 'idle'
+  | 'not_started'
+  | 'start_unknown'
+  | 'gone';
 
 export interface JobRecord {
   id: number;
@@ -175,14 +184,17 @@ export interface Store {
   insertFollowUp(jobId: number, run: NewRun, now: number): Promise<{ run: RunRecord; created: boolean }>;
   /** Moves a run from `pending` to `sending`; false if another caller already did. */
   claimRun(runId: number, now: number): Promise<boolean>;
+  /** Moves a job from one phase to another; false if it was not in `from` (someone else moved it). */
+  transitionJob(jobId: number, from: JobPhase, to: JobPhase, now: number): Promise<boolean>;
   getJob(id: number): Promise<JobRecord | undefined>;
+  getRun(id: number): Promise<RunRecord | undefined>;
   findJobByThread(channelId: string, threadTs: string): Promise<JobRecord | undefined>;
   getRuns(jobId: number): Promise<RunRecord[]>;
   apply(change: Change, now: number): Promise<void>;
   /** Active jobs whose next poll is due, soonest first. Uses the next-poll index. */
   dueJobs(now: number, limit: number): Promise<JobRecord[]>;
   /**
-   * What a previous process left half done: jobs in `posting` or `creating`, and follow-ups
+   * What a previous process left half done: jobs in `accepted`, `posting` or `creating`, and follow-ups
    * still `pending` (never sent) or `sending` (sent, answer unknown).
    */
   interrupted(): Promise<{ jobs: JobRecord[]; runs: RunRecord[] }>;

@@ -30,6 +30,7 @@ async function seedJob(
     { kind: 'create', prompt: 'Document the CLI', authorId: 'U0ALICE', messageTs: null },
     now,
   );
+  if (phase === 'posting') await store.apply({ jobId: job.id, job: { phase } }, now);
   if (phase === 'creating') {
     const ts = '1690000000.000001';
     slack.messages.push({ channel: 'C0GENERAL', ts, text: 'root', bot_id: 'B0BOT', user: 'U0BOT' });
@@ -86,7 +87,18 @@ describe('restarts', () => {
     );
   });
 
-  it('tells the requester privately when a restart came before the root message was posted', async () => {
+  it('carries on with a command that was recorded but not yet worked on', async () => {
+    h = await startHarness(
+      {},
+      { seed: async (store, slack) => void (await seedJob(store, slack, 'accepted', null)) },
+    );
+    await waitFor('job created', () => h.agent.requestsFor('create').length === 1);
+    expect(h.agent.requestsFor('create')[0]?.body).toEqual({ prompt: 'Document the CLI' });
+    const root = await waitFor('root', () => h.slack.messages.find((m) => !m.thread_ts));
+    expect(root.text).toContain('Document the CLI');
+  });
+
+  it('tells the requester privately when a restart came while the root message was being posted', async () => {
     let url = '';
     h = await startHarness(
       {},

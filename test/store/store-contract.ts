@@ -113,7 +113,7 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
     });
 
     describe('insertJob', () => {
-      it('creates the job in phase posting with its first run (seq 1, pending)', async () => {
+      it('creates the job in phase accepted with its first run (seq 1, pending)', async () => {
         const input = newJob('trigger-1');
         const {
           job: created,
@@ -133,7 +133,7 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
           triggerKey: 'trigger-1',
           responseUrl: 'https://hooks.slack.test/commands/trigger-1',
           agentJobId: null,
-          phase: 'posting',
+          phase: 'accepted',
           agentStatus: null,
           prLink: null,
           lastOutcome: null,
@@ -526,8 +526,9 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
     });
 
     describe('interrupted', () => {
-      it('lists jobs left posting or creating, and follow-ups left pending or sending', async () => {
-        const posting = await job('int-posting');
+      it('lists jobs left accepted, posting or creating, and follow-ups left pending or sending', async () => {
+        const accepted = await job('int-accepted');
+        const posting = await jobWith('int-posting', { phase: 'posting' });
         const creating = await job('int-creating');
         await store.apply({ jobId: creating.job.id, job: { phase: 'creating', threadTs: '1.1' } }, T0 + 1);
         expect(await store.claimRun(creating.run.id, T0 + 2)).toBe(true);
@@ -554,10 +555,11 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
 
         const found = await store.interrupted();
         expect(byId(found.jobs).map((j) => [j.id, j.phase])).toEqual([
-          [posting.job.id, 'posting'],
+          [accepted.job.id, 'accepted'],
+          [posting.id, 'posting'],
           [creating.job.id, 'creating'],
         ]);
-        expect(byId(found.jobs)[1]).toEqual(await store.getJob(creating.job.id));
+        expect(byId(found.jobs)[2]).toEqual(await store.getJob(creating.job.id));
         // Create runs are recovered through their job, not listed here.
         expect(byId(found.runs).map((r) => [r.id, r.kind, r.state])).toEqual([
           [waiting.run.id, 'follow_up', 'pending'],

@@ -37,16 +37,27 @@ export function docsAgentCommand(deps: ListenerDeps) {
       await ack({ response_type: 'ephemeral', text: text.unknownSubcommand(parsedText.word) });
       return;
     }
-    await ack();
-    deps.tasks.run('start job', () =>
-      deps.jobs.startJob({
+    // Recorded before the acknowledgement: once Slack shows the command as sent, a crash cannot
+    // lose it (the next start carries on or explains).
+    let jobId: number | undefined;
+    try {
+      jobId = await deps.jobs.acceptCommand({
         teamId: body.team_id,
         channelId: body.channel_id,
         userId: body.user_id,
-        text: body.text,
+        text: parsedText.text,
         triggerId: body.trigger_id,
         responseUrl: body.response_url ?? null,
-      }),
-    );
+      });
+    } catch (error) {
+      deps.logger.error('could not record a command', { error });
+      await ack({ response_type: 'ephemeral', text: text.notRecorded() });
+      return;
+    }
+    await ack();
+    if (jobId !== undefined) {
+      const id = jobId;
+      deps.tasks.run('start job', () => deps.jobs.startJob(id));
+    }
   };
 }

@@ -30,21 +30,22 @@ export function threadReply(deps: ListenerDeps) {
     if (reply.thread_ts === reply.ts) return;
     if (context.botUserId && reply.user === context.botUserId) return;
 
+    // In a shared channel the author may belong to another workspace.
+    const teamId = (raw.user_team as string | undefined) ?? (body as { team_id?: string }).team_id;
     const eventId = (body as { event_id?: unknown }).event_id;
     if (typeof eventId === 'string' && !(await deps.claimEvent(eventId))) {
       deps.logger.info('re-delivered event ignored', { eventId, retryNum: context.retryNum });
       return;
     }
-    deps.tasks.run('forward reply', () =>
-      deps.jobs.handleReply({
-        // In a shared channel the author may belong to another workspace.
-        teamId: (raw.user_team as string | undefined) ?? (body as { team_id?: string }).team_id,
-        channelId: reply.channel,
-        threadTs: reply.thread_ts,
-        messageTs: reply.ts,
-        userId: reply.user,
-        text: reply.text,
-      }),
-    );
+    // Recorded before the acknowledgement (the receiver answers Slack after this listener).
+    const runId = await deps.jobs.acceptReply({
+      teamId,
+      channelId: reply.channel,
+      threadTs: reply.thread_ts,
+      messageTs: reply.ts,
+      userId: reply.user,
+      text: reply.text,
+    });
+    if (runId !== undefined) deps.tasks.run('forward reply', () => deps.jobs.processReply(runId, teamId));
   };
 }

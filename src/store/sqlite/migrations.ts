@@ -35,7 +35,7 @@ export const migrations: ReadonlyArray<{ version: number; name: string; sql: str
       );
       CREATE UNIQUE INDEX jobs_thread ON jobs (channel_id, thread_ts) WHERE thread_ts IS NOT NULL;
       CREATE INDEX jobs_due ON jobs (next_poll_at) WHERE phase = 'active';
-      CREATE INDEX jobs_interrupted ON jobs (phase) WHERE phase IN ('posting', 'creating');
+      CREATE INDEX jobs_interrupted ON jobs (phase) WHERE phase IN ('accepted', 'posting', 'creating');
 
       CREATE TABLE runs (
         id INTEGER PRIMARY KEY,

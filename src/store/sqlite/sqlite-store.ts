@@ -106,7 +106,7 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
       INSERT INTO jobs (team_id, channel_id, requester_id, instruction, trigger_key, response_url,
         phase, poll_interval_ms, created_at, updated_at)
       VALUES (@teamId, @channelId, @requesterId, @instruction, @triggerKey, @responseUrl,
-        'posting', @pollIntervalMs, @now, @now)
+        'accepted', @pollIntervalMs, @now, @now)
       ON CONFLICT (trigger_key) DO NOTHING`),
     jobByTrigger: db.prepare('SELECT * FROM jobs WHERE trigger_key = ?'),
     jobById: db.prepare('SELECT * FROM jobs WHERE id = ?'),
@@ -123,7 +123,10 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
       "SELECT * FROM runs WHERE state = 'pending' AND job_id = ? AND kind = 'follow_up' ORDER BY seq",
     ),
     dueJobs: db.prepare(DUE_JOBS_SQL),
-    interruptedJobs: db.prepare("SELECT * FROM jobs WHERE phase IN ('posting', 'creating') ORDER BY id"),
+    interruptedJobs: db.prepare(
+      "SELECT * FROM jobs WHERE phase IN ('accepted', 'posting', 'creating') ORDER BY id",
+    ),
+    transitionJob: db.prepare('UPDATE jobs SET phase = ?, updated_at = ? WHERE id = ? AND phase = ?'),
     sendingRuns: db.prepare(
       "SELECT * FROM runs WHERE state IN ('pending', 'sending') AND kind = 'follow_up' ORDER BY id",
     ),
@@ -136,7 +139,7 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
       'SELECT MIN(next_attempt_at) AS at FROM outbox WHERE delivered_at IS NULL AND dead_at IS NULL',
     ),
     recentInstructions: db.prepare(
-      "SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM runs WHERE author_id = ? AND created_at >= ? AND state <> 'failed'",
+      "SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM runs WHERE author_id = ? AND created_at >= ? AND state IN ('sending', 'sent', 'unknown')",
     ),
     countActive: db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE phase = 'active'"),
     pruneEvents: db.prepare('DELETE FROM slack_events WHERE seen_at < ?'),
@@ -206,6 +209,13 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
     },
     async claimRun(runId, now) {
       return stmt.claimRun.run(now, runId).changes === 1;
+    },
+    async transitionJob(jobId, from, to, now) {
+      return stmt.transitionJob.run(to, now, jobId, from).changes === 1;
+    },
+    async getRun(id) {
+      const row = stmt.runById.get(id) as Row | undefined;
+      return row ? fromRow<RunRecord>(row) : undefined;
     },
     async getJob(id) {
       const row = stmt.jobById.get(id) as Row | undefined;

@@ -1,0 +1,77 @@
+import type { JobRecord, NewOutboxItem, PostKind, RunRecord } from '../store/types.js';
+
+/** Emoji added to a follow-up once the agent accepted it. */
+export const RECEIVED_REACTION = 'eyes';
+/** Metadata event type of the bot's thread posts. */
+export const POST_EVENT_TYPE = 'docs_agent_post';
+
+/** A thread post about one run: its outcome, or a notice that it did not (surely) reach the agent. */
+export function threadPost(
+  job: JobRecord,
+  key: string,
+  text: string,
+  kind: PostKind,
+  run?: RunRecord,
+): NewOutboxItem {
+  return {
+    jobId: job.id,
+    dedupeKey: `${key}:${job.id}`,
+    payload: {
+      type: 'post',
+      channel: job.channelId,
+      threadTs: job.threadTs ?? '',
+      text,
+      eventType: POST_EVENT_TYPE,
+      about: { kind, run: run?.seq ?? null, source: run?.messageTs ?? null },
+    },
+  };
+}
+
+/** Re-renders the root message from the job as it is when the item is delivered. */
+export function rootUpdate(job: JobRecord): NewOutboxItem[] {
+  return job.threadTs
+    ? [
+        {
+          jobId: job.id,
+          dedupeKey: null,
+          payload: { type: 'update_root', channel: job.channelId, ts: job.threadTs },
+        },
+      ]
+    : [];
+}
+
+export function receivedReaction(job: JobRecord, run: RunRecord): NewOutboxItem[] {
+  return run.messageTs
+    ? [
+        {
+          jobId: job.id,
+          dedupeKey: `received:${run.id}`,
+          payload: { type: 'reaction', channel: job.channelId, ts: run.messageTs, name: RECEIVED_REACTION },
+        },
+      ]
+    : [];
+}
+
+/** Where to tell one person something privately. */
+export interface PrivateTarget {
+  channelId: string;
+  userId: string;
+  threadTs: string | null;
+  /** A slash command's response_url, preferred while it is valid. */
+  responseUrl: string | null;
+}
+
+export function privateNote(
+  jobId: number | null,
+  dedupeKey: string,
+  to: PrivateTarget,
+  text: string,
+): NewOutboxItem {
+  return {
+    jobId,
+    dedupeKey,
+    payload: to.responseUrl
+      ? { type: 'respond', responseUrl: to.responseUrl, text }
+      : { type: 'ephemeral', channel: to.channelId, user: to.userId, threadTs: to.threadTs, text },
+  };
+}
