@@ -13,7 +13,7 @@ afterEach(async () => {
 async function seedJob(
   store: Store,
   slack: SlackStandIn,
-  phase: 'posting' | 'creating',
+  phase: 'accepted' | 'posting' | 'creating',
   responseUrl: string | null,
 ) {
   const now = Date.now();
