@@ -12,7 +12,14 @@ import { SlackCallError, type SlackGateway } from '../slack/gateway.js';
 import { mrkdwnToPlain } from '../slack/mrkdwn.js';
 import type { JobPatch, JobRecord, RunOutcome, RunRecord, Store } from '../store/types.js';
 import { agentErrorText, outcomeText, refusalText, rootText, text } from './messages.js';
-import { type PrivateTarget, privateNote, receivedReaction, rootUpdate, threadPost } from './outbox-items.js';
+import {
+  type PrivateTarget,
+  privateNote,
+  receivedReaction,
+  rootMetadata,
+  rootUpdate,
+  threadPost,
+} from './outbox-items.js';
 
 export { POST_EVENT_TYPE, RECEIVED_REACTION } from './outbox-items.js';
 
@@ -284,7 +291,11 @@ export function createJobService(deps: JobServiceDeps): JobService {
   async function postRoot(job: JobRecord, run: RunRecord): Promise<void> {
     let threadTs: string;
     try {
-      threadTs = await slack.postMessage({ channel: job.channelId, text: rootText(job) });
+      threadTs = await slack.postMessage({
+        channel: job.channelId,
+        text: rootText(job),
+        metadata: rootMetadata(job.id),
+      });
     } catch (error) {
       const code = error instanceof SlackCallError ? error.code : 'unexpected_error';
       logger.warn('could not post the root message; job not started', { jobId: job.id, code });
@@ -304,6 +315,11 @@ export function createJobService(deps: JobServiceDeps): JobService {
       deps.onEnqueued();
       return;
     }
+    await rootRecorded(job, run, threadTs);
+  }
+
+  /** Records the thread, then makes the create call. */
+  async function rootRecorded(job: JobRecord, run: RunRecord, threadTs: string): Promise<void> {
     // Recorded before the create call: a crash from here on leaves a row the next start explains.
     await store.apply(
       {
@@ -459,7 +475,27 @@ export function createJobService(deps: JobServiceDeps): JobService {
           // Nothing was done for it yet: carry on as if the command had just arrived.
           await service.startJob(job.id);
         } else if (job.phase === 'posting') {
-          // The root message may or may not exist; the create call was surely never made.
+          // The create call was surely never made. If Slack has the root message, carry on from
+          // it; if it surely does not, start over; if Slack cannot say, tell the requester.
+          const found = await slack
+            .findInChannel({
+              channel: job.channelId,
+              oldest: Math.floor(job.createdAt / 1000) - 1,
+              metadata: rootMetadata(job.id),
+            })
+            .then(
+              (ts) => ({ ts }),
+              () => undefined,
+            );
+          if (found?.ts && first) {
+            await rootRecorded(job, first, found.ts);
+            continue;
+          }
+          if (found && first) {
+            if (await store.transitionJob(job.id, 'posting', 'accepted', now()))
+              await service.startJob(job.id);
+            continue;
+          }
           await store.apply(
             {
               jobId: job.id,

@@ -4,6 +4,11 @@ import type { JobRecord, NewOutboxItem, PostKind, RunRecord } from '../store/typ
 export const RECEIVED_REACTION = 'eyes';
 /** Metadata event type of the bot's thread posts. */
 export const POST_EVENT_TYPE = 'docs_agent_post';
+/** Metadata event type of a job's root message. */
+export const ROOT_EVENT_TYPE = 'docs_agent_root';
+
+/** Metadata that lets a restarted bot find a root message it posted but did not record. */
+export const rootMetadata = (jobId: number) => ({ eventType: ROOT_EVENT_TYPE, key: `root:${jobId}` });
 
 /** A thread post about one run: its outcome, or a notice that it did not (surely) reach the agent. */
 export function threadPost(

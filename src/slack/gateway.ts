@@ -102,6 +102,12 @@ export interface SlackGateway {
   respond(responseUrl: string, text: string): Promise<void>;
   /** Account facts that decide access. */
   userInfo(userId: string): Promise<SlackUser>;
+  /** ts of a top-level message since `oldest` (epoch seconds) carrying the given metadata key, if any. */
+  findInChannel(args: {
+    channel: string;
+    oldest: number;
+    metadata: PostMetadata;
+  }): Promise<string | undefined>;
   /** ts of a message in the thread carrying the given metadata key, if any. */
   findPosted(args: {
     channel: string;
@@ -115,6 +121,12 @@ export interface SlackGatewayOptions {
   logger: Logger;
   /** Per-request time-out for `respond`, in milliseconds. */
   timeoutMs?: number;
+}
+
+function matches(message: unknown, metadata: PostMetadata): boolean {
+  const meta = (message as { metadata?: { event_type?: string; event_payload?: { key?: unknown } } })
+    .metadata;
+  return meta?.event_type === metadata.eventType && meta.event_payload?.key === metadata.key;
 }
 
 export function createSlackGateway({
@@ -199,6 +211,25 @@ export function createSlackGateway({
         deleted: user.deleted === true,
       };
     },
+    async findInChannel({ channel, oldest, metadata }) {
+      let cursor: string | undefined;
+      for (let page = 0; page < 10; page++) {
+        const result = await call('conversations.history', () =>
+          client.conversations.history({
+            channel,
+            oldest: String(oldest),
+            include_all_metadata: true,
+            limit: 200,
+            cursor,
+          }),
+        );
+        const found = (result.messages ?? []).find((m) => matches(m, metadata));
+        if (found?.ts) return found.ts;
+        cursor = result.response_metadata?.next_cursor || undefined;
+        if (!cursor) return undefined;
+      }
+      return undefined;
+    },
     async findPosted({ channel, threadTs, metadata }) {
       let cursor: string | undefined;
       for (let page = 0; page < 10; page++) {
@@ -211,13 +242,8 @@ export function createSlackGateway({
             cursor,
           }),
         );
-        for (const message of result.messages ?? []) {
-          const meta = (message as { metadata?: { event_type?: string; event_payload?: { key?: unknown } } })
-            .metadata;
-          if (meta?.event_type === metadata.eventType && meta.event_payload?.key === metadata.key) {
-            return message.ts;
-          }
-        }
+        const found = (result.messages ?? []).find((m) => matches(m, metadata));
+        if (found?.ts) return found.ts;
         cursor = result.response_metadata?.next_cursor || undefined;
         if (!cursor) return undefined;
       }

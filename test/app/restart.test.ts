@@ -98,14 +98,45 @@ describe('restarts', () => {
     expect(root.text).toContain('Document the CLI');
   });
 
-  it('tells the requester privately when a restart came while the root message was being posted', async () => {
-    let url = '';
+  it('after a restart while the root was being posted, finds the root in Slack and carries on in it', async () => {
     h = await startHarness(
       {},
       {
         seed: async (store, slack) => {
-          url = slack.responseUrl('seeded');
-          await seedJob(store, slack, 'posting', url);
+          const job = await seedJob(store, slack, 'posting', slack.responseUrl('seeded'));
+          slack.messages.push({
+            channel: 'C0GENERAL',
+            ts: String(Date.now() / 1000 + 1),
+            text: 'root',
+            bot_id: 'B0BOT',
+            user: 'U0BOT',
+            metadata: { event_type: 'docs_agent_root', event_payload: { key: `root:${job.id}` } },
+          });
+        },
+      },
+    );
+    await waitFor('job created', () => h.agent.requestsFor('create').length === 1);
+    expect(h.slack.messages.filter((m) => !m.thread_ts)).toHaveLength(1);
+    expect(h.slack.callsTo('chat.postMessage')).toHaveLength(0);
+    expect(h.slack.responses).toHaveLength(0);
+  });
+
+  it('after a restart while the root was being posted, starts over when Slack has no root', async () => {
+    h = await startHarness(
+      {},
+      { seed: async (store, slack) => void (await seedJob(store, slack, 'posting', null)) },
+    );
+    await waitFor('job created', () => h.agent.requestsFor('create').length === 1);
+    expect(h.slack.messages.filter((m) => !m.thread_ts)).toHaveLength(1);
+  });
+
+  it('tells the requester privately when Slack cannot say whether the root was posted', async () => {
+    h = await startHarness(
+      {},
+      {
+        seed: async (store, slack) => {
+          slack.outage.begin('conversations.history');
+          await seedJob(store, slack, 'posting', slack.responseUrl('seeded'));
         },
       },
     );

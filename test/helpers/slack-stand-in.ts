@@ -113,6 +113,18 @@ export async function startSlackStandIn(options: { socketModeUrl?: string; appTo
     },
     'chat.postEphemeral': () => ({ ok: true, message_ts: nextTs() }),
     'reactions.add': () => ({ ok: true }),
+    'conversations.history': (args) => {
+      const withMeta = args.include_all_metadata === 'true' || args.include_all_metadata === true;
+      const oldest = Number(args.oldest ?? 0);
+      const top = messages.filter(
+        (m) => m.channel === args.channel && !m.thread_ts && Number(m.ts) >= oldest,
+      );
+      return {
+        ok: true,
+        messages: top.reverse().map(({ metadata, ...m }) => (withMeta && metadata ? { ...m, metadata } : m)),
+        has_more: false,
+      };
+    },
     'conversations.replies': (args) => {
       const thread = messages.filter(
         (m) => m.channel === args.channel && (m.ts === args.ts || m.thread_ts === args.ts),
