@@ -80,6 +80,8 @@ export interface StandInJob {
   extra?: Json;
   /** Deliberately outside the documented schema (a status the API may add later). */
   offSpec?: boolean;
+  /** Polls since the current run started (scripted agent). */
+  getsThisRun?: number;
 }
 
 /**
@@ -87,7 +89,22 @@ export interface StandInJob {
  * bearer key and request bodies against the documented schemas, answers 201 on create, and
  * validates every job it returns. Tests move jobs to terminal states and inject faults.
  */
-export async function startAgentStandIn() {
+export interface AgentHooks {
+  /** Called before an accepted request is processed; 'drop' closes the connection unprocessed. */
+  before?(op: AgentOperation, body: Json | undefined): 'drop' | undefined;
+  /** Called once the answer has been sent. */
+  after?(op: AgentOperation, body: Json | undefined): void;
+}
+
+export interface AgentStandInOptions {
+  hooks?: AgentHooks;
+  /** Each run turns terminal on this many-th poll after it started (a scripted agent). */
+  finishAfterGets?: number;
+  /** The terminal state a scripted run ends in; by default completed with a pull request. */
+  finishWith?: (job: StandInJob, run: number) => { status: string; prLink: string | null };
+}
+
+export async function startAgentStandIn(options: AgentStandInOptions = {}) {
   const v = openApiValidators();
   const jobs = new Map<string, StandInJob>();
   const requests: { op: AgentOperation; jobId?: string; body?: Json; at: number }[] = [];
@@ -105,7 +122,7 @@ export async function startAgentStandIn() {
     res.end(JSON.stringify(body));
   };
   const sendJob = (res: ServerResponse, status: number, job: StandInJob) => {
-    const { prompts: _p, extra, offSpec, ...wire } = job;
+    const { prompts: _p, extra, offSpec, getsThisRun: _g, ...wire } = job;
     if (!offSpec && !v.agentJob(wire))
       violations.push(`stand-in job breaks the schema: ${JSON.stringify(v.agentJob.errors)}`);
     sendJson(res, status, { ...wire, ...extra });
@@ -156,6 +173,11 @@ export async function startAgentStandIn() {
       at: Date.now(),
     });
 
+    if (options.hooks?.before?.(op, body) === 'drop') {
+      res.socket?.destroy();
+      return;
+    }
+    if (options.hooks?.after) res.on('finish', () => options.hooks?.after?.(op, body));
     const fault = faults.get(op)?.shift();
     if (fault && 'delayMs' in fault) await new Promise((r) => setTimeout(r, fault.delayMs));
     if (fault && 'hangUp' in fault) {
@@ -190,6 +212,18 @@ export async function startAgentStandIn() {
       if (op === 'message') {
         job.prompts.push(String(body?.prompt));
         job.status = 'active';
+        job.prLink = null;
+        job.getsThisRun = 0;
+      }
+      if (op === 'get' && options.finishAfterGets !== undefined && job.status === 'active') {
+        job.getsThisRun = (job.getsThisRun ?? 0) + 1;
+        if (job.getsThisRun >= options.finishAfterGets) {
+          const end = options.finishWith?.(job, job.prompts.length) ?? {
+            status: 'completed',
+            prLink: `https://github.com/example/docs/pull/${job.id.replace(/\D/g, '')}`,
+          };
+          Object.assign(job, end);
+        }
       }
     }
     if (fault && 'acceptThenHangUp' in fault) {

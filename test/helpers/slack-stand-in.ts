@@ -34,7 +34,16 @@ export type SlackFault =
  * A loopback stand-in for Slack's Web API (`SLACK_API_URL`) and for response_urls. It keeps
  * the messages the bot posted, answers like Slack does, and fails calls on demand.
  */
-export async function startSlackStandIn(options: { socketModeUrl?: string; appToken?: string } = {}) {
+export interface SlackHooks {
+  /** Called before a Web API call is processed; 'drop' closes the connection unprocessed. */
+  before?(call: SlackCall): 'drop' | undefined;
+  /** Called once the answer to a Web API call has been sent. */
+  after?(call: SlackCall): void;
+}
+
+export async function startSlackStandIn(
+  options: { socketModeUrl?: string; appToken?: string; hooks?: SlackHooks } = {},
+) {
   const calls: SlackCall[] = [];
   const responses: { path: string; body: Record<string, unknown> }[] = [];
   const messages: StoredMessage[] = [];
@@ -163,6 +172,12 @@ export async function startSlackStandIn(options: { socketModeUrl?: string; appTo
       send(res, { ok: false, error: 'invalid_auth' });
       return;
     }
+    const call = { method, args, at: Date.now() };
+    if (options.hooks?.before?.(call) === 'drop') {
+      res.socket?.destroy();
+      return;
+    }
+    if (options.hooks?.after) res.on('finish', () => options.hooks?.after?.(call));
     if (outage.has(method)) {
       calls.push({ method, args, at: Date.now() });
       return send(res, { ok: false, error: 'service_unavailable' }, 503);

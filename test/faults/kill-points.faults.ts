@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import type { AgentOperation } from '../helpers/agent-stand-in.js';
+import { waitFor } from '../helpers/http.js';
+import type { SlackCall } from '../helpers/slack-stand-in.js';
+import { add, type Counts, emptyCounts } from './ledger.js';
+import { recordRow } from './report.js';
+import { createWorld } from './world.js';
+
+/** Runs per kill point; 9 points make 54 SIGKILLs. */
+const RUNS_PER_POINT = 6;
+
+type Hit = {
+  slack?: (c: SlackCall) => boolean;
+  agent?: (op: AgentOperation) => boolean;
+  afterAnswer: boolean;
+};
+const isRootPost = (c: SlackCall) => c.method === 'chat.postMessage' && !c.args.thread_ts;
+const isOutcomePost = (c: SlackCall) =>
+  c.method === 'chat.postMessage' &&
+  (c.args.metadata as { event_payload?: { kind?: string } } | undefined)?.event_payload?.kind === 'outcome';
+
+/** Where the process is killed, and how many matching moments a run has (the kill picks one). */
+const POINTS: { name: string; hit?: Hit; occurrences: number }[] = [
+  { name: 'after ack', occurrences: 1 },
+  { name: 'after root post', hit: { slack: isRootPost, afterAnswer: true }, occurrences: 1 },
+  { name: 'during create', hit: { agent: (op) => op === 'create', afterAnswer: false }, occurrences: 1 },
+  {
+    name: 'after create, before store write',
+    hit: { agent: (op) => op === 'create', afterAnswer: true },
+    occurrences: 1,
+  },
+  { name: 'during poll', hit: { agent: (op) => op === 'get', afterAnswer: false }, occurrences: 3 },
+  { name: 'during follow-up', hit: { agent: (op) => op === 'message', afterAnswer: false }, occurrences: 1 },
+  {
+    name: 'after follow-up, before store write',
+    hit: { agent: (op) => op === 'message', afterAnswer: true },
+    occurrences: 1,
+  },
+  {
+    name: 'between outcome write and Slack post',
+    hit: { slack: isOutcomePost, afterAnswer: false },
+    occurrences: 2,
+  },
+  {
+    name: 'after Slack post, before marked delivered',
+    hit: { slack: isOutcomePost, afterAnswer: true },
+    occurrences: 2,
+  },
+];
+
+let runSerial = 0;
+
+async function killRun(point: (typeof POINTS)[number], variant: number, details: string[]): Promise<Counts> {
+  const target = 1 + (variant % point.occurrences);
+  let seen = 0;
+  let killed = false;
+  const fire = (): boolean => {
+    if (killed || ++seen < target) return false;
+    killed = true;
+    world.app.kill();
+    return true;
+  };
+  const world = await createWorld({
+    slackHooks: {
+      before: (c) => (point.hit?.slack?.(c) && !point.hit.afterAnswer && fire() ? 'drop' : undefined),
+      after: (c) => void (point.hit?.slack?.(c) && point.hit.afterAnswer && fire()),
+    },
+    agentHooks: {
+      before: (op) => (point.hit?.agent?.(op) && !point.hit.afterAnswer && fire() ? 'drop' : undefined),
+      after: (op) => void (point.hit?.agent?.(op) && point.hit.afterAnswer && fire()),
+    },
+  });
+  try {
+    await world.start();
+    const run = ++runSerial;
+    const first = `Document feature ${run} first`;
+    const second = `Document feature ${run} second`;
+    const ins = await world.command(first);
+    if (point.name === 'after ack' && ins.acked) fire();
+
+    // Before a kill: wait for the first outcome, then reply in the thread.
+    let replied = false;
+    const firstOutcome = () =>
+      world.slack.messages.some(
+        (m) =>
+          m.thread_ts && (m.metadata?.event_payload as { kind?: string } | undefined)?.kind === 'outcome',
+      );
+    await waitFor('first outcome or kill', () => killed || firstOutcome(), 10_000);
+    const root = world.rootOf(first);
+    if (!killed && root) {
+      await world.reply(root.ts, second);
+      replied = true;
+    }
+    await waitFor('kill or quiet', () => killed || world.agent.jobs.size > 0, 10_000).catch(() => undefined);
+    if (!killed) await world.settle().catch(() => undefined);
+
+    if (killed) {
+      await world.app.exited;
+      await world.start();
+      await world.redeliver();
+    }
+    const rootAfter = world.rootOf(first);
+    if (!replied && rootAfter) {
+      // Give the reply once the job has an outcome, as a person would.
+      await waitFor('first outcome after restart', firstOutcome, 10_000).catch(() => undefined);
+      await world.reply(rootAfter.ts, second);
+    }
+    await world.settle();
+    expect(await world.app.stop()).toBe(0);
+    if (!killed) details.push(`${point.name} #${variant}: the kill point was not reached`);
+    return world.account(details);
+  } finally {
+    await world.close();
+  }
+}
+
+describe('SIGKILL at every step, then a restart', () => {
+  for (const point of POINTS) {
+    it(`${point.name}: nothing lost, nothing doubled`, async () => {
+      let total = emptyCounts();
+      const details: string[] = [];
+      for (let variant = 0; variant < RUNS_PER_POINT; variant++)
+        total = add(total, await killRun(point, variant, details));
+      recordRow('SIGKILL and restart', point.name, total, details);
+      expect(
+        details.filter((d) => !d.includes('was not reached')),
+        details.join('\n'),
+      ).toEqual([]);
+      expect(total.lost).toBe(0);
+      expect(total.duplicates).toBe(0);
+      expect(total.given).toBe(RUNS_PER_POINT * 2);
+    });
+  }
+});

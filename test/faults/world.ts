@@ -1,0 +1,137 @@
+import { type AgentHooks, type AgentStandInOptions, startAgentStandIn } from '../helpers/agent-stand-in.js';
+import { tempDatabase, testEnv } from '../helpers/harness.js';
+import { sleep, waitFor } from '../helpers/http.js';
+import { messageEvent, slashCommand } from '../helpers/payloads.js';
+import { postSigned } from '../helpers/signing.js';
+import { type SlackHooks, startSlackStandIn } from '../helpers/slack-stand-in.js';
+import { type AppProcess, launch, settled } from './app-process.js';
+import { account, type Counts, type Instruction } from './ledger.js';
+
+let serial = 0;
+
+/**
+ * One scenario run: fresh stand-ins and store, the built app as a child process, and a record
+ * of every instruction given, so the run can be added up at the end.
+ */
+export async function createWorld(
+  options: {
+    slackHooks?: SlackHooks;
+    agentHooks?: AgentHooks;
+    agent?: AgentStandInOptions;
+    env?: Record<string, string>;
+  } = {},
+) {
+  const slack = await startSlackStandIn({
+    hooks: { before: (c) => options.slackHooks?.before?.(c), after: (c) => options.slackHooks?.after?.(c) },
+  });
+  const agent = await startAgentStandIn({
+    finishAfterGets: 2,
+    ...options.agent,
+    hooks: {
+      before: (op, b) => options.agentHooks?.before?.(op, b),
+      after: (op, b) => options.agentHooks?.after?.(op, b),
+    },
+  });
+  const databasePath = tempDatabase();
+  const env = testEnv(slack, agent, databasePath, {
+    POLL_INTERVAL_MS: '30',
+    POLL_MAX_INTERVAL_MS: '200',
+    LOG_LEVEL: 'info',
+    DOCS_AGENT_API_TIMEOUT_MS: '1000',
+    ...options.env,
+  });
+  const instructions: Instruction[] = [];
+  let app: AppProcess | undefined;
+
+  const world = {
+    slack,
+    agent,
+    instructions,
+    get app() {
+      if (!app) throw new Error('app not started');
+      return app;
+    },
+    async start() {
+      app = await launch(env);
+      return app;
+    },
+    /** Gives `/docs-agent <prompt>`; resolves whether Slack got its acknowledgement. */
+    async command(prompt: string, user = 'U0ALICE'): Promise<Instruction> {
+      const responseId = `r${++serial}`;
+      const ins: Instruction = { prompt, kind: 'command', user, acked: false, responseId };
+      instructions.push(ins);
+      const body = slashCommand({ text: prompt, user_id: user, response_url: slack.responseUrl(responseId) });
+      ins.acked = await send(body, 'application/x-www-form-urlencoded');
+      return ins;
+    },
+    /**
+     * Replies in a thread, as Slack delivers an event: retried (same event id, up to 3 times)
+     * until it is acknowledged, across restarts if need be.
+     */
+    async reply(threadTs: string, prompt: string, user = 'U0BOB', attempts = 4): Promise<Instruction> {
+      const messageTs = `17100000${String(++serial).padStart(2, '0')}.000100`;
+      const ins: Instruction = { prompt, kind: 'reply', user, acked: false, threadTs, messageTs };
+      instructions.push(ins);
+      const body = messageEvent(
+        { channel: 'C0GENERAL', thread_ts: threadTs, ts: messageTs, user, text: prompt },
+        { event_id: `EvF${serial}` },
+      );
+      for (let i = 0; i < attempts && !ins.acked; i++) {
+        ins.acked = await send(body, 'application/json', i ? { 'x-slack-retry-num': String(i) } : {});
+        if (!ins.acked) await sleep(50);
+      }
+      return ins;
+    },
+    /** Retries the replies Slack never got an acknowledgement for (Slack redelivers them). */
+    async redeliver() {
+      for (const ins of instructions.filter((i) => i.kind === 'reply' && !i.acked)) {
+        const body = messageEvent(
+          {
+            channel: 'C0GENERAL',
+            thread_ts: ins.threadTs,
+            ts: ins.messageTs,
+            user: ins.user,
+            text: ins.prompt,
+          },
+          { event_id: `EvR${ins.messageTs}` },
+        );
+        ins.acked = await send(body, 'application/json', { 'x-slack-retry-num': '1' });
+      }
+    },
+    rootOf: (prompt: string) => slack.messages.find((m) => !m.thread_ts && m.text.includes(prompt)),
+    /** Waits until the store shows nothing left to do and every upstream job has ended. */
+    async settle(timeoutMs = 15_000) {
+      await waitFor(
+        'everything settled',
+        () => [...agent.jobs.values()].every((j) => j.status !== 'active') && settled(databasePath),
+        timeoutMs,
+      );
+    },
+    account: (details: string[]): Counts => account(instructions, slack, agent, details),
+    async close() {
+      app?.kill();
+      await app?.exited;
+      await slack.close();
+      await agent.close();
+    },
+  };
+
+  async function send(
+    body: string,
+    contentType: string,
+    headers: Record<string, string> = {},
+  ): Promise<boolean> {
+    if (!app || app.child.exitCode !== null) return false;
+    try {
+      const res = await postSigned(app.base, body, { contentType, headers });
+      await res.text();
+      return res.ok;
+    } catch {
+      return false;
+    }
+  }
+
+  return world;
+}
+
+export type World = Awaited<ReturnType<typeof createWorld>>;
