@@ -49,8 +49,9 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
 
   const client = new WebClient(config.slack.botToken, {
     slackApiUrl: config.slack.apiUrl,
-    // The outbox owns retries and waits; a call must not block a delivery round for minutes.
-    retryConfig: { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 1_000 },
+    // No retries here: a repeated chat.postMessage whose first answer was lost posts twice. The
+    // outbox owns retries (and checks Slack for an earlier copy first).
+    retryConfig: { retries: 0 },
     rejectRateLimitedCalls: true,
     timeout: 10_000,
     logger: undefined,

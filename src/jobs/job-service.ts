@@ -60,8 +60,11 @@ export interface JobService {
   acceptReply(request: ReplyRequest): Promise<number | undefined>;
   /** Checks access and sends a recorded reply to the agent (or explains why not). */
   processReply(runId: number, teamId?: string): Promise<void>;
-  /** Records the terminal outcome of the job's latest run and queues its post. */
-  finishRun(job: JobRecord, outcome: RunOutcome, agentJob?: AgentJob): Promise<void>;
+  /**
+   * Records the terminal outcome of the job's open runs and queues its post. `job` is the
+   * snapshot the outcome was observed against; false when the job has moved on since.
+   */
+  finishRun(job: JobRecord, outcome: RunOutcome, agentJob?: AgentJob): Promise<boolean>;
   /** Finishes or explains, after a restart, whatever a previous process left half done. */
   recover(): Promise<void>;
 }
@@ -430,8 +433,10 @@ export function createJobService(deps: JobServiceDeps): JobService {
     },
 
     async finishRun(job, outcome, agentJob) {
-      const runs = await store.getRuns(job.id);
-      const run = [...runs].reverse().find((r) => r.state === 'sent' && r.outcome === null);
+      // Every run the agent accepted and that has no outcome yet ends here: a follow-up sent
+      // while the agent was still working merges into the same result.
+      const open = (await store.getRuns(job.id)).filter((r) => r.state === 'sent' && r.outcome === null);
+      const latest = open.at(-1);
       const at = now();
       const patch: JobPatch = {
         ...(agentJob ? fromAgentJob(agentJob) : {}),
@@ -441,29 +446,43 @@ export function createJobService(deps: JobServiceDeps): JobService {
         pollFailures: 0,
       };
       const updated = { ...job, ...patch };
-      const notify = [job.requesterId, ...(run && run.authorId !== job.requesterId ? [run.authorId] : [])];
-      const outcomePost = run
-        ? [
-            threadPost(
-              updated,
-              `outcome:${run.seq}`,
-              outcomeText(outcome, updated, notify, deps.maxAgeMs),
-              'outcome',
-              run,
-            ),
-          ]
-        : [];
-      await store.apply(
+      const notify = [...new Set([job.requesterId, ...open.map((r) => r.authorId)])];
+      const applied = await store.apply(
         {
           jobId: job.id,
+          expect: { phase: job.phase, runCount: job.runCount },
           job: patch,
-          ...(run ? { run: { id: run.id, patch: { outcome, outcomeAt: at } } } : {}),
-          enqueue: [...outcomePost, ...rootUpdate(updated)],
+          runs: open.map((r) => ({ id: r.id, patch: { outcome, outcomeAt: at } })),
+          enqueue: [
+            ...(latest
+              ? [
+                  threadPost(
+                    updated,
+                    `outcome:${latest.seq}`,
+                    outcomeText(outcome, updated, notify, deps.maxAgeMs),
+                    'outcome',
+                    latest,
+                    open,
+                  ),
+                ]
+              : []),
+            ...rootUpdate(updated),
+          ],
         },
         at,
       );
-      logger.info('run finished', { jobId: job.id, agentJobId: job.agentJobId, run: run?.seq, outcome });
+      if (!applied) {
+        logger.info('poll answer ignored: the job changed meanwhile', { jobId: job.id });
+        return false;
+      }
+      logger.info('run finished', {
+        jobId: job.id,
+        agentJobId: job.agentJobId,
+        runs: open.map((r) => r.seq),
+        outcome,
+      });
       deps.onEnqueued();
+      return true;
     },
 
     async recover() {

@@ -17,6 +17,8 @@ export function threadPost(
   text: string,
   kind: PostKind,
   run?: RunRecord,
+  /** All the runs the post answers, when several merged into one result. */
+  covers?: RunRecord[],
 ): NewOutboxItem {
   return {
     jobId: job.id,
@@ -27,7 +29,17 @@ export function threadPost(
       threadTs: job.threadTs ?? '',
       text,
       eventType: POST_EVENT_TYPE,
-      about: { kind, run: run?.seq ?? null, source: run?.messageTs ?? null },
+      about: {
+        kind,
+        run: run?.seq ?? null,
+        source: run?.messageTs ?? null,
+        ...(covers && covers.length > 1
+          ? {
+              covers: covers.map((r) => r.seq).join(','),
+              sources: covers.map((r) => r.messageTs ?? '').join(','),
+            }
+          : {}),
+      },
     },
   };
 }

@@ -119,6 +119,10 @@ export interface PostAbout {
   run: number | null;
   /** ts of the Slack message that carried the instruction, for follow-ups. */
   source: string | null;
+  /** When several runs merged into one result: their sequence numbers, comma-separated. */
+  covers?: string;
+  /** …and their source message ts, comma-separated (empty for the first instruction). */
+  sources?: string;
 }
 
 /** What an outbox item asks Slack to do. */
@@ -167,8 +171,15 @@ export interface Change {
   job?: JobPatch;
   run?: { id: number; patch: RunPatch };
   enqueue?: NewOutboxItem[];
+  /** Further runs to patch in the same change. */
+  runs?: { id: number; patch: RunPatch }[];
   /** Increment the job's run count (a run was accepted by the agent). */
   incrementRunCount?: boolean;
+  /**
+   * Apply only if the job still is as the caller saw it: a poll answer that arrives after a
+   * follow-up started a new run must not close that run.
+   */
+  expect?: { phase: JobPhase; runCount: number };
 }
 
 export interface Store {
@@ -190,7 +201,8 @@ export interface Store {
   getRun(id: number): Promise<RunRecord | undefined>;
   findJobByThread(channelId: string, threadTs: string): Promise<JobRecord | undefined>;
   getRuns(jobId: number): Promise<RunRecord[]>;
-  apply(change: Change, now: number): Promise<void>;
+  /** Applies the change atomically; false (and nothing written) when `expect` did not hold. */
+  apply(change: Change, now: number): Promise<boolean>;
   /** Active jobs whose next poll is due, soonest first. Uses the next-poll index. */
   dueJobs(now: number, limit: number): Promise<JobRecord[]>;
   /**

@@ -44,6 +44,39 @@ describe('thread replies', () => {
     expect(h.slack.threadPosts(threadTs)).toHaveLength(2);
   });
 
+  it('answers a reply sent while the agent was still working with one outcome for both runs', async () => {
+    const { threadTs, jobId, channel } = await h.startJob();
+    await h.event({ channel, thread_ts: threadTs, user: 'U0BOB', text: 'and the CLI too' });
+    await waitFor('follow-up sent', () => h.agent.requestsFor('message').length === 1);
+    h.agent.complete(jobId, 'https://github.com/example/docs/pull/5');
+    const post = await waitFor('outcome', () => h.slack.threadPosts(threadTs)[0]);
+    expect(post.text).toContain('<@U0ALICE>');
+    expect(post.text).toContain('<@U0BOB>');
+    expect(post.metadata?.event_payload).toMatchObject({ kind: 'outcome', run: 2, covers: '1,2' });
+    await sleep(200);
+    expect(h.slack.threadPosts(threadTs)).toHaveLength(1);
+    const runs = await h.app.store.getRuns((await h.app.store.findJobByThread(channel, threadTs))?.id ?? 0);
+    expect(runs.map((r) => r.outcome)).toEqual(['completed_pr', 'completed_pr']);
+  });
+
+  it('ignores a poll answer that was overtaken by a follow-up', async () => {
+    const { threadTs, jobId, channel } = await h.startJob();
+    // The next poll sees "completed" but answers late; a follow-up starts a new run meanwhile.
+    const gets = h.agent.requestsFor('get').length;
+    h.agent.complete(jobId, 'https://github.com/example/docs/pull/6');
+    h.agent.fail('get', { staleAnswerMs: 800 });
+    await waitFor('slow poll under way', () => h.agent.requestsFor('get').length > gets);
+    await h.event({ channel, thread_ts: threadTs, user: 'U0BOB', text: 'one more thing' });
+    await waitFor('follow-up sent', () => h.agent.requestsFor('message').length === 1);
+    await sleep(1_000);
+    expect(h.logs.some((l) => l.includes('poll answer ignored'))).toBe(true);
+    expect(h.slack.threadPosts(threadTs)).toHaveLength(0);
+    expect((await h.app.store.findJobByThread(channel, threadTs))?.phase).toBe('active');
+    h.agent.complete(jobId, 'https://github.com/example/docs/pull/7');
+    const post = await waitFor('outcome of the new run', () => h.slack.threadPosts(threadTs)[0]);
+    expect(post.text).toContain('pull/7');
+  });
+
   it('never sends a re-delivered event twice', async () => {
     const { threadTs, channel } = await h.startJob();
     const ts = '1700000200.000001';

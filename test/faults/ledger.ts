@@ -47,7 +47,13 @@ export function add(a: Counts, b: Counts): Counts {
   return out;
 }
 
-type About = { kind?: string; run?: number | null; source?: string | null };
+type About = {
+  kind?: string;
+  run?: number | null;
+  source?: string | null;
+  covers?: string;
+  sources?: string;
+};
 const aboutOf = (m: StoredMessage): About => (m.metadata?.event_payload ?? {}) as About;
 
 /**

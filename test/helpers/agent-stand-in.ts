@@ -62,6 +62,8 @@ export type AgentOperation = 'create' | 'message' | 'get';
 export type AgentFault =
   | { status: number; body?: string; headers?: Record<string, string> }
   | { delayMs: number }
+  /** Answers with the state as it is now, but only after this delay (a stale answer). */
+  | { staleAnswerMs: number }
   /** Closes the connection without an answer. */
   | { hangUp: true }
   /** Does the work, then closes the connection without an answer (the outcome is lost). */
@@ -229,6 +231,11 @@ export async function startAgentStandIn(options: AgentStandInOptions = {}) {
     if (fault && 'acceptThenHangUp' in fault) {
       res.socket?.destroy();
       return;
+    }
+    if (fault && 'staleAnswerMs' in fault) {
+      const snapshot = structuredClone(job);
+      await new Promise((r) => setTimeout(r, fault.staleAnswerMs));
+      return sendJob(res, status, snapshot);
     }
     sendJob(res, status, job);
   });

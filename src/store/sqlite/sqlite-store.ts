@@ -110,6 +110,7 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
       ON CONFLICT (trigger_key) DO NOTHING`),
     jobByTrigger: db.prepare('SELECT * FROM jobs WHERE trigger_key = ?'),
     jobById: db.prepare('SELECT * FROM jobs WHERE id = ?'),
+    jobState: db.prepare('SELECT phase, run_count FROM jobs WHERE id = ?'),
     jobByThread: db.prepare('SELECT * FROM jobs WHERE channel_id = ? AND thread_ts = ?'),
     nextSeq: db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM runs WHERE job_id = ?'),
     insertRun: db.prepare(`
@@ -186,14 +187,21 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
     return { job: record, run, created: true };
   });
 
-  const applyTx = db.transaction((change: Change, now: number) => {
+  const applyTx = db.transaction((change: Change, now: number): boolean => {
+    if (change.expect) {
+      const row = stmt.jobState.get(change.jobId) as { phase: string; run_count: number } | undefined;
+      if (row?.phase !== change.expect.phase || row.run_count !== change.expect.runCount) return false;
+    }
     const jobPatch: JobPatch & { updatedAt: number } = { ...change.job, updatedAt: now };
     updateRow('jobs', change.jobId, jobPatch);
     if (change.incrementRunCount) {
       db.prepare('UPDATE jobs SET run_count = run_count + 1 WHERE id = ?').run(change.jobId);
     }
-    if (change.run) updateRow('runs', change.run.id, change.run.patch as RunPatch);
+    for (const run of [...(change.run ? [change.run] : []), ...(change.runs ?? [])]) {
+      updateRow('runs', run.id, run.patch as RunPatch);
+    }
     if (change.enqueue) enqueueAll(change.enqueue, now);
+    return true;
   });
 
   return {
@@ -229,7 +237,7 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
       return (stmt.runsOfJob.all(jobId) as Row[]).map((r) => fromRow<RunRecord>(r));
     },
     async apply(change, now) {
-      applyTx.immediate(change, now);
+      return applyTx.immediate(change, now);
     },
     async dueJobs(now, limit) {
       return (stmt.dueJobs.all(now, limit) as Row[]).map((r) => fromRow<JobRecord>(r));
