@@ -58,6 +58,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   });
   const slack = createSlackGateway({ client, logger });
   const identity = createIdentity(client, logger);
+  void identity.get();
   const agent = createAgentClient({
     baseUrl: config.agent.apiUrl,
     apiKey: config.agent.apiKey,

@@ -152,7 +152,7 @@ const envSchema = z.object({
       .regex(/^[A-Za-z0-9._-]+$/, { error: 'may contain only letters, digits, ".", "_" and "-"' }),
   ),
   DOCS_AGENT_API_URL: httpUrl('https://api.mintlify.com'),
-  DOCS_AGENT_API_TIMEOUT_MS: integer(15_000, 100, 120_000, 'milliseconds'),
+  DOCS_AGENT_API_TIMEOUT_MS: integer(6_000, 100, 120_000, 'milliseconds'),
   DATABASE_PATH: z.preprocess(blankToUndefined, z.string().default('./data/docs-agent.sqlite')),
   PORT: integer(3000, 0, 65_535, 'a TCP port'),
   POLL_INTERVAL_MS: integer(10_000, 10, 3_600_000, 'milliseconds'),

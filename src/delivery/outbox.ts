@@ -51,7 +51,12 @@ export function createOutbox(options: OutboxOptions): Outbox {
         if (item.startedAt !== null) {
           const found = await slack
             .findPosted({ channel: payload.channel, threadTs: payload.threadTs, metadata })
-            .catch(() => undefined);
+            .catch((error: unknown) => {
+              // Slack cannot say right now: ask again later rather than risk a second copy.
+              // Only when it can never say (the app lacks the method or scope) post anyway.
+              if (error instanceof SlackCallError && error.permanent) return undefined;
+              throw error;
+            });
           if (found) return;
         }
         await slack.postMessage({
@@ -72,7 +77,18 @@ export function createOutbox(options: OutboxOptions): Outbox {
         await slack.addReaction({ channel: payload.channel, ts: payload.ts, name: payload.name });
         return;
       case 'respond':
-        await slack.respond(payload.responseUrl, payload.text);
+        try {
+          await slack.respond(payload.responseUrl, payload.text);
+        } catch (error) {
+          // A response_url lives 30 minutes; after that, say it privately in the channel.
+          if (!(error instanceof SlackCallError && error.code === 'expired_url' && payload.fallback))
+            throw error;
+          await slack.postEphemeral({
+            channel: payload.fallback.channel,
+            user: payload.fallback.user,
+            text: payload.text,
+          });
+        }
         return;
       case 'ephemeral':
         await slack.postEphemeral({
@@ -128,8 +144,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
       if (items.length === batchSize) return { busy: true };
       const next = await store.nextOutboxAt();
       if (next === undefined) return { busy: false };
-      // An item held back behind an earlier one of its job is "due" but not deliverable yet:
-      // after an empty round, wait a little instead of spinning.
+      // Never spin: after an empty round, wait a little even if something is due.
       const floor = items.length === 0 ? MIN_IDLE_MS : 0;
       return { busy: false, sleepMs: Math.max(floor, next - now()) };
     },

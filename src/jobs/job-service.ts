@@ -65,6 +65,8 @@ export interface JobService {
    * snapshot the outcome was observed against; false when the job has moved on since.
    */
   finishRun(job: JobRecord, outcome: RunOutcome, agentJob?: AgentJob): Promise<boolean>;
+  /** Tells the thread, once per run, that polling is refused (the admin key). */
+  notePollRefused(job: JobRecord): Promise<void>;
   /** Finishes or explains, after a restart, whatever a previous process left half done. */
   recover(): Promise<void>;
 }
@@ -301,6 +303,13 @@ export function createJobService(deps: JobServiceDeps): JobService {
       });
     } catch (error) {
       const code = error instanceof SlackCallError ? error.code : 'unexpected_error';
+      // An answer lost on the way back (time-out, 5xx) does not mean Slack refused the post.
+      const found =
+        error instanceof SlackCallError && !error.isPlatformError ? await findRoot(job) : undefined;
+      if (found) {
+        await rootRecorded(job, run, found);
+        return;
+      }
       logger.warn('could not post the root message; job not started', { jobId: job.id, code });
       const note =
         code === 'not_in_channel' || code === 'channel_not_found'
@@ -334,6 +343,16 @@ export function createJobService(deps: JobServiceDeps): JobService {
     );
     await createUpstream({ ...job, threadTs, phase: 'creating' }, run);
   }
+
+  /** The root message Slack holds for this job, if it says; undefined when it cannot say. */
+  const findRoot = (job: JobRecord) =>
+    slack
+      .findInChannel({
+        channel: job.channelId,
+        oldest: Math.floor(job.createdAt / 1000) - 1,
+        metadata: rootMetadata(job.id),
+      })
+      .catch(() => undefined);
 
   const requesterTarget = (job: JobRecord): PrivateTarget => ({
     channelId: job.channelId,
@@ -443,7 +462,6 @@ export function createJobService(deps: JobServiceDeps): JobService {
         phase: outcome === 'gone' ? 'gone' : 'idle',
         lastOutcome: outcome,
         nextPollAt: null,
-        pollFailures: 0,
       };
       const updated = { ...job, ...patch };
       const notify = [...new Set([job.requesterId, ...open.map((r) => r.authorId)])];
@@ -483,6 +501,14 @@ export function createJobService(deps: JobServiceDeps): JobService {
       });
       deps.onEnqueued();
       return true;
+    },
+
+    async notePollRefused(job) {
+      await store.enqueue(
+        [threadPost(job, `poll-refused:${job.runCount}`, text.pollRefused(job.requesterId), 'notice')],
+        now(),
+      );
+      deps.onEnqueued();
     },
 
     async recover() {

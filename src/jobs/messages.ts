@@ -29,6 +29,14 @@ const slackDate = (date: Date) => {
   const fallback = `${date.toISOString().slice(11, 16)} UTC`;
   return `<!date^${epoch}^{time}|${fallback}>`;
 };
+/** "24 hours", "45 minutes", "30 seconds". */
+export function duration(ms: number): string {
+  const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
+  if (ms >= 2 * 3_600_000) return plural(Math.round(ms / 3_600_000), 'hour');
+  if (ms >= 2 * 60_000) return plural(Math.round(ms / 60_000), 'minute');
+  return plural(Math.max(1, Math.round(ms / 1000)), 'second');
+}
+
 const code = (text: string) => `\`${text.replace(/`/g, "'")}\``;
 
 /** Quotes the user's instruction (already Slack mrkdwn) as a block quote. */
@@ -110,7 +118,9 @@ export function outcomeText(outcome: RunOutcome, job: JobRecord, notify: string[
     case 'gone':
       return `${who} :ghost: The agent API no longer knows job ${id} (it answered 404), so I have stopped watching it. Start a new one with ${COMMAND}.`;
     case 'stopped_watching':
-      return `${who} :zzz: Job ${id} is still running after ${Math.round(maxAgeMs / 3_600_000)} hours, so I have stopped watching it. Check the docs dashboard for its result.`;
+      return job.pollFailures > 0
+        ? `${who} :zzz: I could not check on job ${id} for a while (the agent API did not answer me), and after ${duration(maxAgeMs)} I have stopped watching it. Its status is unknown: check the docs dashboard for its result.`
+        : `${who} :zzz: Job ${id} is still running after ${duration(maxAgeMs)}, so I have stopped watching it. Check the docs dashboard for its result.`;
   }
 }
 
@@ -162,6 +172,8 @@ export function refusalText(decision: { reason: RefusalReason; retryAt?: Date },
 }
 
 export const text = {
+  pollRefused: (requesterId: string) =>
+    `${mention(requesterId)} :lock: I cannot check on this job: the docs agent API refuses this bot's API key. Please ask a workspace admin to renew it; I keep trying and will post the result once I can.`,
   notRecorded: () =>
     ':warning: I could not record that instruction, so nothing was started. Please try again in a moment.',
   promptTooLong: (length: number, max: number) =>
@@ -169,7 +181,11 @@ export const text = {
   unknownSubcommand: (word: string) =>
     `:information_source: \`${word.replace(/`/g, "'")}\` is not a ${COMMAND} subcommand, so nothing was started.\n${USAGE}`,
   notInChannel: (channelId: string) =>
-    `:wave: I can't post in <#${channelId}>, so no job was started. Invite me with \`/invite @docs-agent\` and run the command again. (In a direct message, run ${COMMAND} in a channel instead.)`,
+    channelId.startsWith('D') || channelId.startsWith('G')
+      ? `:wave: I can't post in this conversation, so no job was started. Run ${COMMAND} in a channel I am in (invite me with \`/invite @docs-agent\`).`
+      : `:wave: I can't post in <#${channelId}>, so no job was started. Invite me with \`/invite @docs-agent\` and run the command again.`,
+  directMessage: () =>
+    `:wave: Jobs run in channels, where the job's thread lets everyone follow along and reply. Run ${COMMAND} in a channel I am in (invite me with \`/invite @docs-agent\`). Nothing was started.`,
   cannotPost: (reason: string) =>
     `:warning: I couldn't post in this conversation (Slack said \`${reason}\`), so no job was started.`,
   restartedBeforeCreate: (requesterId: string) =>

@@ -88,7 +88,12 @@ export function privateNote(
     jobId,
     dedupeKey,
     payload: to.responseUrl
-      ? { type: 'respond', responseUrl: to.responseUrl, text }
+      ? {
+          type: 'respond',
+          responseUrl: to.responseUrl,
+          text,
+          fallback: { channel: to.channelId, user: to.userId },
+        }
       : { type: 'ephemeral', channel: to.channelId, user: to.userId, threadTs: to.threadTs, text },
   };
 }

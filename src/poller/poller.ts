@@ -26,6 +26,8 @@ export interface PollerOptions {
 
 /** A run is polled every `intervalMs` until it is this old; then the interval grows with its age. */
 export const POLL_STEADY_MS = 5 * 60_000;
+/** Consecutive refused polls (401/403) before the thread is told. */
+export const POLL_REFUSALS_BEFORE_NOTICE = 3;
 /** ± share of each interval that is randomized, so jobs started together drift apart. */
 export const POLL_JITTER = 0.1;
 
@@ -106,6 +108,8 @@ export function createPoller(options: PollerOptions): Poller {
         return;
       }
       if (error instanceof AgentUnauthorizedError) {
+        // Said once per run in the thread, after a few tries (a key being rotated may flap).
+        if (job.pollFailures + 1 === POLL_REFUSALS_BEFORE_NOTICE) await jobs.notePollRefused(job);
         logger.error('agent API refused the admin key while polling: renew DOCS_AGENT_API_KEY', {
           jobId: job.id,
           error,

@@ -59,7 +59,7 @@ export function createSlackApp({ config, logger, identity, isReady }: SlackAppOp
   };
   const log = boltLogger(logger);
 
-  const authorize = async () => ({ botToken: config.slack.botToken, ...(await identity.get()) });
+  const authorize = async () => ({ botToken: config.slack.botToken, ...identity.peek() });
 
   const socketMode = config.slack.appToken !== undefined;
   if (socketMode) {

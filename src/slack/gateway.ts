@@ -41,12 +41,19 @@ export class SlackCallError extends Error {
   readonly permanent: boolean;
   /** How long Slack asked us to wait, on a 429. */
   readonly retryAfterMs: number | undefined;
+  /** Slack answered `ok: false`: the call surely had no effect. */
+  readonly isPlatformError: boolean;
 
-  constructor(method: string, code: string, options: { retryAfterMs?: number; cause?: unknown } = {}) {
+  constructor(
+    method: string,
+    code: string,
+    options: { retryAfterMs?: number; cause?: unknown; platform?: boolean } = {},
+  ) {
     super(`Slack ${method} failed: ${code}`, { cause: options.cause });
     this.code = code;
     this.permanent = PERMANENT_ERRORS.has(code);
     this.retryAfterMs = options.retryAfterMs;
+    this.isPlatformError = options.platform ?? false;
   }
 }
 
@@ -54,11 +61,12 @@ function toSlackError(method: string, error: unknown): SlackCallError {
   const e = error as { code?: string; data?: { error?: string }; retryAfter?: number; statusCode?: number };
   switch (e?.code) {
     case ErrorCode.PlatformError:
-      return new SlackCallError(method, e.data?.error ?? 'unknown_error', { cause: error });
+      return new SlackCallError(method, e.data?.error ?? 'unknown_error', { cause: error, platform: true });
     case ErrorCode.RateLimitedError:
       return new SlackCallError(method, 'ratelimited', {
         retryAfterMs: (e.retryAfter ?? 1) * 1000,
         cause: error,
+        platform: true,
       });
     case ErrorCode.HTTPError:
       return new SlackCallError(method, `http_${e.statusCode ?? 'error'}`, { cause: error });

@@ -20,6 +20,14 @@ export function createIdentity(client: WebClient, logger: Logger, now: () => num
   let pending: Promise<BotIdentity | undefined> | undefined;
 
   return {
+    /**
+     * What is known now, without waiting; starts a look-up if nothing is. For the hot path
+     * (acknowledging Slack), which must never wait on another Slack call.
+     */
+    peek(): BotIdentity | undefined {
+      if (!known) void this.get();
+      return known;
+    },
     async get(): Promise<BotIdentity | undefined> {
       if (known) return known;
       if (now() - failedAt < IDENTITY_RETRY_MS) return undefined;

@@ -9,7 +9,8 @@ const decodeEntities = (text: string) =>
 function readableToken(inner: string): string {
   const bar = inner.indexOf('|');
   const target = bar === -1 ? inner : inner.slice(0, bar);
-  const label = bar === -1 ? undefined : inner.slice(bar + 1);
+  // Current clients send `<#C123|>`: an empty label means "no label".
+  const label = bar === -1 || bar === inner.length - 1 ? undefined : inner.slice(bar + 1);
   if (target.startsWith('@')) return `@${label ?? target.slice(1)}`;
   if (target.startsWith('#')) return `#${label ?? target.slice(1)}`;
   if (target.startsWith('!subteam^')) return label ?? '@group';

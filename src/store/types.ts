@@ -139,7 +139,13 @@ export type OutboxPayload =
     }
   | { type: 'update_root'; channel: string; ts: string }
   | { type: 'reaction'; channel: string; ts: string; name: string }
-  | { type: 'respond'; responseUrl: string; text: string }
+  | {
+      type: 'respond';
+      responseUrl: string;
+      text: string;
+      /** Where to say it instead once the response_url has expired. */
+      fallback?: { channel: string; user: string };
+    }
   | { type: 'ephemeral'; channel: string; user: string; threadTs: string | null; text: string };
 
 export interface NewOutboxItem {
@@ -219,7 +225,7 @@ export interface Store {
    */
   dueOutbox(now: number, limit: number): Promise<OutboxItem[]>;
   updateOutbox(id: number, patch: OutboxPatch): Promise<void>;
-  /** Earliest next attempt of an undelivered outbox item, if any. */
+  /** Earliest next attempt of an undelivered item that is not held back behind another, if any. */
   nextOutboxAt(): Promise<number | undefined>;
   countActiveJobs(): Promise<number>;
   /**

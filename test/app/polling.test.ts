@@ -8,6 +8,14 @@ afterEach(async () => {
 });
 
 describe('polling faults', () => {
+  it('says the status is unknown when it stops watching a job it could not check', async () => {
+    h = await startHarness({ POLL_MAX_AGE_MS: '1000', POLL_MAX_INTERVAL_MS: '100' });
+    const { threadTs } = await h.startJob();
+    h.agent.fail('get', ...Array.from({ length: 200 }, () => ({ status: 502 })));
+    const post = await waitFor('stopped watching', () => h.slack.threadPosts(threadTs)[0], 8_000);
+    expect(post.text).toContain('Its status is unknown');
+  });
+
   it.each([
     [500, {}],
     [429, { 'retry-after': '0' }],
@@ -35,6 +43,8 @@ describe('polling faults', () => {
       true,
     );
     expect(h.agent.jobs.get(jobId)?.status).toBe('active');
+    // The thread hears about it once.
+    expect(h.slack.messages.filter((m) => m.text.includes('refuses this bot'))).toHaveLength(1);
   });
 
   it('stops watching a job that stays active beyond the maximum age', async () => {
@@ -42,6 +52,7 @@ describe('polling faults', () => {
     const { threadTs } = await h.startJob();
     const post = await waitFor('stopped watching', () => h.slack.threadPosts(threadTs)[0], 5_000);
     expect(post.text).toContain('stopped watching');
+    expect(post.text).toContain('still running after 1 second');
     const gets = h.agent.requestsFor('get').length;
     await sleep(300);
     expect(h.agent.requestsFor('get').length).toBe(gets);

@@ -95,6 +95,32 @@ describe('when the bot cannot post in the channel', () => {
     },
   );
 
+  it('in a direct message: says to use a channel, privately, and starts nothing', async () => {
+    const res = await h.command({ channel_id: 'D0DIRECT', channel_name: 'directmessage' });
+    const body = (await res.json()) as { response_type: string; text: string };
+    expect(body.response_type).toBe('ephemeral');
+    expect(body.text).toContain('Run /docs-agent in a channel');
+    await sleep(100);
+    expect(h.slack.callsTo('chat.postMessage')).toHaveLength(0);
+    expect(h.agent.requests).toHaveLength(0);
+  });
+
+  it('when the answer to the root post is lost, finds the root in Slack and carries on with one root', async () => {
+    h.slack.fail('chat.postMessage', { acceptThenHang: true });
+    await h.command();
+    await waitFor('job created', () => h.agent.requestsFor('create').length === 1);
+    expect(h.slack.messages.filter((m) => !m.thread_ts)).toHaveLength(1);
+    expect(h.slack.callsTo('conversations.history').length).toBeGreaterThan(0);
+  });
+
+  it('falls back to a private message in the channel once the response_url has expired', async () => {
+    h.slack.fail('chat.postMessage', { error: 'is_archived' });
+    await h.command({ response_url: h.slack.responseUrl('expired-1'), channel_id: 'C0ARCHIVED' });
+    const eph = await waitFor('ephemeral', () => h.slack.callsTo('chat.postEphemeral')[0]);
+    expect(eph.args).toMatchObject({ channel: 'C0ARCHIVED', user: 'U0ALICE' });
+    expect(String(eph.args.text)).toContain('is_archived');
+  });
+
   it('a Slack outage while posting the root: the user is told, no job', async () => {
     h.slack.fail('chat.postMessage', { status: 500 }, { status: 500 }, { status: 500 });
     await h.command({ response_url: h.slack.responseUrl('r2') });

@@ -11,6 +11,7 @@ export interface CommandFields {
   trigger_id?: string;
   response_url?: string;
   command?: string;
+  channel_name?: string;
 }
 
 /** A slash command body, form-encoded as Slack sends it. */

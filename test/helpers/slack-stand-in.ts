@@ -54,7 +54,8 @@ export async function startSlackStandIn(
   const guests = new Set<string>();
   const singleChannelGuests = new Set<string>();
   let tsCounter = 0;
-  const nextTs = () => `1700000000.${String(++tsCounter).padStart(6, '0')}`;
+  // Like Slack's: seconds now, then a counter, so `oldest` filters work on them.
+  const nextTs = () => `${Math.floor(Date.now() / 1000)}.${String(++tsCounter).padStart(6, '0')}`;
 
   const parseArgs = (req: IncomingMessage, body: string): Record<string, unknown> => {
     const type = req.headers['content-type'] ?? '';
@@ -149,6 +150,11 @@ export async function startSlackStandIn(
 
   const stand = await listen(async (req, body, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname.startsWith('/respond/expired')) {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('expired_url');
+      return;
+    }
     if (url.pathname.startsWith('/respond/')) {
       responses.push({ path: url.pathname, body: JSON.parse(body || '{}') });
       res.writeHead(200, { 'content-type': 'text/plain' });

@@ -9,6 +9,8 @@ describe('mrkdwnToPlain', () => {
     ['Ask <@U123>', 'Ask @U123'],
     ['Ask <@U123|alice>', 'Ask @alice'],
     ['In <#C123|docs>', 'In #docs'],
+    ['In <#C123|>', 'In #C123'],
+    ['See <https://x.io|>', 'See https://x.io'],
     ['<!here> look', '@here look'],
     ['<!subteam^S1|@writers> review', '@writers review'],
     ['Mail <mailto:a@b.co|a@b.co>', 'Mail a@b.co'],

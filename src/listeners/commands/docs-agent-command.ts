@@ -11,7 +11,12 @@ const commandSchema = z.object({
   team_id: z.string().min(1),
   trigger_id: z.string().min(1),
   response_url: z.string().url().optional(),
+  channel_name: z.string().optional(),
 });
+
+/** Direct messages: the bot does not receive thread replies there, so a job could not be steered. */
+const isDirectMessage = (channelId: string, channelName: string | undefined) =>
+  channelId.startsWith('D') || channelName === 'directmessage' || channelName === 'mpdm';
 
 /** `/docs-agent <instruction>`: acknowledge at once, then start the job in the background. */
 export function docsAgentCommand(deps: ListenerDeps) {
@@ -35,6 +40,10 @@ export function docsAgentCommand(deps: ListenerDeps) {
     }
     if (parsedText.kind === 'unknown_subcommand') {
       await ack({ response_type: 'ephemeral', text: text.unknownSubcommand(parsedText.word) });
+      return;
+    }
+    if (isDirectMessage(body.channel_id, body.channel_name)) {
+      await ack({ response_type: 'ephemeral', text: text.directMessage() });
       return;
     }
     // Recorded before the acknowledgement: once Slack shows the command as sent, a crash cannot

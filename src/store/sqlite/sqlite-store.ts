@@ -61,6 +61,15 @@ export const DUE_OUTBOX_SQL = `
             AND p.kind = 'post'))
       ORDER BY o.next_attempt_at, o.id LIMIT ?`;
 
+/** When the next deliverable item is due: items held back behind an earlier post do not count. */
+export const NEXT_OUTBOX_SQL = `
+      SELECT MIN(o.next_attempt_at) AS at FROM outbox o
+      WHERE o.delivered_at IS NULL AND o.dead_at IS NULL
+        AND (o.job_id IS NULL OR o.kind <> 'post' OR NOT EXISTS (
+          SELECT 1 FROM outbox p
+          WHERE p.job_id = o.job_id AND p.id < o.id AND p.delivered_at IS NULL AND p.dead_at IS NULL
+            AND p.kind = 'post'))`;
+
 /** Applies the numbered migrations that the database has not seen yet. */
 export function migrate(db: Database.Database): void {
   db.exec(
@@ -136,9 +145,7 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
       VALUES (@jobId, @dedupeKey, @kind, @payload, @now, @now)
       ON CONFLICT (dedupe_key) DO NOTHING`),
     dueOutbox: db.prepare(DUE_OUTBOX_SQL),
-    nextOutboxAt: db.prepare(
-      'SELECT MIN(next_attempt_at) AS at FROM outbox WHERE delivered_at IS NULL AND dead_at IS NULL',
-    ),
+    nextOutboxAt: db.prepare(NEXT_OUTBOX_SQL),
     recentInstructions: db.prepare(
       "SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM runs WHERE author_id = ? AND created_at >= ? AND state IN ('sending', 'sent', 'unknown')",
     ),
