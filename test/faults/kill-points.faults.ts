@@ -78,6 +78,9 @@ async function killRun(point: (typeof POINTS)[number], variant: number, details:
     const ins = await world.command(first);
     if (point.name === 'after ack' && ins.acked) fire();
 
+    const t0 = Date.now();
+    const mark = (what: string) =>
+      process.env.FAULT_TRACE && console.log(`${point.name} #${variant} ${what} +${Date.now() - t0}ms`);
     // Before a kill: wait for the first outcome, then reply in the thread.
     let replied = false;
     const firstOutcome = () =>
@@ -85,28 +88,37 @@ async function killRun(point: (typeof POINTS)[number], variant: number, details:
         (m) =>
           m.thread_ts && (m.metadata?.event_payload as { kind?: string } | undefined)?.kind === 'outcome',
       );
+    // An outcome, or a notice that the first instruction's fate is unknown.
+    const firstAnswer = () =>
+      world.slack.messages.some((m) => m.thread_ts && m.metadata?.event_type === 'docs_agent_post');
     await waitFor('first outcome or kill', () => killed || firstOutcome(), 10_000);
     const root = world.rootOf(first);
     if (!killed && root) {
       await world.reply(root.ts, second);
       replied = true;
     }
-    await waitFor('kill or quiet', () => killed || world.agent.jobs.size > 0, 10_000).catch(() => undefined);
-    if (!killed) await world.settle().catch(() => undefined);
+    await waitFor('kill or quiet', () => killed || world.isSettled(), 15_000);
 
+    mark('first phase done');
     if (killed) {
       await world.app.exited;
       await world.start();
       await world.redeliver();
     }
-    const rootAfter = world.rootOf(first);
+    // A command recorded before the kill is carried on after the restart: its root may come now.
+    const rootAfter = await waitFor('root after restart', () => world.rootOf(first), 5_000).catch(
+      () => undefined,
+    );
     if (!replied && rootAfter) {
       // Give the reply once the job has an outcome, as a person would.
-      await waitFor('first outcome after restart', firstOutcome, 10_000).catch(() => undefined);
+      await waitFor('first answer after restart', firstAnswer, 10_000);
       await world.reply(rootAfter.ts, second);
     }
+    mark('before settle');
     await world.settle();
+    mark('settled');
     expect(await world.app.stop()).toBe(0);
+    mark('stopped');
     if (!killed) details.push(`${point.name} #${variant}: the kill point was not reached`);
     return world.account(details);
   } finally {
