@@ -21,6 +21,12 @@ export const OUTBOX_FIRST_RETRY_MS = 1_000;
 export const OUTBOX_MAX_RETRY_MS = 5 * 60_000;
 
 const MIN_IDLE_MS = 50;
+/** Length a post refused as too long is cut to; Slack's limit is far above. */
+const SHORTENED_POST_CHARS = 3_000;
+/** Errors that mean the job's thread cannot be posted in any more. */
+const THREAD_GONE = new Set(['is_archived', 'channel_not_found', 'not_in_channel']);
+const rescueIntro = (channel: string, code: string) =>
+  `:information_source: I could not post in the job's thread in <#${channel}> (Slack said \`${code}\`), so here it is directly:`;
 
 export interface Outbox extends Loop {
   /** Delivers one item now (what the loop does). Exposed for tests. */
@@ -101,6 +107,38 @@ export function createOutbox(options: OutboxOptions): Outbox {
     }
   }
 
+  /**
+   * A thread post Slack refuses for good still has a reader: a too-long text is shortened, and a
+   * thread that is gone (channel archived, bot removed) is replaced by a direct message to the
+   * requester. True when the rescue was delivered.
+   */
+  async function rescue(item: OutboxItem, code: string): Promise<boolean> {
+    const payload = item.payload;
+    if (payload.type !== 'post') return false;
+    const metadata = {
+      eventType: payload.eventType,
+      key: item.dedupeKey ?? `outbox-${item.id}`,
+      fields: { ...payload.about, thread: payload.threadTs },
+    };
+    try {
+      if (code === 'msg_too_long') {
+        const text = `${payload.text.slice(0, SHORTENED_POST_CHARS)}…`;
+        await slack.postMessage({ channel: payload.channel, threadTs: payload.threadTs, text, metadata });
+        return true;
+      }
+      if (!THREAD_GONE.has(code) || item.jobId === null) return false;
+      const job = await store.getJob(item.jobId);
+      if (!job) return false;
+      const text = `${rescueIntro(payload.channel, code)}\n${payload.text}`;
+      await slack.postMessage({ channel: job.requesterId, text, metadata });
+      logger.warn('thread unavailable; told the requester directly', { outboxId: item.id, jobId: item.jobId, code });
+      return true;
+    } catch (error) {
+      logger.warn('rescue of a refused message failed', { outboxId: item.id, code, error });
+      return false;
+    }
+  }
+
   async function deliver(item: OutboxItem): Promise<void> {
     const attempts = item.attempts + 1;
     await store.updateOutbox(item.id, { attempts, startedAt: now() });
@@ -109,6 +147,10 @@ export function createOutbox(options: OutboxOptions): Outbox {
       await store.updateOutbox(item.id, { deliveredAt: now(), lastError: null });
     } catch (error) {
       const code = error instanceof SlackCallError ? error.code : 'unexpected_error';
+      if (error instanceof SlackCallError && error.permanent && (await rescue(item, code))) {
+        await store.updateOutbox(item.id, { deliveredAt: now(), lastError: code });
+        return;
+      }
       if (error instanceof SlackCallError && error.permanent) {
         logger.error('Slack refused a message for good; it cannot be delivered', {
           outboxId: item.id,

@@ -131,6 +131,23 @@ export interface SlackGatewayOptions {
   timeoutMs?: number;
 }
 
+/** Longest Retry-After a post waits out in place (a 429 surely posted nothing), in milliseconds. */
+export const POST_MAX_RATE_LIMIT_WAIT_MS = 10_000;
+
+/** chat.postMessage is limited to about one message a second per channel: wait a short 429 out. */
+async function withRateLimitWait<T>(fn: () => Promise<T>, tries = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (error) {
+      const e = error as { code?: string; retryAfter?: number };
+      const waitMs = (e.retryAfter ?? 1) * 1000;
+      if (e.code !== ErrorCode.RateLimitedError || attempt >= tries || waitMs > POST_MAX_RATE_LIMIT_WAIT_MS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+    }
+  }
+}
+
 function matches(message: unknown, metadata: PostMetadata): boolean {
   const meta = (message as { metadata?: { event_type?: string; event_payload?: { key?: unknown } } })
     .metadata;
@@ -155,6 +172,7 @@ export function createSlackGateway({
   return {
     async postMessage({ channel, threadTs, text, metadata }) {
       const result = await call('chat.postMessage', () =>
+        withRateLimitWait(() =>
         client.chat.postMessage({
           channel,
           text,
@@ -169,7 +187,8 @@ export function createSlackGateway({
                 },
               }
             : {}),
-        }),
+          }),
+        ),
       );
       if (typeof result.ts !== 'string') throw new SlackCallError('chat.postMessage', 'missing_ts');
       return result.ts;

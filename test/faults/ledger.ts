@@ -72,17 +72,22 @@ export function account(
   const prompts = [...agent.jobs.values()].flatMap((j) => j.prompts);
   counts.jobsCreated = agent.jobs.size;
   counts.followUpsSent = prompts.length - agent.jobs.size;
-  const posts = slack.messages.filter((m) => m.thread_ts && m.metadata?.event_type === 'docs_agent_post');
+  // Thread posts, and posts sent to the requester directly when the thread was unavailable.
+  const posts = slack.messages.filter((m) => m.metadata?.event_type === 'docs_agent_post');
+  const threadOf = (m: StoredMessage) =>
+    m.thread_ts ?? (m.metadata?.event_payload as { thread?: string }).thread;
 
   for (const ins of instructions.filter((i) => i.acked)) {
     counts.given += 1;
-    const roots = slack.messages.filter((m) => !m.thread_ts && m.text.includes(ins.prompt));
-    const threadTs = ins.kind === 'command' ? roots[0]?.ts : ins.threadTs;
-    const about = posts.filter(
-      (m) =>
-        m.thread_ts === threadTs &&
-        (ins.kind === 'command' ? aboutOf(m).run === 1 : aboutOf(m).source === ins.messageTs),
+    const roots = slack.messages.filter(
+      (m) => m.metadata?.event_type === 'docs_agent_root' && m.text.includes(ins.prompt),
     );
+    const threadTs = ins.kind === 'command' ? roots[0]?.ts : ins.threadTs;
+    const answers = (a: About) =>
+      ins.kind === 'command'
+        ? a.run === 1 || (a.covers ?? '').split(',').includes('1')
+        : a.source === ins.messageTs || (a.sources ?? '').split(',').includes(ins.messageTs ?? '-');
+    const about = posts.filter((m) => threadOf(m) === threadTs && answers(aboutOf(m)));
     const reached = prompts.filter((p) => p === ins.prompt).length;
     const outcomes = about.filter((m) => aboutOf(m).kind === 'outcome').length;
     const noticed =

@@ -42,6 +42,7 @@ export async function createWorld(
   });
   const instructions: Instruction[] = [];
   let app: AppProcess | undefined;
+  const bodies = new Map<Instruction, string>();
 
   const world = {
     slack,
@@ -76,11 +77,21 @@ export async function createWorld(
         { channel: 'C0GENERAL', thread_ts: threadTs, ts: messageTs, user, text: prompt },
         { event_id: `EvF${serial}` },
       );
+      bodies.set(ins, body);
       for (let i = 0; i < attempts && !ins.acked; i++) {
         ins.acked = await send(body, 'application/json', i ? { 'x-slack-retry-num': String(i) } : {});
         if (!ins.acked) await sleep(50);
       }
       return ins;
+    },
+    /** Delivers a reply's event again, exactly as Slack retries it. */
+    async resend(ins: Instruction, retryNum: number): Promise<boolean> {
+      const body = bodies.get(ins);
+      if (!body) throw new Error('not a reply given through this world');
+      return send(body, 'application/json', {
+        'x-slack-retry-num': String(retryNum),
+        'x-slack-retry-reason': 'http_timeout',
+      });
     },
     /** Retries the replies Slack never got an acknowledgement for (Slack redelivers them). */
     async redeliver() {

@@ -50,6 +50,12 @@ export async function startSlackStandIn(
   const faults = new Map<string, SlackFault[]>();
   const unexpected: string[] = [];
   const outage = new Set<string>();
+  const conditionalFaults: {
+    method: string;
+    when: (args: Record<string, unknown>) => boolean;
+    fault: SlackFault;
+    times: number;
+  }[] = [];
   /** Multi-channel and single-channel guests, by user id. */
   const guests = new Set<string>();
   const singleChannelGuests = new Set<string>();
@@ -188,7 +194,9 @@ export async function startSlackStandIn(
       calls.push({ method, args, at: Date.now() });
       return send(res, { ok: false, error: 'service_unavailable' }, 503);
     }
-    const fault = faults.get(method)?.shift();
+    const conditional = conditionalFaults.find((f) => f.method === method && f.times > 0 && f.when(args));
+    if (conditional) conditional.times -= 1;
+    const fault = conditional?.fault ?? faults.get(method)?.shift();
     calls.push({ method, args, at: Date.now() });
     if (fault && 'delayMs' in fault) await new Promise((r) => setTimeout(r, fault.delayMs));
     if (fault && 'error' in fault) return send(res, { ok: false, error: fault.error });
@@ -225,6 +233,10 @@ export async function startSlackStandIn(
     outage: {
       begin: (method: string) => outage.add(method),
       end: (method: string) => outage.delete(method),
+    },
+    /** Fails the next `times` calls of `method` whose arguments match `when`. */
+    failIf(method: string, when: (args: Record<string, unknown>) => boolean, fault: SlackFault, times = 1) {
+      conditionalFaults.push({ method, when, fault, times });
     },
     callsTo: (method: string) => calls.filter((c) => c.method === method),
     /** Bot posts in the thread rooted at `threadTs` (not the root itself). */
