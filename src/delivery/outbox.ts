@@ -131,7 +131,11 @@ export function createOutbox(options: OutboxOptions): Outbox {
       if (!job) return false;
       const text = `${rescueIntro(payload.channel, code)}\n${payload.text}`;
       await slack.postMessage({ channel: job.requesterId, text, metadata });
-      logger.warn('thread unavailable; told the requester directly', { outboxId: item.id, jobId: item.jobId, code });
+      logger.warn('thread unavailable; told the requester directly', {
+        outboxId: item.id,
+        jobId: item.jobId,
+        code,
+      });
       return true;
     } catch (error) {
       logger.warn('rescue of a refused message failed', { outboxId: item.id, code, error });

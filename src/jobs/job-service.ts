@@ -305,7 +305,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
       const code = error instanceof SlackCallError ? error.code : 'unexpected_error';
       // An answer lost on the way back (time-out, 5xx) does not mean Slack refused the post.
       const found =
-        error instanceof SlackCallError && !error.isPlatformError ? await findRoot(job) : undefined;
+        error instanceof SlackCallError && !error.isPlatformError ? (await findRoot(job))?.ts : undefined;
       if (found) {
         await rootRecorded(job, run, found);
         return;
@@ -344,15 +344,18 @@ export function createJobService(deps: JobServiceDeps): JobService {
     await createUpstream({ ...job, threadTs, phase: 'creating' }, run);
   }
 
-  /** The root message Slack holds for this job, if it says; undefined when it cannot say. */
-  const findRoot = (job: JobRecord) =>
+  /** The root message Slack holds for this job: `{ ts }` (undefined ts: none); undefined when Slack cannot say. */
+  const findRoot = (job: JobRecord): Promise<{ ts: string | undefined } | undefined> =>
     slack
       .findInChannel({
         channel: job.channelId,
         oldest: Math.floor(job.createdAt / 1000) - 1,
         metadata: rootMetadata(job.id),
       })
-      .catch(() => undefined);
+      .then(
+        (ts) => ({ ts }),
+        () => undefined,
+      );
 
   const requesterTarget = (job: JobRecord): PrivateTarget => ({
     channelId: job.channelId,
@@ -522,16 +525,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
         } else if (job.phase === 'posting') {
           // The create call was surely never made. If Slack has the root message, carry on from
           // it; if it surely does not, start over; if Slack cannot say, tell the requester.
-          const found = await slack
-            .findInChannel({
-              channel: job.channelId,
-              oldest: Math.floor(job.createdAt / 1000) - 1,
-              metadata: rootMetadata(job.id),
-            })
-            .then(
-              (ts) => ({ ts }),
-              () => undefined,
-            );
+          const found = await findRoot(job);
           if (found?.ts && first) {
             await rootRecorded(job, first, found.ts);
             continue;

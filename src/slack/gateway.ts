@@ -142,7 +142,8 @@ async function withRateLimitWait<T>(fn: () => Promise<T>, tries = 3): Promise<T>
     } catch (error) {
       const e = error as { code?: string; retryAfter?: number };
       const waitMs = (e.retryAfter ?? 1) * 1000;
-      if (e.code !== ErrorCode.RateLimitedError || attempt >= tries || waitMs > POST_MAX_RATE_LIMIT_WAIT_MS) throw error;
+      if (e.code !== ErrorCode.RateLimitedError || attempt >= tries || waitMs > POST_MAX_RATE_LIMIT_WAIT_MS)
+        throw error;
       await new Promise((resolve) => setTimeout(resolve, waitMs));
     }
   }
@@ -169,24 +170,44 @@ export function createSlackGateway({
     }
   }
 
+  /** Pages through a message listing (at most 2,000 messages) for the bot's own metadata key. */
+  async function findInPages(
+    method: string,
+    metadata: PostMetadata,
+    page: (cursor: string | undefined) => Promise<{
+      messages?: { ts?: string }[];
+      response_metadata?: { next_cursor?: string };
+    }>,
+  ): Promise<string | undefined> {
+    let cursor: string | undefined;
+    for (let n = 0; n < 10; n++) {
+      const result = await call(method, () => page(cursor));
+      const found = (result.messages ?? []).find((m) => matches(m, metadata));
+      if (found?.ts) return found.ts;
+      cursor = result.response_metadata?.next_cursor || undefined;
+      if (!cursor) return undefined;
+    }
+    return undefined;
+  }
+
   return {
     async postMessage({ channel, threadTs, text, metadata }) {
       const result = await call('chat.postMessage', () =>
         withRateLimitWait(() =>
-        client.chat.postMessage({
-          channel,
-          text,
-          thread_ts: threadTs,
-          unfurl_links: false,
-          unfurl_media: false,
-          ...(metadata
-            ? {
-                metadata: {
-                  event_type: metadata.eventType,
-                  event_payload: { ...metadata.fields, key: metadata.key },
-                },
-              }
-            : {}),
+          client.chat.postMessage({
+            channel,
+            text,
+            thread_ts: threadTs,
+            unfurl_links: false,
+            unfurl_media: false,
+            ...(metadata
+              ? {
+                  metadata: {
+                    event_type: metadata.eventType,
+                    event_payload: { ...metadata.fields, key: metadata.key },
+                  },
+                }
+              : {}),
           }),
         ),
       );
@@ -238,43 +259,25 @@ export function createSlackGateway({
         deleted: user.deleted === true,
       };
     },
-    async findInChannel({ channel, oldest, metadata }) {
-      let cursor: string | undefined;
-      for (let page = 0; page < 10; page++) {
-        const result = await call('conversations.history', () =>
-          client.conversations.history({
-            channel,
-            oldest: String(oldest),
-            include_all_metadata: true,
-            limit: 200,
-            cursor,
-          }),
-        );
-        const found = (result.messages ?? []).find((m) => matches(m, metadata));
-        if (found?.ts) return found.ts;
-        cursor = result.response_metadata?.next_cursor || undefined;
-        if (!cursor) return undefined;
-      }
-      return undefined;
-    },
-    async findPosted({ channel, threadTs, metadata }) {
-      let cursor: string | undefined;
-      for (let page = 0; page < 10; page++) {
-        const result = await call('conversations.replies', () =>
-          client.conversations.replies({
-            channel,
-            ts: threadTs,
-            include_all_metadata: true,
-            limit: 200,
-            cursor,
-          }),
-        );
-        const found = (result.messages ?? []).find((m) => matches(m, metadata));
-        if (found?.ts) return found.ts;
-        cursor = result.response_metadata?.next_cursor || undefined;
-        if (!cursor) return undefined;
-      }
-      return undefined;
-    },
+    findInChannel: ({ channel, oldest, metadata }) =>
+      findInPages('conversations.history', metadata, (cursor) =>
+        client.conversations.history({
+          channel,
+          oldest: String(oldest),
+          include_all_metadata: true,
+          limit: 200,
+          cursor,
+        }),
+      ),
+    findPosted: ({ channel, threadTs, metadata }) =>
+      findInPages('conversations.replies', metadata, (cursor) =>
+        client.conversations.replies({
+          channel,
+          ts: threadTs,
+          include_all_metadata: true,
+          limit: 200,
+          cursor,
+        }),
+      ),
   };
 }

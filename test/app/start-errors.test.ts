@@ -177,7 +177,11 @@ describe('secrets', () => {
     await h.command();
     const root = await rootOf();
     await waitFor('explanation', () => h.slack.threadPosts(root.ts)[0]);
-    const everything = [...h.logs, ...h.slack.messages.map((m) => m.text)].join('\n');
+    const everything = [
+      ...h.logs,
+      ...h.slack.messages.map((m) => `${m.text} ${JSON.stringify(m.metadata ?? {})}`),
+      ...h.slack.calls.map((c) => JSON.stringify(c.args)),
+    ].join('\n');
     expect(h.logs.length).toBeGreaterThan(5);
     for (const secret of ['xoxb-test-token', 'test-signing-secret-0000', 'mint_test_key']) {
       expect(everything).not.toContain(secret);

@@ -75,7 +75,7 @@ export function account(
   // Thread posts, and posts sent to the requester directly when the thread was unavailable.
   const posts = slack.messages.filter((m) => m.metadata?.event_type === 'docs_agent_post');
   const threadOf = (m: StoredMessage) =>
-    m.thread_ts ?? (m.metadata?.event_payload as { thread?: string }).thread;
+    m.thread_ts ?? (m.metadata?.event_payload as { thread?: string } | undefined)?.thread;
 
   for (const ins of instructions.filter((i) => i.acked)) {
     counts.given += 1;

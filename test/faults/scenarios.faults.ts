@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AgentStandInOptions } from '../helpers/agent-stand-in.js';
 import { waitFor } from '../helpers/http.js';
 import type { StoredMessage } from '../helpers/slack-stand-in.js';
+import { add, emptyCounts } from './ledger.js';
 import { recordRow } from './report.js';
 import { createWorld, type World } from './world.js';
 
@@ -171,11 +172,7 @@ function suite(group: string, scenarios: Scenario[]) {
         const details: string[] = [];
         const rows = [];
         for (let i = 0; i < RUNS; i++) rows.push(await runScenario(scenario, details));
-        const total = rows.reduce((a, b) => {
-          const out = { ...a };
-          for (const k of Object.keys(b) as (keyof typeof b)[]) out[k] += b[k];
-          return out;
-        });
+        const total = rows.reduce(add, emptyCounts());
         recordRow(group, scenario.name, total, details);
         expect(details, details.join('\n')).toEqual([]);
         expect(total.lost).toBe(0);
