@@ -11,7 +11,7 @@ import { createPoller } from './poller/poller.js';
 import { createSlackApp } from './slack/bolt-app.js';
 import { createSlackGateway } from './slack/gateway.js';
 import { createIdentity } from './slack/identity.js';
-import { openSqliteStore } from './store/sqlite/sqlite-store.js';
+import { openStore } from './store/open-store.js';
 import type { Store } from './store/types.js';
 import { createTaskTracker } from './util/tasks.js';
 
@@ -44,7 +44,7 @@ async function withDeadline(work: Promise<unknown>, ms: number): Promise<void> {
 /** Wires every part together and starts serving. */
 export async function startApp(config: Config, options: StartOptions = {}): Promise<RunningApp> {
   const logger = options.logger ?? createLogger({ level: config.logLevel, secrets: secretsOf(config) });
-  const store = options.store ?? openSqliteStore(config.databasePath);
+  const store = options.store ?? (await openStore(config));
   let ready = false;
 
   const client = new WebClient(config.slack.botToken, {

@@ -25,8 +25,10 @@ export interface Config {
     /** Per-request time-out in milliseconds. */
     timeoutMs: number;
   };
-  /** SQLite file path. */
+  /** SQLite file path (used when no `databaseUrl` is set). */
   databasePath: string;
+  /** PostgreSQL connection URL; when set, the store lives there instead of in SQLite. */
+  databaseUrl: string | undefined;
   /** HTTP port (also serves `/healthz` in Socket Mode). 0 picks a free port. */
   port: number;
   poll: {
@@ -153,6 +155,13 @@ const envSchema = z.object({
   ),
   DOCS_AGENT_API_URL: httpUrl('https://api.mintlify.com'),
   DOCS_AGENT_API_TIMEOUT_MS: integer(6_000, 100, 120_000, 'milliseconds'),
+  DATABASE_URL: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .refine((v) => /^postgres(ql)?:\/\//.test(v), { error: 'must be a postgres:// URL' })
+      .optional(),
+  ),
   DATABASE_PATH: z.preprocess(blankToUndefined, z.string().default('./data/docs-agent.sqlite')),
   PORT: integer(3000, 0, 65_535, 'a TCP port'),
   POLL_INTERVAL_MS: integer(10_000, 10, 3_600_000, 'milliseconds'),
@@ -207,6 +216,7 @@ export function readConfig(env: Env = process.env): Config {
       timeoutMs: e.DOCS_AGENT_API_TIMEOUT_MS,
     },
     databasePath: e.DATABASE_PATH,
+    databaseUrl: e.DATABASE_URL,
     port: e.PORT,
     poll: {
       intervalMs: e.POLL_INTERVAL_MS,

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { fromRow, outboxFromRow, patchColumns, type Row } from '../rows.js';
 import type {
   Change,
   JobPatch,
@@ -8,7 +9,6 @@ import type {
   NewJob,
   NewOutboxItem,
   NewRun,
-  OutboxItem,
   OutboxPatch,
   RunPatch,
   RunRecord,
@@ -16,32 +16,13 @@ import type {
 } from '../types.js';
 import { migrations } from './migrations.js';
 
-type Row = Record<string, unknown>;
-
-const toSnake = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-const toCamel = (key: string) => key.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
-
-function fromRow<T>(row: Row): T {
-  const out: Row = {};
-  for (const [key, value] of Object.entries(row)) out[toCamel(key)] = value;
-  return out as T;
-}
-
-function outboxFromRow(row: Row): OutboxItem {
-  const { kind: _kind, ...item } = fromRow<OutboxItem & { payload: string; kind: string }>(row);
-  return { ...item, payload: JSON.parse(item.payload) };
-}
-
 /** `SET a = @a, b = @b` for the defined keys of a patch, with snake_case columns. */
 function setClause(patch: Record<string, unknown>): { sql: string; params: Row } {
-  const params: Row = {};
-  const parts: string[] = [];
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === undefined) continue;
-    parts.push(`${toSnake(key)} = @${key}`);
-    params[key] = value;
-  }
-  return { sql: parts.join(', '), params };
+  const columns = patchColumns(patch);
+  return {
+    sql: columns.map(([column], i) => `${column} = @p${i}`).join(', '),
+    params: Object.fromEntries(columns.map(([, value], i) => [`p${i}`, value])),
+  };
 }
 
 /** Active jobs whose poll is due; served by the partial index `jobs_due`. */

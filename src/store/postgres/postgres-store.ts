@@ -1,0 +1,286 @@
+import pg from 'pg';
+import { fromRow, outboxFromRow, patchColumns, type Row } from '../rows.js';
+import type { JobRecord, NewRun, OutboxPatch, RunRecord, Store } from '../types.js';
+import { pgMigrations } from './migrations.js';
+
+/** Advisory lock key held while migrating, so instances starting together migrate once. */
+export const MIGRATION_LOCK_KEY = 7_204_118_533;
+
+// BIGINT (epoch milliseconds) and COUNT come back as numbers, not strings.
+const types = {
+  getTypeParser: ((oid: number, format?: string) =>
+    oid === 20
+      ? (v: string) => Number(v)
+      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+};
+
+type Queryable = Pick<pg.PoolClient, 'query'>;
+
+/** Applies the numbered migrations not yet applied, under an advisory lock. */
+export async function migratePostgres(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)',
+    );
+    const { rows } = await client.query('SELECT version FROM schema_migrations');
+    const applied = new Set(rows.map((r) => Number(r.version)));
+    for (const migration of pgMigrations) {
+      if (applied.has(migration.version)) continue;
+      await client.query('BEGIN');
+      try {
+        await client.query(migration.sql);
+        await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [
+          migration.version,
+          Date.now(),
+        ]);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK');
+        throw error;
+      }
+    }
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+    client.release();
+  }
+}
+
+/** `UPDATE table SET a = $2, … WHERE id = $1` for the defined keys of a patch. */
+async function updateRow(db: Queryable, table: string, id: number, patch: Record<string, unknown>) {
+  const columns = patchColumns(patch);
+  if (columns.length === 0) return;
+  const sets = columns.map(([column], i) => `${column} = $${i + 2}`).join(', ');
+  await db.query(`UPDATE ${table} SET ${sets} WHERE id = $1`, [id, ...columns.map(([, v]) => v)]);
+}
+
+/** Whether a connection string asks for TLS (PaaS databases do: `sslmode=require`). */
+export function wantsTls(url: string): boolean {
+  const mode = new URL(url).searchParams.get('sslmode');
+  return mode !== null && mode !== 'disable';
+}
+
+/**
+ * The store on PostgreSQL, for deployments without a persistent disk or with several instances.
+ * Same behaviour as the SQLite store (one behaviour suite runs against both).
+ */
+export async function openPostgresStore(
+  url: string,
+  options: { max?: number } = {},
+): Promise<Store & { pool: pg.Pool }> {
+  const parsed = new URL(url);
+  const tls = wantsTls(url);
+  parsed.searchParams.delete('sslmode');
+  const pool = new pg.Pool({
+    connectionString: parsed.toString(),
+    max: options.max ?? 10,
+    types,
+    // Managed databases present certificates from their own CA; the URL asked for encryption.
+    ...(tls ? { ssl: { rejectUnauthorized: false } } : {}),
+  });
+  await migratePostgres(pool);
+
+  const one = async <T>(db: Queryable, sql: string, params: unknown[]): Promise<T | undefined> => {
+    const { rows } = await db.query(sql, params);
+    return rows[0] ? fromRow<T>(rows[0] as Row) : undefined;
+  };
+  const many = async <T>(sql: string, params: unknown[]): Promise<T[]> =>
+    (await pool.query(sql, params)).rows.map((r) => fromRow<T>(r as Row));
+
+  async function transaction<T>(work: (db: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async function insertRun(db: Queryable, jobId: number, run: NewRun, now: number) {
+    // Serializes run numbering per job.
+    await db.query('SELECT id FROM jobs WHERE id = $1 FOR UPDATE', [jobId]);
+    if (run.messageTs) {
+      const existing = await one<RunRecord>(db, 'SELECT * FROM runs WHERE job_id = $1 AND message_ts = $2', [
+        jobId,
+        run.messageTs,
+      ]);
+      if (existing) return { run: existing, created: false };
+    }
+    const inserted = await one<RunRecord>(
+      db,
+      `INSERT INTO runs (job_id, seq, kind, prompt, author_id, message_ts, state, created_at)
+       VALUES ($1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM runs WHERE job_id = $1), $2, $3, $4, $5, 'pending', $6)
+       RETURNING *`,
+      [jobId, run.kind, run.prompt, run.authorId, run.messageTs, now],
+    );
+    return { run: inserted as RunRecord, created: true };
+  }
+
+  const enqueueAll = async (db: Queryable, items: Parameters<Store['enqueue']>[0], now: number) => {
+    for (const item of items) {
+      await db.query(
+        `INSERT INTO outbox (job_id, dedupe_key, kind, payload, next_attempt_at, created_at)
+         VALUES ($1, $2, $3, $4, $5, $5) ON CONFLICT (dedupe_key) DO NOTHING`,
+        [item.jobId, item.dedupeKey, item.payload.type, JSON.stringify(item.payload), now],
+      );
+    }
+  };
+
+  const held = `(o.job_id IS NULL OR o.kind <> 'post' OR NOT EXISTS (
+      SELECT 1 FROM outbox p WHERE p.job_id = o.job_id AND p.id < o.id
+        AND p.delivered_at IS NULL AND p.dead_at IS NULL AND p.kind = 'post'))`;
+
+  return {
+    pool,
+    async claimEvent(eventId, now) {
+      const result = await pool.query(
+        'INSERT INTO slack_events (event_id, seen_at) VALUES ($1, $2) ON CONFLICT (event_id) DO NOTHING',
+        [eventId, now],
+      );
+      return result.rowCount === 1;
+    },
+    insertJob: (job, firstRun, now) =>
+      transaction(async (db) => {
+        const inserted = await one<JobRecord>(
+          db,
+          `INSERT INTO jobs (team_id, channel_id, requester_id, instruction, trigger_key, response_url, phase,
+             poll_interval_ms, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, 'accepted', $7, $8, $8)
+           ON CONFLICT (trigger_key) DO NOTHING RETURNING *`,
+          [
+            job.teamId,
+            job.channelId,
+            job.requesterId,
+            job.instruction,
+            job.triggerKey,
+            job.responseUrl,
+            job.pollIntervalMs,
+            now,
+          ],
+        );
+        if (!inserted) {
+          const existing = (await one<JobRecord>(db, 'SELECT * FROM jobs WHERE trigger_key = $1', [
+            job.triggerKey,
+          ])) as JobRecord;
+          const run = (await one<RunRecord>(db, 'SELECT * FROM runs WHERE job_id = $1 ORDER BY seq LIMIT 1', [
+            existing.id,
+          ])) as RunRecord;
+          return { job: existing, run, created: false };
+        }
+        const { run } = await insertRun(db, inserted.id, firstRun, now);
+        return { job: inserted, run, created: true };
+      }),
+    insertFollowUp: (jobId, run, now) => transaction((db) => insertRun(db, jobId, run, now)),
+    async claimRun(runId, now) {
+      const r = await pool.query(
+        "UPDATE runs SET state = 'sending', sent_at = $1 WHERE id = $2 AND state = 'pending'",
+        [now, runId],
+      );
+      return r.rowCount === 1;
+    },
+    async transitionJob(jobId, from, to, now) {
+      const r = await pool.query('UPDATE jobs SET phase = $1, updated_at = $2 WHERE id = $3 AND phase = $4', [
+        to,
+        now,
+        jobId,
+        from,
+      ]);
+      return r.rowCount === 1;
+    },
+    getJob: (id) => one<JobRecord>(pool, 'SELECT * FROM jobs WHERE id = $1', [id]),
+    getRun: (id) => one<RunRecord>(pool, 'SELECT * FROM runs WHERE id = $1', [id]),
+    findJobByThread: (channelId, threadTs) =>
+      one<JobRecord>(pool, 'SELECT * FROM jobs WHERE channel_id = $1 AND thread_ts = $2', [
+        channelId,
+        threadTs,
+      ]),
+    getRuns: (jobId) => many<RunRecord>('SELECT * FROM runs WHERE job_id = $1 ORDER BY seq', [jobId]),
+    apply: (change, now) =>
+      transaction(async (db) => {
+        const current = await one<{ phase: string; runCount: number }>(
+          db,
+          'SELECT phase, run_count FROM jobs WHERE id = $1 FOR UPDATE',
+          [change.jobId],
+        );
+        if (
+          change.expect &&
+          (current?.phase !== change.expect.phase || current.runCount !== change.expect.runCount)
+        ) {
+          return false;
+        }
+        await updateRow(db, 'jobs', change.jobId, { ...change.job, updatedAt: now });
+        if (change.incrementRunCount)
+          await db.query('UPDATE jobs SET run_count = run_count + 1 WHERE id = $1', [change.jobId]);
+        for (const run of [...(change.run ? [change.run] : []), ...(change.runs ?? [])]) {
+          await updateRow(db, 'runs', run.id, run.patch);
+        }
+        if (change.enqueue) await enqueueAll(db, change.enqueue, now);
+        return true;
+      }),
+    dueJobs: (now, limit) =>
+      many<JobRecord>(
+        "SELECT * FROM jobs WHERE phase = 'active' AND next_poll_at <= $1 ORDER BY next_poll_at LIMIT $2",
+        [now, limit],
+      ),
+    async interrupted() {
+      return {
+        jobs: await many<JobRecord>(
+          "SELECT * FROM jobs WHERE phase IN ('accepted', 'posting', 'creating') ORDER BY id",
+          [],
+        ),
+        runs: await many<RunRecord>(
+          "SELECT * FROM runs WHERE state IN ('pending', 'sending') AND kind = 'follow_up' ORDER BY id",
+          [],
+        ),
+      };
+    },
+    pendingRuns: (jobId) =>
+      many<RunRecord>(
+        "SELECT * FROM runs WHERE state = 'pending' AND job_id = $1 AND kind = 'follow_up' ORDER BY seq",
+        [jobId],
+      ),
+    enqueue: (items, now) => transaction((db) => enqueueAll(db, items, now)),
+    async dueOutbox(now, limit) {
+      const { rows } = await pool.query(
+        `SELECT * FROM outbox o WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.next_attempt_at <= $1
+           AND ${held} ORDER BY o.next_attempt_at, o.id LIMIT $2`,
+        [now, limit],
+      );
+      return rows.map((r) => outboxFromRow(r as Row));
+    },
+    async updateOutbox(id, patch: OutboxPatch) {
+      await updateRow(pool, 'outbox', id, patch);
+    },
+    async nextOutboxAt() {
+      const { rows } = await pool.query(
+        `SELECT MIN(o.next_attempt_at) AS at FROM outbox o WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND ${held}`,
+      );
+      return rows[0]?.at ?? undefined;
+    },
+    async countActiveJobs() {
+      const { rows } = await pool.query("SELECT COUNT(*) AS n FROM jobs WHERE phase = 'active'");
+      return Number(rows[0]?.n ?? 0);
+    },
+    async recentInstructions(userId, since) {
+      const { rows } = await pool.query(
+        `SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM runs
+         WHERE author_id = $1 AND created_at >= $2 AND state IN ('sending', 'sent', 'unknown')`,
+        [userId, since],
+      );
+      return { count: Number(rows[0]?.n ?? 0), oldest: rows[0]?.oldest ?? null };
+    },
+    async pruneEvents(before) {
+      await pool.query('DELETE FROM slack_events WHERE seen_at < $1', [before]);
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}

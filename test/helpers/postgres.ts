@@ -1,0 +1,31 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+/** Where the PostgreSQL tests run; CI starts the server at this address. */
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** Whether a PostgreSQL server answers at {@link TEST_DATABASE_URL}, and if not, why. */
+export async function postgresAvailable(): Promise<{ ok: true } | { ok: false; why: string }> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 2_000 });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return { ok: true };
+  } catch (error) {
+    return { ok: false, why: (error as Error).message };
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** A connection URL to a fresh, empty schema of its own, so every test starts clean. */
+export async function freshSchemaUrl(): Promise<string> {
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  await client.query(`CREATE SCHEMA ${schema}`);
+  await client.end();
+  const url = new URL(TEST_DATABASE_URL);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return url.toString();
+}

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { migratePostgres, openPostgresStore, wantsTls } from '../../src/store/postgres/postgres-store.js';
+import { freshSchemaUrl, postgresAvailable, TEST_DATABASE_URL } from '../helpers/postgres.js';
+import { storeContract } from './store-contract.js';
+
+const server = await postgresAvailable();
+
+describe('PostgreSQL connection settings', () => {
+  it('uses TLS when the URL asks for it', () => {
+    expect(wantsTls('postgres://u@db.example.com/app?sslmode=require')).toBe(true);
+    expect(wantsTls('postgres://u@db.example.com/app?sslmode=disable')).toBe(false);
+    expect(wantsTls('postgres://u@localhost/app')).toBe(false);
+  });
+});
+
+if (server.ok) {
+  storeContract('PostgreSQL', async () => openPostgresStore(await freshSchemaUrl(), { max: 4 }));
+
+  describe('PostgreSQL migrations', () => {
+    it('apply once even when several instances start at the same time', async () => {
+      const url = await freshSchemaUrl();
+      const stores = await Promise.all([1, 2, 3].map(() => openPostgresStore(url, { max: 2 })));
+      const [first] = stores;
+      const { rows } = await (first as Awaited<ReturnType<typeof openPostgresStore>>).pool.query(
+        'SELECT version FROM schema_migrations',
+      );
+      expect(rows.map((r) => r.version)).toEqual([1]);
+      await migratePostgres((first as Awaited<ReturnType<typeof openPostgresStore>>).pool);
+      await Promise.all(stores.map((s) => s.close()));
+    });
+  });
+} else {
+  // Said loudly: these tests did not run, and why.
+  console.warn(
+    `PostgreSQL store tests NOT RUN: no server at ${TEST_DATABASE_URL} (${server.why}). ` +
+      'Start PostgreSQL or set TEST_DATABASE_URL; .ci/run starts it.',
+  );
+}
