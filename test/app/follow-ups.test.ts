@@ -1,16 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../helpers/harness.js';
+import { describe, expect, it } from 'vitest';
+import { useHarness } from '../helpers/harness.js';
 import { sleep, waitFor } from '../helpers/http.js';
 import { BOT_ID, BOT_USER_ID } from '../helpers/slack-stand-in.js';
 
-let h: Harness;
-beforeEach(async () => {
-  h = await startHarness();
-});
-afterEach(async () => {
-  await h.stop();
-  expect(h.agent.violations).toEqual([]);
-});
+const h = useHarness();
 
 describe('thread replies', () => {
   it('sends a reply as a follow-up, reacts, and posts a second outcome in the same thread', async () => {

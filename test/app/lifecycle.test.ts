@@ -1,16 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../helpers/harness.js';
+import { describe, expect, it } from 'vitest';
+import { useHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/http.js';
 
-let h: Harness;
-beforeEach(async () => {
-  h = await startHarness();
-});
-afterEach(async () => {
-  await h.stop();
-  expect(h.agent.violations).toEqual([]);
-  expect(h.slack.unexpected, 'Slack methods the stand-in does not know').toEqual([]);
-});
+const h = useHarness();
 
 describe('a job from command to outcome', () => {
   it('acks at once, posts the root, creates the job with the exact prompt, and posts the PR link', async () => {

@@ -1,17 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../helpers/harness.js';
+import { describe, expect, it } from 'vitest';
+import { useHarness } from '../helpers/harness.js';
 import { sleep, waitFor } from '../helpers/http.js';
 import { slashCommand } from '../helpers/payloads.js';
 import { postSigned } from '../helpers/signing.js';
 
-let h: Harness;
-beforeEach(async () => {
-  h = await startHarness();
-});
-afterEach(async () => {
-  await h.stop();
-  expect(h.agent.violations).toEqual([]);
-});
+const h = useHarness();
 
 const rootOf = () => waitFor('root', () => h.slack.messages.find((m) => !m.thread_ts));
 

@@ -1,6 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach, beforeEach, expect } from 'vitest';
 import { type RunningApp, startApp } from '../../src/app.js';
 import { readConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
@@ -118,3 +119,28 @@ export async function startHarness(
 }
 
 export type Harness = Awaited<ReturnType<typeof startHarness>>;
+
+/**
+ * A fresh harness for every test of the file, stopped after it, with the stand-ins' own checks:
+ * the agent stand-in saw only documented requests, the Slack stand-in only methods it knows.
+ * The returned object always stands for the current test's harness.
+ */
+export function useHarness(overrides: Record<string, string> = {}): Harness {
+  let current: Harness | undefined;
+  beforeEach(async () => {
+    current = await startHarness(overrides);
+  });
+  afterEach(async () => {
+    const h = current;
+    current = undefined;
+    await h?.stop();
+    expect(h?.agent.violations).toEqual([]);
+    expect(h?.slack.unexpected, 'Slack methods the stand-in does not know').toEqual([]);
+  });
+  return new Proxy({} as Harness, {
+    get(_target, key) {
+      if (!current) throw new Error('no harness outside a test');
+      return Reflect.get(current, key, current);
+    },
+  });
+}

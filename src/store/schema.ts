@@ -1,0 +1,102 @@
+/** The SQL dialects the store runs on. */
+export type Dialect = 'sqlite' | 'postgres';
+
+const TYPES: Record<Dialect, Record<string, string>> = {
+  sqlite: { id: 'INTEGER PRIMARY KEY', time: 'INTEGER', json: 'TEXT' },
+  postgres: { id: 'SERIAL PRIMARY KEY', time: 'BIGINT', json: 'JSONB' },
+};
+
+/** Fills a schema written once for both engines with each engine's column types. */
+function forDialect(sql: string, dialect: Dialect): string {
+  return sql.replace(/\{\{(\w+)\}\}/g, (_m, name: string) => TYPES[dialect][name] ?? _m);
+}
+
+/**
+ * Numbered schema migrations, one text for SQLite and PostgreSQL (times are epoch milliseconds).
+ * Never edit a migration that has shipped: add the next number.
+ */
+const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> = [
+  {
+    version: 1,
+    name: 'jobs, runs, outbox, slack events',
+    sql: `
+      CREATE TABLE jobs (
+        id {{id}},
+        team_id TEXT NOT NULL,
+        channel_id TEXT NOT NULL,
+        thread_ts TEXT,
+        requester_id TEXT NOT NULL,
+        instruction TEXT NOT NULL,
+        trigger_key TEXT NOT NULL UNIQUE,
+        response_url TEXT,
+        agent_job_id TEXT,
+        phase TEXT NOT NULL,
+        agent_status TEXT,
+        pr_link TEXT,
+        last_outcome TEXT,
+        repository TEXT,
+        ref TEXT,
+        model TEXT,
+        run_count INTEGER NOT NULL DEFAULT 0,
+        next_poll_at {{time}},
+        poll_interval_ms INTEGER NOT NULL,
+        poll_failures INTEGER NOT NULL DEFAULT 0,
+        run_started_at {{time}},
+        last_error TEXT,
+        created_at {{time}} NOT NULL,
+        updated_at {{time}} NOT NULL
+      );
+      CREATE UNIQUE INDEX jobs_thread ON jobs (channel_id, thread_ts) WHERE thread_ts IS NOT NULL;
+      CREATE INDEX jobs_due ON jobs (next_poll_at) WHERE phase = 'active';
+      CREATE INDEX jobs_interrupted ON jobs (phase) WHERE phase IN ('accepted', 'posting', 'creating');
+
+      CREATE TABLE runs (
+        id {{id}},
+        job_id INTEGER NOT NULL REFERENCES jobs (id),
+        seq INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        prompt TEXT NOT NULL,
+        author_id TEXT NOT NULL,
+        message_ts TEXT,
+        state TEXT NOT NULL,
+        error TEXT,
+        outcome TEXT,
+        created_at {{time}} NOT NULL,
+        sent_at {{time}},
+        outcome_at {{time}},
+        UNIQUE (job_id, seq)
+      );
+      CREATE UNIQUE INDEX runs_message ON runs (job_id, message_ts) WHERE message_ts IS NOT NULL;
+      CREATE INDEX runs_author ON runs (author_id, created_at);
+      CREATE INDEX runs_open ON runs (state, job_id) WHERE state IN ('pending', 'sending');
+
+      CREATE TABLE outbox (
+        id {{id}},
+        job_id INTEGER REFERENCES jobs (id),
+        dedupe_key TEXT UNIQUE,
+        kind TEXT NOT NULL,
+        payload {{json}} NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at {{time}} NOT NULL,
+        started_at {{time}},
+        delivered_at {{time}},
+        dead_at {{time}},
+        last_error TEXT,
+        created_at {{time}} NOT NULL
+      );
+      CREATE INDEX outbox_due ON outbox (next_attempt_at) WHERE delivered_at IS NULL AND dead_at IS NULL;
+      CREATE INDEX outbox_job_pending ON outbox (job_id, id)
+        WHERE delivered_at IS NULL AND dead_at IS NULL AND kind = 'post';
+
+      CREATE TABLE slack_events (
+        event_id TEXT PRIMARY KEY,
+        seen_at {{time}} NOT NULL
+      );
+      CREATE INDEX slack_events_seen ON slack_events (seen_at);
+    `,
+  },
+];
+
+export function migrationsFor(dialect: Dialect): { version: number; name: string; sql: string }[] {
+  return MIGRATIONS.map((m) => ({ ...m, sql: forDialect(m.sql, dialect) }));
+}
