@@ -74,7 +74,6 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     store,
     access,
     maxPromptChars: config.maxPromptChars,
-    maxInstructionsPerUserPerHour: config.access.maxInstructionsPerUserPerHour,
     agent,
     slack,
     logger,

@@ -21,6 +21,8 @@ export type AccessDecision =
       reason: RefusalReason;
       /** When the person may try again (rate limit only). */
       retryAt?: Date;
+      /** The hourly limit that was reached (rate limit only). */
+      limit?: number;
     };
 
 export interface AccessPolicy {
@@ -81,7 +83,12 @@ export function createAccessPolicy(deps: AccessPolicyDeps): AccessPolicy {
       const since = now() - HOUR_MS;
       const recent = await store.recentInstructions(userId, since);
       if (recent.count >= config.maxInstructionsPerUserPerHour) {
-        return { allowed: false, reason: 'rate', retryAt: new Date((recent.oldest ?? now()) + HOUR_MS) };
+        return {
+          allowed: false,
+          reason: 'rate',
+          retryAt: new Date((recent.oldest ?? now()) + HOUR_MS),
+          limit: config.maxInstructionsPerUserPerHour,
+        };
       }
       return { allowed: true };
     },

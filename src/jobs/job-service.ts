@@ -21,8 +21,6 @@ import {
   threadPost,
 } from './outbox-items.js';
 
-export { POST_EVENT_TYPE, RECEIVED_REACTION } from './outbox-items.js';
-
 /** A `/docs-agent <instruction>` command, already validated by its listener. */
 export interface StartRequest {
   teamId: string;
@@ -79,8 +77,6 @@ export interface JobServiceDeps {
   logger: Logger;
   /** Longest instruction accepted, in characters of plain text. */
   maxPromptChars: number;
-  /** Per-person hourly instruction limit, for the refusal message. */
-  maxInstructionsPerUserPerHour: number;
   /** First poll interval of a run, in milliseconds. */
   pollIntervalMs: number;
   /** Maximum age of a run before the poller stops watching it, in milliseconds. */
@@ -142,7 +138,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
     const decision = await deps.access.check(who);
     if (decision.allowed) return undefined;
     logger.info('instruction refused', { reason: decision.reason, user: who.userId, channel: who.channelId });
-    return refusalText(decision, deps.maxInstructionsPerUserPerHour);
+    return refusalText(decision);
   }
 
   const startedPatch = (agentJob: AgentJob, at: number): JobPatch => ({

@@ -163,10 +163,10 @@ const REFUSALS: Record<Exclude<RefusalReason, 'rate'>, string> = {
 };
 
 /** Why someone may not give the agent an instruction, said politely and privately. */
-export function refusalText(decision: { reason: RefusalReason; retryAt?: Date }, limit: number): string {
+export function refusalText(decision: { reason: RefusalReason; retryAt?: Date; limit?: number }): string {
   if (decision.reason === 'rate') {
     const when = decision.retryAt ? ` You can try again ${slackDate(decision.retryAt)}.` : '';
-    return `:hourglass: You have given the docs agent ${limit} instructions in the last hour, the most one person may, so this one was not sent.${when}`;
+    return `:hourglass: You have given the docs agent ${decision.limit ?? 'the allowed number of'} instructions in the last hour, the most one person may, so this one was not sent.${when}`;
   }
   return REFUSALS[decision.reason];
 }
@@ -198,9 +198,5 @@ export const text = {
     `:ghost: The agent API no longer knows this job, so your reply was not sent. Start a new job with ${COMMAND}.`,
   followUpRestarted: (authorId: string) =>
     `${mention(authorId)} :grey_question: I restarted while sending your reply to the agent and cannot tell whether it arrived. I will not resend it; reply again if nothing happens.`,
-  followUpQueuedFailed: (authorId: string) =>
-    `${mention(authorId)} :warning: Your reply was not sent to the agent because the job never started.`,
   emptyFollowUp: () => ':information_source: That reply has no text, so nothing was sent to the agent.',
 };
-
-export { mention, slackDate };
