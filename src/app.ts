@@ -1,6 +1,7 @@
 import { WebClient } from '@slack/web-api';
 import { createAccessPolicy } from './access/access-policy.js';
 import { createAgentClient } from './agent/client.js';
+import { createMembership, newInstanceId } from './cluster/membership.js';
 import type { Config } from './config.js';
 import { secretsOf } from './config.js';
 import { createOutbox } from './delivery/outbox.js';
@@ -45,6 +46,7 @@ async function withDeadline(work: Promise<unknown>, ms: number): Promise<void> {
 export async function startApp(config: Config, options: StartOptions = {}): Promise<RunningApp> {
   const logger = options.logger ?? createLogger({ level: config.logLevel, secrets: secretsOf(config) });
   const store = options.store ?? (await openStore(config));
+  const instanceId = newInstanceId();
   let ready = false;
 
   const client = new WebClient(config.slack.botToken, {
@@ -72,6 +74,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const access = createAccessPolicy({ config: config.access, identity, slack, store, logger });
   const jobs = createJobService({
     store,
+    instanceId,
     access,
     maxPromptChars: config.maxPromptChars,
     agent,
@@ -82,9 +85,10 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     onEnqueued: () => wake.outbox(),
     onRunStarted: () => wake.poller(),
   });
-  const outbox = createOutbox({ store, slack, logger });
+  const outbox = createOutbox({ store, instanceId, slack, logger });
   const poller = createPoller({
     store,
+    instanceId,
     agent,
     jobs,
     logger,
@@ -97,6 +101,13 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   wake.poller = () => poller.kick();
 
   const tasks = createTaskTracker(logger);
+  const membership = createMembership({
+    store,
+    instanceId,
+    timeoutMs: config.instanceTimeoutMs,
+    logger,
+    onOrphans: (orphans) => tasks.run('recover interrupted work', () => jobs.recover(orphans)),
+  });
   const slackApp = createSlackApp({ config, logger, identity, isReady: () => ready });
   registerListeners(slackApp.app, {
     jobs,
@@ -106,14 +117,17 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   });
 
   await store.pruneEvents(Date.now() - EVENT_MEMORY_MS);
+  // Registered before the first request: rows this instance owns must never look orphaned.
+  await membership.join();
   const port = await slackApp.start();
   outbox.start();
   poller.start();
-  tasks.run('recover interrupted work', () => jobs.recover());
+  membership.start();
   ready = true;
   logger.info('docs-agent is ready', {
     mode: config.slack.appToken ? 'socket' : 'http',
     port,
+    instanceId,
     pollIntervalMs: config.poll.intervalMs,
   });
 
@@ -133,6 +147,10 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
         // Polls and deliveries in flight are safe to abandon: nothing is marked done until Slack
         // or the agent API answered, so the next start picks them up again.
         await withDeadline(Promise.all([poller.stop(), outbox.stop()]), Math.max(500, deadline - Date.now()));
+        // Other instances take over whatever is left at once instead of waiting for a time-out.
+        await membership
+          .leave()
+          .catch((error) => logger.warn('could not sign off from the store', { error }));
         await store.close();
         logger.info('stopped');
       })();

@@ -29,6 +29,11 @@ export interface Config {
   databasePath: string;
   /** PostgreSQL connection URL; when set, the store lives there instead of in SQLite. */
   databaseUrl: string | undefined;
+  /**
+   * On PostgreSQL, an instance not heard from for this many milliseconds is taken for dead and
+   * another takes over its work. Default 30000.
+   */
+  instanceTimeoutMs: number;
   /** HTTP port (also serves `/healthz` in Socket Mode). 0 picks a free port. */
   port: number;
   poll: {
@@ -163,6 +168,7 @@ const envSchema = z.object({
       .optional(),
   ),
   DATABASE_PATH: z.preprocess(blankToUndefined, z.string().default('./data/docs-agent.sqlite')),
+  INSTANCE_TIMEOUT_MS: integer(30_000, 500, 600_000, 'milliseconds'),
   PORT: integer(3000, 0, 65_535, 'a TCP port'),
   POLL_INTERVAL_MS: integer(10_000, 10, 3_600_000, 'milliseconds'),
   POLL_MAX_INTERVAL_MS: integer(60_000, 10, 3_600_000, 'milliseconds'),
@@ -217,6 +223,7 @@ export function readConfig(env: Env = process.env): Config {
     },
     databasePath: e.DATABASE_PATH,
     databaseUrl: e.DATABASE_URL,
+    instanceTimeoutMs: e.INSTANCE_TIMEOUT_MS,
     port: e.PORT,
     poll: {
       intervalMs: e.POLL_INTERVAL_MS,

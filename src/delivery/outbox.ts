@@ -6,6 +6,8 @@ import { createLoop, type Loop } from '../util/loop.js';
 
 export interface OutboxOptions {
   store: Store;
+  /** This process's instance id, under which it claims the items it delivers. */
+  instanceId: string;
   slack: SlackGateway;
   logger: Logger;
   /** How many items one round takes. */
@@ -19,6 +21,14 @@ export interface OutboxOptions {
 export const OUTBOX_FIRST_RETRY_MS = 1_000;
 /** Longest wait between delivery attempts: a Slack outage delays messages, never drops them. */
 export const OUTBOX_MAX_RETRY_MS = 5 * 60_000;
+/**
+ * How long a delivery claim holds off other instances, in milliseconds: far longer than the few
+ * Slack calls of one attempt take. A claim of an instance that stopped is released sooner, when
+ * it is taken for dead.
+ */
+export const OUTBOX_CLAIM_MS = 120_000;
+/** Every write that ends an attempt also ends the claim on the item. */
+const UNCLAIMED = { claimedBy: null, claimedUntil: null } as const;
 
 const MIN_IDLE_MS = 50;
 /** Length a post refused as too long is cut to; Slack's limit is far above. */
@@ -148,11 +158,11 @@ export function createOutbox(options: OutboxOptions): Outbox {
     await store.updateOutbox(item.id, { attempts, startedAt: now() });
     try {
       await send(item);
-      await store.updateOutbox(item.id, { deliveredAt: now(), lastError: null });
+      await store.updateOutbox(item.id, { deliveredAt: now(), lastError: null, ...UNCLAIMED });
     } catch (error) {
       const code = error instanceof SlackCallError ? error.code : 'unexpected_error';
       if (error instanceof SlackCallError && error.permanent && (await rescue(item, code))) {
-        await store.updateOutbox(item.id, { deliveredAt: now(), lastError: code });
+        await store.updateOutbox(item.id, { deliveredAt: now(), lastError: code, ...UNCLAIMED });
         return;
       }
       if (error instanceof SlackCallError && error.permanent) {
@@ -162,7 +172,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
           type: item.payload.type,
           code,
         });
-        await store.updateOutbox(item.id, { deadAt: now(), lastError: code });
+        await store.updateOutbox(item.id, { deadAt: now(), lastError: code, ...UNCLAIMED });
         return;
       }
       const backoff = Math.min(OUTBOX_MAX_RETRY_MS, OUTBOX_FIRST_RETRY_MS * 2 ** Math.min(attempts - 1, 16));
@@ -176,7 +186,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
         attempts,
         retryInMs: wait,
       });
-      await store.updateOutbox(item.id, { nextAttemptAt: now() + wait, lastError: code });
+      await store.updateOutbox(item.id, { nextAttemptAt: now() + wait, lastError: code, ...UNCLAIMED });
     }
   }
 
@@ -185,7 +195,8 @@ export function createOutbox(options: OutboxOptions): Outbox {
     logger,
     idleMs: options.idleMs ?? 1_000,
     async step() {
-      const items = await store.dueOutbox(now(), batchSize);
+      const at = now();
+      const items = await store.claimOutbox(options.instanceId, at, batchSize, at + OUTBOX_CLAIM_MS);
       for (const item of items) await deliver(item);
       if (items.length === batchSize) return { busy: true };
       const next = await store.nextOutboxAt();

@@ -10,7 +10,7 @@ import type { AgentJob } from '../agent/schema.js';
 import type { Logger } from '../logger.js';
 import { SlackCallError, type SlackGateway } from '../slack/gateway.js';
 import { mrkdwnToPlain } from '../slack/mrkdwn.js';
-import type { JobPatch, JobRecord, RunOutcome, RunRecord, Store } from '../store/types.js';
+import type { JobPatch, JobRecord, Orphans, RunOutcome, RunRecord, Store } from '../store/types.js';
 import { agentErrorText, outcomeText, refusalText, rootText, text } from './messages.js';
 import {
   type PrivateTarget,
@@ -65,12 +65,17 @@ export interface JobService {
   finishRun(job: JobRecord, outcome: RunOutcome, agentJob?: AgentJob): Promise<boolean>;
   /** Tells the thread, once per run, that polling is refused (the admin key). */
   notePollRefused(job: JobRecord): Promise<void>;
-  /** Finishes or explains, after a restart, whatever a previous process left half done. */
-  recover(): Promise<void>;
+  /**
+   * Finishes or explains what a stopped process left half done (taken over with
+   * {@link Store.adoptOrphans}).
+   */
+  recover(orphans: Orphans): Promise<void>;
 }
 
 export interface JobServiceDeps {
   store: Store;
+  /** This process's instance id: owner of the instructions it accepts until they are sent. */
+  instanceId: string;
   agent: AgentClient;
   slack: SlackGateway;
   access: AccessPolicy;
@@ -371,12 +376,14 @@ export function createJobService(deps: JobServiceDeps): JobService {
           triggerKey: `command:${request.triggerId}`,
           responseUrl: request.responseUrl,
           pollIntervalMs: deps.pollIntervalMs,
+          owner: deps.instanceId,
         },
         {
           kind: 'create',
           prompt: mrkdwnToPlain(request.text).trim(),
           authorId: request.userId,
           messageTs: null,
+          owner: deps.instanceId,
         },
         now(),
       );
@@ -421,6 +428,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
           prompt: mrkdwnToPlain(request.text).trim(),
           authorId: request.userId,
           messageTs: request.messageTs,
+          owner: deps.instanceId,
         },
         now(),
       );
@@ -510,10 +518,11 @@ export function createJobService(deps: JobServiceDeps): JobService {
       deps.onEnqueued();
     },
 
-    async recover() {
-      const { jobs, runs } = await store.interrupted();
+    async recover({ jobs, runs }) {
       for (const job of jobs) {
-        logger.warn('job interrupted by a restart', { jobId: job.id, phase: job.phase });
+        logger.warn('job interrupted: the process starting it stopped', { jobId: job.id, phase: job.phase });
+        // Applied only if the job is still where the stopped process left it.
+        const expect = { phase: job.phase, runCount: job.runCount };
         const first = (await store.getRuns(job.id))[0];
         if (job.phase === 'accepted') {
           // Nothing was done for it yet: carry on as if the command had just arrived.
@@ -534,6 +543,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
           await store.apply(
             {
               jobId: job.id,
+              expect,
               job: { phase: 'not_started', lastError: 'restarted while posting the root message' },
               ...(first
                 ? { run: { id: first.id, patch: { state: 'failed' as const, error: 'restarted' } } }
@@ -553,6 +563,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
           await store.apply(
             {
               jobId: job.id,
+              expect,
               job: { phase: 'start_unknown', lastError: 'restarted while creating the job' },
               ...(first
                 ? { run: { id: first.id, patch: { state: 'unknown' as const, error: 'restarted' } } }
@@ -571,6 +582,8 @@ export function createJobService(deps: JobServiceDeps): JobService {
             now(),
           );
         }
+        // Follow-ups that waited for this job to be created (other instances may hold them).
+        await flushPending(job.id);
       }
       for (const run of runs) {
         const job = await store.getJob(run.jobId);

@@ -9,6 +9,8 @@ import { createLoop, type Loop } from '../util/loop.js';
 
 export interface PollerOptions {
   store: Store;
+  /** This process's instance id, under which it claims the jobs it polls. */
+  instanceId: string;
   agent: AgentClient;
   jobs: JobService;
   logger: Logger;
@@ -30,6 +32,12 @@ export const POLL_STEADY_MS = 5 * 60_000;
 export const POLL_REFUSALS_BEFORE_NOTICE = 3;
 /** ± share of each interval that is randomized, so jobs started together drift apart. */
 export const POLL_JITTER = 0.1;
+/**
+ * How long a poll claim holds off other instances, in milliseconds: far longer than one poll with
+ * all its retries takes. A claim of an instance that stopped is released sooner, when it is
+ * taken for dead.
+ */
+export const POLL_CLAIM_MS = 120_000;
 
 /**
  * Interval before the next poll of a healthy run of the given age: `intervalMs` while the run is
@@ -46,7 +54,7 @@ export function failureBackoff(failures: number, intervalMs: number, maxInterval
 }
 
 export interface Poller extends Loop {
-  /** Polls one job now (what the loop does for each due job). Exposed for tests. */
+  /** Polls one job now (what the loop does for each job it claimed). Exposed for tests. */
   pollOne(job: JobRecord): Promise<void>;
 }
 
@@ -68,6 +76,7 @@ export function createPoller(options: PollerOptions): Poller {
     const interval = failed
       ? failureBackoff(failures, options.intervalMs, options.maxIntervalMs)
       : pollInterval(at - (job.runStartedAt ?? at), options.intervalMs, options.maxIntervalMs);
+    // Rescheduling ends this instance's claim in the same write.
     await store.apply(
       {
         jobId: job.id,
@@ -76,24 +85,37 @@ export function createPoller(options: PollerOptions): Poller {
           pollFailures: failures,
           pollIntervalMs: interval,
           nextPollAt: at + jitter(interval),
+          claimedBy: null,
+          claimedUntil: null,
         },
       },
       at,
     );
   }
 
+  /** Polls a claimed job; ends the claim whatever happens. */
   async function pollOne(job: JobRecord): Promise<void> {
-    if (!job.agentJobId) return;
+    let rescheduled = false;
+    try {
+      rescheduled = await pollClaimed(job);
+    } finally {
+      if (!rescheduled) await store.releaseJob(job.id, options.instanceId);
+    }
+  }
+
+  /** True when the job was rescheduled (which ends the claim too). */
+  async function pollClaimed(job: JobRecord): Promise<boolean> {
+    if (!job.agentJobId) return false;
     if (job.runStartedAt !== null && now() - job.runStartedAt > options.maxAgeMs) {
       await jobs.finishRun(job, 'stopped_watching');
-      return;
+      return false;
     }
     try {
       const agentJob = await agent.getJob(job.agentJobId);
       const outcome = isTerminal(agentJob.status) ? outcomeOf(agentJob) : undefined;
       if (outcome) {
         await jobs.finishRun(job, outcome, agentJob);
-        return;
+        return false;
       }
       if (agentJob.status !== 'active') {
         logger.warn('agent job has a status this bot does not know; still watching', {
@@ -102,10 +124,11 @@ export function createPoller(options: PollerOptions): Poller {
         });
       }
       await reschedule(job, false, { agentStatus: agentJob.status });
+      return true;
     } catch (error) {
       if (error instanceof AgentNotFoundError) {
         await jobs.finishRun(job, 'gone');
-        return;
+        return false;
       }
       if (error instanceof AgentUnauthorizedError) {
         // Said once per run in the thread, after a few tries (a key being rotated may flap).
@@ -118,6 +141,7 @@ export function createPoller(options: PollerOptions): Poller {
         logger.warn('poll failed; will retry', { jobId: job.id, error });
       }
       await reschedule(job, true, { lastError: String((error as Error).message) });
+      return true;
     }
   }
 
@@ -128,9 +152,8 @@ export function createPoller(options: PollerOptions): Poller {
     async step() {
       const free = options.concurrency - inFlight.size;
       if (free <= 0) return { busy: true };
-      const due = (await store.dueJobs(now(), free + inFlight.size))
-        .filter((j) => !inFlight.has(j.id))
-        .slice(0, free);
+      const at = now();
+      const due = await store.claimDueJobs(options.instanceId, at, free, at + POLL_CLAIM_MS);
       for (const job of due) {
         inFlight.add(job.id);
         loop.track(

@@ -95,6 +95,29 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> 
       CREATE INDEX slack_events_seen ON slack_events (seen_at);
     `,
   },
+  {
+    version: 2,
+    name: 'instances, ownership of half-done work, poll and delivery claims',
+    // Several instances may share one PostgreSQL store. Each records a heartbeat; work that is
+    // half done (a job being started, a follow-up being sent) names its owner, so only work of
+    // an instance that stopped heartbeating is taken over; polls and deliveries are claimed for
+    // a bounded time so no two instances poll one job or post one message at once.
+    sql: `
+      CREATE TABLE instances (
+        id TEXT PRIMARY KEY,
+        started_at {{time}} NOT NULL,
+        heartbeat_at {{time}} NOT NULL
+      );
+      ALTER TABLE jobs ADD COLUMN owner TEXT;
+      ALTER TABLE jobs ADD COLUMN claimed_by TEXT;
+      ALTER TABLE jobs ADD COLUMN claimed_until {{time}};
+      ALTER TABLE runs ADD COLUMN owner TEXT;
+      ALTER TABLE outbox ADD COLUMN claimed_by TEXT;
+      ALTER TABLE outbox ADD COLUMN claimed_until {{time}};
+      CREATE INDEX jobs_claimed ON jobs (claimed_by) WHERE claimed_by IS NOT NULL;
+      CREATE INDEX outbox_claimed ON outbox (claimed_by) WHERE claimed_by IS NOT NULL;
+    `,
+  },
 ];
 
 export function migrationsFor(dialect: Dialect): { version: number; name: string; sql: string }[] {

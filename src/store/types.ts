@@ -58,6 +58,11 @@ export interface JobRecord {
   /** When the current run was sent to the agent. */
   runStartedAt: number | null;
   lastError: string | null;
+  /** Instance that accepted the job; it alone starts it while it is alive. */
+  owner: string | null;
+  /** Instance polling the job right now, until {@link JobRecord.claimedUntil}. */
+  claimedBy: string | null;
+  claimedUntil: number | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -95,6 +100,8 @@ export interface RunRecord {
   state: RunState;
   error: string | null;
   outcome: RunOutcome | null;
+  /** Instance that accepted the run; it alone sends it while it is alive. */
+  owner: string | null;
   createdAt: number;
   sentAt: number | null;
   outcomeAt: number | null;
@@ -103,11 +110,14 @@ export interface RunRecord {
 export type NewJob = Pick<
   JobRecord,
   'teamId' | 'channelId' | 'requesterId' | 'instruction' | 'triggerKey' | 'responseUrl' | 'pollIntervalMs'
->;
+> & { owner?: string | null };
 
-export type NewRun = Pick<RunRecord, 'kind' | 'prompt' | 'authorId' | 'messageTs'> & { jobId?: number };
+export type NewRun = Pick<RunRecord, 'kind' | 'prompt' | 'authorId' | 'messageTs'> & {
+  jobId?: number;
+  owner?: string | null;
+};
 
-export type JobPatch = Partial<Omit<JobRecord, 'id' | 'createdAt' | 'teamId' | 'triggerKey'>>;
+export type JobPatch = Partial<Omit<JobRecord, 'id' | 'createdAt' | 'teamId' | 'triggerKey' | 'owner'>>;
 export type RunPatch = Partial<Pick<RunRecord, 'state' | 'error' | 'outcome' | 'sentAt' | 'outcomeAt'>>;
 
 /** An outcome of a run, or a notice that an instruction did not (surely) reach the agent. */
@@ -164,12 +174,33 @@ export interface OutboxItem extends NewOutboxItem {
   deliveredAt: number | null;
   deadAt: number | null;
   lastError: string | null;
+  /** Instance delivering the item right now, until {@link OutboxItem.claimedUntil}. */
+  claimedBy: string | null;
+  claimedUntil: number | null;
   createdAt: number;
 }
 
 export type OutboxPatch = Partial<
-  Pick<OutboxItem, 'attempts' | 'nextAttemptAt' | 'startedAt' | 'deliveredAt' | 'deadAt' | 'lastError'>
+  Pick<
+    OutboxItem,
+    | 'attempts'
+    | 'nextAttemptAt'
+    | 'startedAt'
+    | 'deliveredAt'
+    | 'deadAt'
+    | 'lastError'
+    | 'claimedBy'
+    | 'claimedUntil'
+  >
 >;
+
+/** Work a stopped instance left half done, now owned by the instance that took it over. */
+export interface Orphans {
+  /** Jobs left `accepted`, `posting` or `creating`. */
+  jobs: JobRecord[];
+  /** Follow-ups left `pending` (never sent) or `sending` (sent, answer unknown). */
+  runs: RunRecord[];
+}
 
 /** One atomic change: a job patch, optionally a run patch, and outbox items to enqueue. */
 export interface Change {
@@ -189,6 +220,11 @@ export interface Change {
 }
 
 export interface Store {
+  /**
+   * Whether several processes may use the store at once (a database server). When false (the
+   * embedded SQLite file) any other instance on record is an earlier process that is gone.
+   */
+  readonly shared: boolean;
   /** Records a Slack event id; false when it was seen before (a re-delivery). */
   claimEvent(eventId: string, now: number): Promise<boolean>;
   /** Inserts a job and its first run; an existing trigger key returns the existing job. */
@@ -209,23 +245,41 @@ export interface Store {
   getRuns(jobId: number): Promise<RunRecord[]>;
   /** Applies the change atomically; false (and nothing written) when `expect` did not hold. */
   apply(change: Change, now: number): Promise<boolean>;
-  /** Active jobs whose next poll is due, soonest first. Uses the next-poll index. */
+  /** Active jobs whose next poll is due and that nobody is polling, soonest first (next-poll index). */
   dueJobs(now: number, limit: number): Promise<JobRecord[]>;
   /**
-   * What a previous process left half done: jobs in `accepted`, `posting` or `creating`, and follow-ups
-   * still `pending` (never sent) or `sending` (sent, answer unknown).
+   * Claims up to `limit` of {@link Store.dueJobs} for `instanceId` until `until` (epoch ms), so no
+   * other instance polls them meanwhile; concurrent claimers never get the same job.
    */
-  interrupted(): Promise<{ jobs: JobRecord[]; runs: RunRecord[] }>;
+  claimDueJobs(instanceId: string, now: number, limit: number, until: number): Promise<JobRecord[]>;
+  /** Ends `instanceId`'s poll claim on a job (a no-op if the claim is not, or no longer, its own). */
+  releaseJob(jobId: number, instanceId: string): Promise<void>;
+  /** Records that an instance is alive at `now`; registers it the first time. */
+  heartbeat(instanceId: string, now: number): Promise<void>;
+  /** Forgets an instance that stopped cleanly and releases its claims, so others take over at once. */
+  retireInstance(instanceId: string): Promise<void>;
+  /**
+   * Takes over what instances not heard from since `staleBefore` left behind (and half-done work
+   * with no owner): releases their poll and delivery claims, makes their half-done jobs and
+   * follow-ups `instanceId`'s, and returns those for recovery. Concurrent callers never take the
+   * same row. `instanceId` itself always counts as alive.
+   */
+  adoptOrphans(instanceId: string, staleBefore: number): Promise<Orphans>;
   /** Follow-ups recorded while the job did not yet exist upstream. */
   pendingRuns(jobId: number): Promise<RunRecord[]>;
   enqueue(items: NewOutboxItem[], now: number): Promise<void>;
   /**
-   * Undelivered outbox items that are due, oldest first. Thread posts of one job come out one at
-   * a time, in order; root updates, reactions and private replies are independent.
+   * Undelivered outbox items that are due and not claimed, oldest first. Thread posts of one job
+   * come out one at a time, in order; root updates, reactions and private replies are independent.
    */
   dueOutbox(now: number, limit: number): Promise<OutboxItem[]>;
+  /** Claims up to `limit` of {@link Store.dueOutbox} for `instanceId` until `until` (epoch ms). */
+  claimOutbox(instanceId: string, now: number, limit: number, until: number): Promise<OutboxItem[]>;
   updateOutbox(id: number, patch: OutboxPatch): Promise<void>;
-  /** Earliest next attempt of an undelivered item that is not held back behind another, if any. */
+  /**
+   * Earliest time an undelivered item not held back behind another can be taken: its next attempt,
+   * or the end of another instance's claim on it. Undefined when there is none.
+   */
   nextOutboxAt(): Promise<number | undefined>;
   countActiveJobs(): Promise<number>;
   /**

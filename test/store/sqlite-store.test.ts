@@ -3,8 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { queriesFor, sqliteArgs } from '../../src/store/queries.js';
 import { migrations } from '../../src/store/sqlite/migrations.js';
 import {
+  CLAIM_JOBS_SQL,
+  CLAIM_OUTBOX_SQL,
   DUE_JOBS_SQL,
   DUE_OUTBOX_SQL,
   migrate,
@@ -101,12 +104,14 @@ describe('SQLite store on a file', () => {
     // Running the migrations again by hand is a no-op too.
     migrate(second.db);
     expect(migrationRows(second.db)).toEqual(applied);
-    expect((await second.interrupted()).jobs.map((j) => j.triggerKey)).toEqual(['survives-migrate']);
+    expect((await second.adoptOrphans('i-test', Date.now())).jobs.map((j) => j.triggerKey)).toEqual([
+      'survives-migrate',
+    ]);
     const tables = second.db
       .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
       .all()
       .map((r) => (r as { name: string }).name);
-    expect(tables).toEqual(['jobs', 'outbox', 'runs', 'schema_migrations', 'slack_events']);
+    expect(tables).toEqual(['instances', 'jobs', 'outbox', 'runs', 'schema_migrations', 'slack_events']);
   });
 });
 
@@ -127,9 +132,11 @@ describe('SQLite store constraints', () => {
 describe('SQLite query plans', () => {
   let store: SqliteStore;
   const plan = (sql: string, ...params: unknown[]) =>
-    (store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>).map(
-      (r) => r.detail,
-    );
+    (
+      store.db
+        .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+        .all(...(sql.includes('@p1') ? [sqliteArgs(params)] : params)) as Array<{ detail: string }>
+    ).map((r) => r.detail);
   /** A full table scan of `table` (not a scan through an index). */
   const fullScan = (table: string) => new RegExp(`^SCAN (TABLE )?${table}$`);
 
@@ -151,6 +158,8 @@ describe('SQLite query plans', () => {
         T0 + i,
       );
     }
+    // As in a store that has been running: most runs long since sent.
+    store.db.exec("UPDATE runs SET state = 'sent' WHERE id % 10 <> 0");
     store.db.exec('ANALYZE');
   });
   afterAll(async () => {
@@ -165,6 +174,55 @@ describe('SQLite query plans', () => {
     ).toBe(true);
     expect(details.filter((d) => fullScan('jobs').test(d))).toEqual([]);
     expect(details.filter((d) => d.includes('TEMP B-TREE'))).toEqual([]);
+  });
+
+  it('claims due jobs through jobs_due, without a table scan or a sort', () => {
+    const details = plan(CLAIM_JOBS_SQL, 'i-1', T0 + 1_000, 50, T0 + 2_000);
+    expect(
+      details.some((d) => /USING INDEX jobs_due\b/.test(d)),
+      details.join('; '),
+    ).toBe(true);
+    expect(details.filter((d) => fullScan('jobs').test(d))).toEqual([]);
+    expect(details.filter((d) => d.includes('TEMP B-TREE'))).toEqual([]);
+  });
+
+  it('claims outbox items through outbox_due and outbox_job_pending', () => {
+    const details = plan(CLAIM_OUTBOX_SQL, 'i-1', T0 + 1_000, 50, T0 + 2_000);
+    expect(
+      details.some((d) => /USING INDEX outbox_due\b/.test(d)),
+      details.join('; '),
+    ).toBe(true);
+    expect(
+      details.some((d) => /USING INDEX outbox_job_pending\b/.test(d)),
+      details.join('; '),
+    ).toBe(true);
+    expect(details.filter((d) => fullScan('o').test(d) || fullScan('outbox').test(d))).toEqual([]);
+  });
+
+  it('takes over a gone instance’s work through partial indexes, never scanning every job or run', () => {
+    const q = queriesFor('sqlite');
+    const plans = {
+      adoptJobs: plan(q.adoptJobs, 'i-1', T0),
+      adoptRuns: plan(q.adoptRuns, 'i-1', T0),
+      releaseDeadJobClaims: plan(q.releaseDeadJobClaims, 'i-1', T0),
+      releaseDeadOutboxClaims: plan(q.releaseDeadOutboxClaims, 'i-1', T0),
+    };
+    expect(
+      plans.adoptJobs.some((d) => /USING INDEX jobs_interrupted\b/.test(d)),
+      plans.adoptJobs.join('; '),
+    ).toBe(true);
+    expect(
+      plans.adoptRuns.some((d) => /USING INDEX runs_open\b/.test(d)),
+      plans.adoptRuns.join('; '),
+    ).toBe(true);
+    expect(plans.releaseDeadJobClaims.some((d) => /USING (COVERING )?INDEX jobs_claimed\b/.test(d))).toBe(
+      true,
+    );
+    expect(
+      plans.releaseDeadOutboxClaims.some((d) => /USING (COVERING )?INDEX outbox_claimed\b/.test(d)),
+    ).toBe(true);
+    for (const details of Object.values(plans))
+      expect(details.filter((d) => /^SCAN (jobs|runs|outbox)$/.test(d))).toEqual([]);
   });
 
   it('finds a job by thread through jobs_thread', () => {

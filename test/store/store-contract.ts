@@ -146,6 +146,9 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
           pollFailures: 0,
           runStartedAt: null,
           lastError: null,
+          owner: null,
+          claimedBy: null,
+          claimedUntil: null,
           createdAt: T0,
           updatedAt: T0,
         });
@@ -161,6 +164,7 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
           state: 'pending',
           error: null,
           outcome: null,
+          owner: null,
           createdAt: T0,
           sentAt: null,
           outcomeAt: null,
@@ -193,8 +197,8 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
         expect(again.job.instruction).toBe('Document the *trigger-dup* flow');
         expect(again.run.prompt).toBe('Original prompt');
         expect(await store.getRuns(first.job.id)).toEqual([first.run]);
-        // Both would be left in `posting`: exactly one job exists.
-        expect(ids((await store.interrupted()).jobs)).toEqual([first.job.id]);
+        // Both would be left half done: exactly one job exists to take over.
+        expect(ids((await store.adoptOrphans('i-next', T0 + 10_000)).jobs)).toEqual([first.job.id]);
       });
 
       it('on a repeat, returns the first run as it is now, not a later follow-up', async () => {
@@ -255,6 +259,7 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
           state: 'pending',
           error: null,
           outcome: null,
+          owner: null,
           createdAt: T0 + 10,
           sentAt: null,
           outcomeAt: null,
@@ -525,8 +530,8 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
       });
     });
 
-    describe('interrupted', () => {
-      it('lists jobs left accepted, posting or creating, and follow-ups left pending or sending', async () => {
+    describe('adoptOrphans', () => {
+      it('takes jobs left accepted, posting or creating, and follow-ups left pending or sending', async () => {
         const accepted = await job('int-accepted');
         const posting = await jobWith('int-posting', { phase: 'posting' });
         const creating = await job('int-creating');
@@ -553,13 +558,14 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
           T0 + 11,
         );
 
-        const found = await store.interrupted();
+        const found = await store.adoptOrphans('i-next', T0 + 100);
         expect(byId(found.jobs).map((j) => [j.id, j.phase])).toEqual([
           [accepted.job.id, 'accepted'],
           [posting.id, 'posting'],
           [creating.job.id, 'creating'],
         ]);
         expect(byId(found.jobs)[2]).toEqual(await store.getJob(creating.job.id));
+        expect(found.jobs.every((j) => j.owner === 'i-next')).toBe(true);
         // Create runs are recovered through their job, not listed here.
         expect(byId(found.runs).map((r) => [r.id, r.kind, r.state])).toEqual([
           [waiting.run.id, 'follow_up', 'pending'],
@@ -569,7 +575,135 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
 
       it('is empty when nothing was left half done', async () => {
         await jobWith('calm', { phase: 'active', nextPollAt: T0 + 10 });
-        expect(await store.interrupted()).toEqual({ jobs: [], runs: [] });
+        expect(await store.adoptOrphans('i-next', T0 + 100)).toEqual({ jobs: [], runs: [] });
+      });
+
+      it('leaves the work of live instances alone and takes that of instances gone quiet', async () => {
+        await store.heartbeat('i-live', T0);
+        await store.heartbeat('i-gone', T0);
+        await store.heartbeat('i-live', T0 + 5_000);
+        await store.heartbeat('i-next', T0 + 10_000);
+        const live = await store.insertJob(newJob('own-live', { owner: 'i-live' }), createRun(), T0);
+        const gone = await store.insertJob(newJob('own-gone', { owner: 'i-gone' }), createRun(), T0);
+        const active = await jobWith('own-active', { phase: 'active' });
+        const liveRun = await store.insertFollowUp(active.id, { ...followUp('5.1'), owner: 'i-live' }, T0);
+        const goneRun = await store.insertFollowUp(active.id, { ...followUp('5.2'), owner: 'i-gone' }, T0);
+        expect(liveRun.run.owner).toBe('i-live');
+
+        // i-gone last beat at T0, i-live at T0 + 5000: with the cut at T0 + 1000, only i-gone is gone.
+        const taken = await store.adoptOrphans('i-next', T0 + 1_000);
+        expect(ids(taken.jobs)).toEqual([gone.job.id]);
+        expect(ids(taken.runs)).toEqual([goneRun.run.id]);
+        expect(taken.runs[0]?.owner).toBe('i-next');
+        expect((await store.getJob(live.job.id))?.owner).toBe('i-live');
+
+        // Taken once: neither the adopter nor another instance gets them again.
+        expect(await store.adoptOrphans('i-next', T0 + 1_000)).toEqual({ jobs: [], runs: [] });
+        expect(await store.adoptOrphans('i-other', T0 + 1_000)).toEqual({ jobs: [], runs: [] });
+        // Once i-live goes quiet too, its work is taken; the adopter counts as alive even with no
+        // heartbeat of its own on record, so it does not take its own rows again.
+        const later = await store.adoptOrphans('i-other', T0 + 10_000);
+        expect([ids(later.jobs), ids(later.runs)]).toEqual([[live.job.id], [liveRun.run.id]]);
+        expect(await store.adoptOrphans('i-other', T0 + 10_000)).toEqual({ jobs: [], runs: [] });
+      });
+
+      it('takes the work of an instance that retired at once, whatever its last heartbeat', async () => {
+        await store.heartbeat('i-old', T0 + 50_000);
+        const left = await store.insertJob(newJob('retired', { owner: 'i-old' }), createRun(), T0);
+        expect((await store.adoptOrphans('i-next', T0)).jobs).toEqual([]);
+        await store.retireInstance('i-old');
+        expect(ids((await store.adoptOrphans('i-next', T0)).jobs)).toEqual([left.job.id]);
+      });
+
+      it('releases the poll and delivery claims of gone instances, and only theirs', async () => {
+        await store.heartbeat('i-live', T0 + 5_000);
+        await store.heartbeat('i-gone', T0);
+        await jobWith('claim-live', { phase: 'active', nextPollAt: T0 });
+        await jobWith('claim-gone', { phase: 'active', nextPollAt: T0 + 1 });
+        const [byLive] = await store.claimDueJobs('i-live', T0 + 10, 1, T0 + 60_000);
+        const [byGone] = await store.claimDueJobs('i-gone', T0 + 10, 1, T0 + 60_000);
+        await store.enqueue([item(null, 'held-live'), item(null, 'held-gone')], T0);
+        await store.claimOutbox('i-live', T0 + 10, 1, T0 + 60_000);
+        await store.claimOutbox('i-gone', T0 + 10, 1, T0 + 60_000);
+        expect(await store.dueJobs(T0 + 20, 10)).toEqual([]);
+        expect(await store.dueOutbox(T0 + 20, 10)).toEqual([]);
+
+        await store.adoptOrphans('i-next', T0 + 1_000);
+        expect(ids(await store.dueJobs(T0 + 20, 10))).toEqual([byGone?.id]);
+        expect(texts(await store.dueOutbox(T0 + 20, 10))).toEqual(['held-gone']);
+        expect((await store.getJob(byLive?.id ?? 0))?.claimedBy).toBe('i-live');
+      });
+    });
+
+    describe('claims', () => {
+      it('claims due jobs once until the claim runs out, soonest first', async () => {
+        const a = await jobWith('claim-a', { phase: 'active', nextPollAt: T0 + 20 });
+        const b = await jobWith('claim-b', { phase: 'active', nextPollAt: T0 + 10 });
+        const c = await jobWith('claim-c', { phase: 'active', nextPollAt: T0 + 30 });
+
+        const first = await store.claimDueJobs('i-1', T0 + 50, 2, T0 + 1_000);
+        expect(ids(first)).toEqual([b.id, a.id]);
+        expect(first.map((j) => [j.claimedBy, j.claimedUntil])).toEqual([
+          ['i-1', T0 + 1_000],
+          ['i-1', T0 + 1_000],
+        ]);
+        expect(ids(await store.claimDueJobs('i-2', T0 + 50, 10, T0 + 1_000))).toEqual([c.id]);
+        expect(await store.claimDueJobs('i-3', T0 + 999, 10, T0 + 2_000)).toEqual([]);
+        // A claim that ran out (its holder is stuck) can be taken again.
+        expect(ids(await store.claimDueJobs('i-3', T0 + 1_000, 10, T0 + 2_000))).toEqual([b.id, a.id, c.id]);
+      });
+
+      it('ends a claim on release or reschedule; a release by another instance does nothing', async () => {
+        const a = await jobWith('release-a', { phase: 'active', nextPollAt: T0 });
+        await store.claimDueJobs('i-1', T0, 10, T0 + 1_000);
+        await store.releaseJob(a.id, 'i-2');
+        expect(await store.dueJobs(T0 + 1, 10)).toEqual([]);
+        await store.releaseJob(a.id, 'i-1');
+        expect(ids(await store.dueJobs(T0 + 1, 10))).toEqual([a.id]);
+
+        await store.claimDueJobs('i-1', T0 + 1, 10, T0 + 1_000);
+        await store.apply(
+          { jobId: a.id, job: { nextPollAt: T0 + 5, claimedBy: null, claimedUntil: null } },
+          T0 + 2,
+        );
+        expect(ids(await store.dueJobs(T0 + 5, 10))).toEqual([a.id]);
+      });
+
+      it('gives concurrent claimers disjoint jobs', async () => {
+        for (let i = 0; i < 20; i++) await jobWith(`race-${i}`, { phase: 'active', nextPollAt: T0 + i });
+        const claims = await Promise.all(
+          ['i-1', 'i-2', 'i-3', 'i-4'].map((id) => store.claimDueJobs(id, T0 + 100, 8, T0 + 1_000)),
+        );
+        const all = claims.flatMap(ids);
+        expect(all).toHaveLength(20);
+        expect(new Set(all).size).toBe(20);
+      });
+
+      it('claims outbox items once, keeps a job’s later posts back, and ends the claim with the attempt', async () => {
+        const { job: j } = await job('claim-outbox');
+        await store.enqueue([item(j.id, 'j1'), item(j.id, 'j2'), item(null, 'loose')], T0);
+        const first = await store.claimOutbox('i-1', T0, 10, T0 + 1_000);
+        expect(texts(first)).toEqual(['j1', 'loose']);
+        expect(first.map((i) => i.claimedBy)).toEqual(['i-1', 'i-1']);
+        expect(await store.claimOutbox('i-2', T0, 10, T0 + 1_000)).toEqual([]);
+        expect(await store.nextOutboxAt()).toBe(T0 + 1_000);
+
+        const [j1] = first;
+        await store.updateOutbox(j1?.id ?? 0, { deliveredAt: T0 + 1, claimedBy: null, claimedUntil: null });
+        expect(texts(await store.claimOutbox('i-2', T0 + 2, 10, T0 + 1_000))).toEqual(['j2']);
+      });
+
+      it('gives concurrent outbox claimers disjoint items', async () => {
+        await store.enqueue(
+          Array.from({ length: 20 }, (_, i) => item(null, `n${i}`)),
+          T0,
+        );
+        const claims = await Promise.all(
+          ['i-1', 'i-2', 'i-3'].map((id) => store.claimOutbox(id, T0, 10, T0 + 1_000)),
+        );
+        const all = claims.flatMap(ids);
+        expect(all).toHaveLength(20);
+        expect(new Set(all).size).toBe(20);
       });
     });
 
@@ -609,6 +743,8 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
           deliveredAt: null,
           deadAt: null,
           lastError: null,
+          claimedBy: null,
+          claimedUntil: null,
           createdAt: T0,
         });
 

@@ -1,10 +1,15 @@
 import pg from 'pg';
+import { queriesFor } from '../queries.js';
 import { fromRow, outboxFromRow, patchColumns, type Row } from '../rows.js';
-import type { JobRecord, NewRun, OutboxPatch, RunRecord, Store } from '../types.js';
+import type { JobRecord, NewRun, OutboxItem, OutboxPatch, RunRecord, Store } from '../types.js';
 import { pgMigrations } from './migrations.js';
 
 /** Advisory lock key held while migrating, so instances starting together migrate once. */
 export const MIGRATION_LOCK_KEY = 7_204_118_533;
+/** Advisory lock key held while taking over a gone instance's work, so two instances never both do. */
+export const ADOPTION_LOCK_KEY = 7_204_118_534;
+
+const queries = queriesFor('postgres');
 
 // BIGINT (epoch milliseconds) and COUNT come back as numbers, not strings.
 const types = {
@@ -115,10 +120,10 @@ export async function openPostgresStore(
     }
     const inserted = await one<RunRecord>(
       db,
-      `INSERT INTO runs (job_id, seq, kind, prompt, author_id, message_ts, state, created_at)
-       VALUES ($1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM runs WHERE job_id = $1), $2, $3, $4, $5, 'pending', $6)
+      `INSERT INTO runs (job_id, seq, kind, prompt, author_id, message_ts, state, owner, created_at)
+       VALUES ($1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM runs WHERE job_id = $1), $2, $3, $4, $5, 'pending', $7, $6)
        RETURNING *`,
-      [jobId, run.kind, run.prompt, run.authorId, run.messageTs, now],
+      [jobId, run.kind, run.prompt, run.authorId, run.messageTs, now, run.owner ?? null],
     );
     return { run: inserted as RunRecord, created: true };
   }
@@ -133,12 +138,13 @@ export async function openPostgresStore(
     }
   };
 
-  const held = `(o.job_id IS NULL OR o.kind <> 'post' OR NOT EXISTS (
-      SELECT 1 FROM outbox p WHERE p.job_id = o.job_id AND p.id < o.id
-        AND p.delivered_at IS NULL AND p.dead_at IS NULL AND p.kind = 'post'))`;
+  const byId = <T extends { id: number }>(records: T[]) => records.sort((a, b) => a.id - b.id);
+  const byDue = (items: OutboxItem[]) =>
+    items.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || a.id - b.id);
 
   return {
     pool,
+    shared: true,
     async claimEvent(eventId, now) {
       const result = await pool.query(
         'INSERT INTO slack_events (event_id, seen_at) VALUES ($1, $2) ON CONFLICT (event_id) DO NOTHING',
@@ -151,8 +157,8 @@ export async function openPostgresStore(
         const inserted = await one<JobRecord>(
           db,
           `INSERT INTO jobs (team_id, channel_id, requester_id, instruction, trigger_key, response_url, phase,
-             poll_interval_ms, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, 'accepted', $7, $8, $8)
+             poll_interval_ms, owner, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, 'accepted', $7, $9, $8, $8)
            ON CONFLICT (trigger_key) DO NOTHING RETURNING *`,
           [
             job.teamId,
@@ -163,6 +169,7 @@ export async function openPostgresStore(
             job.responseUrl,
             job.pollIntervalMs,
             now,
+            job.owner ?? null,
           ],
         );
         if (!inserted) {
@@ -224,23 +231,35 @@ export async function openPostgresStore(
         if (change.enqueue) await enqueueAll(db, change.enqueue, now);
         return true;
       }),
-    dueJobs: (now, limit) =>
-      many<JobRecord>(
-        "SELECT * FROM jobs WHERE phase = 'active' AND next_poll_at <= $1 ORDER BY next_poll_at LIMIT $2",
-        [now, limit],
-      ),
-    async interrupted() {
-      return {
-        jobs: await many<JobRecord>(
-          "SELECT * FROM jobs WHERE phase IN ('accepted', 'posting', 'creating') ORDER BY id",
-          [],
-        ),
-        runs: await many<RunRecord>(
-          "SELECT * FROM runs WHERE state IN ('pending', 'sending') AND kind = 'follow_up' ORDER BY id",
-          [],
-        ),
-      };
+    dueJobs: (now, limit) => many<JobRecord>(queries.dueJobs, [now, limit]),
+    async claimDueJobs(instanceId, now, limit, until) {
+      const claimed = await many<JobRecord>(queries.claimDueJobs, [instanceId, now, limit, until]);
+      return claimed.sort((a, b) => (a.nextPollAt ?? 0) - (b.nextPollAt ?? 0) || a.id - b.id);
     },
+    async releaseJob(jobId, instanceId) {
+      await pool.query(queries.releaseJob, [jobId, instanceId]);
+    },
+    async heartbeat(instanceId, now) {
+      await pool.query(queries.heartbeat, [instanceId, now]);
+    },
+    retireInstance: (instanceId) =>
+      transaction(async (db) => {
+        await db.query(queries.retireInstance, [instanceId]);
+        await db.query(queries.releaseJobsOf, [instanceId]);
+        await db.query(queries.releaseOutboxOf, [instanceId]);
+      }),
+    adoptOrphans: (instanceId, staleBefore) =>
+      transaction(async (db) => {
+        // Serialized: each adopter then sees what the one before it took, so no row is taken twice.
+        await db.query('SELECT pg_advisory_xact_lock($1)', [ADOPTION_LOCK_KEY]);
+        const args = [instanceId, staleBefore];
+        await db.query(queries.releaseDeadJobClaims, args);
+        await db.query(queries.releaseDeadOutboxClaims, args);
+        const jobs = (await db.query(queries.adoptJobs, args)).rows.map((r) => fromRow<JobRecord>(r as Row));
+        const runs = (await db.query(queries.adoptRuns, args)).rows.map((r) => fromRow<RunRecord>(r as Row));
+        await db.query(queries.forgetDeadInstances, args);
+        return { jobs: byId(jobs), runs: byId(runs) };
+      }),
     pendingRuns: (jobId) =>
       many<RunRecord>(
         "SELECT * FROM runs WHERE state = 'pending' AND job_id = $1 AND kind = 'follow_up' ORDER BY seq",
@@ -248,20 +267,18 @@ export async function openPostgresStore(
       ),
     enqueue: (items, now) => transaction((db) => enqueueAll(db, items, now)),
     async dueOutbox(now, limit) {
-      const { rows } = await pool.query(
-        `SELECT * FROM outbox o WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.next_attempt_at <= $1
-           AND ${held} ORDER BY o.next_attempt_at, o.id LIMIT $2`,
-        [now, limit],
-      );
+      const { rows } = await pool.query(queries.dueOutbox, [now, limit]);
       return rows.map((r) => outboxFromRow(r as Row));
+    },
+    async claimOutbox(instanceId, now, limit, until) {
+      const { rows } = await pool.query(queries.claimOutbox, [instanceId, now, limit, until]);
+      return byDue(rows.map((r) => outboxFromRow(r as Row)));
     },
     async updateOutbox(id, patch: OutboxPatch) {
       await updateRow(pool, 'outbox', id, patch);
     },
     async nextOutboxAt() {
-      const { rows } = await pool.query(
-        `SELECT MIN(o.next_attempt_at) AS at FROM outbox o WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND ${held}`,
-      );
+      const { rows } = await pool.query(queries.nextOutboxAt);
       return rows[0]?.at ?? undefined;
     },
     async countActiveJobs() {

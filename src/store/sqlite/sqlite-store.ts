@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { type QueryName, queriesFor, sqliteArgs } from '../queries.js';
 import { fromRow, outboxFromRow, patchColumns, type Row } from '../rows.js';
 import type {
   Change,
@@ -9,6 +10,7 @@ import type {
   NewJob,
   NewOutboxItem,
   NewRun,
+  Orphans,
   OutboxPatch,
   RunPatch,
   RunRecord,
@@ -25,31 +27,16 @@ function setClause(patch: Record<string, unknown>): { sql: string; params: Row }
   };
 }
 
-/** Active jobs whose poll is due; served by the partial index `jobs_due`. */
-export const DUE_JOBS_SQL =
-  "SELECT * FROM jobs WHERE phase = 'active' AND next_poll_at <= ? ORDER BY next_poll_at LIMIT ?";
+const queries = queriesFor('sqlite');
 
-/**
- * Due outbox items. A thread post waits for earlier undelivered posts of its job (order in the
- * thread); the check is served by the partial index `outbox_job_pending`.
- */
-export const DUE_OUTBOX_SQL = `
-      SELECT * FROM outbox o
-      WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.next_attempt_at <= ?
-        AND (o.job_id IS NULL OR o.kind <> 'post' OR NOT EXISTS (
-          SELECT 1 FROM outbox p
-          WHERE p.job_id = o.job_id AND p.id < o.id AND p.delivered_at IS NULL AND p.dead_at IS NULL
-            AND p.kind = 'post'))
-      ORDER BY o.next_attempt_at, o.id LIMIT ?`;
-
-/** When the next deliverable item is due: items held back behind an earlier post do not count. */
-export const NEXT_OUTBOX_SQL = `
-      SELECT MIN(o.next_attempt_at) AS at FROM outbox o
-      WHERE o.delivered_at IS NULL AND o.dead_at IS NULL
-        AND (o.job_id IS NULL OR o.kind <> 'post' OR NOT EXISTS (
-          SELECT 1 FROM outbox p
-          WHERE p.job_id = o.job_id AND p.id < o.id AND p.delivered_at IS NULL AND p.dead_at IS NULL
-            AND p.kind = 'post'))`;
+/** Due, unclaimed active jobs ($1 now, $2 limit); served by the partial index `jobs_due`. */
+export const DUE_JOBS_SQL = queries.dueJobs;
+/** Due, unclaimed outbox items ($1 now, $2 limit), each job's thread posts in order. */
+export const DUE_OUTBOX_SQL = queries.dueOutbox;
+/** Claims due outbox items ($1 instance, $2 now, $3 limit, $4 claimed until). */
+export const CLAIM_OUTBOX_SQL = queries.claimOutbox;
+/** Claims due jobs for polling ($1 instance, $2 now, $3 limit, $4 claimed until). */
+export const CLAIM_JOBS_SQL = queries.claimDueJobs;
 
 /** Applies the numbered migrations that the database has not seen yet. */
 export function migrate(db: Database.Database): void {
@@ -94,9 +81,9 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
     ),
     insertJob: db.prepare(`
       INSERT INTO jobs (team_id, channel_id, requester_id, instruction, trigger_key, response_url,
-        phase, poll_interval_ms, created_at, updated_at)
+        phase, poll_interval_ms, owner, created_at, updated_at)
       VALUES (@teamId, @channelId, @requesterId, @instruction, @triggerKey, @responseUrl,
-        'accepted', @pollIntervalMs, @now, @now)
+        'accepted', @pollIntervalMs, @owner, @now, @now)
       ON CONFLICT (trigger_key) DO NOTHING`),
     jobByTrigger: db.prepare('SELECT * FROM jobs WHERE trigger_key = ?'),
     jobById: db.prepare('SELECT * FROM jobs WHERE id = ?'),
@@ -104,8 +91,8 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
     jobByThread: db.prepare('SELECT * FROM jobs WHERE channel_id = ? AND thread_ts = ?'),
     nextSeq: db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM runs WHERE job_id = ?'),
     insertRun: db.prepare(`
-      INSERT INTO runs (job_id, seq, kind, prompt, author_id, message_ts, state, created_at)
-      VALUES (@jobId, @seq, @kind, @prompt, @authorId, @messageTs, 'pending', @now)`),
+      INSERT INTO runs (job_id, seq, kind, prompt, author_id, message_ts, state, owner, created_at)
+      VALUES (@jobId, @seq, @kind, @prompt, @authorId, @messageTs, 'pending', @owner, @now)`),
     runByMessage: db.prepare('SELECT * FROM runs WHERE job_id = ? AND message_ts = ?'),
     claimRun: db.prepare("UPDATE runs SET state = 'sending', sent_at = ? WHERE id = ? AND state = 'pending'"),
     runById: db.prepare('SELECT * FROM runs WHERE id = ?'),
@@ -113,20 +100,11 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
     pendingRuns: db.prepare(
       "SELECT * FROM runs WHERE state = 'pending' AND job_id = ? AND kind = 'follow_up' ORDER BY seq",
     ),
-    dueJobs: db.prepare(DUE_JOBS_SQL),
-    interruptedJobs: db.prepare(
-      "SELECT * FROM jobs WHERE phase IN ('accepted', 'posting', 'creating') ORDER BY id",
-    ),
     transitionJob: db.prepare('UPDATE jobs SET phase = ?, updated_at = ? WHERE id = ? AND phase = ?'),
-    sendingRuns: db.prepare(
-      "SELECT * FROM runs WHERE state IN ('pending', 'sending') AND kind = 'follow_up' ORDER BY id",
-    ),
     enqueue: db.prepare(`
       INSERT INTO outbox (job_id, dedupe_key, kind, payload, next_attempt_at, created_at)
       VALUES (@jobId, @dedupeKey, @kind, @payload, @now, @now)
       ON CONFLICT (dedupe_key) DO NOTHING`),
-    dueOutbox: db.prepare(DUE_OUTBOX_SQL),
-    nextOutboxAt: db.prepare(NEXT_OUTBOX_SQL),
     recentInstructions: db.prepare(
       "SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM runs WHERE author_id = ? AND created_at >= ? AND state IN ('sending', 'sent', 'unknown')",
     ),
@@ -158,13 +136,13 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
       if (existing) return { run: fromRow<RunRecord>(existing), created: false };
     }
     const { seq } = stmt.nextSeq.get(jobId) as { seq: number };
-    const info = stmt.insertRun.run({ ...run, jobId, seq, now });
+    const info = stmt.insertRun.run({ ...run, owner: run.owner ?? null, jobId, seq, now });
     const row = stmt.runById.get(info.lastInsertRowid) as Row;
     return { run: fromRow<RunRecord>(row), created: true };
   };
 
   const insertJobTx = db.transaction((job: NewJob, firstRun: NewRun, now: number) => {
-    const info = stmt.insertJob.run({ ...job, now });
+    const info = stmt.insertJob.run({ ...job, owner: job.owner ?? null, now });
     const row = stmt.jobByTrigger.get(job.triggerKey) as Row;
     const record = fromRow<JobRecord>(row);
     if (info.changes === 0) {
@@ -192,8 +170,32 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
     return true;
   });
 
+  const shared = Object.fromEntries(
+    Object.entries(queries).map(([name, sql]) => [name, db.prepare(sql)]),
+  ) as Record<QueryName, Database.Statement>;
+  const rows = <T>(name: QueryName, ...args: unknown[]) =>
+    (shared[name].all(sqliteArgs(args)) as Row[]).map((r) => fromRow<T>(r));
+  const byId = <T extends { id: number }>(records: T[]) => records.sort((a, b) => a.id - b.id);
+
+  const adoptTx = db.transaction((instanceId: string, staleBefore: number): Orphans => {
+    const args = sqliteArgs([instanceId, staleBefore]);
+    shared.releaseDeadJobClaims.run(args);
+    shared.releaseDeadOutboxClaims.run(args);
+    const jobs = byId(rows<JobRecord>('adoptJobs', instanceId, staleBefore));
+    const runs = byId(rows<RunRecord>('adoptRuns', instanceId, staleBefore));
+    shared.forgetDeadInstances.run(args);
+    return { jobs, runs };
+  });
+  const retireTx = db.transaction((instanceId: string) => {
+    const args = sqliteArgs([instanceId]);
+    shared.retireInstance.run(args);
+    shared.releaseJobsOf.run(args);
+    shared.releaseOutboxOf.run(args);
+  });
+
   return {
     db,
+    shared: false,
     async claimEvent(eventId, now) {
       return stmt.claimEvent.run(eventId, now).changes === 1;
     },
@@ -228,13 +230,23 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
       return applyTx.immediate(change, now);
     },
     async dueJobs(now, limit) {
-      return (stmt.dueJobs.all(now, limit) as Row[]).map((r) => fromRow<JobRecord>(r));
+      return rows<JobRecord>('dueJobs', now, limit);
     },
-    async interrupted() {
-      return {
-        jobs: (stmt.interruptedJobs.all() as Row[]).map((r) => fromRow<JobRecord>(r)),
-        runs: (stmt.sendingRuns.all() as Row[]).map((r) => fromRow<RunRecord>(r)),
-      };
+    async claimDueJobs(instanceId, now, limit, until) {
+      const claimed = rows<JobRecord>('claimDueJobs', instanceId, now, limit, until);
+      return claimed.sort((a, b) => (a.nextPollAt ?? 0) - (b.nextPollAt ?? 0) || a.id - b.id);
+    },
+    async releaseJob(jobId, instanceId) {
+      shared.releaseJob.run(sqliteArgs([jobId, instanceId]));
+    },
+    async heartbeat(instanceId, now) {
+      shared.heartbeat.run(sqliteArgs([instanceId, now]));
+    },
+    async retireInstance(instanceId) {
+      retireTx.immediate(instanceId);
+    },
+    async adoptOrphans(instanceId, staleBefore) {
+      return adoptTx.immediate(instanceId, staleBefore);
     },
     async pendingRuns(jobId) {
       return (stmt.pendingRuns.all(jobId) as Row[]).map((r) => fromRow<RunRecord>(r));
@@ -243,13 +255,17 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
       db.transaction(() => enqueueAll(items, now)).immediate();
     },
     async dueOutbox(now, limit) {
-      return (stmt.dueOutbox.all(now, limit) as Row[]).map(outboxFromRow);
+      return (shared.dueOutbox.all(sqliteArgs([now, limit])) as Row[]).map(outboxFromRow);
+    },
+    async claimOutbox(instanceId, now, limit, until) {
+      const claimed = shared.claimOutbox.all(sqliteArgs([instanceId, now, limit, until])) as Row[];
+      return claimed.map(outboxFromRow).sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || a.id - b.id);
     },
     async updateOutbox(id, patch: OutboxPatch) {
       updateRow('outbox', id, patch);
     },
     async nextOutboxAt() {
-      const row = stmt.nextOutboxAt.get() as { at: number | null };
+      const row = shared.nextOutboxAt.get() as { at: number | null };
       return row.at ?? undefined;
     },
     async countActiveJobs() {

@@ -1,0 +1,78 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Logger } from '../logger.js';
+import type { Orphans, Store } from '../store/types.js';
+import { createLoop } from '../util/loop.js';
+
+export interface MembershipOptions {
+  store: Store;
+  instanceId: string;
+  /**
+   * On a shared store, an instance not heard from for this long (milliseconds) is taken for dead
+   * and its work is taken over. Heartbeats go out three times per period.
+   */
+  timeoutMs: number;
+  logger: Logger;
+  /** Receives what a stopped instance left half done, now this instance's to finish. */
+  onOrphans(orphans: Orphans): void;
+  now?: () => number;
+}
+
+/** A unique id for this process: the host and pid say where it ran, the suffix tells restarts apart. */
+export function newInstanceId(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+}
+
+export interface Membership {
+  /** Registers this instance and takes over what stopped instances left; before serving. */
+  join(): Promise<void>;
+  /** Keeps heartbeating and watching for instances that stop. */
+  start(): void;
+  /** Stops heartbeating and forgets this instance, releasing its claims for the others. */
+  leave(): Promise<void>;
+}
+
+/**
+ * This process's place among the instances that share the store. Each instance heartbeats; work
+ * half done by one that stopped heartbeating is taken over by exactly one other. On a store only
+ * one process uses (SQLite), every other instance on record is an earlier run of this bot, so
+ * its work is taken over at once.
+ */
+export function createMembership(options: MembershipOptions): Membership {
+  const { store, instanceId, logger } = options;
+  const now = options.now ?? Date.now;
+
+  async function beat(): Promise<void> {
+    const at = now();
+    await store.heartbeat(instanceId, at);
+    const orphans = await store.adoptOrphans(instanceId, store.shared ? at - options.timeoutMs : at);
+    if (orphans.jobs.length === 0 && orphans.runs.length === 0) return;
+    logger.warn('taking over work a stopped instance left half done', {
+      jobs: orphans.jobs.map((j) => j.id),
+      runs: orphans.runs.map((r) => r.id),
+    });
+    options.onOrphans(orphans);
+  }
+
+  const loop = createLoop({
+    name: 'membership',
+    logger,
+    idleMs: Math.max(100, Math.floor(options.timeoutMs / 3)),
+    async step() {
+      await beat();
+      return { busy: false };
+    },
+  });
+
+  return {
+    async join() {
+      await beat();
+      logger.info('instance joined', { instanceId, sharedStore: store.shared });
+    },
+    start: () => loop.start(),
+    async leave() {
+      await loop.stop();
+      await store.retireInstance(instanceId);
+    },
+  };
+}

@@ -1,0 +1,95 @@
+import type { Dialect } from './schema.js';
+
+/**
+ * Queries whose text is the same on SQLite and PostgreSQL, written with PostgreSQL's `$1`
+ * placeholders. `{{lock}}` marks where PostgreSQL takes row locks that concurrent claimers skip;
+ * SQLite has a single writer and needs none.
+ */
+const SHARED = {
+  /** Active jobs whose poll is due and that no instance holds; served by the index `jobs_due`. */
+  dueJobs: `
+    SELECT * FROM jobs
+    WHERE phase = 'active' AND next_poll_at <= $1 AND (claimed_until IS NULL OR claimed_until <= $1)
+    ORDER BY next_poll_at LIMIT $2`,
+  /** Claims due jobs for polling: ($1 instance, $2 now, $3 limit, $4 claimed until). */
+  claimDueJobs: `
+    UPDATE jobs SET claimed_by = $1, claimed_until = $4
+    WHERE id IN (
+      SELECT id FROM jobs
+      WHERE phase = 'active' AND next_poll_at <= $2 AND (claimed_until IS NULL OR claimed_until <= $2)
+      ORDER BY next_poll_at LIMIT $3 {{lock}})
+    RETURNING *`,
+  releaseJob: 'UPDATE jobs SET claimed_by = NULL, claimed_until = NULL WHERE id = $1 AND claimed_by = $2',
+  heartbeat: `
+    INSERT INTO instances (id, started_at, heartbeat_at) VALUES ($1, $2, $2)
+    ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at`,
+  retireInstance: 'DELETE FROM instances WHERE id = $1',
+  releaseJobsOf: 'UPDATE jobs SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = $1',
+  releaseOutboxOf: 'UPDATE outbox SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = $1',
+  // Adoption: $1 is the adopting instance, $2 the heartbeat time before which an instance is gone.
+  releaseDeadJobClaims: `
+    UPDATE jobs SET claimed_by = NULL, claimed_until = NULL
+    WHERE claimed_by IS NOT NULL AND claimed_by <> $1 AND claimed_by NOT IN ({{alive}})`,
+  releaseDeadOutboxClaims: `
+    UPDATE outbox SET claimed_by = NULL, claimed_until = NULL
+    WHERE claimed_by IS NOT NULL AND claimed_by <> $1 AND claimed_by NOT IN ({{alive}})`,
+  adoptJobs: `
+    UPDATE jobs SET owner = $1
+    WHERE phase IN ('accepted', 'posting', 'creating')
+      AND (owner IS NULL OR (owner <> $1 AND owner NOT IN ({{alive}})))
+    RETURNING *`,
+  adoptRuns: `
+    UPDATE runs SET owner = $1
+    WHERE state IN ('pending', 'sending') AND kind = 'follow_up'
+      AND (owner IS NULL OR (owner <> $1 AND owner NOT IN ({{alive}})))
+    RETURNING *`,
+  forgetDeadInstances: 'DELETE FROM instances WHERE heartbeat_at < $2 AND id <> $1',
+  /** Claims due outbox items: ($1 instance, $2 now, $3 limit, $4 claimed until). */
+  claimOutbox: `
+    UPDATE outbox SET claimed_by = $1, claimed_until = $4
+    WHERE id IN (
+      SELECT o.id FROM outbox o
+      WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.next_attempt_at <= $2
+        AND (o.claimed_until IS NULL OR o.claimed_until <= $2) AND {{held}}
+      ORDER BY o.next_attempt_at, o.id LIMIT $3 {{lock}})
+    RETURNING *`,
+  /**
+   * Due outbox items. A thread post waits for earlier undelivered posts of its job (order in the
+   * thread); the check is served by the partial index `outbox_job_pending`.
+   */
+  dueOutbox: `
+    SELECT * FROM outbox o
+    WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.next_attempt_at <= $1
+      AND (o.claimed_until IS NULL OR o.claimed_until <= $1) AND {{held}}
+    ORDER BY o.next_attempt_at, o.id LIMIT $2`,
+  /** When the next deliverable item can be taken: items held back behind an earlier post do not count. */
+  nextOutboxAt: `
+    SELECT MIN(CASE WHEN o.claimed_until > o.next_attempt_at THEN o.claimed_until ELSE o.next_attempt_at END) AS at
+    FROM outbox o WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND {{held}}`,
+} as const;
+
+/** Instances heard from since $2. */
+const ALIVE = 'SELECT id FROM instances WHERE heartbeat_at >= $2';
+
+/** A thread post is held back while an earlier post of its job is undelivered. */
+const HELD = `(o.job_id IS NULL OR o.kind <> 'post' OR NOT EXISTS (
+        SELECT 1 FROM outbox p
+        WHERE p.job_id = o.job_id AND p.id < o.id AND p.delivered_at IS NULL AND p.dead_at IS NULL
+          AND p.kind = 'post'))`;
+
+export type QueryName = keyof typeof SHARED;
+
+/** The shared queries in one dialect: SQLite binds `$1` as the named parameter `@p1`. */
+export function queriesFor(dialect: Dialect): Record<QueryName, string> {
+  const lock = dialect === 'postgres' ? 'FOR UPDATE SKIP LOCKED' : '';
+  const out = {} as Record<QueryName, string>;
+  for (const [name, sql] of Object.entries(SHARED) as [QueryName, string][]) {
+    const filled = sql.replace('{{held}}', HELD).replace('{{lock}}', lock).replace('{{alive}}', ALIVE);
+    out[name] = dialect === 'sqlite' ? filled.replace(/\$(\d+)/g, '@p$1') : filled;
+  }
+  return out;
+}
+
+/** Positional arguments as the named parameters `p1`, `p2`, … of {@link queriesFor}'s SQLite text. */
+export const sqliteArgs = (args: unknown[]): Record<string, unknown> =>
+  Object.fromEntries(args.map((value, i) => [`p${i + 1}`, value]));
