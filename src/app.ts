@@ -18,8 +18,6 @@ import { createTaskTracker } from './util/tasks.js';
 
 /** How long shutdown lets in-flight work finish before closing anyway, in milliseconds. */
 export const SHUTDOWN_GRACE_MS = 7_000;
-/** How long Slack event ids are remembered for de-duplication (Slack retries within minutes). */
-export const EVENT_MEMORY_MS = 24 * 3_600_000;
 
 export interface RunningApp {
   /** The HTTP port actually bound. */
@@ -113,10 +111,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     jobs,
     tasks,
     logger,
-    claimEvent: (eventId) => store.claimEvent(eventId, Date.now()),
   });
 
-  await store.pruneEvents(Date.now() - EVENT_MEMORY_MS);
   // Registered before the first request: rows this instance owns must never look orphaned.
   await membership.join();
   const port = await slackApp.start();

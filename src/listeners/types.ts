@@ -7,6 +7,4 @@ export interface ListenerDeps {
   jobs: JobService;
   tasks: TaskTracker;
   logger: Logger;
-  /** Records a Slack event id; false when Slack delivered it before. */
-  claimEvent(eventId: string): Promise<boolean>;
 }

@@ -116,6 +116,11 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> 
       ALTER TABLE outbox ADD COLUMN claimed_until {{time}};
       CREATE INDEX jobs_claimed ON jobs (claimed_by) WHERE claimed_by IS NOT NULL;
       CREATE INDEX outbox_claimed ON outbox (claimed_by) WHERE claimed_by IS NOT NULL;
+      -- Re-delivered events are recognized by what they carry (a reply's message ts, unique per
+      -- job), in the same write that records the instruction. A separate claim of the event id
+      -- could outlive a crash between the claim and that write and make Slack's retry look like
+      -- a repeat, losing the reply.
+      DROP TABLE slack_events;
     `,
   },
 ];

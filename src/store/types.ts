@@ -225,8 +225,6 @@ export interface Store {
    * embedded SQLite file) any other instance on record is an earlier process that is gone.
    */
   readonly shared: boolean;
-  /** Records a Slack event id; false when it was seen before (a re-delivery). */
-  claimEvent(eventId: string, now: number): Promise<boolean>;
   /** Inserts a job and its first run; an existing trigger key returns the existing job. */
   insertJob(
     job: NewJob,
@@ -287,7 +285,5 @@ export interface Store {
    * may have gone, to the agent; `oldest` is the earliest one's time.
    */
   recentInstructions(userId: string, since: number): Promise<{ count: number; oldest: number | null }>;
-  /** Forgets event ids seen before `before`. */
-  pruneEvents(before: number): Promise<void>;
   close(): Promise<void>;
 }

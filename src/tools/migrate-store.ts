@@ -7,7 +7,7 @@ import { openPostgresStore } from '../store/postgres/postgres-store.js';
  * at DATABASE_URL, keeping every id, so threads, runs and undelivered messages carry over. Run it
  * with the bot stopped. Refuses to copy into a database that already holds jobs.
  */
-const TABLES = ['jobs', 'runs', 'outbox', 'slack_events'] as const;
+const TABLES = ['jobs', 'runs', 'outbox'] as const;
 
 export async function migrateStore(sqlitePath: string, databaseUrl: string): Promise<Record<string, number>> {
   const source = new Database(sqlitePath, { readonly: true, fileMustExist: true });
@@ -28,12 +28,10 @@ export async function migrateStore(sqlitePath: string, databaseUrl: string): Pro
         await client.query(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${placeholders})`, values);
       }
       copied[table] = rows.length;
-      if (table !== 'slack_events') {
-        // Later inserts continue after the copied ids.
-        await client.query(
-          `SELECT setval(pg_get_serial_sequence('${table}', 'id'), GREATEST((SELECT MAX(id) FROM ${table}), 1))`,
-        );
-      }
+      // Later inserts continue after the copied ids.
+      await client.query(
+        `SELECT setval(pg_get_serial_sequence('${table}', 'id'), GREATEST((SELECT MAX(id) FROM ${table}), 1))`,
+      );
     }
     await client.query('COMMIT');
     return copied;

@@ -93,15 +93,6 @@ describe('thread replies', () => {
     expect(h.agent.requestsFor('message')).toHaveLength(1);
   });
 
-  it('drops a re-delivery by its event id even if the message looked different', async () => {
-    const { threadTs, channel } = await h.startJob();
-    await h.event({ channel, thread_ts: threadTs, text: 'first' }, { event_id: 'Ev0TWICE' });
-    await h.event({ channel, thread_ts: threadTs, text: 'second' }, { event_id: 'Ev0TWICE' });
-    await waitFor('follow-up sent', () => h.agent.requestsFor('message').length === 1);
-    await sleep(200);
-    expect(h.agent.requestsFor('message').map((r) => r.body)).toEqual([{ prompt: 'first' }]);
-  });
-
   it.each([
     ['a bot message', { bot_id: 'B0OTHER', subtype: 'bot_message' }],
     ["the bot's own message", { user: BOT_USER_ID, bot_id: BOT_ID }],

@@ -104,6 +104,8 @@ export interface AgentStandInOptions {
   finishAfterGets?: number;
   /** The terminal state a scripted run ends in; by default completed with a pull request. */
   finishWith?: (job: StandInJob, run: number) => { status: string; prLink: string | null };
+  /** How long a GET takes to answer, in milliseconds (so overlapping polls of one job show). */
+  getDelayMs?: number;
 }
 
 export async function startAgentStandIn(options: AgentStandInOptions = {}) {
@@ -112,6 +114,9 @@ export async function startAgentStandIn(options: AgentStandInOptions = {}) {
   const requests: { op: AgentOperation; jobId?: string; body?: Json; at: number }[] = [];
   const faults = new Map<AgentOperation, AgentFault[]>();
   const violations: string[] = [];
+  /** GETs of a job that arrived while another GET of the same job was still unanswered. */
+  const overlappingGets: { jobId: string; at: number }[] = [];
+  const getsInFlight = new Map<string, number>();
   let counter = 0;
 
   const sendJson = (
@@ -175,6 +180,15 @@ export async function startAgentStandIn(options: AgentStandInOptions = {}) {
       at: Date.now(),
     });
 
+    if (op === 'get') {
+      const id = decodeURIComponent(jobId as string);
+      const inFlight = getsInFlight.get(id) ?? 0;
+      if (inFlight > 0) overlappingGets.push({ jobId: id, at: Date.now() });
+      getsInFlight.set(id, inFlight + 1);
+      // 'close' comes once the answer is sent or the caller hung up (a killed process).
+      res.on('close', () => getsInFlight.set(id, (getsInFlight.get(id) ?? 1) - 1));
+      if (options.getDelayMs) await new Promise((r) => setTimeout(r, options.getDelayMs));
+    }
     if (options.hooks?.before?.(op, body) === 'drop') {
       res.socket?.destroy();
       return;
@@ -251,6 +265,7 @@ export async function startAgentStandIn(options: AgentStandInOptions = {}) {
     jobs,
     requests,
     violations,
+    overlappingGets,
     requestsFor: (op: AgentOperation) => requests.filter((r) => r.op === op),
     fail(op: AgentOperation, ...queued: AgentFault[]) {
       faults.set(op, [...(faults.get(op) ?? []), ...queued]);

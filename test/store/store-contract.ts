@@ -89,29 +89,6 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
       return found;
     }
 
-    describe('Slack events', () => {
-      it('claims an event id once; a re-delivery is refused', async () => {
-        expect(await store.claimEvent('Ev001', T0)).toBe(true);
-        expect(await store.claimEvent('Ev001', T0 + 1)).toBe(false);
-        expect(await store.claimEvent('Ev001', T0 + 60_000)).toBe(false);
-        expect(await store.claimEvent('Ev002', T0 + 1)).toBe(true);
-      });
-
-      it('pruneEvents forgets ids seen before the cut-off, and only those', async () => {
-        expect(await store.claimEvent('EvOld', T0)).toBe(true);
-        expect(await store.claimEvent('EvEdge', T0 + 100)).toBe(true);
-        expect(await store.claimEvent('EvNew', T0 + 200)).toBe(true);
-
-        await store.pruneEvents(T0 + 100);
-
-        expect(await store.claimEvent('EvOld', T0 + 300)).toBe(true);
-        expect(await store.claimEvent('EvEdge', T0 + 300)).toBe(false);
-        expect(await store.claimEvent('EvNew', T0 + 300)).toBe(false);
-        // Claimed again, it is remembered again.
-        expect(await store.claimEvent('EvOld', T0 + 301)).toBe(false);
-      });
-    });
-
     describe('insertJob', () => {
       it('creates the job in phase accepted with its first run (seq 1, pending)', async () => {
         const input = newJob('trigger-1');

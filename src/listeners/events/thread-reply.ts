@@ -32,12 +32,9 @@ export function threadReply(deps: ListenerDeps) {
 
     // In a shared channel the author may belong to another workspace.
     const teamId = (raw.user_team as string | undefined) ?? (body as { team_id?: string }).team_id;
-    const eventId = (body as { event_id?: unknown }).event_id;
-    if (typeof eventId === 'string' && !(await deps.claimEvent(eventId))) {
-      deps.logger.info('re-delivered event ignored', { eventId, retryNum: context.retryNum });
-      return;
-    }
-    // Recorded before the acknowledgement (the receiver answers Slack after this listener).
+    // Recorded before the acknowledgement (the receiver answers Slack after this listener). A
+    // re-delivery, to this instance or another, is recognized by the message's ts in that same
+    // write, so a crash between recognizing and recording cannot swallow the reply.
     const runId = await deps.jobs.acceptReply({
       teamId,
       channelId: reply.channel,

@@ -145,13 +145,6 @@ export async function openPostgresStore(
   return {
     pool,
     shared: true,
-    async claimEvent(eventId, now) {
-      const result = await pool.query(
-        'INSERT INTO slack_events (event_id, seen_at) VALUES ($1, $2) ON CONFLICT (event_id) DO NOTHING',
-        [eventId, now],
-      );
-      return result.rowCount === 1;
-    },
     insertJob: (job, firstRun, now) =>
       transaction(async (db) => {
         const inserted = await one<JobRecord>(
@@ -292,9 +285,6 @@ export async function openPostgresStore(
         [userId, since],
       );
       return { count: Number(rows[0]?.n ?? 0), oldest: rows[0]?.oldest ?? null };
-    },
-    async pruneEvents(before) {
-      await pool.query('DELETE FROM slack_events WHERE seen_at < $1', [before]);
     },
     async close() {
       await pool.end();

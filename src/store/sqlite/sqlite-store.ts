@@ -76,9 +76,6 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
   migrate(db);
 
   const stmt = {
-    claimEvent: db.prepare(
-      'INSERT INTO slack_events (event_id, seen_at) VALUES (?, ?) ON CONFLICT (event_id) DO NOTHING',
-    ),
     insertJob: db.prepare(`
       INSERT INTO jobs (team_id, channel_id, requester_id, instruction, trigger_key, response_url,
         phase, poll_interval_ms, owner, created_at, updated_at)
@@ -109,7 +106,6 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
       "SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM runs WHERE author_id = ? AND created_at >= ? AND state IN ('sending', 'sent', 'unknown')",
     ),
     countActive: db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE phase = 'active'"),
-    pruneEvents: db.prepare('DELETE FROM slack_events WHERE seen_at < ?'),
   };
 
   const enqueueAll = (items: NewOutboxItem[], now: number) => {
@@ -196,9 +192,6 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
   return {
     db,
     shared: false,
-    async claimEvent(eventId, now) {
-      return stmt.claimEvent.run(eventId, now).changes === 1;
-    },
     async insertJob(job, firstRun, now) {
       return insertJobTx.immediate(job, firstRun, now);
     },
@@ -274,9 +267,6 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
     async recentInstructions(userId, since) {
       const row = stmt.recentInstructions.get(userId, since) as { n: number; oldest: number | null };
       return { count: row.n, oldest: row.oldest };
-    },
-    async pruneEvents(before) {
-      stmt.pruneEvents.run(before);
     },
     async close() {
       if (db.open) db.close();

@@ -1,0 +1,148 @@
+import pg from 'pg';
+import { type AgentStandInOptions, startAgentStandIn } from '../helpers/agent-stand-in.js';
+import { testEnv } from '../helpers/harness.js';
+import { sleep } from '../helpers/http.js';
+import { messageEvent, slashCommand } from '../helpers/payloads.js';
+import { freshSchemaUrl } from '../helpers/postgres.js';
+import { postSigned } from '../helpers/signing.js';
+import { startSlackStandIn } from '../helpers/slack-stand-in.js';
+import { type AppProcess, launch } from './app-process.js';
+import { account, type Counts, type Instruction } from './ledger.js';
+
+let serial = 0;
+
+/**
+ * Several instances of the built app on one PostgreSQL store and one set of stand-ins, with
+ * requests spread over the live ones as a load balancer would, and a record of every instruction.
+ */
+export async function createCluster(options: {
+  size: number;
+  env?: Record<string, string>;
+  agent?: AgentStandInOptions;
+}) {
+  const slack = await startSlackStandIn();
+  const agent = await startAgentStandIn({ finishAfterGets: 2, ...options.agent });
+  const databaseUrl = await freshSchemaUrl();
+  const env = testEnv(slack, agent, '/nonexistent/unused.sqlite', {
+    DATABASE_URL: databaseUrl,
+    INSTANCE_TIMEOUT_MS: '1500',
+    POLL_INTERVAL_MS: '30',
+    POLL_MAX_INTERVAL_MS: '200',
+    DOCS_AGENT_API_TIMEOUT_MS: '1000',
+    LOG_LEVEL: 'info',
+    // One person gives every command here; the hourly per-person limit is not under test.
+    MAX_INSTRUCTIONS_PER_USER_PER_HOUR: '100000',
+    ...options.env,
+  });
+  const slots: (AppProcess | undefined)[] = Array.from({ length: options.size }, () => undefined);
+  /** Every process ever started, for its log. */
+  const processes: AppProcess[] = [];
+  const instructions: Instruction[] = [];
+  const db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+
+  const isLive = (app: AppProcess | undefined): app is AppProcess =>
+    app !== undefined && app.child.exitCode === null && app.child.signalCode === null;
+  const live = () => slots.filter(isLive);
+  const pick = (except?: AppProcess) => {
+    const candidates = live().filter((a) => a !== except);
+    return candidates[Math.floor(Math.random() * candidates.length)];
+  };
+
+  async function send(
+    app: AppProcess | undefined,
+    body: string,
+    contentType: string,
+    headers: Record<string, string> = {},
+  ): Promise<boolean> {
+    if (!isLive(app)) return false;
+    try {
+      const res = await postSigned(app.base, body, { contentType, headers });
+      await res.text();
+      return res.ok;
+    } catch {
+      return false;
+    }
+  }
+
+  const cluster = {
+    slack,
+    agent,
+    instructions,
+    processes,
+    live,
+    async start(slot: number) {
+      const app = await launch(env);
+      slots[slot] = app;
+      processes.push(app);
+      return app;
+    },
+    /** SIGKILL (or SIGTERM when `graceful`) the instance in `slot`, and wait until it is gone. */
+    async stop(slot: number, graceful: boolean): Promise<number | null> {
+      const app = slots[slot];
+      if (!isLive(app)) return null;
+      if (graceful) return app.stop();
+      app.kill();
+      return app.exited;
+    },
+    /** `/docs-agent <prompt>` through some live instance; Slack does not retry slash commands. */
+    async command(prompt: string, user = 'U0ALICE'): Promise<Instruction> {
+      const responseId = `r${++serial}`;
+      const ins: Instruction = { prompt, kind: 'command', user, acked: false, responseId };
+      instructions.push(ins);
+      const body = slashCommand({ text: prompt, user_id: user, response_url: slack.responseUrl(responseId) });
+      ins.acked = await send(pick(), body, 'application/x-www-form-urlencoded');
+      return ins;
+    },
+    /**
+     * A thread reply as Slack delivers it: retried (same event id) until acknowledged, each try
+     * to whichever instance the balancer picks; then, like a Slack retry after a slow answer,
+     * delivered once more to a different instance.
+     */
+    async reply(threadTs: string, prompt: string, user = 'U0BOB'): Promise<Instruction> {
+      const messageTs = `17200000${String(++serial).padStart(4, '0')}.000100`;
+      const ins: Instruction = { prompt, kind: 'reply', user, acked: false, threadTs, messageTs };
+      instructions.push(ins);
+      const body = messageEvent(
+        { channel: 'C0GENERAL', thread_ts: threadTs, ts: messageTs, user, text: prompt },
+        { event_id: `EvC${serial}` },
+      );
+      let last: AppProcess | undefined;
+      for (let i = 0; i < 4 && !ins.acked; i++) {
+        last = pick();
+        const headers: Record<string, string> = i ? { 'x-slack-retry-num': String(i) } : {};
+        ins.acked = await send(last, body, 'application/json', headers);
+        if (!ins.acked) await sleep(300);
+      }
+      if (ins.acked)
+        await send(pick(last), body, 'application/json', {
+          'x-slack-retry-num': '1',
+          'x-slack-retry-reason': 'http_timeout',
+        });
+      return ins;
+    },
+    rootOf: (prompt: string) => slack.messages.find((m) => !m.thread_ts && m.text.includes(prompt)),
+    /** Whether the store shows nothing left to do. */
+    async settled(): Promise<boolean> {
+      const count = async (sql: string) => Number((await db.query(sql)).rows[0]?.n ?? 0);
+      const open = await count(
+        "SELECT COUNT(*) AS n FROM jobs WHERE phase IN ('accepted', 'posting', 'creating', 'active')",
+      );
+      const runs = await count("SELECT COUNT(*) AS n FROM runs WHERE state IN ('pending', 'sending')");
+      const undelivered = await count(
+        'SELECT COUNT(*) AS n FROM outbox WHERE delivered_at IS NULL AND dead_at IS NULL',
+      );
+      return open + runs + undelivered === 0;
+    },
+    account: (details: string[]): Counts => account(instructions, slack, agent, details),
+    async close() {
+      for (const app of live()) app.kill();
+      await Promise.all(processes.map((p) => p.exited));
+      await db.end();
+      await slack.close();
+      await agent.close();
+    },
+  };
+  return cluster;
+}
+
+export type Cluster = Awaited<ReturnType<typeof createCluster>>;
