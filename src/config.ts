@@ -242,6 +242,17 @@ export function readConfig(env: Env = process.env): Config {
   };
 }
 
+/** The password inside a database URL, if it has one (as written and decoded). */
+export function databasePassword(url: string | undefined): string[] {
+  if (!url) return [];
+  try {
+    const { password } = new URL(url);
+    return password ? [password, decodeURIComponent(password)] : [];
+  } catch {
+    return [];
+  }
+}
+
 /** Every secret value in the configuration, for log redaction. */
 export function secretsOf(config: Config): string[] {
   return [
@@ -249,5 +260,6 @@ export function secretsOf(config: Config): string[] {
     config.slack.signingSecret,
     config.slack.appToken,
     config.agent.apiKey,
+    ...databasePassword(config.databaseUrl),
   ].filter((s): s is string => typeof s === 'string' && s.length > 0);
 }

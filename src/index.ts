@@ -1,6 +1,6 @@
 import { config as loadDotEnv } from 'dotenv';
 import { startApp } from './app.js';
-import { ConfigError, readConfig } from './config.js';
+import { ConfigError, databasePassword, readConfig } from './config.js';
 import { createRedactor } from './logger.js';
 
 /** Hard limit for shutdown; platforms send SIGKILL 30 s after SIGTERM, we aim well inside. */
@@ -45,11 +45,12 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  const redact = createRedactor(
-    ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN', 'DOCS_AGENT_API_KEY'].map(
+  const redact = createRedactor([
+    ...['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN', 'DOCS_AGENT_API_KEY'].map(
       (n) => process.env[n] ?? '',
     ),
-  );
+    ...databasePassword(process.env.DATABASE_URL),
+  ]);
   const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   process.stderr.write(`docs-agent failed to start: ${redact(message)}\n`);
   process.exit(1);

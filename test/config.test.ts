@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, readConfig } from '../src/config.js';
+import { ConfigError, readConfig, secretsOf } from '../src/config.js';
 
 const valid = {
   SLACK_BOT_TOKEN: 'xoxb-test',
@@ -29,6 +29,30 @@ describe('readConfig', () => {
     expect(config.poll.maxAgeMs).toBe(24 * 3_600_000);
     expect(config.logLevel).toBe('info');
     expect(config.slack.appToken).toBeUndefined();
+    expect(config.databaseUrl).toBeUndefined();
+    expect(config.instanceTimeoutMs).toBe(30_000);
+  });
+
+  it('reads the store settings, and refuses an instance time-out too short to heartbeat within', () => {
+    const config = readConfig({
+      ...valid,
+      DATABASE_URL: 'postgres://bot@db.example.com/docs?sslmode=require',
+      INSTANCE_TIMEOUT_MS: '10000',
+    });
+    expect(config.databaseUrl).toBe('postgres://bot@db.example.com/docs?sslmode=require');
+    expect(config.instanceTimeoutMs).toBe(10_000);
+    expect(secretsOf(config)).not.toContain('');
+    const withPassword = readConfig({
+      ...valid,
+      DATABASE_URL: 'postgres://bot:s3cr%40t@db.example.com/docs',
+    });
+    expect(secretsOf(withPassword)).toEqual(expect.arrayContaining(['s3cr%40t', 's3cr@t']));
+    expect(problemsOf({ ...valid, INSTANCE_TIMEOUT_MS: '100' })).toEqual([
+      'INSTANCE_TIMEOUT_MS must be at least 500 (milliseconds)',
+    ]);
+    expect(problemsOf({ ...valid, DATABASE_URL: 'mysql://db/docs' })).toEqual([
+      'DATABASE_URL must be a postgres:// URL',
+    ]);
   });
 
   it('reads every variable of the contract', () => {
