@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { waitFor } from '../helpers/http.js';
+import { postSigned } from '../helpers/signing.js';
 
 const ENTRY = resolve('dist/index.js');
 
@@ -44,6 +45,30 @@ export async function launch(env: Record<string, string>): Promise<AppProcess> {
     exited,
     output: () => output,
   };
+}
+
+/** Whether the process has not exited (nor been killed). */
+export const isRunning = (app: AppProcess | undefined): app is AppProcess =>
+  app !== undefined && app.child.exitCode === null && app.child.signalCode === null;
+
+/**
+ * Sends a correctly signed request as Slack would; true when the app acknowledged it (2xx).
+ * False when the app is not running or the connection failed, as Slack would see it.
+ */
+export async function sendTo(
+  app: AppProcess | undefined,
+  body: string,
+  contentType: string,
+  headers: Record<string, string> = {},
+): Promise<boolean> {
+  if (!isRunning(app)) return false;
+  try {
+    const res = await postSigned(app.base, body, { contentType, headers });
+    await res.text();
+    return res.ok;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -4,9 +4,8 @@ import { testEnv } from '../helpers/harness.js';
 import { sleep } from '../helpers/http.js';
 import { messageEvent, slashCommand } from '../helpers/payloads.js';
 import { freshSchemaUrl } from '../helpers/postgres.js';
-import { postSigned } from '../helpers/signing.js';
 import { startSlackStandIn } from '../helpers/slack-stand-in.js';
-import { type AppProcess, launch } from './app-process.js';
+import { type AppProcess, isRunning, launch, sendTo } from './app-process.js';
 import { account, type Counts, type Instruction } from './ledger.js';
 
 let serial = 0;
@@ -40,29 +39,13 @@ export async function createCluster(options: {
   const instructions: Instruction[] = [];
   const db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
 
-  const isLive = (app: AppProcess | undefined): app is AppProcess =>
-    app !== undefined && app.child.exitCode === null && app.child.signalCode === null;
-  const live = () => slots.filter(isLive);
+  const live = () => slots.filter(isRunning);
   const pick = (except?: AppProcess) => {
     const candidates = live().filter((a) => a !== except);
     return candidates[Math.floor(Math.random() * candidates.length)];
   };
 
-  async function send(
-    app: AppProcess | undefined,
-    body: string,
-    contentType: string,
-    headers: Record<string, string> = {},
-  ): Promise<boolean> {
-    if (!isLive(app)) return false;
-    try {
-      const res = await postSigned(app.base, body, { contentType, headers });
-      await res.text();
-      return res.ok;
-    } catch {
-      return false;
-    }
-  }
+  const send = sendTo;
 
   const cluster = {
     slack,
@@ -79,7 +62,7 @@ export async function createCluster(options: {
     /** SIGKILL (or SIGTERM when `graceful`) the instance in `slot`, and wait until it is gone. */
     async stop(slot: number, graceful: boolean): Promise<number | null> {
       const app = slots[slot];
-      if (!isLive(app)) return null;
+      if (!isRunning(app)) return null;
       if (graceful) return app.stop();
       app.kill();
       return app.exited;

@@ -2,9 +2,8 @@ import { type AgentHooks, type AgentStandInOptions, startAgentStandIn } from '..
 import { tempDatabase, testEnv } from '../helpers/harness.js';
 import { sleep, waitFor } from '../helpers/http.js';
 import { messageEvent, slashCommand } from '../helpers/payloads.js';
-import { postSigned } from '../helpers/signing.js';
 import { type SlackHooks, startSlackStandIn } from '../helpers/slack-stand-in.js';
-import { type AppProcess, launch, settled } from './app-process.js';
+import { type AppProcess, launch, sendTo, settled } from './app-process.js';
 import { account, type Counts, type Instruction } from './ledger.js';
 
 let serial = 0;
@@ -124,20 +123,8 @@ export async function createWorld(
     },
   };
 
-  async function send(
-    body: string,
-    contentType: string,
-    headers: Record<string, string> = {},
-  ): Promise<boolean> {
-    if (!app || app.child.exitCode !== null) return false;
-    try {
-      const res = await postSigned(app.base, body, { contentType, headers });
-      await res.text();
-      return res.ok;
-    } catch {
-      return false;
-    }
-  }
+  const send = (body: string, contentType: string, headers: Record<string, string> = {}) =>
+    sendTo(app, body, contentType, headers);
 
   return world;
 }
