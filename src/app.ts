@@ -8,6 +8,7 @@ import { createOutbox } from './delivery/outbox.js';
 import { createJobService } from './jobs/job-service.js';
 import { registerListeners } from './listeners/index.js';
 import { createLogger, type Logger } from './logger.js';
+import { createRequestBudget } from './poller/budget.js';
 import { createPoller } from './poller/poller.js';
 import { createSlackApp } from './slack/bolt-app.js';
 import { createSlackGateway } from './slack/gateway.js';
@@ -59,12 +60,23 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const slack = createSlackGateway({ client, logger });
   const identity = createIdentity(client, logger);
   void identity.get();
+  const tasks = createTaskTracker(logger);
+  const membership = createMembership({
+    store,
+    instanceId,
+    timeoutMs: config.instanceTimeoutMs,
+    logger,
+    onOrphans: (orphans) => tasks.run('recover interrupted work', () => jobs.recover(orphans)),
+  });
+  // POLL_MAX_RPS is the deployment's budget: instances sharing a store split it.
+  const budget = createRequestBudget({ rate: () => config.poll.maxRps / membership.liveCount() });
   const agent = createAgentClient({
     baseUrl: config.agent.apiUrl,
     apiKey: config.agent.apiKey,
     projectId: config.agent.projectId,
     timeoutMs: config.agent.timeoutMs,
     logger,
+    getBudget: budget,
   });
 
   // The poller and outbox are created after the service that wakes them.
@@ -91,21 +103,15 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     jobs,
     logger,
     intervalMs: config.poll.intervalMs,
+    backoffAfterMs: config.poll.backoffAfterMs,
     maxIntervalMs: config.poll.maxIntervalMs,
     maxAgeMs: config.poll.maxAgeMs,
     concurrency: config.poll.concurrency,
+    budget,
   });
   wake.outbox = () => outbox.kick();
   wake.poller = () => poller.kick();
 
-  const tasks = createTaskTracker(logger);
-  const membership = createMembership({
-    store,
-    instanceId,
-    timeoutMs: config.instanceTimeoutMs,
-    logger,
-    onOrphans: (orphans) => tasks.run('recover interrupted work', () => jobs.recover(orphans)),
-  });
   const slackApp = createSlackApp({ config, logger, identity, isReady: () => ready });
   registerListeners(slackApp.app, {
     jobs,

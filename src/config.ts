@@ -39,8 +39,12 @@ export interface Config {
   poll: {
     /** Interval between polls of a freshly started run, in milliseconds. */
     intervalMs: number;
+    /** Age of a run, in milliseconds, until which it is polled every `intervalMs`; then less often. */
+    backoffAfterMs: number;
     /** Longest interval the per-job backoff grows to, in milliseconds. */
     maxIntervalMs: number;
+    /** Most agent API GETs per second, across every instance sharing the store. */
+    maxRps: number;
     /** A run still active after this many milliseconds gets a final "stopped watching" message. */
     maxAgeMs: number;
     /** How many job polls may be in flight at once. */
@@ -171,9 +175,11 @@ const envSchema = z.object({
   INSTANCE_TIMEOUT_MS: integer(30_000, 500, 600_000, 'milliseconds'),
   PORT: integer(3000, 0, 65_535, 'a TCP port'),
   POLL_INTERVAL_MS: integer(10_000, 10, 3_600_000, 'milliseconds'),
-  POLL_MAX_INTERVAL_MS: integer(60_000, 10, 3_600_000, 'milliseconds'),
+  POLL_BACKOFF_AFTER_MS: integer(600_000, 0, 24 * 3_600_000, 'milliseconds'),
+  POLL_MAX_INTERVAL_MS: integer(300_000, 10, 3_600_000, 'milliseconds'),
+  POLL_MAX_RPS: integer(10, 1, 10_000, 'requests per second'),
   POLL_MAX_AGE_MS: integer(24 * 3_600_000, 1_000, 30 * 24 * 3_600_000, 'milliseconds'),
-  POLL_CONCURRENCY: integer(4, 1, 64, 'polls in flight'),
+  POLL_CONCURRENCY: integer(8, 1, 256, 'polls in flight'),
   ALLOWED_CHANNEL_IDS: idList('channel ids such as C0123ABCD'),
   ALLOWED_USER_IDS: idList('user ids such as U0123ABCD'),
   ALLOW_GUESTS: z.preprocess(
@@ -227,7 +233,9 @@ export function readConfig(env: Env = process.env): Config {
     port: e.PORT,
     poll: {
       intervalMs: e.POLL_INTERVAL_MS,
+      backoffAfterMs: e.POLL_BACKOFF_AFTER_MS,
       maxIntervalMs: Math.max(e.POLL_MAX_INTERVAL_MS, e.POLL_INTERVAL_MS),
+      maxRps: e.POLL_MAX_RPS,
       maxAgeMs: e.POLL_MAX_AGE_MS,
       concurrency: e.POLL_CONCURRENCY,
     },

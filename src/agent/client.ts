@@ -32,6 +32,11 @@ export interface AgentClientOptions {
   logger: Logger;
   /** Overrides for the retry policies (tests shorten the delays). */
   policies?: Partial<typeof retryPolicies>;
+  /**
+   * Paces every GET attempt, retries included, so polling never exceeds the configured rate.
+   * Creates and follow-ups are not paced: they are people's instructions, few and urgent.
+   */
+  getBudget?: { take(): Promise<void> };
   /** Called after every request the API answered, for health reporting. */
   onAnswer?: (status: number) => void;
   now?: () => number;
@@ -113,6 +118,7 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
     body: unknown,
     expected: number,
   ): Promise<AgentJob> {
+    if (method === 'GET') await options.getBudget?.take();
     let response: Response;
     try {
       response = await fetch(`${base}${path}`, {

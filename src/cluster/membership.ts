@@ -30,6 +30,8 @@ export interface Membership {
   start(): void;
   /** Stops heartbeating and forgets this instance, releasing its claims for the others. */
   leave(): Promise<void>;
+  /** Instances sharing the store, this one included, as of the last heartbeat (at least 1). */
+  liveCount(): number;
 }
 
 /**
@@ -42,10 +44,14 @@ export function createMembership(options: MembershipOptions): Membership {
   const { store, instanceId, logger } = options;
   const now = options.now ?? Date.now;
 
+  let live = 1;
+
   async function beat(): Promise<void> {
     const at = now();
+    const staleBefore = store.shared ? at - options.timeoutMs : at;
     await store.heartbeat(instanceId, at);
-    const orphans = await store.adoptOrphans(instanceId, store.shared ? at - options.timeoutMs : at);
+    live = store.shared ? Math.max(1, await store.liveInstances(staleBefore)) : 1;
+    const orphans = await store.adoptOrphans(instanceId, staleBefore);
     if (orphans.jobs.length === 0 && orphans.runs.length === 0) return;
     logger.warn('taking over work a stopped instance left half done', {
       jobs: orphans.jobs.map((j) => j.id),
@@ -70,6 +76,7 @@ export function createMembership(options: MembershipOptions): Membership {
       logger.info('instance joined', { instanceId, sharedStore: store.shared });
     },
     start: () => loop.start(),
+    liveCount: () => live,
     async leave() {
       await loop.stop();
       await store.retireInstance(instanceId);

@@ -6,6 +6,7 @@ import { outcomeOf } from '../jobs/job-service.js';
 import type { Logger } from '../logger.js';
 import type { JobRecord, Store } from '../store/types.js';
 import { createLoop, type Loop } from '../util/loop.js';
+import type { RequestBudget } from './budget.js';
 
 export interface PollerOptions {
   store: Store;
@@ -14,10 +15,14 @@ export interface PollerOptions {
   agent: AgentClient;
   jobs: JobService;
   logger: Logger;
-  /** First interval of a run, in milliseconds. */
+  /** Interval of a young run, in milliseconds. */
   intervalMs: number;
+  /** Age of a run after which it is polled less often, in milliseconds. */
+  backoffAfterMs: number;
   /** Cap of the per-job backoff, in milliseconds. */
   maxIntervalMs: number;
+  /** Paces the GETs; its rate says how many polls to claim at once. */
+  budget: RequestBudget;
   /** Age of a run after which the poller gives up on it, in milliseconds. */
   maxAgeMs: number;
   /** Polls in flight at once. */
@@ -26,8 +31,8 @@ export interface PollerOptions {
   random?: () => number;
 }
 
-/** A run is polled every `intervalMs` until it is this old; then the interval grows with its age. */
-export const POLL_STEADY_MS = 5 * 60_000;
+/** Share of its age that an old run waits between polls: it is reported at most a tenth late. */
+export const POLL_AGE_SHARE = 0.1;
 /** Consecutive refused polls (401/403) before the thread is told. */
 export const POLL_REFUSALS_BEFORE_NOTICE = 3;
 /** ± share of each interval that is randomized, so jobs started together drift apart. */
@@ -40,12 +45,19 @@ export const POLL_JITTER = 0.1;
 export const POLL_CLAIM_MS = 120_000;
 
 /**
- * Interval before the next poll of a healthy run of the given age: `intervalMs` while the run is
- * young (most finish within minutes), then proportional to its age, capped at `maxIntervalMs`.
+ * Interval before the next poll of a healthy run of the given age: `intervalMs` until the run is
+ * `backoffAfterMs` old (most runs finish by then, and are reported promptly), then a tenth of its
+ * age, capped at `maxIntervalMs`. Runs that go on for hours are where fixed polling spends most
+ * of its requests, and a tenth of a long wait is late by little.
  */
-export function pollInterval(ageMs: number, intervalMs: number, maxIntervalMs: number): number {
-  const scaled = Math.round(intervalMs * Math.max(1, ageMs / POLL_STEADY_MS));
-  return Math.min(maxIntervalMs, Math.max(intervalMs, scaled));
+export function pollInterval(
+  ageMs: number,
+  intervalMs: number,
+  backoffAfterMs: number,
+  maxIntervalMs: number,
+): number {
+  if (ageMs < backoffAfterMs) return intervalMs;
+  return Math.min(maxIntervalMs, Math.max(intervalMs, Math.round(ageMs * POLL_AGE_SHARE)));
 }
 
 /** Interval after `failures` consecutive failed polls: doubles from `intervalMs` up to the cap. */
@@ -75,7 +87,12 @@ export function createPoller(options: PollerOptions): Poller {
     const failures = failed ? job.pollFailures + 1 : 0;
     const interval = failed
       ? failureBackoff(failures, options.intervalMs, options.maxIntervalMs)
-      : pollInterval(at - (job.runStartedAt ?? at), options.intervalMs, options.maxIntervalMs);
+      : pollInterval(
+          at - (job.runStartedAt ?? at),
+          options.intervalMs,
+          options.backoffAfterMs,
+          options.maxIntervalMs,
+        );
     // Rescheduling ends this instance's claim in the same write.
     await store.apply(
       {
@@ -151,9 +168,13 @@ export function createPoller(options: PollerOptions): Poller {
     idleMs: Math.max(10, Math.min(1_000, Math.round(options.intervalMs / 4))),
     async step() {
       const free = options.concurrency - inFlight.size;
-      if (free <= 0) return { busy: true };
+      // Every slot taken: a poll that finishes kicks the loop.
+      if (free <= 0) return { busy: false };
+      // A quarter second's worth of the budget at a time: claims stay short, and each batch is
+      // taken fairly across channels.
+      const batch = Math.min(free, Math.max(1, Math.ceil(options.budget.rate() / 4)));
       const at = now();
-      const due = await store.claimDueJobs(options.instanceId, at, free, at + POLL_CLAIM_MS);
+      const due = await store.claimDueJobs(options.instanceId, at, batch, at + POLL_CLAIM_MS);
       for (const job of due) {
         inFlight.add(job.id);
         loop.track(
@@ -165,7 +186,7 @@ export function createPoller(options: PollerOptions): Poller {
             }),
         );
       }
-      return { busy: due.length === free && free > 0 };
+      return { busy: due.length === batch && inFlight.size < options.concurrency };
     },
   });
 

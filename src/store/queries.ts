@@ -11,19 +11,29 @@ const SHARED = {
     SELECT * FROM jobs
     WHERE phase = 'active' AND next_poll_at <= $1 AND (claimed_until IS NULL OR claimed_until <= $1)
     ORDER BY next_poll_at LIMIT $2`,
-  /** Claims due jobs for polling: ($1 instance, $2 now, $3 limit, $4 claimed until). */
+  /**
+   * Claims due jobs for polling: ($1 instance, $2 now, $3 limit, $4 claimed until). Taken in
+   * turns across channels (each channel's most overdue job first, then each one's second, …),
+   * so a burst of jobs in one channel cannot starve another's. On PostgreSQL a concurrent claimer
+   * waits on the rows taken and then, seeing them claimed, leaves them.
+   */
   claimDueJobs: `
     UPDATE jobs SET claimed_by = $1, claimed_until = $4
     WHERE id IN (
-      SELECT id FROM jobs
-      WHERE phase = 'active' AND next_poll_at <= $2 AND (claimed_until IS NULL OR claimed_until <= $2)
-      ORDER BY next_poll_at LIMIT $3 {{lock}})
+      SELECT id FROM (
+        SELECT id, next_poll_at, ROW_NUMBER() OVER (PARTITION BY channel_id ORDER BY next_poll_at, id) AS turn
+        FROM jobs
+        WHERE phase = 'active' AND next_poll_at <= $2 AND (claimed_until IS NULL OR claimed_until <= $2)
+      ) due
+      ORDER BY turn, next_poll_at, id LIMIT $3)
+      AND (claimed_until IS NULL OR claimed_until <= $2)
     RETURNING *`,
   releaseJob: 'UPDATE jobs SET claimed_by = NULL, claimed_until = NULL WHERE id = $1 AND claimed_by = $2',
   heartbeat: `
     INSERT INTO instances (id, started_at, heartbeat_at) VALUES ($1, $2, $2)
     ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at`,
   retireInstance: 'DELETE FROM instances WHERE id = $1',
+  liveInstances: 'SELECT COUNT(*) AS n FROM instances WHERE heartbeat_at >= $1',
   releaseJobsOf: 'UPDATE jobs SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = $1',
   releaseOutboxOf: 'UPDATE outbox SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = $1',
   // Adoption: $1 is the adopting instance, $2 the heartbeat time before which an instance is gone.

@@ -115,6 +115,8 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> 
       ALTER TABLE outbox ADD COLUMN claimed_by TEXT;
       ALTER TABLE outbox ADD COLUMN claimed_until {{time}};
       CREATE INDEX jobs_claimed ON jobs (claimed_by) WHERE claimed_by IS NOT NULL;
+      -- Due jobs taken in turns per channel (the poller's fair share).
+      CREATE INDEX jobs_due_by_channel ON jobs (channel_id, next_poll_at) WHERE phase = 'active';
       CREATE INDEX outbox_claimed ON outbox (claimed_by) WHERE claimed_by IS NOT NULL;
       -- Re-delivered events are recognized by what they carry (a reply's message ts, unique per
       -- job), in the same write that records the instruction. A separate claim of the event id

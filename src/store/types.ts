@@ -254,6 +254,8 @@ export interface Store {
   releaseJob(jobId: number, instanceId: string): Promise<void>;
   /** Records that an instance is alive at `now`; registers it the first time. */
   heartbeat(instanceId: string, now: number): Promise<void>;
+  /** How many instances were heard from since `since` (epoch ms). */
+  liveInstances(since: number): Promise<number>;
   /** Forgets an instance that stopped cleanly and releases its claims, so others take over at once. */
   retireInstance(instanceId: string): Promise<void>;
   /**

@@ -58,6 +58,21 @@ describe('polling faults', () => {
     expect(h.agent.requestsFor('get').length).toBe(gets);
   });
 
+  it('spreads polls of many jobs evenly within POLL_MAX_RPS', async () => {
+    h = await startHarness({ POLL_INTERVAL_MS: '20', POLL_MAX_RPS: '5' });
+    for (const text of ['Document one', 'Document two', 'Document three']) await h.startJob({ text });
+    const from = Date.now();
+    await sleep(2_000);
+    const gets = h.agent.requestsFor('get').filter((r) => r.at >= from && r.at < from + 2_000);
+    // Three jobs due every 20 ms would want 300 polls; the budget allows 5 a second, spaced.
+    expect(gets.length).toBeGreaterThanOrEqual(8);
+    expect(gets.length).toBeLessThanOrEqual(10);
+    const gaps = gets.slice(1).map((r, i) => r.at - (gets[i]?.at ?? 0));
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(180);
+    // Every job gets its turn.
+    expect(new Set(gets.map((r) => r.jobId)).size).toBe(3);
+  });
+
   it('polls a young run at the configured interval', async () => {
     h = await startHarness({ POLL_INTERVAL_MS: '100', POLL_MAX_INTERVAL_MS: '5000' });
     await h.startJob();

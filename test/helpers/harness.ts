@@ -32,6 +32,8 @@ export function testEnv(
     PORT: '0',
     POLL_INTERVAL_MS: '40',
     POLL_MAX_INTERVAL_MS: '200',
+    // Tests poll every few milliseconds; the production budget would pace them to a crawl.
+    POLL_MAX_RPS: '2000',
     LOG_LEVEL: 'debug',
     ...overrides,
   };

@@ -630,6 +630,22 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
         expect(ids(await store.claimDueJobs('i-3', T0 + 1_000, 10, T0 + 2_000))).toEqual([b.id, a.id, c.id]);
       });
 
+      it('takes due jobs in turns across channels, so a burst in one cannot starve another', async () => {
+        const burst = [];
+        for (let i = 0; i < 6; i++)
+          burst.push(await jobWith(`burst-${i}`, { phase: 'active', nextPollAt: T0 + i }));
+        const quiet = [
+          await jobWith('quiet-0', { phase: 'active', nextPollAt: T0 + 40 }),
+          await jobWith('quiet-1', { phase: 'active', nextPollAt: T0 + 50 }),
+        ];
+        for (const j of quiet) await store.apply({ jobId: j.id, job: { channelId: 'C0QUIET' } }, T0);
+        const claimed = await store.claimDueJobs('i-1', T0 + 100, 4, T0 + 1_000);
+        expect(byId(claimed).map((j) => j.triggerKey)).toEqual(['burst-0', 'burst-1', 'quiet-0', 'quiet-1']);
+        expect(ids(await store.claimDueJobs('i-1', T0 + 100, 10, T0 + 1_000))).toEqual(
+          burst.slice(2).map((j) => j.id),
+        );
+      });
+
       it('ends a claim on release or reschedule; a release by another instance does nothing', async () => {
         const a = await jobWith('release-a', { phase: 'active', nextPollAt: T0 });
         await store.claimDueJobs('i-1', T0, 10, T0 + 1_000);

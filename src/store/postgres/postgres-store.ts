@@ -235,6 +235,9 @@ export async function openPostgresStore(
     async heartbeat(instanceId, now) {
       await pool.query(queries.heartbeat, [instanceId, now]);
     },
+    async liveInstances(since) {
+      return Number((await pool.query(queries.liveInstances, [since])).rows[0]?.n ?? 0);
+    },
     retireInstance: (instanceId) =>
       transaction(async (db) => {
         await db.query(queries.retireInstance, [instanceId]);

@@ -235,6 +235,9 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
     async heartbeat(instanceId, now) {
       shared.heartbeat.run(sqliteArgs([instanceId, now]));
     },
+    async liveInstances(since) {
+      return Number((shared.liveInstances.get(sqliteArgs([since])) as { n: number }).n);
+    },
     async retireInstance(instanceId) {
       retireTx.immediate(instanceId);
     },
