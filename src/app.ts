@@ -144,11 +144,14 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
         logger.info('shutting down');
         const deadline = Date.now() + SHUTDOWN_GRACE_MS;
         await slackApp.stop().catch((error) => logger.warn('stopping the Slack receiver failed', { error }));
+        logger.info('receiver stopped');
         const drained = await tasks.drain(Math.max(0, deadline - Date.now()));
         if (!drained) logger.warn('shutdown grace ran out with work in flight');
         // Polls and deliveries in flight are safe to abandon: nothing is marked done until Slack
         // or the agent API answered, so the next start picks them up again.
+        logger.info('tasks drained', { drained });
         await withDeadline(Promise.all([poller.stop(), outbox.stop()]), Math.max(500, deadline - Date.now()));
+        logger.info('poller and outbox stopped');
         // Other instances take over whatever is left at once instead of waiting for a time-out.
         await membership
           .leave()

@@ -95,7 +95,11 @@ export function createSlackApp({ config, logger, identity, isReady }: SlackAppOp
   });
   const app = buildApp(receiver);
   // Our own server in front of Bolt's request listener, for the checks Bolt leaves out.
+  let stopping = false;
   const server = createServer((req, res) => {
+    // While stopping, requests already on a kept-alive connection are still answered, but the
+    // connection closes after each, so clients (and Slack) go to another instance.
+    if (stopping) res.setHeader('connection', 'close');
     const refusal = screenRequest(req);
     if (refusal) {
       logger.info('request refused before Bolt', { status: refusal.status, reason: refusal.reason });
@@ -118,7 +122,12 @@ export function createSlackApp({ config, logger, identity, isReady }: SlackAppOp
       }),
     stop: () =>
       new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        stopping = true;
+        const force = setTimeout(() => server.closeAllConnections(), STOP_GRACE_MS);
+        server.close(() => {
+          clearTimeout(force);
+          resolve();
+        });
         server.closeIdleConnections();
       }),
   };
@@ -137,6 +146,8 @@ export function createSlackApp({ config, logger, identity, isReady }: SlackAppOp
   }
 }
 
+/** How long requests in flight may take to be answered once the server stops, in milliseconds. */
+export const STOP_GRACE_MS = 3_000;
 /** Longest a client may take to send one request, in milliseconds. */
 export const REQUEST_TIMEOUT_MS = 30_000;
 /** Slack refuses to sign for more than five minutes either way; so do we. */

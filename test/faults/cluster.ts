@@ -53,6 +53,7 @@ export async function createCluster(options: {
     instructions,
     processes,
     live,
+    inSlot: (slot: number) => slots[slot],
     async start(slot: number) {
       const app = await launch(env);
       slots[slot] = app;

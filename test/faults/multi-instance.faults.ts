@@ -33,10 +33,16 @@ describe('three instances on one PostgreSQL store, killed and restarted at rando
       const cycling = new Set<number>();
       const cycle = async (slot: number) => {
         const term = Math.random() < 0.25;
+        const stopping = cluster.inSlot(slot);
         const code = await cluster.stop(slot, term);
         if (term) {
           graceful += 1;
-          if (code !== 0) details.push(`instance in slot ${slot} exited ${code} on SIGTERM`);
+          if (code !== 0) {
+            const said = (stopping?.output() ?? '').split('"msg":"signal received"')[1] ?? '';
+            details.push(
+              `instance in slot ${slot} exited ${code} on SIGTERM; after the signal it said:${said}`,
+            );
+          }
         } else kills += 1;
         trace(`${term ? 'SIGTERM' : 'SIGKILL'} slot ${slot}`);
         await sleep(100 + Math.random() * 300);
