@@ -14,19 +14,23 @@ const SHARED = {
   /**
    * Claims due jobs for polling: ($1 instance, $2 now, $3 limit, $4 claimed until). Taken in
    * turns across channels (each channel's most overdue job first, then each one's second, …),
-   * so a burst of jobs in one channel cannot starve another's. On PostgreSQL a concurrent claimer
-   * waits on the rows taken and then, seeing them claimed, leaves them.
+   * so a burst of jobs in one channel cannot starve another's. On PostgreSQL the chosen rows are
+   * locked skipping those a concurrent claimer holds, and re-checked, so claimers never wait on
+   * each other and never take the same job.
    */
   claimDueJobs: `
     UPDATE jobs SET claimed_by = $1, claimed_until = $4
     WHERE id IN (
-      SELECT id FROM (
-        SELECT id, next_poll_at, ROW_NUMBER() OVER (PARTITION BY channel_id ORDER BY next_poll_at, id) AS turn
-        FROM jobs
-        WHERE phase = 'active' AND next_poll_at <= $2 AND (claimed_until IS NULL OR claimed_until <= $2)
-      ) due
-      ORDER BY turn, next_poll_at, id LIMIT $3)
-      AND (claimed_until IS NULL OR claimed_until <= $2)
+      SELECT id FROM jobs
+      WHERE id IN (
+        SELECT id FROM (
+          SELECT id, next_poll_at, ROW_NUMBER() OVER (PARTITION BY channel_id ORDER BY next_poll_at, id) AS turn
+          FROM jobs
+          WHERE phase = 'active' AND next_poll_at <= $2 AND (claimed_until IS NULL OR claimed_until <= $2)
+        ) due
+        ORDER BY turn, next_poll_at, id LIMIT $3)
+        AND phase = 'active' AND (claimed_until IS NULL OR claimed_until <= $2)
+      {{lock}})
     RETURNING *`,
   releaseJob: 'UPDATE jobs SET claimed_by = NULL, claimed_until = NULL WHERE id = $1 AND claimed_by = $2',
   heartbeat: `
