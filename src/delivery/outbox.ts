@@ -64,7 +64,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
         };
         // An earlier attempt started and never recorded its answer: Slack may already have the
         // message. Its metadata says so.
-        if (item.startedAt !== null) {
+        if (item.attempts > 1) {
           const found = await slack
             .findPosted({ channel: payload.channel, threadTs: payload.threadTs, metadata })
             .catch((error: unknown) => {
@@ -154,8 +154,8 @@ export function createOutbox(options: OutboxOptions): Outbox {
   }
 
   async function deliver(item: OutboxItem): Promise<void> {
-    const attempts = item.attempts + 1;
-    await store.updateOutbox(item.id, { attempts, startedAt: now() });
+    // The claim counted this attempt and recorded its start.
+    const attempts = item.attempts;
     try {
       await send(item);
       await store.updateOutbox(item.id, { deliveredAt: now(), lastError: null, ...UNCLAIMED });

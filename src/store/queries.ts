@@ -58,9 +58,12 @@ const SHARED = {
       AND (owner IS NULL OR (owner <> $1 AND owner NOT IN ({{alive}})))
     RETURNING *`,
   forgetDeadInstances: 'DELETE FROM instances WHERE heartbeat_at < $2 AND id <> $1',
-  /** Claims due outbox items: ($1 instance, $2 now, $3 limit, $4 claimed until). */
+  /**
+   * Claims due outbox items and starts an attempt on each (counted, `started_at` set): ($1
+   * instance, $2 now, $3 limit, $4 claimed until).
+   */
   claimOutbox: `
-    UPDATE outbox SET claimed_by = $1, claimed_until = $4
+    UPDATE outbox SET claimed_by = $1, claimed_until = $4, attempts = attempts + 1, started_at = $2
     WHERE id IN (
       SELECT o.id FROM outbox o
       WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.next_attempt_at <= $2

@@ -273,7 +273,10 @@ export interface Store {
    * come out one at a time, in order; root updates, reactions and private replies are independent.
    */
   dueOutbox(now: number, limit: number): Promise<OutboxItem[]>;
-  /** Claims up to `limit` of {@link Store.dueOutbox} for `instanceId` until `until` (epoch ms). */
+  /**
+   * Claims up to `limit` of {@link Store.dueOutbox} for `instanceId` until `until` (epoch ms), and
+   * starts an attempt on each: `attempts` counts it and `startedAt` is `now`.
+   */
   claimOutbox(instanceId: string, now: number, limit: number, until: number): Promise<OutboxItem[]>;
   updateOutbox(id: number, patch: OutboxPatch): Promise<void>;
   /**

@@ -20,7 +20,7 @@ describe('three instances on one PostgreSQL store, killed and restarted at rando
     // This suite exists to prove the PostgreSQL deployment; CI starts the server.
     expect(server, `the multi-instance suite needs PostgreSQL at ${TEST_DATABASE_URL}`).toEqual({ ok: true });
     // A GET takes 15 ms, so two instances polling one job at once would overlap and be seen.
-    const cluster = await createCluster({ size: INSTANCES, agent: { getDelayMs: 15 } });
+    const cluster = await createCluster({ size: INSTANCES, agent: { latencyMs: 15 } });
     const details: string[] = [];
     let kills = 0;
     let graceful = 0;

@@ -104,8 +104,8 @@ export interface AgentStandInOptions {
   finishAfterGets?: number;
   /** The terminal state a scripted run ends in; by default completed with a pull request. */
   finishWith?: (job: StandInJob, run: number) => { status: string; prLink: string | null };
-  /** How long a GET takes to answer, in milliseconds (so overlapping polls of one job show). */
-  getDelayMs?: number;
+  /** How long every answer takes, in milliseconds (so overlapping polls of one job show). */
+  latencyMs?: number;
 }
 
 export async function startAgentStandIn(options: AgentStandInOptions = {}) {
@@ -187,8 +187,8 @@ export async function startAgentStandIn(options: AgentStandInOptions = {}) {
       getsInFlight.set(id, inFlight + 1);
       // 'close' comes once the answer is sent or the caller hung up (a killed process).
       res.on('close', () => getsInFlight.set(id, (getsInFlight.get(id) ?? 1) - 1));
-      if (options.getDelayMs) await new Promise((r) => setTimeout(r, options.getDelayMs));
     }
+    if (options.latencyMs) await new Promise((r) => setTimeout(r, options.latencyMs));
     if (options.hooks?.before?.(op, body) === 'drop') {
       res.socket?.destroy();
       return;

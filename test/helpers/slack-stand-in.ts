@@ -42,7 +42,13 @@ export interface SlackHooks {
 }
 
 export async function startSlackStandIn(
-  options: { socketModeUrl?: string; appToken?: string; hooks?: SlackHooks } = {},
+  options: {
+    socketModeUrl?: string;
+    appToken?: string;
+    hooks?: SlackHooks;
+    /** How long every Web API answer takes, in milliseconds (Slack is not on loopback). */
+    latencyMs?: number;
+  } = {},
 ) {
   const calls: SlackCall[] = [];
   const responses: { path: string; body: Record<string, unknown> }[] = [];
@@ -198,6 +204,7 @@ export async function startSlackStandIn(
     if (conditional) conditional.times -= 1;
     const fault = conditional?.fault ?? faults.get(method)?.shift();
     calls.push({ method, args, at: Date.now() });
+    if (options.latencyMs) await new Promise((r) => setTimeout(r, options.latencyMs));
     if (fault && 'delayMs' in fault) await new Promise((r) => setTimeout(r, fault.delayMs));
     if (fault && 'error' in fault) return send(res, { ok: false, error: fault.error });
     if (fault && 'status' in fault) {

@@ -680,7 +680,10 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
         await store.enqueue([item(j.id, 'j1'), item(j.id, 'j2'), item(null, 'loose')], T0);
         const first = await store.claimOutbox('i-1', T0, 10, T0 + 1_000);
         expect(texts(first)).toEqual(['j1', 'loose']);
-        expect(first.map((i) => i.claimedBy)).toEqual(['i-1', 'i-1']);
+        expect(first.map((i) => [i.claimedBy, i.attempts, i.startedAt])).toEqual([
+          ['i-1', 1, T0],
+          ['i-1', 1, T0],
+        ]);
         expect(await store.claimOutbox('i-2', T0, 10, T0 + 1_000)).toEqual([]);
         expect(await store.nextOutboxAt()).toBe(T0 + 1_000);
 

@@ -120,10 +120,18 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
     }
   };
 
+  // Patches touch a handful of column sets over and over: prepare each statement once.
+  const updates = new Map<string, Database.Statement>();
   const updateRow = (table: string, id: number, patch: Record<string, unknown>) => {
     const { sql, params } = setClause(patch);
     if (!sql) return;
-    db.prepare(`UPDATE ${table} SET ${sql} WHERE id = @id`).run({ ...params, id });
+    const text = `UPDATE ${table} SET ${sql} WHERE id = @id`;
+    let statement = updates.get(text);
+    if (!statement) {
+      statement = db.prepare(text);
+      updates.set(text, statement);
+    }
+    statement.run({ ...params, id });
   };
 
   const insertRun = (jobId: number, run: NewRun, now: number): { run: RunRecord; created: boolean } => {

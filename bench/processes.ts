@@ -1,0 +1,93 @@
+import { execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { waitFor } from '../test/helpers/http.js';
+
+const run = promisify(execFile);
+
+/** A child process of the benchmark, with what it printed. */
+export interface Child {
+  pid: number;
+  base: string;
+  output(): string;
+  stop(): Promise<void>;
+  /** Peak resident set size so far, in bytes (Linux `VmHWM`). */
+  peakRss(): number;
+}
+
+function start(args: string[], env: Record<string, string>, portPattern: RegExp): Promise<Child> {
+  let output = '';
+  const child = spawn(process.execPath, args, { env: { PATH: process.env.PATH ?? '', ...env } });
+  child.stdout?.on('data', (d) => (output += d));
+  child.stderr?.on('data', (d) => (output += d));
+  const exited = new Promise<void>((r) => child.on('exit', () => r()));
+  return waitFor(
+    `${args[0]} listening`,
+    () => {
+      if (child.exitCode !== null) throw new Error(`${args.at(-1)} exited early:\n${output}`);
+      return Number(output.match(portPattern)?.[1]);
+    },
+    20_000,
+  ).then((port) => ({
+    pid: child.pid as number,
+    base: `http://127.0.0.1:${port}`,
+    output: () => output,
+    stop: async () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+    peakRss: () => {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      return Number(status.match(/VmHWM:\s+(\d+) kB/)?.[1] ?? 0) * 1024;
+    },
+  }));
+}
+
+/** docs-agent as the Procfile starts it. */
+export const startDocsAgent = (env: Record<string, string>) =>
+  // BENCH_PROFILE_DIR: write a CPU profile of docs-agent there, to see where its time goes.
+  start(
+    [
+      ...(process.env.BENCH_PROFILE_DIR
+        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
+        : []),
+      resolve('dist/index.js'),
+    ],
+    env,
+    /"msg":"docs-agent is ready"[^\n]*"port":(\d+)/,
+  );
+
+/** The baseline: Bolt with a handler that only acknowledges. */
+export const startBareBolt = (env: Record<string, string>) =>
+  start([resolve('bench/bare-bolt.mjs')], env, /"port":(\d+)/);
+
+export interface LoadInput {
+  url: string;
+  secret: string;
+  count: number;
+  concurrency: number;
+  users: number;
+  channels: number;
+  label: string;
+  responseBase: string;
+  first?: number;
+}
+
+export interface LoadResult {
+  startedAt: number;
+  finishedAt: number;
+  results: { i: number; sentAt: number; doneAt: number; status: number; error?: string }[];
+}
+
+/** Runs the load generator as its own process and returns what it measured. */
+export async function runLoad(input: LoadInput): Promise<LoadResult> {
+  const { stdout } = await run(
+    process.execPath,
+    [resolve('bench/load-generator.mjs'), JSON.stringify(input)],
+    {
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
+  return JSON.parse(stdout) as LoadResult;
+}
