@@ -179,7 +179,15 @@ const envSchema = z.object({
   POLL_MAX_INTERVAL_MS: integer(300_000, 10, 3_600_000, 'milliseconds'),
   POLL_MAX_RPS: integer(10, 1, 10_000, 'requests per second'),
   POLL_MAX_AGE_MS: integer(24 * 3_600_000, 1_000, 30 * 24 * 3_600_000, 'milliseconds'),
-  POLL_CONCURRENCY: integer(8, 1, 256, 'polls in flight'),
+  POLL_CONCURRENCY: z.preprocess(
+    blankToUndefined,
+    z.coerce
+      .number({ error: 'must be a whole number (polls in flight)' })
+      .int({ error: 'must be a whole number (polls in flight)' })
+      .min(1, { error: 'must be at least 1 (polls in flight)' })
+      .max(1_000, { error: 'must be at most 1000 (polls in flight)' })
+      .optional(),
+  ),
   ALLOWED_CHANNEL_IDS: idList('channel ids such as C0123ABCD'),
   ALLOWED_USER_IDS: idList('user ids such as U0123ABCD'),
   ALLOW_GUESTS: z.preprocess(
@@ -237,7 +245,8 @@ export function readConfig(env: Env = process.env): Config {
       maxIntervalMs: Math.max(e.POLL_MAX_INTERVAL_MS, e.POLL_INTERVAL_MS),
       maxRps: e.POLL_MAX_RPS,
       maxAgeMs: e.POLL_MAX_AGE_MS,
-      concurrency: e.POLL_CONCURRENCY,
+      // Enough polls in flight to spend the budget even when each takes half a second.
+      concurrency: e.POLL_CONCURRENCY ?? Math.max(8, Math.ceil(e.POLL_MAX_RPS / 2)),
     },
     access: {
       allowedChannelIds: e.ALLOWED_CHANNEL_IDS.length ? new Set(e.ALLOWED_CHANNEL_IDS) : null,

@@ -31,6 +31,16 @@ describe('readConfig', () => {
     expect(config.slack.appToken).toBeUndefined();
     expect(config.databaseUrl).toBeUndefined();
     expect(config.instanceTimeoutMs).toBe(30_000);
+    expect(config.poll).toEqual({
+      intervalMs: 10_000,
+      backoffAfterMs: 600_000,
+      maxIntervalMs: 300_000,
+      maxRps: 10,
+      maxAgeMs: 24 * 3_600_000,
+      concurrency: 8,
+    });
+    expect(readConfig({ ...valid, POLL_MAX_RPS: '300' }).poll.concurrency).toBe(150);
+    expect(readConfig({ ...valid, POLL_MAX_RPS: '300', POLL_CONCURRENCY: '20' }).poll.concurrency).toBe(20);
   });
 
   it('reads the store settings, and refuses an instance time-out too short to heartbeat within', () => {

@@ -4,7 +4,7 @@ import { isTerminal } from '../agent/schema.js';
 import type { JobService } from '../jobs/job-service.js';
 import { outcomeOf } from '../jobs/job-service.js';
 import type { Logger } from '../logger.js';
-import type { JobRecord, Store } from '../store/types.js';
+import type { Change, JobRecord, Store } from '../store/types.js';
 import { createLoop, type Loop } from '../util/loop.js';
 import type { RequestBudget } from './budget.js';
 
@@ -65,6 +65,11 @@ export function failureBackoff(failures: number, intervalMs: number, maxInterval
   return Math.min(maxIntervalMs, intervalMs * 2 ** Math.min(failures, 16));
 }
 
+/** Reschedules are written together, at most this long after the poll, in milliseconds. */
+export const RESCHEDULE_FLUSH_MS = 20;
+/** …or as soon as this many are waiting. */
+export const RESCHEDULE_BATCH = 200;
+
 export interface Poller extends Loop {
   /** Polls one job now (what the loop does for each job it claimed). Exposed for tests. */
   pollOne(job: JobRecord): Promise<void>;
@@ -82,6 +87,32 @@ export function createPoller(options: PollerOptions): Poller {
 
   const jitter = (ms: number) => Math.round(ms * (1 - POLL_JITTER + 2 * POLL_JITTER * random()));
 
+  // Write-behind for reschedules: one commit for many polls. Losing one to a crash is harmless
+  // (the job is polled again sooner, and a dead instance's claims are released).
+  let waiting: Change[] = [];
+  let flushTimer: NodeJS.Timeout | undefined;
+  let flushing: Promise<void> = Promise.resolve();
+  function flush(): Promise<void> {
+    if (flushTimer) clearTimeout(flushTimer);
+    flushTimer = undefined;
+    const batch = waiting;
+    waiting = [];
+    if (batch.length === 0) return flushing;
+    flushing = flushing
+      .then(() => store.applyAll(batch, now()))
+      .then(
+        () => undefined,
+        (error) => logger.error('could not record poll times; those jobs are polled again', { error }),
+      )
+      .finally(() => loop.kick());
+    return flushing;
+  }
+  function queueReschedule(change: Change) {
+    waiting.push(change);
+    if (waiting.length >= RESCHEDULE_BATCH) void flush();
+    else flushTimer ??= setTimeout(() => void flush(), RESCHEDULE_FLUSH_MS);
+  }
+
   async function reschedule(job: JobRecord, failed: boolean, extra: Partial<JobRecord> = {}) {
     const at = now();
     const failures = failed ? job.pollFailures + 1 : 0;
@@ -94,20 +125,17 @@ export function createPoller(options: PollerOptions): Poller {
           options.maxIntervalMs,
         );
     // Rescheduling ends this instance's claim in the same write.
-    await store.apply(
-      {
-        jobId: job.id,
-        job: {
-          ...extra,
-          pollFailures: failures,
-          pollIntervalMs: interval,
-          nextPollAt: at + jitter(interval),
-          claimedBy: null,
-          claimedUntil: null,
-        },
+    queueReschedule({
+      jobId: job.id,
+      job: {
+        ...extra,
+        pollFailures: failures,
+        pollIntervalMs: interval,
+        nextPollAt: at + jitter(interval),
+        claimedBy: null,
+        claimedUntil: null,
       },
-      at,
-    );
+    });
   }
 
   /** Polls a claimed job; ends the claim whatever happens. */
@@ -167,12 +195,13 @@ export function createPoller(options: PollerOptions): Poller {
     logger,
     idleMs: Math.max(10, Math.min(1_000, Math.round(options.intervalMs / 4))),
     async step() {
-      const free = options.concurrency - inFlight.size;
-      // Every slot taken: a poll that finishes kicks the loop.
-      if (free <= 0) return { busy: false };
       // A quarter second's worth of the budget at a time: claims stay short, and each batch is
-      // taken fairly across channels.
-      const batch = Math.min(free, Math.max(1, Math.ceil(options.budget.rate() / 4)));
+      // taken fairly across channels. Claiming waits until a whole batch of slots is free, so
+      // the (sorting) claim query runs a few times a second rather than once per poll.
+      const batch = Math.min(options.concurrency, Math.max(1, Math.ceil(options.budget.rate() / 4)));
+      const free = options.concurrency - inFlight.size;
+      // A poll that finishes kicks the loop.
+      if (free < batch) return { busy: false };
       const at = now();
       const due = await store.claimDueJobs(options.instanceId, at, batch, at + POLL_CLAIM_MS);
       for (const job of due) {
@@ -190,5 +219,12 @@ export function createPoller(options: PollerOptions): Poller {
     },
   });
 
-  return { ...loop, pollOne };
+  return {
+    ...loop,
+    pollOne,
+    async stop() {
+      await loop.stop();
+      await flush();
+    },
+  };
 }

@@ -241,6 +241,11 @@ export interface Store {
   getRun(id: number): Promise<RunRecord | undefined>;
   findJobByThread(channelId: string, threadTs: string): Promise<JobRecord | undefined>;
   getRuns(jobId: number): Promise<RunRecord[]>;
+  /**
+   * Applies several changes in one transaction (one commit for many small writes); each result
+   * as {@link Store.apply}'s.
+   */
+  applyAll(changes: Change[], now: number): Promise<boolean[]>;
   /** Applies the change atomically; false (and nothing written) when `expect` did not hold. */
   apply(change: Change, now: number): Promise<boolean>;
   /** Active jobs whose next poll is due and that nobody is polling, soonest first (next-poll index). */

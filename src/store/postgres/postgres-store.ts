@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { queriesFor } from '../queries.js';
 import { fromRow, outboxFromRow, patchColumns, type Row } from '../rows.js';
-import type { JobRecord, NewRun, OutboxItem, OutboxPatch, RunRecord, Store } from '../types.js';
+import type { Change, JobRecord, NewRun, OutboxItem, OutboxPatch, RunRecord, Store } from '../types.js';
 import { pgMigrations } from './migrations.js';
 
 /** Advisory lock key held while migrating, so instances starting together migrate once. */
@@ -142,6 +142,29 @@ export async function openPostgresStore(
   const byDue = (items: OutboxItem[]) =>
     items.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || a.id - b.id);
 
+  /** One change inside a transaction; false (nothing written) when `expect` did not hold. */
+  async function applyIn(db: Queryable, change: Change, now: number): Promise<boolean> {
+    const current = await one<{ phase: string; runCount: number }>(
+      db,
+      'SELECT phase, run_count FROM jobs WHERE id = $1 FOR UPDATE',
+      [change.jobId],
+    );
+    if (
+      change.expect &&
+      (current?.phase !== change.expect.phase || current.runCount !== change.expect.runCount)
+    ) {
+      return false;
+    }
+    await updateRow(db, 'jobs', change.jobId, { ...change.job, updatedAt: now });
+    if (change.incrementRunCount)
+      await db.query('UPDATE jobs SET run_count = run_count + 1 WHERE id = $1', [change.jobId]);
+    for (const run of [...(change.run ? [change.run] : []), ...(change.runs ?? [])]) {
+      await updateRow(db, 'runs', run.id, run.patch);
+    }
+    if (change.enqueue) await enqueueAll(db, change.enqueue, now);
+    return true;
+  }
+
   return {
     pool,
     shared: true,
@@ -202,27 +225,12 @@ export async function openPostgresStore(
         threadTs,
       ]),
     getRuns: (jobId) => many<RunRecord>('SELECT * FROM runs WHERE job_id = $1 ORDER BY seq', [jobId]),
-    apply: (change, now) =>
+    apply: (change, now) => transaction((db) => applyIn(db, change, now)),
+    applyAll: (changes, now) =>
       transaction(async (db) => {
-        const current = await one<{ phase: string; runCount: number }>(
-          db,
-          'SELECT phase, run_count FROM jobs WHERE id = $1 FOR UPDATE',
-          [change.jobId],
-        );
-        if (
-          change.expect &&
-          (current?.phase !== change.expect.phase || current.runCount !== change.expect.runCount)
-        ) {
-          return false;
-        }
-        await updateRow(db, 'jobs', change.jobId, { ...change.job, updatedAt: now });
-        if (change.incrementRunCount)
-          await db.query('UPDATE jobs SET run_count = run_count + 1 WHERE id = $1', [change.jobId]);
-        for (const run of [...(change.run ? [change.run] : []), ...(change.runs ?? [])]) {
-          await updateRow(db, 'runs', run.id, run.patch);
-        }
-        if (change.enqueue) await enqueueAll(db, change.enqueue, now);
-        return true;
+        const results: boolean[] = [];
+        for (const change of changes) results.push(await applyIn(db, change, now));
+        return results;
       }),
     dueJobs: (now, limit) => many<JobRecord>(queries.dueJobs, [now, limit]),
     async claimDueJobs(instanceId, now, limit, until) {

@@ -97,6 +97,7 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
     pendingRuns: db.prepare(
       "SELECT * FROM runs WHERE state = 'pending' AND job_id = ? AND kind = 'follow_up' ORDER BY seq",
     ),
+    incrementRunCount: db.prepare('UPDATE jobs SET run_count = run_count + 1 WHERE id = ?'),
     transitionJob: db.prepare('UPDATE jobs SET phase = ?, updated_at = ? WHERE id = ? AND phase = ?'),
     enqueue: db.prepare(`
       INSERT INTO outbox (job_id, dedupe_key, kind, payload, next_attempt_at, created_at)
@@ -157,7 +158,7 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
     return { job: record, run, created: true };
   });
 
-  const applyTx = db.transaction((change: Change, now: number): boolean => {
+  const applyOne = (change: Change, now: number): boolean => {
     if (change.expect) {
       const row = stmt.jobState.get(change.jobId) as { phase: string; run_count: number } | undefined;
       if (row?.phase !== change.expect.phase || row.run_count !== change.expect.runCount) return false;
@@ -165,14 +166,16 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
     const jobPatch: JobPatch & { updatedAt: number } = { ...change.job, updatedAt: now };
     updateRow('jobs', change.jobId, jobPatch);
     if (change.incrementRunCount) {
-      db.prepare('UPDATE jobs SET run_count = run_count + 1 WHERE id = ?').run(change.jobId);
+      stmt.incrementRunCount.run(change.jobId);
     }
     for (const run of [...(change.run ? [change.run] : []), ...(change.runs ?? [])]) {
       updateRow('runs', run.id, run.patch as RunPatch);
     }
     if (change.enqueue) enqueueAll(change.enqueue, now);
     return true;
-  });
+  };
+  const applyTx = db.transaction(applyOne);
+  const applyAllTx = db.transaction((changes: Change[], now: number) => changes.map((c) => applyOne(c, now)));
 
   const shared = Object.fromEntries(
     Object.entries(queries).map(([name, sql]) => [name, db.prepare(sql)]),
@@ -229,6 +232,9 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
     },
     async apply(change, now) {
       return applyTx.immediate(change, now);
+    },
+    async applyAll(changes, now) {
+      return applyAllTx.immediate(changes, now);
     },
     async dueJobs(now, limit) {
       return rows<JobRecord>('dueJobs', now, limit);

@@ -1,0 +1,81 @@
+import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import type { AgentStandIn } from '../test/helpers/agent-stand-in.js';
+
+/** One job the benchmark put in the store and upstream. */
+export interface SeededJob {
+  agentJobId: string;
+  channel: string;
+  threadTs: string;
+}
+
+/**
+ * Puts `count` active jobs in a SQLite store file and the same jobs, running, in the agent
+ * stand-in, as a bot that has been busy for a while would have them: spread over `channels`,
+ * each with its root message and first run sent.
+ */
+export async function seedActiveJobs(options: {
+  path: string;
+  agent: AgentStandIn;
+  count: number;
+  channels: number;
+  pollIntervalMs: number;
+  /** Age of each run when the app starts, in milliseconds (per job). */
+  runAge: (i: number) => number;
+  /** When each job's first poll is due, from now, in milliseconds. */
+  firstPollIn: (i: number) => number;
+}): Promise<SeededJob[]> {
+  const store = openSqliteStore(options.path);
+  const now = Date.now();
+  const jobs: SeededJob[] = [];
+  try {
+    for (let i = 0; i < options.count; i++) {
+      const channel = `C0SEED${i % options.channels}`;
+      const threadTs = `1700000000.${String(i).padStart(6, '0')}`;
+      const agentJobId = `job_seed_${i}`;
+      const prompt = `Seeded task #seed-${i}#`;
+      const { job, run } = await store.insertJob(
+        {
+          teamId: 'T0TEST',
+          channelId: channel,
+          requesterId: `U0SEED${i % 50}`,
+          instruction: prompt,
+          triggerKey: `command:seed-${i}`,
+          responseUrl: null,
+          pollIntervalMs: options.pollIntervalMs,
+        },
+        { kind: 'create', prompt, authorId: `U0SEED${i % 50}`, messageTs: null },
+        now,
+      );
+      await store.apply(
+        {
+          jobId: job.id,
+          job: {
+            phase: 'active',
+            threadTs,
+            agentJobId,
+            agentStatus: 'active',
+            runStartedAt: now - options.runAge(i),
+            nextPollAt: now + options.firstPollIn(i),
+          },
+          run: { id: run.id, patch: { state: 'sent', sentAt: now } },
+          incrementRunCount: true,
+        },
+        now,
+      );
+      options.agent.jobs.set(agentJobId, {
+        id: agentJobId,
+        status: 'active',
+        source: { repository: 'https://github.com/example/docs', ref: `docs-agent/${agentJobId}` },
+        model: 'sonnet',
+        prLink: null,
+        createdAt: new Date(now).toISOString(),
+        archivedAt: null,
+        prompts: [prompt],
+      });
+      jobs.push({ agentJobId, channel, threadTs });
+    }
+  } finally {
+    await store.close();
+  }
+  return jobs;
+}
