@@ -18,4 +18,4 @@ app.command('/docs-agent', async ({ ack }) => {
 });
 const server = await app.start(Number(process.env.PORT ?? 0));
 process.stdout.write(`${JSON.stringify({ port: server.address().port })}\n`);
-process.on('SIGTERM', () => app.stop().then(() => process.exit(0)));
+process.on('SIGTERM', () => process.exit(0));

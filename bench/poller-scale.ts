@@ -55,7 +55,11 @@ export async function pollerScale(options: PollerScaleOptions): Promise<PollerSc
     latencyMs: options.latencyMs,
     hooks: {
       before: (call) => {
-        if (call.method === 'chat.postMessage' && call.args.thread_ts && !outcomeAt.has(String(call.args.thread_ts)))
+        if (
+          call.method === 'chat.postMessage' &&
+          call.args.thread_ts &&
+          !outcomeAt.has(String(call.args.thread_ts))
+        )
           outcomeAt.set(String(call.args.thread_ts), now());
         return undefined;
       },
@@ -102,13 +106,18 @@ export async function pollerScale(options: PollerScaleOptions): Promise<PollerSc
     const boundMs = Math.max(options.pollIntervalMs, (options.jobs / options.budget) * 1_000);
     const measureFrom = now();
     // A random share turns terminal at random moments, after the poller has settled in.
-    const finishing = [...jobs].sort(() => Math.random() - 0.5).slice(0, Math.round(options.jobs * options.finishing));
+    const finishing = [...jobs]
+      .sort(() => Math.random() - 0.5)
+      .slice(0, Math.round(options.jobs * options.finishing));
     const terminalAt = new Map<string, number>();
     const settleMs = 5_000;
     for (const job of finishing) {
       const at = settleMs + Math.random() * options.windowMs;
       setTimeout(() => {
-        agent.complete(job.agentJobId, `https://github.com/example/docs/pull/${job.agentJobId.replace(/\D/g, '')}`);
+        agent.complete(
+          job.agentJobId,
+          `https://github.com/example/docs/pull/${job.agentJobId.replace(/\D/g, '')}`,
+        );
         terminalAt.set(job.threadTs, now());
       }, at);
     }

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { waitFor } from '../test/helpers/http.js';
+import { procfileArgs } from '../test/helpers/procfile.js';
 
 const run = promisify(execFile);
 
@@ -52,7 +53,9 @@ export const startDocsAgent = (env: Record<string, string>) =>
       ...(process.env.BENCH_PROFILE_DIR
         ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
         : []),
-      resolve('dist/index.js'),
+      // BENCH_NODE_FLAGS: extra Node flags for docs-agent (memory experiments).
+      ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
+      ...procfileArgs('web'),
     ],
     env,
     /"msg":"docs-agent is ready"[^\n]*"port":(\d+)/,

@@ -1,16 +1,16 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AgentStandIn, startAgentStandIn } from './helpers/agent-stand-in.js';
 import { tempDatabase, testEnv } from './helpers/harness.js';
 import { waitFor } from './helpers/http.js';
 import { slashCommand } from './helpers/payloads.js';
+import { procfileArgs } from './helpers/procfile.js';
 import { postSigned } from './helpers/signing.js';
 import { type SlackStandIn, startSlackStandIn } from './helpers/slack-stand-in.js';
 
-const ENTRY = resolve('dist/index.js');
 const SECRETS = ['xoxb-test-token', 'test-signing-secret-0000', 'mint_test_key'];
 
 interface Running {
@@ -22,7 +22,10 @@ interface Running {
 /** Starts the built app the way the Procfile does, in a directory of its own. */
 function run(env: Record<string, string>, cwd = mkdtempSync(join(tmpdir(), 'docs-agent-cwd-'))): Running {
   let output = '';
-  const child = spawn(process.execPath, [ENTRY], { cwd, env: { PATH: process.env.PATH ?? '', ...env } });
+  const child = spawn(process.execPath, procfileArgs('web'), {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', ...env },
+  });
   child.stdout?.on('data', (d) => (output += d));
   child.stderr?.on('data', (d) => (output += d));
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));

@@ -7,16 +7,20 @@ export interface RequestBudget {
 }
 
 /**
- * Spare room left between slots, as a share of the spacing, so that network jitter between the
- * caller and the API cannot squeeze one more request into any one-second window upstream.
+ * Spare room, as a share of a second: at most `rate` requests start in any window this much
+ * longer than a second, so that network jitter between the caller and the API cannot squeeze
+ * one more into any one-second window upstream.
  */
 export const BUDGET_MARGIN = 0.01;
+/** How late a timer may fire, in milliseconds, before the pace stops making up for it. */
+const TIMER_SLACK_MS = 5;
 
 /**
- * Requests start `1 / rate` seconds apart (plus {@link BUDGET_MARGIN}), measured from when the
- * previous one actually started, so no one-second window ever holds more than `rate` (a late
- * timer cannot bunch two together) and a backlog drains evenly rather than in bursts. `rate` is
- * read at every slot, so it can follow the number of instances sharing the budget.
+ * Requests are paced `1 / rate` seconds apart on a steady timeline (a timer that fires late is
+ * made up for by the next slot, so the rate holds even when the spacing is a few milliseconds),
+ * and a sliding window over the actual starts guarantees that no window of a second (plus
+ * {@link BUDGET_MARGIN}) ever holds more than `rate`. A backlog drains evenly, never in a
+ * burst. `rate` is read at every slot, so it can follow the number of instances sharing it.
  */
 export function createRequestBudget(options: {
   rate: () => number;
@@ -25,20 +29,40 @@ export function createRequestBudget(options: {
 }): RequestBudget {
   const now = options.now ?? (() => performance.now());
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  // When the latest slot started; each taker waits for the one before it.
-  let previous: Promise<number> = Promise.resolve(Number.NEGATIVE_INFINITY);
+  const windowMs = 1_000 * (1 + BUDGET_MARGIN);
+  /** Actual start times of the latest slots, oldest first (at most `rate` kept). */
+  const starts: number[] = [];
+  /** Where the previous start sits on the steady timeline. */
+  let last = Number.NEGATIVE_INFINITY;
+  let previous: Promise<void> = Promise.resolve();
+
+  async function slot(): Promise<void> {
+    const rate = Math.max(options.rate(), 1e-3);
+    const cap = Math.max(1, Math.floor(rate));
+    let at = last + 1_000 / rate;
+    for (;;) {
+      const oldest =
+        starts.length >= cap ? (starts[starts.length - cap] as number) : Number.NEGATIVE_INFINITY;
+      at = Math.max(last + 1_000 / rate, oldest + windowMs);
+      const wait = at - now();
+      if (wait <= 0) break;
+      // Timers may fire up to a millisecond early; never start before the slot.
+      await sleep(Math.ceil(wait));
+    }
+    const startedAt = now();
+    starts.push(startedAt);
+    if (starts.length > cap) starts.splice(0, starts.length - cap);
+    // Stay on the steady timeline when this start was late only by timer slack; after an idle
+    // spell the pace restarts from now, so no burst catches up.
+    last = startedAt - at <= TIMER_SLACK_MS ? at : startedAt;
+  }
+
   return {
     rate: options.rate,
     take() {
-      const slot = previous.then(async (startedAt) => {
-        const spacing = (1_000 / Math.max(options.rate(), 1e-3)) * (1 + BUDGET_MARGIN);
-        const wait = startedAt + spacing - now();
-        // Timers may fire up to a millisecond early; never start before the slot.
-        if (wait > 0) await sleep(Math.ceil(wait));
-        return now();
-      });
-      previous = slot;
-      return slot.then(() => undefined);
+      const mine = previous.then(slot);
+      previous = mine.catch(() => undefined);
+      return mine;
     },
   };
 }

@@ -1,10 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { waitFor } from '../helpers/http.js';
+import { procfileArgs } from '../helpers/procfile.js';
 import { postSigned } from '../helpers/signing.js';
-
-const ENTRY = resolve('dist/index.js');
 
 /** The built app as a child process, started the way the Procfile starts it. */
 export interface AppProcess {
@@ -20,7 +18,9 @@ export interface AppProcess {
 
 export async function launch(env: Record<string, string>): Promise<AppProcess> {
   let output = '';
-  const child = spawn(process.execPath, [ENTRY], { env: { PATH: process.env.PATH ?? '', ...env } });
+  const child = spawn(process.execPath, procfileArgs('web'), {
+    env: { PATH: process.env.PATH ?? '', ...env },
+  });
   child.stdout?.on('data', (d) => (output += d));
   child.stderr?.on('data', (d) => (output += d));
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
