@@ -78,6 +78,7 @@ export async function pollerScale(options: PollerScaleOptions): Promise<PollerSc
   const jobs = await seedActiveJobs({
     path,
     agent,
+    slack,
     count: options.jobs,
     channels: options.channels,
     pollIntervalMs: options.pollIntervalMs,

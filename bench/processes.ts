@@ -24,7 +24,7 @@ function start(args: string[], env: Record<string, string>, portPattern: RegExp)
   child.stderr?.on('data', (d) => (output += d));
   const exited = new Promise<void>((r) => child.on('exit', () => r()));
   return waitFor(
-    `${args[0]} listening`,
+    `${args.at(-1)} listening`,
     () => {
       if (child.exitCode !== null) throw new Error(`${args.at(-1)} exited early:\n${output}`);
       return Number(output.match(portPattern)?.[1]);

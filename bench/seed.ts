@@ -1,5 +1,6 @@
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import type { AgentStandIn } from '../test/helpers/agent-stand-in.js';
+import type { SlackStandIn } from '../test/helpers/slack-stand-in.js';
 
 /** One job the benchmark put in the store and upstream. */
 export interface SeededJob {
@@ -16,6 +17,8 @@ export interface SeededJob {
 export async function seedActiveJobs(options: {
   path: string;
   agent: AgentStandIn;
+  /** Gets each job's root message, so the bot can update it. */
+  slack: SlackStandIn;
   count: number;
   channels: number;
   pollIntervalMs: number;
@@ -72,6 +75,7 @@ export async function seedActiveJobs(options: {
         archivedAt: null,
         prompts: [prompt],
       });
+      options.slack.messages.push({ channel, ts: threadTs, text: prompt, bot_id: 'B0BOT', user: 'U0BOT' });
       jobs.push({ agentJobId, channel, threadTs });
     }
   } finally {

@@ -10,7 +10,7 @@ export interface OutboxOptions {
   instanceId: string;
   slack: SlackGateway;
   logger: Logger;
-  /** How many items one round takes. */
+  /** How many items one round takes, and sends at once. */
   batchSize?: number;
   /** Idle sleep between rounds, in milliseconds. */
   idleMs?: number;
@@ -197,7 +197,9 @@ export function createOutbox(options: OutboxOptions): Outbox {
     async step() {
       const at = now();
       const items = await store.claimOutbox(options.instanceId, at, batchSize, at + OUTBOX_CLAIM_MS);
-      for (const item of items) await deliver(item);
+      // Items of one claim go out together: a job's thread posts never share a claim (each
+      // waits for the one before it), so order within a thread holds.
+      await Promise.all(items.map((item) => deliver(item)));
       if (items.length === batchSize) return { busy: true };
       const next = await store.nextOutboxAt();
       if (next === undefined) return { busy: false };

@@ -39,22 +39,30 @@ export function createRequestBudget(options: {
   async function slot(): Promise<void> {
     const rate = Math.max(options.rate(), 1e-3);
     const cap = Math.max(1, Math.floor(rate));
-    let at = last + 1_000 / rate;
+    const paceAt = last + 1_000 / rate;
     for (;;) {
+      const t = now();
+      // The window is strict: never one more than `rate` in it.
       const oldest =
         starts.length >= cap ? (starts[starts.length - cap] as number) : Number.NEGATIVE_INFINITY;
-      at = Math.max(last + 1_000 / rate, oldest + windowMs);
-      const wait = at - now();
-      if (wait <= 0) break;
-      // Timers may fire up to a millisecond early; never start before the slot.
-      await sleep(Math.ceil(wait));
+      if (oldest + windowMs > t) {
+        await sleep(Math.ceil(oldest + windowMs - t));
+        continue;
+      }
+      // The pace is kept on average: a start less than a millisecond early (timers cannot wait
+      // less) is made up for by the slots after it.
+      if (paceAt - t >= 1) {
+        await sleep(Math.floor(paceAt - t));
+        continue;
+      }
+      break;
     }
     const startedAt = now();
     starts.push(startedAt);
     if (starts.length > cap) starts.splice(0, starts.length - cap);
     // Stay on the steady timeline when this start was late only by timer slack; after an idle
     // spell the pace restarts from now, so no burst catches up.
-    last = startedAt - at <= TIMER_SLACK_MS ? at : startedAt;
+    last = startedAt - paceAt <= TIMER_SLACK_MS ? paceAt : startedAt;
   }
 
   return {

@@ -215,7 +215,11 @@ export function createPoller(options: PollerOptions): Poller {
             }),
         );
       }
-      return { busy: due.length === batch && inFlight.size < options.concurrency };
+      if (due.length === batch) return { busy: inFlight.size < options.concurrency };
+      // Sleep until the next job falls due rather than a fixed idle time: a poll that is late by
+      // the loop's own granularity reports an outcome that much later.
+      const next = await store.nextDueAt(now());
+      return { busy: false, ...(next === undefined ? {} : { sleepMs: Math.max(1, next - now()) }) };
     },
   });
 

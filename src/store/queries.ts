@@ -32,6 +32,10 @@ const SHARED = {
         AND phase = 'active' AND (claimed_until IS NULL OR claimed_until <= $2)
       {{lock}})
     RETURNING *`,
+  /** When the next unclaimed active job falls due ($1 now); served by `jobs_due`. */
+  nextDueAt: `
+    SELECT MIN(next_poll_at) AS at FROM jobs
+    WHERE phase = 'active' AND next_poll_at IS NOT NULL AND (claimed_until IS NULL OR claimed_until <= $1)`,
   releaseJob: 'UPDATE jobs SET claimed_by = NULL, claimed_until = NULL WHERE id = $1 AND claimed_by = $2',
   heartbeat: `
     INSERT INTO instances (id, started_at, heartbeat_at) VALUES ($1, $2, $2)

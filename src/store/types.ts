@@ -255,6 +255,8 @@ export interface Store {
    * other instance polls them meanwhile; concurrent claimers never get the same job.
    */
   claimDueJobs(instanceId: string, now: number, limit: number, until: number): Promise<JobRecord[]>;
+  /** When the next unclaimed active job falls due (epoch ms), if any. */
+  nextDueAt(now: number): Promise<number | undefined>;
   /** Ends `instanceId`'s poll claim on a job (a no-op if the claim is not, or no longer, its own). */
   releaseJob(jobId: number, instanceId: string): Promise<void>;
   /** Records that an instance is alive at `now`; registers it the first time. */

@@ -237,6 +237,10 @@ export async function openPostgresStore(
       const claimed = await many<JobRecord>(queries.claimDueJobs, [instanceId, now, limit, until]);
       return claimed.sort((a, b) => (a.nextPollAt ?? 0) - (b.nextPollAt ?? 0) || a.id - b.id);
     },
+    async nextDueAt(now) {
+      const { rows } = await pool.query(queries.nextDueAt, [now]);
+      return rows[0]?.at ?? undefined;
+    },
     async releaseJob(jobId, instanceId) {
       await pool.query(queries.releaseJob, [jobId, instanceId]);
     },

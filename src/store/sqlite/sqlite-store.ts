@@ -243,6 +243,10 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
       const claimed = rows<JobRecord>('claimDueJobs', instanceId, now, limit, until);
       return claimed.sort((a, b) => (a.nextPollAt ?? 0) - (b.nextPollAt ?? 0) || a.id - b.id);
     },
+    async nextDueAt(now) {
+      const row = shared.nextDueAt.get(sqliteArgs([now])) as { at: number | null };
+      return row.at ?? undefined;
+    },
     async releaseJob(jobId, instanceId) {
       shared.releaseJob.run(sqliteArgs([jobId, instanceId]));
     },

@@ -1,0 +1,153 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { resolve } from 'node:path';
+import type { AckPathResult } from './ack-path.js';
+import type { PollEconomyResult } from './poll-economy.js';
+import type { PollerScaleResult } from './poller-scale.js';
+import { round } from './stats.js';
+
+export interface BenchResults {
+  settings: Record<string, number | string>;
+  ack: AckPathResult;
+  scale: PollerScaleResult;
+  economy: PollEconomyResult;
+}
+
+interface Row {
+  measure: string;
+  ours: string;
+  baseline: string;
+  ratio: string;
+  target: string;
+  met: boolean;
+}
+
+const ms = (n: number) => `${round(n, 1)} ms`;
+const s = (n: number) => `${round(n / 1_000, 1)} s`;
+
+/** The table of every figure with its baseline, its ratio and its target. */
+export function rows(r: BenchResults): Row[] {
+  const { ack, scale, economy } = r;
+  const throughputRatio = ack.ours.throughput / ack.bare.throughput;
+  const p99Ratio = ack.ours.latencyMs.p99 / ack.bare.latencyMs.p99;
+  const boundRatio = scale.deliveryMs.p95 / scale.boundMs;
+  const getsRatio = economy.naive.getsPerJob / economy.ours.getsPerJob;
+  const latencyRatio = economy.ours.latencyMs.p95 / economy.naive.latencyMs.p95;
+  const budget = Number(r.settings.pollBudget);
+  return [
+    {
+      measure: 'ack throughput (commands/s)',
+      ours: String(ack.ours.throughput),
+      baseline: `${ack.bare.throughput} (bare Bolt)`,
+      ratio: `${round(throughputRatio)}x`,
+      target: '≥ 0.9x',
+      met: throughputRatio >= 0.9,
+    },
+    {
+      measure: 'ack latency p50 / p95 / p99 / max',
+      ours: [ack.ours.latencyMs.p50, ack.ours.latencyMs.p95, ack.ours.latencyMs.p99, ack.ours.latencyMs.max]
+        .map(ms)
+        .join(' / '),
+      baseline: [
+        ack.bare.latencyMs.p50,
+        ack.bare.latencyMs.p95,
+        ack.bare.latencyMs.p99,
+        ack.bare.latencyMs.max,
+      ]
+        .map(ms)
+        .join(' / '),
+      ratio: `p99 ${round(p99Ratio)}x`,
+      target: 'p99 ≤ 1.2x',
+      met: p99Ratio <= 1.2,
+    },
+    {
+      measure: 'non-200 answers',
+      ours: String(ack.ours.non200),
+      baseline: String(ack.bare.non200),
+      ratio: '',
+      target: '0',
+      met: ack.ours.non200 === 0,
+    },
+    {
+      measure: 'start latency p50 / p95 / p99 (stand-in time removed)',
+      ours: [ack.startLatencyMs.p50, ack.startLatencyMs.p95, ack.startLatencyMs.p99].map(ms).join(' / '),
+      baseline: '',
+      ratio: '',
+      target: 'p99 < 20 ms',
+      met: ack.startLatencyMs.p99 < 20 && ack.started === ack.bare.latencyMs.count,
+    },
+    {
+      measure: `outcome delivery p50 / p95 / max (${scale.expected} of ${r.settings.scaleJobs} jobs end)`,
+      ours: [scale.deliveryMs.p50, scale.deliveryMs.p95, scale.deliveryMs.max].map(s).join(' / '),
+      baseline: `bound ${s(scale.boundMs)}`,
+      ratio: `p95 ${round(boundRatio)}x`,
+      target: 'p95 ≤ 1.2x bound',
+      met: boundRatio <= 1.2 && scale.delivered === scale.expected,
+    },
+    {
+      measure: 'upstream GETs per second: mean / busiest second',
+      ours: `${scale.getsPerSecond} / ${scale.busiestSecond}`,
+      baseline: `budget ${budget}`,
+      ratio: `${round(scale.busiestSecond / budget)}x`,
+      target: 'busiest ≤ budget',
+      met: scale.busiestSecond <= budget,
+    },
+    {
+      measure: 'peak RSS with 10,000 active jobs',
+      ours: `${round(scale.peakRssBytes / 2 ** 20, 1)} MB`,
+      baseline: '',
+      ratio: '',
+      target: '< 150 MB',
+      met: scale.peakRssBytes < 150 * 2 ** 20,
+    },
+    {
+      measure: 'start-up to /healthz ready, 10,000 jobs stored',
+      ours: ms(scale.startupMs),
+      baseline: '',
+      ratio: '',
+      target: '< 1 s',
+      met: scale.startupMs < 1_000,
+    },
+    {
+      measure: 'GETs per completed job',
+      ours: String(economy.ours.getsPerJob),
+      baseline: `${economy.naive.getsPerJob} (naive fixed interval)`,
+      ratio: `${round(getsRatio)}x fewer`,
+      target: '≥ 2x fewer',
+      met: getsRatio >= 2,
+    },
+    {
+      measure: 'delivery latency p95, same scripted jobs',
+      ours: ms(economy.ours.latencyMs.p95),
+      baseline: `${ms(economy.naive.latencyMs.p95)} (naive)`,
+      ratio: `${round(latencyRatio)}x`,
+      target: '≤ 1.2x',
+      met: latencyRatio <= 1.2,
+    },
+  ];
+}
+
+export function markdown(r: BenchResults, command: string): string {
+  const table = [
+    '| measure | docs-agent | baseline | ratio | target | met |',
+    '|---|---:|---:|---:|---|:---:|',
+    ...rows(r).map(
+      (row) =>
+        `| ${row.measure} | ${row.ours} | ${row.baseline} | ${row.ratio} | ${row.target} | ${row.met ? 'yes' : '**no**'} |`,
+    ),
+  ].join('\n');
+  const settings = Object.entries(r.settings)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(', ');
+  return `${table}\n\nMachine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}. Command: \`${command}\`. Settings: ${settings}.\n`;
+}
+
+/** Writes `reports/bench.json` and `reports/bench.md`; returns the Markdown. */
+export function writeReport(r: BenchResults, command: string): string {
+  const dir = resolve('reports');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(resolve(dir, 'bench.json'), `${JSON.stringify({ ...r, rows: rows(r) }, null, 2)}\n`);
+  const text = markdown(r, command);
+  writeFileSync(resolve(dir, 'bench.md'), text);
+  return text;
+}
