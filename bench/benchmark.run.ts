@@ -20,31 +20,45 @@ it('measures docs-agent against its baselines', async () => {
     economyJobs: setting('BENCH_ECONOMY_JOBS', 50),
     economyTimeScale: setting('BENCH_TIME_SCALE', 0.01),
   };
+  const parts = {
+    ack: () =>
+      ackPath({
+        commands: settings.commands,
+        concurrency: settings.concurrency,
+        warmup: 300,
+        latencyMs: settings.latencyMs,
+      }),
+    scale: () =>
+      pollerScale({
+        jobs: settings.scaleJobs,
+        channels: 20,
+        budget: settings.pollBudget,
+        pollIntervalMs: 10_000,
+        finishing: 0.1,
+        windowMs: 30_000,
+        latencyMs: settings.latencyMs,
+      }),
+    economy: () =>
+      pollEconomy({
+        jobs: settings.economyJobs,
+        longShare: 0.04,
+        timeScale: settings.economyTimeScale,
+        latencyMs: settings.latencyMs,
+      }),
+  };
+  // BENCH_ONLY=ack|scale|economy runs one part and prints it (no report), while tuning.
+  const only = process.env.BENCH_ONLY as keyof typeof parts | undefined;
+  if (only) {
+    process.stdout.write(`${JSON.stringify(await parts[only](), null, 1)}\n`);
+    return;
+  }
   const log = (what: string) => process.stdout.write(`bench: ${what}\n`);
   log('ack path and start latency');
-  const ack = await ackPath({
-    commands: settings.commands,
-    concurrency: settings.concurrency,
-    warmup: 300,
-    latencyMs: settings.latencyMs,
-  });
+  const ack = await parts.ack();
   log('start-up and poller at scale');
-  const scale = await pollerScale({
-    jobs: settings.scaleJobs,
-    channels: 20,
-    budget: settings.pollBudget,
-    pollIntervalMs: 10_000,
-    finishing: 0.1,
-    windowMs: 30_000,
-    latencyMs: settings.latencyMs,
-  });
+  const scale = await parts.scale();
   log('poll economy');
-  const economy = await pollEconomy({
-    jobs: settings.economyJobs,
-    longShare: 0.04,
-    timeScale: settings.economyTimeScale,
-    latencyMs: settings.latencyMs,
-  });
+  const economy = await parts.economy();
   const text = writeReport({ settings, ack, scale, economy }, 'npm run bench');
   process.stdout.write(`\n${text}\nWritten to reports/bench.md and reports/bench.json\n`);
 });

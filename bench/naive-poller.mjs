@@ -1,20 +1,24 @@
 // The baseline of the poll-economy benchmark: a naive fixed-interval poller, as a first version
 // of such a bot would be. Every interval it GETs every job it has not yet seen end, all at once,
-// and notes when it saw each one end. Prints one JSON line: { seenAt: { jobId: epoch ms } }.
+// and posts the outcome in the job's thread as soon as it sees one. Prints `{}` when done.
 //
-// Input (JSON in argv[2]): { baseUrl, apiKey, projectId, jobIds, intervalMs }
+// Input (JSON in argv[2]): { baseUrl, apiKey, projectId, jobs: [{ id, channel, threadTs }],
+//   intervalMs, slackApiUrl, botToken }
 const input = JSON.parse(process.argv[2] ?? '{}');
-const now = () => performance.timeOrigin + performance.now();
-const open = new Set(input.jobIds);
-const seenAt = {};
+const open = new Set(input.jobs);
 
-async function poll(id) {
+async function poll(job) {
   try {
-    const res = await fetch(`${input.baseUrl}/v2/agent/${input.projectId}/job/${id}`, {
+    const res = await fetch(`${input.baseUrl}/v2/agent/${input.projectId}/job/${job.id}`, {
       headers: { authorization: `Bearer ${input.apiKey}` },
     });
-    const job = await res.json();
-    if (job.status !== 'active' && open.delete(id)) seenAt[id] = now();
+    const body = await res.json();
+    if (body.status === 'active' || !open.delete(job)) return;
+    await fetch(`${input.slackApiUrl}chat.postMessage`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${input.botToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ channel: job.channel, thread_ts: job.threadTs, text: `Done: ${body.prLink}` }),
+    });
   } catch {
     // Tried again next interval.
   }
@@ -27,7 +31,7 @@ await new Promise((resolve) => {
       resolve();
       return;
     }
-    for (const id of open) void poll(id);
+    for (const job of open) void poll(job);
   }, input.intervalMs);
 });
-process.stdout.write(`${JSON.stringify({ seenAt })}\n`);
+process.stdout.write('{}\n');

@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { API_KEY, PROJECT_ID, startAgentStandIn } from '../test/helpers/agent-stand-in.js';
 import { tempDatabase, testEnv } from '../test/helpers/harness.js';
 import { waitFor } from '../test/helpers/http.js';
-import { startSlackStandIn } from '../test/helpers/slack-stand-in.js';
+import { BOT_TOKEN, startSlackStandIn } from '../test/helpers/slack-stand-in.js';
 import { startDocsAgent } from './processes.js';
 import { seedActiveJobs } from './seed.js';
 import { round, type Summary, summarize } from './stats.js';
@@ -25,7 +25,7 @@ export interface PollEconomyOptions {
 
 export interface PollerRun {
   getsPerJob: number;
-  /** From the job's end upstream until the outcome was in its thread (ours) or seen (naive). */
+  /** From the job's end upstream until its outcome was posted in its thread. */
   latencyMs: Summary;
   completed: number;
 }
@@ -157,23 +157,20 @@ export async function pollEconomy(options: PollEconomyOptions): Promise<PollEcon
   let naiveRun: PollerRun;
   try {
     naive.start();
-    const { stdout } = await run(
-      process.execPath,
-      [
-        resolve('bench/naive-poller.mjs'),
-        JSON.stringify({
-          baseUrl: naive.agent.url,
-          apiKey: API_KEY,
-          projectId: PROJECT_ID,
-          jobIds: naive.jobs.map((j) => j.agentJobId),
-          intervalMs,
-        }),
-      ],
-      { maxBuffer: 16 * 1024 * 1024 },
-    );
-    const seenAt = (JSON.parse(stdout) as { seenAt: Record<string, number> }).seenAt;
+    await run(process.execPath, [
+      resolve('bench/naive-poller.mjs'),
+      JSON.stringify({
+        baseUrl: naive.agent.url,
+        apiKey: API_KEY,
+        projectId: PROJECT_ID,
+        jobs: naive.jobs.map((j) => ({ id: j.agentJobId, channel: j.channel, threadTs: j.threadTs })),
+        intervalMs,
+        slackApiUrl: naive.slack.apiUrl,
+        botToken: BOT_TOKEN,
+      }),
+    ]);
     const latencies = naive.jobs.map(
-      (j) => (seenAt[j.agentJobId] as number) - (naive.endedAt.get(j.agentJobId) as number),
+      (j) => (naive.outcomeAt.get(j.threadTs) as number) - (naive.endedAt.get(j.agentJobId) as number),
     );
     naiveRun = {
       getsPerJob: round(naive.gets() / naive.jobs.length, 1),
