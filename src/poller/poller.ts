@@ -35,8 +35,11 @@ export interface PollerOptions {
 export const POLL_AGE_SHARE = 0.1;
 /** Consecutive refused polls (401/403) before the thread is told. */
 export const POLL_REFUSALS_BEFORE_NOTICE = 3;
-/** ± share of each interval that is randomized, so jobs started together drift apart. */
-export const POLL_JITTER = 0.1;
+/**
+ * Largest share by which each interval is shortened at random, so jobs started together (or
+ * after a restart) drift apart. Never lengthened: no run waits longer than its interval.
+ */
+export const POLL_JITTER = 0.2;
 /**
  * How long a poll claim holds off other instances, in milliseconds: far longer than one poll with
  * all its retries takes. A claim of an instance that stopped is released sooner, when it is
@@ -85,7 +88,7 @@ export function createPoller(options: PollerOptions): Poller {
   const random = options.random ?? Math.random;
   const inFlight = new Set<number>();
 
-  const jitter = (ms: number) => Math.round(ms * (1 - POLL_JITTER + 2 * POLL_JITTER * random()));
+  const jitter = (ms: number) => Math.round(ms * (1 - POLL_JITTER * random()));
 
   // Write-behind for reschedules: one commit for many polls. Losing one to a crash is harmless
   // (the job is polled again sooner, and a dead instance's claims are released).
