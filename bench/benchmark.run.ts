@@ -18,7 +18,7 @@ it('measures docs-agent against its baselines', async () => {
     scaleJobs: setting('BENCH_SCALE_JOBS', 10_000),
     pollBudget: setting('BENCH_POLL_RPS', 400),
     economyJobs: setting('BENCH_ECONOMY_JOBS', 50),
-    economyTimeScale: setting('BENCH_TIME_SCALE', 0.01),
+    economyTimeScale: setting('BENCH_TIME_SCALE', 0.02),
   };
   const parts = {
     ack: () =>
