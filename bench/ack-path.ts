@@ -4,7 +4,7 @@ import { waitFor } from '../test/helpers/http.js';
 import { SIGNING_SECRET } from '../test/helpers/signing.js';
 import { BOT_TOKEN, startSlackStandIn } from '../test/helpers/slack-stand-in.js';
 import { type Child, type LoadResult, runLoad, startBareBolt, startDocsAgent } from './processes.js';
-import { round, type Summary, summarize } from './stats.js';
+import { preciseNow, round, type Summary, summarize } from './stats.js';
 
 export interface AckPathOptions {
   commands: number;
@@ -30,7 +30,6 @@ export interface AckPathResult {
 }
 
 const tagOf = (text: unknown) => String(text).match(/#(ack-\d+)#/)?.[1];
-const now = () => performance.timeOrigin + performance.now();
 
 function ackRun(load: LoadResult): AckRun {
   const ok = load.results.filter((r) => r.status === 200);
@@ -55,7 +54,7 @@ export async function ackPath(options: AckPathOptions): Promise<AckPathResult> {
       before: (call) => {
         const tag =
           call.method === 'chat.postMessage' && !call.args.thread_ts ? tagOf(call.args.text) : undefined;
-        if (tag) rootAt.set(tag, now());
+        if (tag) rootAt.set(tag, preciseNow());
         return undefined;
       },
     },
@@ -65,7 +64,7 @@ export async function ackPath(options: AckPathOptions): Promise<AckPathResult> {
     hooks: {
       before: (op, body) => {
         const tag = op === 'create' ? tagOf(body?.prompt) : undefined;
-        if (tag) createAt.set(tag, now());
+        if (tag) createAt.set(tag, preciseNow());
         return undefined;
       },
     },

@@ -1,16 +1,15 @@
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { API_KEY, PROJECT_ID, startAgentStandIn } from '../test/helpers/agent-stand-in.js';
-import { tempDatabase, testEnv } from '../test/helpers/harness.js';
+import { API_KEY, PROJECT_ID } from '../test/helpers/agent-stand-in.js';
+import { testEnv } from '../test/helpers/harness.js';
 import { waitFor } from '../test/helpers/http.js';
-import { BOT_TOKEN, startSlackStandIn } from '../test/helpers/slack-stand-in.js';
+import { BOT_TOKEN } from '../test/helpers/slack-stand-in.js';
 import { startDocsAgent } from './processes.js';
-import { seedActiveJobs } from './seed.js';
-import { round, type Summary, summarize } from './stats.js';
+import { seededWorld } from './seed.js';
+import { preciseNow, round, type Summary, summarize } from './stats.js';
 
 const run = promisify(execFile);
-const now = () => performance.timeOrigin + performance.now();
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
@@ -58,33 +57,8 @@ export function scriptedDurations(jobs: number, longShare: number): number[] {
 
 /** A world of stand-ins with `durations.length` running jobs that end on their script. */
 async function scriptedWorld(durations: number[], options: PollEconomyOptions, intervalMs: number) {
-  const outcomeAt = new Map<string, number>();
-  let gets = 0;
-  const slack = await startSlackStandIn({
+  const world = await seededWorld({
     latencyMs: options.latencyMs,
-    hooks: {
-      before: (call) => {
-        const thread = call.args.thread_ts ? String(call.args.thread_ts) : undefined;
-        if (call.method === 'chat.postMessage' && thread && !outcomeAt.has(thread))
-          outcomeAt.set(thread, now());
-        return undefined;
-      },
-    },
-  });
-  const agent = await startAgentStandIn({
-    latencyMs: options.latencyMs,
-    hooks: {
-      before: (op) => {
-        if (op === 'get') gets += 1;
-        return undefined;
-      },
-    },
-  });
-  const path = tempDatabase();
-  const jobs = await seedActiveJobs({
-    path,
-    agent,
-    slack,
     count: durations.length,
     channels: 5,
     pollIntervalMs: intervalMs,
@@ -94,17 +68,17 @@ async function scriptedWorld(durations: number[], options: PollEconomyOptions, i
   });
   const endedAt = new Map<string, number>();
   const start = () => {
-    jobs.forEach((job, i) => {
+    world.jobs.forEach((job, i) => {
       setTimeout(
         () => {
-          agent.complete(job.agentJobId, `https://github.com/example/docs/pull/${i}`);
-          endedAt.set(job.agentJobId, now());
+          world.agent.complete(job.agentJobId, `https://github.com/example/docs/pull/${i}`);
+          endedAt.set(job.agentJobId, preciseNow());
         },
         (durations[i] as number) * options.timeScale,
       );
     });
   };
-  return { slack, agent, path, jobs, outcomeAt, endedAt, start, gets: () => gets };
+  return { ...world, endedAt, start, gets: () => world.getAt.length };
 }
 
 /**
@@ -148,8 +122,7 @@ export async function pollEconomy(options: PollEconomyOptions): Promise<PollEcon
     };
   } finally {
     await app.stop();
-    await ours.slack.close();
-    await ours.agent.close();
+    await ours.close();
   }
 
   // The naive poller over the same script.
@@ -178,8 +151,7 @@ export async function pollEconomy(options: PollEconomyOptions): Promise<PollEcon
       completed: latencies.length,
     };
   } finally {
-    await naive.slack.close();
-    await naive.agent.close();
+    await naive.close();
   }
 
   const minutes = [...durations].sort((a, b) => a - b).map((d) => round(d / MINUTE, 1));

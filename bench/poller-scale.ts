@@ -1,11 +1,9 @@
 import { createServer } from 'node:net';
-import { startAgentStandIn } from '../test/helpers/agent-stand-in.js';
-import { tempDatabase, testEnv } from '../test/helpers/harness.js';
+import { testEnv } from '../test/helpers/harness.js';
 import { sleep, waitFor } from '../test/helpers/http.js';
-import { startSlackStandIn } from '../test/helpers/slack-stand-in.js';
 import { startDocsAgent } from './processes.js';
-import { seedActiveJobs } from './seed.js';
-import { busiestWindow, round, type Summary, summarize } from './stats.js';
+import { seededWorld } from './seed.js';
+import { busiestWindow, preciseNow, round, type Summary, summarize } from './stats.js';
 
 export interface PollerScaleOptions {
   jobs: number;
@@ -32,8 +30,6 @@ export interface PollerScaleResult {
   peakRssBytes: number;
 }
 
-const now = () => performance.timeOrigin + performance.now();
-
 /** A free TCP port on loopback, so start-up can be timed to the first `/healthz` answer. */
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -49,36 +45,8 @@ async function freePort(): Promise<number> {
  * thread, how many GETs per second went out, and the app's peak memory.
  */
 export async function pollerScale(options: PollerScaleOptions): Promise<PollerScaleResult> {
-  const outcomeAt = new Map<string, number>();
-  const getAt: number[] = [];
-  const slack = await startSlackStandIn({
+  const { slack, agent, path, jobs, outcomeAt, getAt, close } = await seededWorld({
     latencyMs: options.latencyMs,
-    hooks: {
-      before: (call) => {
-        if (
-          call.method === 'chat.postMessage' &&
-          call.args.thread_ts &&
-          !outcomeAt.has(String(call.args.thread_ts))
-        )
-          outcomeAt.set(String(call.args.thread_ts), now());
-        return undefined;
-      },
-    },
-  });
-  const agent = await startAgentStandIn({
-    latencyMs: options.latencyMs,
-    hooks: {
-      before: (op) => {
-        if (op === 'get') getAt.push(now());
-        return undefined;
-      },
-    },
-  });
-  const path = tempDatabase();
-  const jobs = await seedActiveJobs({
-    path,
-    agent,
-    slack,
     count: options.jobs,
     channels: options.channels,
     pollIntervalMs: options.pollIntervalMs,
@@ -94,18 +62,18 @@ export async function pollerScale(options: PollerScaleOptions): Promise<PollerSc
     POLL_MAX_RPS: String(options.budget),
     DOCS_AGENT_API_TIMEOUT_MS: '6000',
   });
-  const spawnedAt = now();
+  const spawnedAt = preciseNow();
   const appPromise = startDocsAgent(env);
   await waitFor(
     '/healthz ready',
     async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined))?.status === 200,
     20_000,
   );
-  const startupMs = now() - spawnedAt;
+  const startupMs = preciseNow() - spawnedAt;
   const app = await appPromise;
   try {
     const boundMs = Math.max(options.pollIntervalMs, (options.jobs / options.budget) * 1_000);
-    const measureFrom = now();
+    const measureFrom = preciseNow();
     // A random share turns terminal at random moments, after the poller has settled in.
     const finishing = [...jobs]
       .sort(() => Math.random() - 0.5)
@@ -119,7 +87,7 @@ export async function pollerScale(options: PollerScaleOptions): Promise<PollerSc
           job.agentJobId,
           `https://github.com/example/docs/pull/${job.agentJobId.replace(/\D/g, '')}`,
         );
-        terminalAt.set(job.threadTs, now());
+        terminalAt.set(job.threadTs, preciseNow());
       }, at);
     }
     await sleep(settleMs + options.windowMs);
@@ -128,7 +96,7 @@ export async function pollerScale(options: PollerScaleOptions): Promise<PollerSc
       () => finishing.every((j) => outcomeAt.has(j.threadTs)),
       boundMs * 2 + 30_000,
     ).catch(() => undefined);
-    const measureTo = now();
+    const measureTo = preciseNow();
     const latencies = finishing
       .filter((j) => outcomeAt.has(j.threadTs) && terminalAt.has(j.threadTs))
       .map((j) => (outcomeAt.get(j.threadTs) as number) - (terminalAt.get(j.threadTs) as number));
@@ -145,7 +113,6 @@ export async function pollerScale(options: PollerScaleOptions): Promise<PollerSc
     };
   } finally {
     await app.stop();
-    await slack.close();
-    await agent.close();
+    await close();
   }
 }

@@ -1,6 +1,8 @@
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
-import type { AgentStandIn } from '../test/helpers/agent-stand-in.js';
-import type { SlackStandIn } from '../test/helpers/slack-stand-in.js';
+import { type AgentStandIn, startAgentStandIn } from '../test/helpers/agent-stand-in.js';
+import { tempDatabase } from '../test/helpers/harness.js';
+import { type SlackStandIn, startSlackStandIn } from '../test/helpers/slack-stand-in.js';
+import { preciseNow } from './stats.js';
 
 /** One job the benchmark put in the store and upstream. */
 export interface SeededJob {
@@ -82,4 +84,50 @@ export async function seedActiveJobs(options: {
     await store.close();
   }
   return jobs;
+}
+
+/** Stand-ins holding seeded running jobs, timing each thread's first post and every GET. */
+export async function seededWorld(
+  options: Omit<Parameters<typeof seedActiveJobs>[0], 'path' | 'agent' | 'slack'> & {
+    latencyMs: number;
+  },
+) {
+  /** When each thread got its first post (the outcome): thread ts → time. */
+  const outcomeAt = new Map<string, number>();
+  /** When each GET arrived. */
+  const getAt: number[] = [];
+  const slack = await startSlackStandIn({
+    latencyMs: options.latencyMs,
+    hooks: {
+      before: (call) => {
+        const thread = call.args.thread_ts ? String(call.args.thread_ts) : undefined;
+        if (call.method === 'chat.postMessage' && thread && !outcomeAt.has(thread))
+          outcomeAt.set(thread, preciseNow());
+        return undefined;
+      },
+    },
+  });
+  const agent = await startAgentStandIn({
+    latencyMs: options.latencyMs,
+    hooks: {
+      before: (op) => {
+        if (op === 'get') getAt.push(preciseNow());
+        return undefined;
+      },
+    },
+  });
+  const path = tempDatabase();
+  const jobs = await seedActiveJobs({ ...options, path, agent, slack });
+  return {
+    slack,
+    agent,
+    path,
+    jobs,
+    outcomeAt,
+    getAt,
+    async close() {
+      await slack.close();
+      await agent.close();
+    },
+  };
 }

@@ -37,3 +37,6 @@ export function busiestWindow(times: number[], widthMs: number): number {
 }
 
 export const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+/** Wall-clock time in milliseconds with sub-millisecond precision, comparable across processes. */
+export const preciseNow = () => performance.timeOrigin + performance.now();

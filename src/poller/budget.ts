@@ -11,7 +11,7 @@ export interface RequestBudget {
  * longer than a second, so that network jitter between the caller and the API cannot squeeze
  * one more into any one-second window upstream.
  */
-export const BUDGET_MARGIN = 0.01;
+export const BUDGET_MARGIN = 0.02;
 /** How late a timer may fire, in milliseconds, before the pace stops making up for it. */
 const TIMER_SLACK_MS = 5;
 

@@ -46,7 +46,7 @@ describe('request budget', () => {
     for (let i = 0; i < 25; i++) await b.takeAll(1);
     const gaps = b.starts.slice(1).map((t, i) => t - (b.starts[i] ?? 0));
     for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(100);
-    // Once a second's worth has started, the window's margin adds its 10 ms.
+    // Once a second's worth has started, the window's margin adds its 20 ms.
     const mean = gaps.reduce((a, g) => a + g, 0) / gaps.length;
     expect(mean).toBeLessThanOrEqual(100 * (1 + BUDGET_MARGIN) + 0.5);
     expect(busiestSecond(b.starts)).toBe(10);
