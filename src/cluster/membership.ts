@@ -48,7 +48,8 @@ export function createMembership(options: MembershipOptions): Membership {
 
   async function beat(): Promise<void> {
     const at = now();
-    const staleBefore = store.shared ? at - options.timeoutMs : at;
+    // On a store only this process uses, every other instance is gone, whatever the clock says.
+    const staleBefore = store.shared ? at - options.timeoutMs : Number.MAX_SAFE_INTEGER;
     await store.heartbeat(instanceId, at);
     live = store.shared ? Math.max(1, await store.liveInstances(staleBefore)) : 1;
     const orphans = await store.adoptOrphans(instanceId, staleBefore);

@@ -199,7 +199,10 @@ export function createOutbox(options: OutboxOptions): Outbox {
       const items = await store.claimOutbox(options.instanceId, at, batchSize, at + OUTBOX_CLAIM_MS);
       // Items of one claim go out together: a job's thread posts never share a claim (each
       // waits for the one before it), so order within a thread holds.
-      await Promise.all(items.map((item) => deliver(item)));
+      // Settled, not raced: one failing item must not leave the others running unwatched.
+      const results = await Promise.allSettled(items.map((item) => deliver(item)));
+      for (const result of results)
+        if (result.status === 'rejected') logger.error('delivery crashed', { error: result.reason });
       if (items.length === batchSize) return { busy: true };
       const next = await store.nextOutboxAt();
       if (next === undefined) return { busy: false };

@@ -101,12 +101,21 @@ export function createPoller(options: PollerOptions): Poller {
     const batch = waiting;
     waiting = [];
     if (batch.length === 0) return flushing;
+    // A reschedule whose job moved on (a follow-up started a new run meanwhile) is not written:
+    // the new run's schedule stands. Its claim is ended all the same, as when the write fails.
+    const release = (changes: Change[]) =>
+      Promise.all(changes.map((c) => store.releaseJob(c.jobId, options.instanceId))).then(() => undefined);
     flushing = flushing
-      .then(() => store.applyAll(batch, now()))
-      .then(
-        () => undefined,
-        (error) => logger.error('could not record poll times; those jobs are polled again', { error }),
-      )
+      .then(async () => {
+        try {
+          const applied = await store.applyAll(batch, now());
+          await release(batch.filter((_c, i) => !applied[i]));
+        } catch (error) {
+          logger.error('could not record poll times; those jobs are polled again', { error });
+          await release(batch);
+        }
+      })
+      .catch((error) => logger.error('could not end poll claims; they run out by themselves', { error }))
       .finally(() => loop.kick());
     return flushing;
   }
@@ -130,6 +139,7 @@ export function createPoller(options: PollerOptions): Poller {
     // Rescheduling ends this instance's claim in the same write.
     queueReschedule({
       jobId: job.id,
+      expect: { phase: job.phase, runCount: job.runCount },
       job: {
         ...extra,
         pollFailures: failures,
@@ -206,7 +216,9 @@ export function createPoller(options: PollerOptions): Poller {
       // A poll that finishes kicks the loop.
       if (free < batch) return { busy: false };
       const at = now();
-      const due = await store.claimDueJobs(options.instanceId, at, batch, at + POLL_CLAIM_MS);
+      const claimed = await store.claimDueJobs(options.instanceId, at, batch, at + POLL_CLAIM_MS);
+      // A claim that ran out while its poll is still going here is not polled a second time.
+      const due = claimed.filter((job) => !inFlight.has(job.id));
       for (const job of due) {
         inFlight.add(job.id);
         loop.track(
@@ -218,7 +230,7 @@ export function createPoller(options: PollerOptions): Poller {
             }),
         );
       }
-      if (due.length === batch) return { busy: inFlight.size < options.concurrency };
+      if (claimed.length === batch) return { busy: inFlight.size < options.concurrency };
       // Sleep until the next job falls due rather than a fixed idle time: a poll that is late by
       // the loop's own granularity reports an outcome that much later.
       const next = await store.nextDueAt(now());

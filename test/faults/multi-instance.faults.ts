@@ -32,7 +32,8 @@ describe('three instances on one PostgreSQL store, killed and restarted at rando
       let loadDone = false;
       const cycling = new Set<number>();
       const cycle = async (slot: number) => {
-        const term = Math.random() < 0.25;
+        // Every fourth stop is a clean one (SIGTERM), the rest SIGKILL.
+        const term = (kills + graceful) % 4 === 3;
         const stopping = cluster.inSlot(slot);
         const code = await cluster.stop(slot, term);
         if (term) {
@@ -111,7 +112,8 @@ describe('three instances on one PostgreSQL store, killed and restarted at rando
       expect(counts.lost).toBe(0);
       expect(counts.duplicates).toBe(0);
       expect(counts.given).toBeGreaterThanOrEqual(COMMANDS);
-      expect(kills).toBeGreaterThanOrEqual(10);
+      expect(kills).toBeGreaterThanOrEqual(8);
+      expect(graceful).toBeGreaterThanOrEqual(2);
       expect(cluster.agent.overlappingGets, 'the same job polled by two instances at once').toEqual([]);
       expect(cluster.agent.violations).toEqual([]);
       // No command, acknowledged or not, made two jobs.
