@@ -45,13 +45,10 @@ export function createMembership(options: MembershipOptions): Membership {
   const now = options.now ?? Date.now;
 
   let live = 1;
+  /** The take-over in progress, if any: it never holds up the next heartbeat. */
+  let adopting: Promise<void> | undefined;
 
-  async function beat(): Promise<void> {
-    const at = now();
-    // On a store only this process uses, every other instance is gone, whatever the clock says.
-    const staleBefore = store.shared ? at - options.timeoutMs : Number.MAX_SAFE_INTEGER;
-    await store.heartbeat(instanceId, at);
-    live = store.shared ? Math.max(1, await store.liveInstances(staleBefore)) : 1;
+  async function adopt(staleBefore: number): Promise<void> {
     const orphans = await store.adoptOrphans(instanceId, staleBefore);
     if (orphans.jobs.length === 0 && orphans.runs.length === 0) return;
     logger.warn('taking over work a stopped instance left half done', {
@@ -61,25 +58,42 @@ export function createMembership(options: MembershipOptions): Membership {
     options.onOrphans(orphans);
   }
 
+  /** Heartbeats, then looks for stopped instances' work (in the background when `wait` is false). */
+  async function beat(wait: boolean): Promise<void> {
+    const at = now();
+    // On a store only this process uses, every other instance is gone, whatever the clock says.
+    const staleBefore = store.shared ? at - options.timeoutMs : Number.MAX_SAFE_INTEGER;
+    await store.heartbeat(instanceId, at);
+    live = store.shared ? Math.max(1, await store.liveInstances(staleBefore)) : 1;
+    if (adopting) return;
+    adopting = adopt(staleBefore)
+      .catch((error) => logger.error('taking over a stopped instance’s work failed; will retry', { error }))
+      .finally(() => {
+        adopting = undefined;
+      });
+    if (wait) await adopting;
+  }
+
   const loop = createLoop({
     name: 'membership',
     logger,
     idleMs: Math.max(100, Math.floor(options.timeoutMs / 3)),
     async step() {
-      await beat();
+      await beat(false);
       return { busy: false };
     },
   });
 
   return {
     async join() {
-      await beat();
+      await beat(true);
       logger.info('instance joined', { instanceId, sharedStore: store.shared });
     },
     start: () => loop.start(),
     liveCount: () => live,
     async leave() {
       await loop.stop();
+      await adopting;
       await store.retireInstance(instanceId);
     },
   };
