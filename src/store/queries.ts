@@ -1,4 +1,5 @@
 import type { Dialect } from './schema.js';
+import type { NewJob } from './types.js';
 
 /**
  * Queries whose text is the same on SQLite and PostgreSQL, written with PostgreSQL's `$1`
@@ -6,6 +7,37 @@ import type { Dialect } from './schema.js';
  * SQLite has a single writer and needs none.
  */
 const SHARED = {
+  insertJob: `
+    INSERT INTO jobs (team_id, channel_id, requester_id, instruction, trigger_key, response_url, phase,
+      poll_interval_ms, owner, origin, project_id, thread_ts, context_ts, created_at, updated_at)
+    VALUES ($1, $2, $3, $4, $5, $6, 'accepted', $7, $8, $9, $10, $11, $12, $13, $13)
+    ON CONFLICT (trigger_key) DO NOTHING`,
+  jobByThread: 'SELECT * FROM jobs WHERE channel_id = $1 AND thread_ts = $2',
+  readyRuns: "SELECT * FROM runs WHERE state = 'ready' AND job_id = $1 AND kind = 'follow_up' ORDER BY seq",
+  claimReadyRuns: `
+    UPDATE runs SET state = 'sending', sent_at = $2
+    WHERE job_id = $1 AND state = 'ready' AND kind = 'follow_up'
+    RETURNING *`,
+  recentJobsOfRequester:
+    'SELECT * FROM jobs WHERE requester_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2',
+  recentJobsOfChannel: 'SELECT * FROM jobs WHERE channel_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2',
+  /** Served by `runs_sent`: what went to the agent API in the window, per project. */
+  instructionsSince: `
+    SELECT j.project_id AS project_id, COUNT(*) AS n FROM runs r JOIN jobs j ON j.id = r.job_id
+    WHERE r.sent_at >= $1 AND r.state IN ('sending', 'sent', 'unknown')
+    GROUP BY j.project_id`,
+  setRootReaction: 'UPDATE jobs SET root_reaction = $2 WHERE id = $1',
+  latestCardUpdate: `
+    SELECT MAX(id) AS id FROM outbox
+    WHERE job_id = $1 AND kind = 'update_root' AND delivered_at IS NULL AND dead_at IS NULL`,
+  supersedeCardUpdates: `
+    UPDATE outbox SET delivered_at = $4, claimed_by = NULL, claimed_until = NULL
+    WHERE job_id = $1 AND kind = 'update_root' AND id <= $2 AND delivered_at IS NULL AND dead_at IS NULL
+      AND (claimed_by IS NULL OR claimed_by = $3)`,
+  recordHomeOpened: `
+    INSERT INTO home_views (user_id, team_id, opened_at) VALUES ($1, $2, $3)
+    ON CONFLICT (user_id) DO UPDATE SET opened_at = excluded.opened_at`,
+  homeOpened: 'SELECT 1 AS seen FROM home_views WHERE user_id = $1',
   /** Active jobs whose poll is due and that no instance holds; served by the index `jobs_due`. */
   dueJobs: `
     SELECT * FROM jobs
@@ -58,7 +90,7 @@ const SHARED = {
     RETURNING *`,
   adoptRuns: `
     UPDATE runs SET owner = $1
-    WHERE state IN ('pending', 'sending') AND kind = 'follow_up'
+    WHERE state IN ('pending', 'ready', 'sending') AND kind = 'follow_up'
       AND (owner IS NULL OR (owner <> $1 AND owner NOT IN ({{alive}})))
     RETURNING *`,
   forgetDeadInstances: 'DELETE FROM instances WHERE heartbeat_at < $2 AND id <> $1',
@@ -89,14 +121,39 @@ const SHARED = {
     FROM outbox o WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND {{held}}`,
 } as const;
 
+/** The arguments of the `insertJob` query. */
+export const newJobArgs = (job: NewJob, now: number): unknown[] => [
+  job.teamId,
+  job.channelId,
+  job.requesterId,
+  job.instruction,
+  job.triggerKey,
+  job.responseUrl,
+  job.pollIntervalMs,
+  job.owner ?? null,
+  job.origin ?? 'command',
+  job.projectId ?? null,
+  job.threadTs ?? null,
+  job.contextTs ?? null,
+  now,
+];
+
 /** Instances heard from since $2. */
 const ALIVE = 'SELECT id FROM instances WHERE heartbeat_at >= $2';
 
-/** A thread post is held back while an earlier post of its job is undelivered. */
-const HELD = `(o.job_id IS NULL OR o.kind <> 'post' OR NOT EXISTS (
+/**
+ * A thread post is held back while an earlier post of its job is undelivered, and a status card
+ * update while an earlier update of its card is (so an older rendering never lands last). Served
+ * by the partial indexes `outbox_job_pending` and `outbox_job_card`.
+ */
+const HELD = `(o.job_id IS NULL OR o.kind NOT IN ('post', 'update_root') OR NOT EXISTS (
         SELECT 1 FROM outbox p
         WHERE p.job_id = o.job_id AND p.id < o.id AND p.delivered_at IS NULL AND p.dead_at IS NULL
-          AND p.kind = 'post'))`;
+          AND p.kind = 'post' AND o.kind = 'post')
+      AND NOT EXISTS (
+        SELECT 1 FROM outbox p
+        WHERE p.job_id = o.job_id AND p.id < o.id AND p.delivered_at IS NULL AND p.dead_at IS NULL
+          AND p.kind = 'update_root' AND o.kind = 'update_root'))`;
 
 export type QueryName = keyof typeof SHARED;
 

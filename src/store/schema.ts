@@ -125,6 +125,36 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> 
       DROP TABLE slack_events;
     `,
   },
+  {
+    version: 3,
+    name: 'jobs started from anywhere, status cards, per-channel projects, reply batches, App Home',
+    // A job can start from a mention or a message shortcut inside an existing thread: the thread
+    // is then someone else's message and the bot's status card is a reply in it (card_ts).
+    // context_ts: read the thread's earlier messages (before this ts) into the first prompt.
+    // root_reaction: the status emoji the bot last put on the thread's root, to swap it.
+    // Follow-ups checked and waiting for their batch window are 'ready'.
+    sql: `
+      ALTER TABLE jobs ADD COLUMN project_id TEXT;
+      ALTER TABLE jobs ADD COLUMN origin TEXT NOT NULL DEFAULT 'command';
+      ALTER TABLE jobs ADD COLUMN card_ts TEXT;
+      ALTER TABLE jobs ADD COLUMN context_ts TEXT;
+      ALTER TABLE jobs ADD COLUMN root_reaction TEXT;
+      UPDATE jobs SET card_ts = thread_ts WHERE card_ts IS NULL;
+      CREATE INDEX jobs_requester_recent ON jobs (requester_id, created_at);
+      CREATE INDEX jobs_channel_recent ON jobs (channel_id, created_at);
+      DROP INDEX runs_open;
+      CREATE INDEX runs_open ON runs (state, job_id) WHERE state IN ('pending', 'ready', 'sending');
+      CREATE INDEX runs_sent ON runs (sent_at) WHERE sent_at IS NOT NULL;
+      -- Status card updates of a job go out one at a time, like its thread posts.
+      CREATE INDEX outbox_job_card ON outbox (job_id, id)
+        WHERE delivered_at IS NULL AND dead_at IS NULL AND kind = 'update_root';
+      CREATE TABLE home_views (
+        user_id TEXT PRIMARY KEY,
+        team_id TEXT,
+        opened_at {{time}} NOT NULL
+      );
+    `,
+  },
 ];
 
 export function migrationsFor(dialect: Dialect): { version: number; name: string; sql: string }[] {

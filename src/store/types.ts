@@ -25,12 +25,27 @@ export type JobPhase =
   | 'start_unknown'
   | 'gone';
 
+/** Where a job was started: the slash command, an @mention, or the message shortcut. */
+export type JobOrigin = 'command' | 'mention' | 'shortcut';
+
 export interface JobRecord {
   id: number;
   teamId: string;
   channelId: string;
-  /** ts of the root message; the job's thread. Null until posted. */
+  /**
+   * ts of the thread's root message: the job's thread. The bot's own root message for a slash
+   * command (null until posted); the existing message for a job started inside a conversation.
+   */
   threadTs: string | null;
+  /** ts of the bot's status card: the root itself for a command, a reply in the thread otherwise. */
+  cardTs: string | null;
+  origin: JobOrigin;
+  /** The documentation project the job runs on; null means the deployment's default project. */
+  projectId: string | null;
+  /** When set, the thread's messages before this ts are given to the agent as context. */
+  contextTs: string | null;
+  /** The status emoji the bot last put on the thread's root message. */
+  rootReaction: string | null;
   requesterId: string;
   /** The instruction as the user typed it (Slack mrkdwn). */
   instruction: string;
@@ -69,13 +84,14 @@ export interface JobRecord {
 
 export type RunKind = 'create' | 'follow_up';
 /**
- * - `pending`: recorded, not yet sent (a follow-up waiting for the job to exist).
+ * - `pending`: recorded, not yet checked or sent.
+ * - `ready`: a follow-up checked and waiting to be sent (for its batch window, or for the job to exist).
  * - `sending`: the request is being made; after a crash its effect is unknown.
  * - `sent`: the agent accepted it.
  * - `failed`: refused or not sent; the user was told.
  * - `unknown`: sent and the answer lost; the user was told.
  */
-export type RunState = 'pending' | 'sending' | 'sent' | 'failed' | 'unknown';
+export type RunState = 'pending' | 'ready' | 'sending' | 'sent' | 'failed' | 'unknown';
 
 /** Terminal outcome of a run, as posted to the thread. */
 export type RunOutcome =
@@ -110,7 +126,8 @@ export interface RunRecord {
 export type NewJob = Pick<
   JobRecord,
   'teamId' | 'channelId' | 'requesterId' | 'instruction' | 'triggerKey' | 'responseUrl' | 'pollIntervalMs'
-> & { owner?: string | null };
+> &
+  Partial<Pick<JobRecord, 'owner' | 'origin' | 'projectId' | 'threadTs' | 'contextTs'>>;
 
 export type NewRun = Pick<RunRecord, 'kind' | 'prompt' | 'authorId' | 'messageTs'> & {
   jobId?: number;
@@ -146,6 +163,8 @@ export type OutboxPayload =
       eventType: string;
       /** Which run the post is about, also written into the metadata (nothing secret). */
       about?: PostAbout;
+      /** Block Kit layout; `text` stays the notification and screen-reader fallback. */
+      blocks?: unknown[];
     }
   | { type: 'update_root'; channel: string; ts: string }
   | { type: 'reaction'; channel: string; ts: string; name: string }
@@ -274,6 +293,32 @@ export interface Store {
   adoptOrphans(instanceId: string, staleBefore: number): Promise<Orphans>;
   /** Follow-ups recorded while the job did not yet exist upstream. */
   pendingRuns(jobId: number): Promise<RunRecord[]>;
+  /** Checked follow-ups of a job waiting to be sent, oldest first. */
+  readyRuns(jobId: number): Promise<RunRecord[]>;
+  /**
+   * Moves every `ready` follow-up of a job to `sending` and returns them, oldest first: one batch.
+   * Concurrent callers never get the same run.
+   */
+  claimReadyRuns(jobId: number, now: number): Promise<RunRecord[]>;
+  /** A person's (`requesterId`) or a channel's most recent jobs, newest first. */
+  recentJobs(filter: { requesterId: string } | { channelId: string }, limit: number): Promise<JobRecord[]>;
+  /**
+   * Instructions sent (or maybe sent) to the agent since `since`, per project (null: the default
+   * project): what counts against the agent API's hourly limit.
+   */
+  instructionsSince(since: number): Promise<{ projectId: string | null; count: number }[]>;
+  /** Records the status emoji on the thread's root without touching the job's change time. */
+  setRootReaction(jobId: number, name: string | null): Promise<void>;
+  /** Id of the job's newest undelivered status card update, if any. */
+  latestCardUpdate(jobId: number): Promise<number | undefined>;
+  /**
+   * Marks the job's undelivered card updates up to `uptoId` delivered at `now` (one update that
+   * rendered the job after they were queued covers them), except those another instance holds.
+   */
+  supersedeCardUpdates(jobId: number, uptoId: number, instanceId: string, now: number): Promise<void>;
+  /** Remembers that a person opened the App Home, so their jobs' changes refresh it. */
+  recordHomeOpened(userId: string, teamId: string | null, now: number): Promise<void>;
+  homeOpened(userId: string): Promise<boolean>;
   enqueue(items: NewOutboxItem[], now: number): Promise<void>;
   /**
    * Undelivered outbox items that are due and not claimed, oldest first. Thread posts of one job

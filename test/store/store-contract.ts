@@ -105,6 +105,11 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
           teamId: 'T0TEAM',
           channelId: 'C0DOCS',
           threadTs: null,
+          cardTs: null,
+          origin: 'command',
+          projectId: null,
+          contextTs: null,
+          rootReaction: null,
           requesterId: 'U0ALICE',
           instruction: 'Document the *trigger-1* flow',
           triggerKey: 'trigger-1',
@@ -723,6 +728,152 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
           T0 + 7,
         );
         expect(ids(await store.pendingRuns(j.id))).toEqual([c.run.id]);
+      });
+    });
+
+    describe('jobs started inside a thread', () => {
+      it('records origin, project, thread and context, and keeps one job per thread', async () => {
+        const { job: j } = await job('in-thread', T0, {
+          origin: 'mention',
+          projectId: 'proj-b',
+          threadTs: '1700000000.000500',
+          contextTs: '1700000000.000700',
+        });
+        expect(j).toMatchObject({
+          origin: 'mention',
+          projectId: 'proj-b',
+          threadTs: '1700000000.000500',
+          contextTs: '1700000000.000700',
+          cardTs: null,
+        });
+        expect((await store.findJobByThread('C0DOCS', '1700000000.000500'))?.id).toBe(j.id);
+        const again = await store.insertJob(
+          newJob('in-thread-2', { origin: 'shortcut', threadTs: '1700000000.000500' }),
+          createRun(),
+          T0 + 1,
+        );
+        expect(again.created).toBe(false);
+        expect(again.job.id).toBe(j.id);
+        expect(again.job.triggerKey).toBe('in-thread');
+      });
+    });
+
+    describe('ready follow-ups (batches)', () => {
+      it('claims every ready follow-up of the job at once, oldest first, and only once', async () => {
+        const { job: j, run } = await job('batch');
+        const other = await job('batch-other');
+        expect(await store.claimRun(run.id, T0 + 1)).toBe(true);
+        const runs = [];
+        for (const ts of ['5.1', '5.2', '5.3'])
+          runs.push((await store.insertFollowUp(j.id, followUp(ts), T0 + 2)).run);
+        const elsewhere = (await store.insertFollowUp(other.job.id, followUp('5.9'), T0 + 2)).run;
+        const [a, b, c] = runs as [RunRecord, RunRecord, RunRecord];
+        for (const r of [a, c, elsewhere])
+          await store.apply({ jobId: r.jobId, run: { id: r.id, patch: { state: 'ready' } } }, T0 + 3);
+
+        expect(ids(await store.readyRuns(j.id))).toEqual([a.id, c.id]);
+        const [first, second] = await Promise.all([
+          store.claimReadyRuns(j.id, T0 + 4),
+          store.claimReadyRuns(j.id, T0 + 4),
+        ]);
+        const claimed = [...(first ?? []), ...(second ?? [])];
+        expect(ids(claimed)).toEqual([a.id, c.id]);
+        expect(claimed.every((r) => r.state === 'sending' && r.sentAt === T0 + 4)).toBe(true);
+        expect((await store.getRun(b.id))?.state).toBe('pending');
+        expect((await store.getRun(elsewhere.id))?.state).toBe('ready');
+        expect(await store.readyRuns(j.id)).toEqual([]);
+      });
+
+      it('hands ready follow-ups of a gone instance to the adopter', async () => {
+        const { job: j, run } = await job('batch-adopt');
+        await store.claimRun(run.id, T0 + 1);
+        const { run: fu } = await store.insertFollowUp(j.id, { ...followUp('6.1'), owner: 'i-gone' }, T0 + 2);
+        await store.apply({ jobId: j.id, run: { id: fu.id, patch: { state: 'ready' } } }, T0 + 3);
+        const orphans = await store.adoptOrphans('i-live', T0 + 10);
+        expect(ids(orphans.runs)).toEqual([fu.id]);
+      });
+    });
+
+    describe('listing and quota', () => {
+      it('lists a person’s and a channel’s recent jobs, newest first, up to the limit', async () => {
+        const a = await job('list-a', T0, { requesterId: 'U0ANN', channelId: 'C0ONE' });
+        const b = await job('list-b', T0 + 1, { requesterId: 'U0ANN', channelId: 'C0TWO' });
+        const c = await job('list-c', T0 + 2, { requesterId: 'U0BEN', channelId: 'C0ONE' });
+        const d = await job('list-d', T0 + 3, { requesterId: 'U0ANN', channelId: 'C0ONE' });
+        expect(ids(await store.recentJobs({ requesterId: 'U0ANN' }, 10))).toEqual([
+          d.job.id,
+          b.job.id,
+          a.job.id,
+        ]);
+        expect(ids(await store.recentJobs({ requesterId: 'U0ANN' }, 2))).toEqual([d.job.id, b.job.id]);
+        expect(ids(await store.recentJobs({ channelId: 'C0ONE' }, 10))).toEqual([
+          d.job.id,
+          c.job.id,
+          a.job.id,
+        ]);
+        expect(await store.recentJobs({ channelId: 'C0NONE' }, 10)).toEqual([]);
+      });
+
+      it('counts instructions sent per project since a time', async () => {
+        const a = await job('quota-a', T0, { projectId: 'proj-a' });
+        const b = await job('quota-b', T0, { projectId: null });
+        const c = await job('quota-c', T0, { projectId: 'proj-a' });
+        await job('quota-d', T0, { projectId: 'proj-a' }); // never sent
+        await store.claimRun(a.run.id, T0 + 10);
+        await store.claimRun(b.run.id, T0 + 20);
+        await store.claimRun(c.run.id, T0 + 5); // before the window
+        const fu = await store.insertFollowUp(a.job.id, followUp('7.1'), T0 + 30);
+        await store.claimRun(fu.run.id, T0 + 30);
+        await store.apply({ jobId: a.job.id, run: { id: fu.run.id, patch: { state: 'sent' } } }, T0 + 31);
+        const counts = await store.instructionsSince(T0 + 10);
+        expect(counts.sort((x, y) => String(x.projectId).localeCompare(String(y.projectId)))).toEqual([
+          { projectId: null, count: 1 },
+          { projectId: 'proj-a', count: 2 },
+        ]);
+      });
+    });
+
+    describe('status card updates and App Home', () => {
+      const card = (jobId: number): NewOutboxItem => ({
+        jobId,
+        dedupeKey: null,
+        payload: { type: 'update_root', channel: 'C0DOCS', ts: '1.1' },
+      });
+
+      it('sends one card update of a job at a time, and one delivery covers the earlier ones', async () => {
+        const { job: j } = await job('card');
+        const { job: k } = await job('card-other');
+        await store.enqueue([card(j.id), card(j.id), card(k.id), card(j.id)], T0);
+        const claimed = await store.claimOutbox('i-1', T0, 10, T0 + 1_000);
+        expect(claimed.map((i) => i.jobId)).toEqual([j.id, k.id]);
+        const latest = await store.latestCardUpdate(j.id);
+        expect(latest).toBeGreaterThan(claimed[0]?.id ?? 0);
+        await store.supersedeCardUpdates(j.id, latest ?? 0, 'i-1', T0 + 1);
+        expect(await store.latestCardUpdate(j.id)).toBeUndefined();
+        expect(await store.latestCardUpdate(k.id)).toBe(claimed[1]?.id);
+        expect(await store.claimOutbox('i-1', T0 + 2, 10, T0 + 1_000)).toEqual([]);
+      });
+
+      it('leaves a card update another instance holds to that instance', async () => {
+        const { job: j } = await job('card-held');
+        await store.enqueue([card(j.id)], T0);
+        const [held] = await store.claimOutbox('i-2', T0, 10, T0 + 1_000);
+        await store.supersedeCardUpdates(j.id, held?.id ?? 0, 'i-1', T0 + 1);
+        expect(await store.latestCardUpdate(j.id)).toBe(held?.id);
+      });
+
+      it('records the root reaction without changing the job’s change time', async () => {
+        const { job: j } = await job('reaction');
+        await store.setRootReaction(j.id, 'white_check_mark');
+        expect(await store.getJob(j.id)).toMatchObject({ rootReaction: 'white_check_mark', updatedAt: T0 });
+      });
+
+      it('remembers who opened the App Home', async () => {
+        expect(await store.homeOpened('U0ANN')).toBe(false);
+        await store.recordHomeOpened('U0ANN', 'T0TEAM', T0);
+        await store.recordHomeOpened('U0ANN', 'T0TEAM', T0 + 5);
+        expect(await store.homeOpened('U0ANN')).toBe(true);
+        expect(await store.homeOpened('U0BEN')).toBe(false);
       });
     });
 

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { queriesFor } from '../queries.js';
+import { newJobArgs, queriesFor } from '../queries.js';
 import { fromRow, outboxFromRow, patchColumns, type Row } from '../rows.js';
 import type { Change, JobRecord, NewRun, OutboxItem, OutboxPatch, RunRecord, Store } from '../types.js';
 import { pgMigrations } from './migrations.js';
@@ -170,28 +170,20 @@ export async function openPostgresStore(
     shared: true,
     insertJob: (job, firstRun, now) =>
       transaction(async (db) => {
-        const inserted = await one<JobRecord>(
-          db,
-          `INSERT INTO jobs (team_id, channel_id, requester_id, instruction, trigger_key, response_url, phase,
-             poll_interval_ms, owner, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, 'accepted', $7, $9, $8, $8)
-           ON CONFLICT (trigger_key) DO NOTHING RETURNING *`,
-          [
-            job.teamId,
-            job.channelId,
-            job.requesterId,
-            job.instruction,
-            job.triggerKey,
-            job.responseUrl,
-            job.pollIntervalMs,
-            now,
-            job.owner ?? null,
-          ],
-        );
+        // A thread holds one job: a second start in it returns the job already there. (Two starts
+        // racing in one thread: the unique thread index refuses the second insert.)
+        const inThread = job.threadTs
+          ? await one<JobRecord>(db, queries.jobByThread, [job.channelId, job.threadTs])
+          : undefined;
+        const inserted = inThread
+          ? undefined
+          : await one<JobRecord>(db, `${queries.insertJob} RETURNING *`, newJobArgs(job, now));
         if (!inserted) {
-          const existing = (await one<JobRecord>(db, 'SELECT * FROM jobs WHERE trigger_key = $1', [
-            job.triggerKey,
-          ])) as JobRecord;
+          const existing =
+            inThread ??
+            ((await one<JobRecord>(db, 'SELECT * FROM jobs WHERE trigger_key = $1', [
+              job.triggerKey,
+            ])) as JobRecord);
           const run = (await one<RunRecord>(db, 'SELECT * FROM runs WHERE job_id = $1 ORDER BY seq LIMIT 1', [
             existing.id,
           ])) as RunRecord;
@@ -220,10 +212,7 @@ export async function openPostgresStore(
     getJob: (id) => one<JobRecord>(pool, 'SELECT * FROM jobs WHERE id = $1', [id]),
     getRun: (id) => one<RunRecord>(pool, 'SELECT * FROM runs WHERE id = $1', [id]),
     findJobByThread: (channelId, threadTs) =>
-      one<JobRecord>(pool, 'SELECT * FROM jobs WHERE channel_id = $1 AND thread_ts = $2', [
-        channelId,
-        threadTs,
-      ]),
+      one<JobRecord>(pool, queries.jobByThread, [channelId, threadTs]),
     getRuns: (jobId) => many<RunRecord>('SELECT * FROM runs WHERE job_id = $1 ORDER BY seq', [jobId]),
     apply: (change, now) => transaction((db) => applyIn(db, change, now)),
     applyAll: (changes, now) =>
@@ -273,6 +262,35 @@ export async function openPostgresStore(
         "SELECT * FROM runs WHERE state = 'pending' AND job_id = $1 AND kind = 'follow_up' ORDER BY seq",
         [jobId],
       ),
+    readyRuns: (jobId) => many<RunRecord>(queries.readyRuns, [jobId]),
+    async claimReadyRuns(jobId, now) {
+      const claimed = await many<RunRecord>(queries.claimReadyRuns, [jobId, now]);
+      return claimed.sort((a, b) => a.seq - b.seq);
+    },
+    recentJobs: (filter, limit) =>
+      'requesterId' in filter
+        ? many<JobRecord>(queries.recentJobsOfRequester, [filter.requesterId, limit])
+        : many<JobRecord>(queries.recentJobsOfChannel, [filter.channelId, limit]),
+    async instructionsSince(since) {
+      const rows = await many<{ projectId: string | null; n: number }>(queries.instructionsSince, [since]);
+      return rows.map((r) => ({ projectId: r.projectId, count: Number(r.n) }));
+    },
+    async setRootReaction(jobId, name) {
+      await pool.query(queries.setRootReaction, [jobId, name]);
+    },
+    async latestCardUpdate(jobId) {
+      const { rows } = await pool.query(queries.latestCardUpdate, [jobId]);
+      return rows[0]?.id ?? undefined;
+    },
+    async supersedeCardUpdates(jobId, uptoId, instanceId, now) {
+      await pool.query(queries.supersedeCardUpdates, [jobId, uptoId, instanceId, now]);
+    },
+    async recordHomeOpened(userId, teamId, now) {
+      await pool.query(queries.recordHomeOpened, [userId, teamId, now]);
+    },
+    async homeOpened(userId) {
+      return (await pool.query(queries.homeOpened, [userId])).rows.length > 0;
+    },
     enqueue: (items, now) => transaction((db) => enqueueAll(db, items, now)),
     async dueOutbox(now, limit) {
       const { rows } = await pool.query(queries.dueOutbox, [now, limit]);

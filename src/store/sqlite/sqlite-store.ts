@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { type QueryName, queriesFor, sqliteArgs } from '../queries.js';
+import { newJobArgs, type QueryName, queriesFor, sqliteArgs } from '../queries.js';
 import { fromRow, outboxFromRow, patchColumns, type Row } from '../rows.js';
 import type {
   Change,
@@ -76,16 +76,9 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
   migrate(db);
 
   const stmt = {
-    insertJob: db.prepare(`
-      INSERT INTO jobs (team_id, channel_id, requester_id, instruction, trigger_key, response_url,
-        phase, poll_interval_ms, owner, created_at, updated_at)
-      VALUES (@teamId, @channelId, @requesterId, @instruction, @triggerKey, @responseUrl,
-        'accepted', @pollIntervalMs, @owner, @now, @now)
-      ON CONFLICT (trigger_key) DO NOTHING`),
     jobByTrigger: db.prepare('SELECT * FROM jobs WHERE trigger_key = ?'),
     jobById: db.prepare('SELECT * FROM jobs WHERE id = ?'),
     jobState: db.prepare('SELECT phase, run_count FROM jobs WHERE id = ?'),
-    jobByThread: db.prepare('SELECT * FROM jobs WHERE channel_id = ? AND thread_ts = ?'),
     nextSeq: db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM runs WHERE job_id = ?'),
     insertRun: db.prepare(`
       INSERT INTO runs (job_id, seq, kind, prompt, author_id, message_ts, state, owner, created_at)
@@ -108,6 +101,10 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
     ),
     countActive: db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE phase = 'active'"),
   };
+
+  const shared = Object.fromEntries(
+    Object.entries(queries).map(([name, sql]) => [name, db.prepare(sql)]),
+  ) as Record<QueryName, Database.Statement>;
 
   const enqueueAll = (items: NewOutboxItem[], now: number) => {
     for (const item of items) {
@@ -147,8 +144,12 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
   };
 
   const insertJobTx = db.transaction((job: NewJob, firstRun: NewRun, now: number) => {
-    const info = stmt.insertJob.run({ ...job, owner: job.owner ?? null, now });
-    const row = stmt.jobByTrigger.get(job.triggerKey) as Row;
+    // A thread holds one job: a second start in it returns the job already there.
+    const inThread = job.threadTs
+      ? (shared.jobByThread.get(sqliteArgs([job.channelId, job.threadTs])) as Row | undefined)
+      : undefined;
+    const info = inThread ? { changes: 0 } : shared.insertJob.run(sqliteArgs(newJobArgs(job, now)));
+    const row = inThread ?? (stmt.jobByTrigger.get(job.triggerKey) as Row);
     const record = fromRow<JobRecord>(row);
     if (info.changes === 0) {
       const runs = (stmt.runsOfJob.all(record.id) as Row[]).map((r) => fromRow<RunRecord>(r));
@@ -177,9 +178,6 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
   const applyTx = db.transaction(applyOne);
   const applyAllTx = db.transaction((changes: Change[], now: number) => changes.map((c) => applyOne(c, now)));
 
-  const shared = Object.fromEntries(
-    Object.entries(queries).map(([name, sql]) => [name, db.prepare(sql)]),
-  ) as Record<QueryName, Database.Statement>;
   const rows = <T>(name: QueryName, ...args: unknown[]) =>
     (shared[name].all(sqliteArgs(args)) as Row[]).map((r) => fromRow<T>(r));
   const byId = <T extends { id: number }>(records: T[]) => records.sort((a, b) => a.id - b.id);
@@ -224,7 +222,7 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
       return row ? fromRow<JobRecord>(row) : undefined;
     },
     async findJobByThread(channelId, threadTs) {
-      const row = stmt.jobByThread.get(channelId, threadTs) as Row | undefined;
+      const row = shared.jobByThread.get(sqliteArgs([channelId, threadTs])) as Row | undefined;
       return row ? fromRow<JobRecord>(row) : undefined;
     },
     async getRuns(jobId) {
@@ -264,6 +262,42 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
     },
     async pendingRuns(jobId) {
       return (stmt.pendingRuns.all(jobId) as Row[]).map((r) => fromRow<RunRecord>(r));
+    },
+    async readyRuns(jobId) {
+      return rows<RunRecord>('readyRuns', jobId);
+    },
+    async claimReadyRuns(jobId, now) {
+      return db
+        .transaction(() => rows<RunRecord>('claimReadyRuns', jobId, now))
+        .immediate()
+        .sort((a, b) => a.seq - b.seq);
+    },
+    async recentJobs(filter, limit) {
+      return 'requesterId' in filter
+        ? rows<JobRecord>('recentJobsOfRequester', filter.requesterId, limit)
+        : rows<JobRecord>('recentJobsOfChannel', filter.channelId, limit);
+    },
+    async instructionsSince(since) {
+      return rows<{ projectId: string | null; n: number }>('instructionsSince', since).map((r) => ({
+        projectId: r.projectId,
+        count: Number(r.n),
+      }));
+    },
+    async setRootReaction(jobId, name) {
+      shared.setRootReaction.run(sqliteArgs([jobId, name]));
+    },
+    async latestCardUpdate(jobId) {
+      const row = shared.latestCardUpdate.get(sqliteArgs([jobId])) as { id: number | null };
+      return row.id ?? undefined;
+    },
+    async supersedeCardUpdates(jobId, uptoId, instanceId, now) {
+      shared.supersedeCardUpdates.run(sqliteArgs([jobId, uptoId, instanceId, now]));
+    },
+    async recordHomeOpened(userId, teamId, now) {
+      shared.recordHomeOpened.run(sqliteArgs([userId, teamId, now]));
+    },
+    async homeOpened(userId) {
+      return shared.homeOpened.get(sqliteArgs([userId])) !== undefined;
     },
     async enqueue(items, now) {
       db.transaction(() => enqueueAll(items, now)).immediate();
