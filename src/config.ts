@@ -62,6 +62,18 @@ export interface Config {
   };
   /** Longest instruction accepted, in characters of plain text. */
   maxPromptChars: number;
+  followUps: {
+    /** `all`: every human reply in a job's thread is a follow-up; `mention`: only replies that mention the bot. */
+    mode: 'all' | 'mention';
+    /** Replies starting with this are asides, never sent to the agent; empty turns asides off. Default `//`. */
+    asideMarker: string;
+    /** Replies in one thread within this many milliseconds of the first are sent as one follow-up. Default 3000. */
+    batchMs: number;
+  };
+  /** Most characters of earlier thread messages given to the agent with a job started in a thread. */
+  threadContextMaxChars: number;
+  /** Documentation project per channel id; channels not listed use `agent.projectId`. */
+  channelProjects: ReadonlyMap<string, string>;
   logLevel: LogLevel;
 }
 
@@ -199,6 +211,41 @@ const envSchema = z.object({
   ),
   MAX_INSTRUCTIONS_PER_USER_PER_HOUR: integer(20, 1, 100_000, 'instructions'),
   MAX_PROMPT_CHARS: integer(10_000, 1, 1_000_000, 'characters'),
+  FOLLOW_UP_MODE: z.preprocess(
+    (v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : v),
+    z.enum(['all', 'mention'], { error: 'must be all or mention' }).default('all'),
+  ),
+  // Not trimmed to nothing: an explicitly empty value turns asides off.
+  ASIDE_MARKER: z
+    .string()
+    .default('//')
+    .transform((v) => v.trim())
+    .refine((v) => v.length <= 10, { error: 'must be at most 10 characters (or empty to turn asides off)' }),
+  FOLLOW_UP_BATCH_MS: integer(3_000, 0, 60_000, 'milliseconds'),
+  THREAD_CONTEXT_MAX_CHARS: integer(4_000, 0, 100_000, 'characters'),
+  CHANNEL_PROJECTS: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .optional()
+      .transform((v) =>
+        (v ?? '')
+          .split(',')
+          .map((pair) => pair.trim())
+          .filter(Boolean)
+          .map((pair) => pair.split(':').map((part) => part.trim())),
+      )
+      .refine(
+        (pairs) =>
+          pairs.every(
+            (p) => p.length === 2 && /^[A-Z0-9]+$/.test(p[0] ?? '') && /^[A-Za-z0-9._-]+$/.test(p[1] ?? ''),
+          ),
+        { error: 'must be comma-separated channel:project pairs, such as C0123ABCD:docs-site' },
+      )
+      .refine((pairs) => new Set(pairs.map((p) => p[0])).size === pairs.length, {
+        error: 'lists a channel twice',
+      }),
+  ),
   LOG_LEVEL: z.preprocess(
     (v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : v),
     z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
@@ -255,6 +302,9 @@ export function readConfig(env: Env = process.env): Config {
       maxInstructionsPerUserPerHour: e.MAX_INSTRUCTIONS_PER_USER_PER_HOUR,
     },
     maxPromptChars: e.MAX_PROMPT_CHARS,
+    followUps: { mode: e.FOLLOW_UP_MODE, asideMarker: e.ASIDE_MARKER, batchMs: e.FOLLOW_UP_BATCH_MS },
+    threadContextMaxChars: e.THREAD_CONTEXT_MAX_CHARS,
+    channelProjects: new Map(e.CHANNEL_PROJECTS.map(([channel, project]) => [channel as string, project as string])),
     logLevel: e.LOG_LEVEL,
   };
 }

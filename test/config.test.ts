@@ -129,6 +129,47 @@ describe('readConfig', () => {
       expect(text).not.toContain(secret);
   });
 
+  it('reads follow-up mode, aside marker, batch window, thread context bound and channel projects', () => {
+    const defaults = readConfig(valid);
+    expect(defaults.followUps).toEqual({ mode: 'all', asideMarker: '//', batchMs: 3_000 });
+    expect(defaults.threadContextMaxChars).toBe(4_000);
+    expect(defaults.channelProjects.size).toBe(0);
+
+    const set = readConfig({
+      ...valid,
+      FOLLOW_UP_MODE: ' Mention ',
+      ASIDE_MARKER: '',
+      FOLLOW_UP_BATCH_MS: '0',
+      THREAD_CONTEXT_MAX_CHARS: '500',
+      CHANNEL_PROJECTS: 'C0API:api-docs, C0SDK : sdk.docs',
+    });
+    expect(set.followUps).toEqual({ mode: 'mention', asideMarker: '', batchMs: 0 });
+    expect(set.threadContextMaxChars).toBe(500);
+    expect([...set.channelProjects]).toEqual([
+      ['C0API', 'api-docs'],
+      ['C0SDK', 'sdk.docs'],
+    ]);
+  });
+
+  it('names a bad follow-up mode, batch window or channel project mapping', () => {
+    const problems = problemsOf({
+      ...valid,
+      FOLLOW_UP_MODE: 'some',
+      FOLLOW_UP_BATCH_MS: '120000',
+      CHANNEL_PROJECTS: 'C0API=api-docs',
+      ASIDE_MARKER: 'this is far too long',
+    });
+    expect(problems).toEqual([
+      'FOLLOW_UP_MODE must be all or mention',
+      'ASIDE_MARKER must be at most 10 characters (or empty to turn asides off)',
+      'FOLLOW_UP_BATCH_MS must be at most 60000 (milliseconds)',
+      'CHANNEL_PROJECTS must be comma-separated channel:project pairs, such as C0123ABCD:docs-site',
+    ]);
+    expect(problemsOf({ ...valid, CHANNEL_PROJECTS: 'C0A:x,C0A:y' })).toEqual([
+      'CHANNEL_PROJECTS lists a channel twice',
+    ]);
+  });
+
   it('treats blank values as unset', () => {
     expect(problemsOf({ ...valid, SLACK_BOT_TOKEN: '  ' })).toEqual([
       expect.stringMatching(/^SLACK_BOT_TOKEN is required/),
