@@ -9,6 +9,7 @@ import {
   AgentUnavailableError,
 } from '../agent/errors.js';
 import { escapeMrkdwn } from '../slack/mrkdwn.js';
+import { truncateText } from '../slack/truncate.js';
 import type { JobRecord, RunOutcome } from '../store/types.js';
 
 /** Everything the bot says in Slack, in one place so wording stays consistent. */
@@ -39,16 +40,16 @@ export function duration(ms: number): string {
 
 const code = (text: string) => `\`${text.replace(/`/g, "'")}\``;
 
-/** Quotes the user's instruction (already Slack mrkdwn) as a block quote. */
+/** Quotes the user's instruction (already Slack mrkdwn) as a block quote, shortened without breaking an entity. */
 export function quoteInstruction(instruction: string, max = 2_000): string {
-  const trimmed = instruction.length > max ? `${instruction.slice(0, max)}…` : instruction;
-  return trimmed
+  return truncateText(instruction, max)
     .split('\n')
     .map((line) => `>${line}`)
     .join('\n');
 }
 
-function statusLine(job: JobRecord): string {
+/** The job's status in a few words, with its emoji. */
+export function statusLine(job: JobRecord): string {
   switch (job.phase) {
     case 'accepted':
     case 'posting':

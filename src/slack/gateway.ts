@@ -87,6 +87,8 @@ export interface PostMetadata {
 }
 
 export interface SlackUser {
+  /** The name people see: display name, else real name, else the account name. */
+  name: string;
   /** Multi-channel guest. */
   isRestricted: boolean;
   /** Single-channel guest. */
@@ -95,16 +97,47 @@ export interface SlackUser {
   deleted: boolean;
 }
 
+/** A message of a thread, as read back for context. */
+export interface ThreadMessage {
+  ts: string;
+  /** Author's user id; absent for some bot and integration messages. */
+  user: string | undefined;
+  /** Set on messages posted by apps and bots. */
+  botId: string | undefined;
+  /** Bot messages' own name, when they have one. */
+  username: string | undefined;
+  text: string;
+}
+
+/** What the bot needs to know about a conversation before it starts a job there. */
+export interface ConversationFacts {
+  isMember: boolean;
+  isArchived: boolean;
+  /** A direct message or group direct message. */
+  isDirect: boolean;
+}
+
+/** Block Kit blocks (checked against Slack's limits where they are built). */
+export type Blocks = ReadonlyArray<Record<string, unknown>>;
+
 /** The Slack calls the bot makes, with errors turned into {@link SlackCallError}. */
 export interface SlackGateway {
   postMessage(args: {
     channel: string;
     threadTs?: string;
     text: string;
+    blocks?: Blocks;
     metadata?: PostMetadata;
   }): Promise<string>;
-  updateMessage(args: { channel: string; ts: string; text: string }): Promise<void>;
+  updateMessage(args: { channel: string; ts: string; text: string; blocks?: Blocks }): Promise<void>;
   addReaction(args: { channel: string; ts: string; name: string }): Promise<void>;
+  /** Removes the bot's reaction; already gone counts as done. */
+  removeReaction(args: { channel: string; ts: string; name: string }): Promise<void>;
+  /** Messages of a thread (root first), at most `limit`. */
+  threadMessages(args: { channel: string; threadTs: string; limit: number }): Promise<ThreadMessage[]>;
+  conversationFacts(channel: string): Promise<ConversationFacts>;
+  openView(triggerId: string, view: Record<string, unknown>): Promise<void>;
+  publishHome(userId: string, view: Record<string, unknown>): Promise<void>;
   postEphemeral(args: { channel: string; user: string; threadTs?: string; text: string }): Promise<void>;
   /** Replies privately through a slash command's `response_url`. */
   respond(responseUrl: string, text: string): Promise<void>;
@@ -191,12 +224,13 @@ export function createSlackGateway({
   }
 
   return {
-    async postMessage({ channel, threadTs, text, metadata }) {
+    async postMessage({ channel, threadTs, text, blocks, metadata }) {
       const result = await call('chat.postMessage', () =>
         withRateLimitWait(() =>
           client.chat.postMessage({
             channel,
             text,
+            ...(blocks ? { blocks: blocks as never } : {}),
             thread_ts: threadTs,
             unfurl_links: false,
             unfurl_media: false,
@@ -214,8 +248,48 @@ export function createSlackGateway({
       if (typeof result.ts !== 'string') throw new SlackCallError('chat.postMessage', 'missing_ts');
       return result.ts;
     },
-    async updateMessage({ channel, ts, text }) {
-      await call('chat.update', () => client.chat.update({ channel, ts, text }));
+    async updateMessage({ channel, ts, text, blocks }) {
+      await call('chat.update', () =>
+        client.chat.update({ channel, ts, text, ...(blocks ? { blocks: blocks as never } : {}) }),
+      );
+    },
+    async removeReaction({ channel, ts, name }) {
+      try {
+        await call('reactions.remove', () => client.reactions.remove({ channel, timestamp: ts, name }));
+      } catch (error) {
+        if (error instanceof SlackCallError && error.code === 'no_reaction') return;
+        throw error;
+      }
+    },
+    async threadMessages({ channel, threadTs, limit }) {
+      const out: ThreadMessage[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await call('conversations.replies', () =>
+          client.conversations.replies({ channel, ts: threadTs, limit: Math.min(200, limit), cursor }),
+        );
+        for (const m of page.messages ?? []) {
+          if (typeof m.ts !== 'string') continue;
+          out.push({ ts: m.ts, user: m.user, botId: m.bot_id, username: (m as { username?: string }).username, text: m.text ?? '' });
+        }
+        cursor = page.response_metadata?.next_cursor || undefined;
+      } while (cursor && out.length < limit);
+      return out.slice(0, limit);
+    },
+    async conversationFacts(channel) {
+      const result = await call('conversations.info', () => client.conversations.info({ channel }));
+      const c = result.channel ?? {};
+      return {
+        isMember: c.is_member === true || c.is_im === true,
+        isArchived: c.is_archived === true,
+        isDirect: c.is_im === true || c.is_mpim === true,
+      };
+    },
+    async openView(triggerId, view) {
+      await call('views.open', () => client.views.open({ trigger_id: triggerId, view: view as never }));
+    },
+    async publishHome(userId, view) {
+      await call('views.publish', () => client.views.publish({ user_id: userId, view: view as never }));
     },
     async addReaction({ channel, ts, name }) {
       try {
@@ -253,6 +327,7 @@ export function createSlackGateway({
       const result = await call('users.info', () => client.users.info({ user: userId }));
       const user = result.user ?? {};
       return {
+        name: user.profile?.display_name || user.real_name || user.name || userId,
         isRestricted: user.is_restricted === true,
         isUltraRestricted: user.is_ultra_restricted === true,
         isBot: user.is_bot === true,

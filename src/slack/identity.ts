@@ -5,6 +5,8 @@ export interface BotIdentity {
   teamId: string | undefined;
   botUserId: string | undefined;
   botId: string | undefined;
+  /** The workspace's address, `https://example.slack.com/`: the base of message permalinks. */
+  url: string | undefined;
 }
 
 /** After a failed auth.test, how long before asking again, in milliseconds. */
@@ -34,7 +36,7 @@ export function createIdentity(client: WebClient, logger: Logger, now: () => num
       pending ??= client.auth
         .test()
         .then((r) => {
-          known = { teamId: r.team_id, botUserId: r.user_id, botId: r.bot_id };
+          known = { teamId: r.team_id, botUserId: r.user_id, botId: r.bot_id, url: r.url };
           return known;
         })
         .catch((error: unknown) => {

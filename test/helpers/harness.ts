@@ -34,6 +34,8 @@ export function testEnv(
     POLL_MAX_INTERVAL_MS: '200',
     // Tests poll every few milliseconds; the production budget would pace them to a crawl.
     POLL_MAX_RPS: '2000',
+    // Follow-ups go out at once unless a test is about the batch window.
+    FOLLOW_UP_BATCH_MS: '0',
     LOG_LEVEL: 'debug',
     ...overrides,
   };
@@ -138,6 +140,7 @@ export function useHarness(overrides: Record<string, string> = {}): Harness {
     await h?.stop();
     expect(h?.agent.violations).toEqual([]);
     expect(h?.slack.unexpected, 'Slack methods the stand-in does not know').toEqual([]);
+    expect(h?.slack.invalid, 'blocks or views Slack would refuse').toEqual([]);
   });
   return new Proxy({} as Harness, {
     get(_target, key) {

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { blockProblems, viewProblems } from './block-kit.js';
 import { listen } from './http.js';
 
 export const TEAM_ID = 'T0TEST';
@@ -18,8 +19,21 @@ export interface StoredMessage {
   text: string;
   thread_ts?: string;
   metadata?: { event_type: string; event_payload: Record<string, unknown> };
+  blocks?: Record<string, unknown>[];
   bot_id: string;
   user: string;
+}
+
+/** A message people wrote (the bot reads them back as thread context). */
+export interface HumanMessage {
+  channel: string;
+  ts: string;
+  user: string;
+  text: string;
+  thread_ts?: string;
+  /** Set for another app's message. */
+  bot_id?: string;
+  username?: string;
 }
 
 /** What a call answers instead of the default: a Slack error, an HTTP status, or a delay. */
@@ -65,7 +79,32 @@ export async function startSlackStandIn(
   /** Multi-channel and single-channel guests, by user id. */
   const guests = new Set<string>();
   const singleChannelGuests = new Set<string>();
+  /** Blocks or views Slack would refuse, with what is wrong. */
+  const invalid: string[] = [];
+  const humans: HumanMessage[] = [];
+  /** Emoji the bot has on each message, by `channel:ts`. */
+  const reactions = new Map<string, Set<string>>();
+  /** Channels the bot is not a member of, and archived ones (conversations.info). */
+  const notMember = new Set<string>();
+  const archived = new Set<string>();
+  const views: Record<string, unknown>[] = [];
+  /** The Home tab last published for each user. */
+  const homes = new Map<string, Record<string, unknown>>();
   let tsCounter = 0;
+  const checkBlocks = (method: string, args: Record<string, unknown>): string | undefined => {
+    if (args.blocks === undefined) return undefined;
+    const problems = blockProblems(args.blocks, 50);
+    if (typeof args.text !== 'string' || args.text.length === 0) problems.push('text fallback missing');
+    if (problems.length === 0) return undefined;
+    invalid.push(`${method}: ${problems.join('; ')}`);
+    return 'invalid_blocks';
+  };
+  const checkView = (method: string, view: unknown): string | undefined => {
+    const problems = viewProblems(view);
+    if (problems.length === 0) return undefined;
+    invalid.push(`${method}: ${problems.join('; ')}`);
+    return 'invalid_arguments';
+  };
   // Like Slack's: seconds now, then a counter, so `oldest` filters work on them.
   const nextTs = () => `${Math.floor(Date.now() / 1000)}.${String(++tsCounter).padStart(6, '0')}`;
 
@@ -99,8 +138,17 @@ export async function startSlackStandIn(
 
   const methods: Record<string, (args: Record<string, unknown>) => Record<string, unknown>> = {
     'apps.connections.open': () => ({ ok: false, error: 'invalid_auth' }),
-    'auth.test': () => ({ ok: true, team_id: TEAM_ID, user_id: BOT_USER_ID, bot_id: BOT_ID, team: 'Test' }),
+    'auth.test': () => ({
+      ok: true,
+      team_id: TEAM_ID,
+      user_id: BOT_USER_ID,
+      bot_id: BOT_ID,
+      team: 'Test',
+      url: 'https://test-team.slack.com/',
+    }),
     'chat.postMessage': (args) => {
+      const refused = checkBlocks('chat.postMessage', args);
+      if (refused) return { ok: false, error: refused };
       const message: StoredMessage = {
         channel: String(args.channel),
         ts: nextTs(),
@@ -109,6 +157,7 @@ export async function startSlackStandIn(
         user: BOT_USER_ID,
         ...(args.thread_ts ? { thread_ts: String(args.thread_ts) } : {}),
         ...(args.metadata ? { metadata: args.metadata as StoredMessage['metadata'] } : {}),
+        ...(Array.isArray(args.blocks) ? { blocks: args.blocks as Record<string, unknown>[] } : {}),
       };
       messages.push(message);
       return { ok: true, channel: message.channel, ts: message.ts, message };
@@ -116,7 +165,10 @@ export async function startSlackStandIn(
     'chat.update': (args) => {
       const message = messages.find((m) => m.channel === args.channel && m.ts === args.ts);
       if (!message) return { ok: false, error: 'message_not_found' };
+      const refused = checkBlocks('chat.update', args);
+      if (refused) return { ok: false, error: refused };
       message.text = String(args.text ?? '');
+      if (Array.isArray(args.blocks)) message.blocks = args.blocks as Record<string, unknown>[];
       return { ok: true, channel: message.channel, ts: message.ts };
     },
     'users.info': (args) => {
@@ -126,6 +178,9 @@ export async function startSlackStandIn(
         ok: true,
         user: {
           id,
+          name: id.toLowerCase(),
+          real_name: `Real ${id}`,
+          profile: { display_name: id === 'U0ALICE' ? 'alice' : id === 'U0BOB' ? 'bob' : '' },
           is_bot: false,
           deleted: false,
           is_restricted: guests.has(id),
@@ -134,7 +189,46 @@ export async function startSlackStandIn(
       };
     },
     'chat.postEphemeral': () => ({ ok: true, message_ts: nextTs() }),
-    'reactions.add': () => ({ ok: true }),
+    'reactions.add': (args) => {
+      const key = `${args.channel}:${args.timestamp}`;
+      const set = reactions.get(key) ?? new Set<string>();
+      if (set.has(String(args.name))) return { ok: false, error: 'already_reacted' };
+      set.add(String(args.name));
+      reactions.set(key, set);
+      return { ok: true };
+    },
+    'reactions.remove': (args) => {
+      const set = reactions.get(`${args.channel}:${args.timestamp}`);
+      if (!set?.delete(String(args.name))) return { ok: false, error: 'no_reaction' };
+      return { ok: true };
+    },
+    'conversations.info': (args) => {
+      const id = String(args.channel);
+      if (id.startsWith('C0MISSING')) return { ok: false, error: 'channel_not_found' };
+      return {
+        ok: true,
+        channel: {
+          id,
+          is_member: !notMember.has(id),
+          is_archived: archived.has(id),
+          is_im: id.startsWith('D'),
+          is_mpim: false,
+        },
+      };
+    },
+    'views.open': (args) => {
+      const refused = checkView('views.open', args.view);
+      if (refused) return { ok: false, error: refused };
+      if (typeof args.trigger_id !== 'string' || !args.trigger_id) return { ok: false, error: 'invalid_trigger_id' };
+      views.push(args.view as Record<string, unknown>);
+      return { ok: true, view: { id: `V${views.length}` } };
+    },
+    'views.publish': (args) => {
+      const refused = checkView('views.publish', args.view);
+      if (refused) return { ok: false, error: refused };
+      homes.set(String(args.user_id), args.view as Record<string, unknown>);
+      return { ok: true };
+    },
     'conversations.history': (args) => {
       const withMeta = args.include_all_metadata === 'true' || args.include_all_metadata === true;
       const oldest = Number(args.oldest ?? 0);
@@ -148,9 +242,9 @@ export async function startSlackStandIn(
       };
     },
     'conversations.replies': (args) => {
-      const thread = messages.filter(
-        (m) => m.channel === args.channel && (m.ts === args.ts || m.thread_ts === args.ts),
-      );
+      const thread = [...humans, ...messages]
+        .filter((m) => m.channel === args.channel && (m.ts === args.ts || m.thread_ts === args.ts))
+        .sort((a, b) => Number(a.ts) - Number(b.ts)) as StoredMessage[];
       const withMeta = args.include_all_metadata === 'true' || args.include_all_metadata === true;
       return {
         ok: true,
@@ -232,6 +326,18 @@ export async function startSlackStandIn(
     singleChannelGuests,
     messages,
     unexpected,
+    /** Blocks and views Slack would have refused; tests expect none. */
+    invalid,
+    /** Messages people wrote, readable by conversations.replies. */
+    humans,
+    reactions,
+    /** The bot's emoji on a message. */
+    reactionsOn: (channel: string, ts: string) => [...(reactions.get(`${channel}:${ts}`) ?? [])],
+    notMember,
+    archived,
+    /** Modals the bot opened. */
+    views,
+    homes,
     /** Queues faults for the next calls of `method`, in order. */
     fail(method: string, ...queued: SlackFault[]) {
       faults.set(method, [...(faults.get(method) ?? []), ...queued]);

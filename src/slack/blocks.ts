@@ -1,0 +1,73 @@
+import { truncateText } from './truncate.js';
+
+/**
+ * Block Kit builders that keep every text within Slack's documented limits, so a long
+ * instruction or repository name shortens instead of making Slack refuse the whole message.
+ */
+
+export type Block = Record<string, unknown>;
+
+/** Slack's Block Kit limits (api.slack.com/reference/block-kit). */
+export const LIMITS = {
+  messageBlocks: 50,
+  viewBlocks: 100,
+  sectionText: 3_000,
+  fieldText: 2_000,
+  fields: 10,
+  headerText: 150,
+  contextElements: 10,
+  buttonText: 75,
+  url: 3_000,
+  actionElements: 25,
+  viewTitle: 24,
+  inputLabel: 2_000,
+  privateMetadata: 3_000,
+  /** chat.postMessage keeps at most this much of `text`; far shorter reads better in notifications. */
+  messageText: 4_000,
+} as const;
+
+export const mrkdwn = (text: string, max: number = LIMITS.sectionText) => ({
+  type: 'mrkdwn',
+  text: truncateText(text, max),
+});
+
+export const plain = (text: string, max: number) => ({
+  type: 'plain_text',
+  text: truncateText(text, max),
+  emoji: true,
+});
+
+export const header = (text: string): Block => ({ type: 'header', text: plain(text, LIMITS.headerText) });
+
+export const section = (text: string, accessory?: Block): Block => ({
+  type: 'section',
+  text: mrkdwn(text),
+  ...(accessory ? { accessory } : {}),
+});
+
+/** A section of up to ten labelled fields (two columns in Slack). */
+export const fieldsSection = (fields: string[]): Block => ({
+  type: 'section',
+  fields: fields.slice(0, LIMITS.fields).map((f) => mrkdwn(f, LIMITS.fieldText)),
+});
+
+export const context = (...texts: string[]): Block => ({
+  type: 'context',
+  elements: texts.slice(0, LIMITS.contextElements).map((t) => mrkdwn(t)),
+});
+
+export const divider = (): Block => ({ type: 'divider' });
+
+/** A button that opens `url` (no interaction payload to handle beyond the acknowledgement). */
+export const linkButton = (text: string, url: string, actionId: string, primary = false): Block => ({
+  type: 'button',
+  text: plain(text, LIMITS.buttonText),
+  url: url.slice(0, LIMITS.url),
+  action_id: actionId,
+  ...(primary ? { style: 'primary' } : {}),
+});
+
+export const actions = (...elements: Block[]): Block => ({
+  type: 'actions',
+  elements: elements.slice(0, LIMITS.actionElements),
+});
