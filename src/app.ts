@@ -1,10 +1,12 @@
 import { WebClient } from '@slack/web-api';
 import { createAccessPolicy } from './access/access-policy.js';
-import { createAgentClient } from './agent/client.js';
+import { type AgentClient, createAgentClient } from './agent/client.js';
 import { createMembership, newInstanceId } from './cluster/membership.js';
 import type { Config } from './config.js';
 import { secretsOf } from './config.js';
 import { createOutbox } from './delivery/outbox.js';
+import { createHealth } from './health.js';
+import { createHomePublisher } from './home/home-publisher.js';
 import { createJobService } from './jobs/job-service.js';
 import { registerListeners } from './listeners/index.js';
 import { createLogger, type Logger } from './logger.js';
@@ -13,6 +15,7 @@ import { createPoller } from './poller/poller.js';
 import { createSlackApp } from './slack/bolt-app.js';
 import { createSlackGateway } from './slack/gateway.js';
 import { createIdentity } from './slack/identity.js';
+import { createUserNames } from './slack/user-names.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/types.js';
 import { createTaskTracker } from './util/tasks.js';
@@ -70,14 +73,28 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   });
   // POLL_MAX_RPS is the deployment's budget: instances sharing a store split it.
   const budget = createRequestBudget({ rate: () => config.poll.maxRps / membership.liveCount() });
-  const agent = createAgentClient({
-    baseUrl: config.agent.apiUrl,
-    apiKey: config.agent.apiKey,
-    projectId: config.agent.projectId,
-    timeoutMs: config.agent.timeoutMs,
-    logger,
-    getBudget: budget,
-  });
+  const health = createHealth();
+  // One client per documentation project (CHANNEL_PROJECTS), sharing the request budget.
+  const agents = new Map<string, AgentClient>();
+  const agentFor = (projectId: string | null): AgentClient => {
+    const id = projectId ?? config.agent.projectId;
+    let agent = agents.get(id);
+    if (!agent) {
+      agent = createAgentClient({
+        baseUrl: config.agent.apiUrl,
+        apiKey: config.agent.apiKey,
+        projectId: id,
+        timeoutMs: config.agent.timeoutMs,
+        logger,
+        getBudget: budget,
+        onAnswer: health.agentAnswered,
+      });
+      agents.set(id, agent);
+    }
+    return agent;
+  };
+  const projectFor = (channelId: string) => config.channelProjects.get(channelId) ?? config.agent.projectId;
+  const hints = { mode: config.followUps.mode, asideMarker: config.followUps.asideMarker };
 
   // The poller and outbox are created after the service that wakes them.
   const wake = { outbox: () => {}, poller: () => {} };
@@ -87,7 +104,12 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     instanceId,
     access,
     maxPromptChars: config.maxPromptChars,
-    agent,
+    agentFor,
+    projectFor,
+    batchMs: config.followUps.batchMs,
+    threadContextMaxChars: config.threadContextMaxChars,
+    names: createUserNames(slack, logger),
+    hints,
     slack,
     logger,
     pollIntervalMs: config.poll.intervalMs,
@@ -95,11 +117,12 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     onEnqueued: () => wake.outbox(),
     onRunStarted: () => wake.poller(),
   });
-  const outbox = createOutbox({ store, instanceId, slack, logger });
+  const home = createHomePublisher({ store, slack, identity, logger, hints });
+  const outbox = createOutbox({ store, instanceId, slack, logger, hints, home });
   const poller = createPoller({
     store,
     instanceId,
-    agent,
+    agentFor,
     jobs,
     logger,
     intervalMs: config.poll.intervalMs,
@@ -117,6 +140,13 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     jobs,
     tasks,
     logger,
+    store,
+    slack,
+    identity,
+    home,
+    health,
+    config,
+    hints,
   });
 
   // Registered before the first request: rows this instance owns must never look orphaned.
@@ -124,6 +154,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const port = await slackApp.start();
   outbox.start();
   poller.start();
+  health.setPollerRunning(true);
   membership.start();
   ready = true;
   logger.info('docs-agent is ready', {
@@ -150,6 +181,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
         // Polls and deliveries in flight are safe to abandon: nothing is marked done until Slack
         // or the agent API answered, so the next start picks them up again.
         logger.info('tasks drained', { drained });
+        health.setPollerRunning(false);
         await withDeadline(Promise.all([poller.stop(), outbox.stop()]), Math.max(500, deadline - Date.now()));
         logger.info('poller and outbox stopped');
         // Other instances take over whatever is left at once instead of waiting for a time-out.

@@ -304,7 +304,9 @@ export function readConfig(env: Env = process.env): Config {
     maxPromptChars: e.MAX_PROMPT_CHARS,
     followUps: { mode: e.FOLLOW_UP_MODE, asideMarker: e.ASIDE_MARKER, batchMs: e.FOLLOW_UP_BATCH_MS },
     threadContextMaxChars: e.THREAD_CONTEXT_MAX_CHARS,
-    channelProjects: new Map(e.CHANNEL_PROJECTS.map(([channel, project]) => [channel as string, project as string])),
+    channelProjects: new Map(
+      e.CHANNEL_PROJECTS.map(([channel, project]) => [channel as string, project as string]),
+    ),
     logLevel: e.LOG_LEVEL,
   };
 }

@@ -1,8 +1,10 @@
-import { rootText } from '../jobs/messages.js';
+import type { HomePublisher } from '../home/home-publisher.js';
+import type { FollowUpHints } from '../jobs/messages.js';
 import type { Logger } from '../logger.js';
 import { SlackCallError, type SlackGateway } from '../slack/gateway.js';
-import type { OutboxItem, Store } from '../store/types.js';
+import type { JobRecord, OutboxItem, Store } from '../store/types.js';
 import { createLoop, type Loop } from '../util/loop.js';
+import { statusCard, statusReaction } from '../views/status-card.js';
 
 export interface OutboxOptions {
   store: Store;
@@ -10,6 +12,10 @@ export interface OutboxOptions {
   instanceId: string;
   slack: SlackGateway;
   logger: Logger;
+  /** How follow-ups work, for the status card's hint. */
+  hints: FollowUpHints;
+  /** Refreshes a requester's App Home after their job's card changed. */
+  home?: HomePublisher;
   /** How many items one round takes, and sends at once. */
   batchSize?: number;
   /** Idle sleep between rounds, in milliseconds. */
@@ -52,6 +58,20 @@ export function createOutbox(options: OutboxOptions): Outbox {
   const now = options.now ?? Date.now;
   const batchSize = options.batchSize ?? 10;
 
+  /** Swaps the status emoji on the thread's root to match the card. Cosmetic: never fails the update. */
+  async function syncReaction(job: JobRecord): Promise<void> {
+    const wanted = statusReaction(job);
+    if (wanted === job.rootReaction || !job.threadTs) return;
+    const root = { channel: job.channelId, ts: job.threadTs };
+    try {
+      if (job.rootReaction) await slack.removeReaction({ ...root, name: job.rootReaction });
+      if (wanted) await slack.addReaction({ ...root, name: wanted });
+      await store.setRootReaction(job.id, wanted);
+    } catch (error) {
+      logger.warn('could not update the status emoji on the thread root', { jobId: job.id, error });
+    }
+  }
+
   async function send(item: OutboxItem): Promise<void> {
     const payload = item.payload;
     switch (payload.type) {
@@ -84,9 +104,24 @@ export function createOutbox(options: OutboxOptions): Outbox {
         return;
       }
       case 'update_root': {
-        const job = item.jobId === null ? undefined : await store.getJob(item.jobId);
+        if (item.jobId === null) return;
+        // Read before the job: every update queued up to here is covered by the rendering below
+        // (each was queued in the same write as the change it shows).
+        const upto = await store.latestCardUpdate(item.jobId);
+        const job = await store.getJob(item.jobId);
         if (!job) return;
-        await slack.updateMessage({ channel: payload.channel, ts: payload.ts, text: rootText(job) });
+        const card = statusCard(job, now(), options.hints);
+        await slack.updateMessage({
+          channel: payload.channel,
+          ts: payload.ts,
+          text: card.text,
+          blocks: card.blocks,
+        });
+        await syncReaction(job);
+        // Rate limits: a burst of changes costs one chat.update, not one per change.
+        if (upto !== undefined && upto > item.id)
+          await store.supersedeCardUpdates(job.id, upto, options.instanceId, now());
+        await options.home?.refresh(job.requesterId);
         return;
       }
       case 'reaction':

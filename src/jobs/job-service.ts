@@ -10,8 +10,10 @@ import type { AgentJob } from '../agent/schema.js';
 import type { Logger } from '../logger.js';
 import { SlackCallError, type SlackGateway } from '../slack/gateway.js';
 import { mrkdwnToPlain } from '../slack/mrkdwn.js';
+import type { UserNames } from '../slack/user-names.js';
 import type { JobPatch, JobRecord, Orphans, RunOutcome, RunRecord, Store } from '../store/types.js';
-import { agentErrorText, outcomeText, refusalText, rootText, text } from './messages.js';
+import { outcomePost, statusCard } from '../views/status-card.js';
+import { agentErrorText, type FollowUpHints, refusalText, text } from './messages.js';
 import {
   type PrivateTarget,
   privateNote,
@@ -20,6 +22,7 @@ import {
   rootUpdate,
   threadPost,
 } from './outbox-items.js';
+import { CONTEXT_MESSAGES_READ, contextLines, peopleIn, withContext } from './thread-context.js';
 
 /** A `/docs-agent <instruction>` command, already validated by its listener. */
 export interface StartRequest {
@@ -31,6 +34,35 @@ export interface StartRequest {
   /** Slack's trigger id: unique per invocation, so a repeat never starts a second job. */
   triggerId: string;
   responseUrl: string | null;
+}
+
+/** `@docs-agent <instruction>`: in a channel, or inside an existing thread. */
+export interface MentionRequest {
+  teamId: string;
+  channelId: string;
+  userId: string;
+  /** The instruction with the bot's mention taken out (Slack mrkdwn). */
+  text: string;
+  messageTs: string;
+  /** The thread the mention was posted in, if any. */
+  threadTs: string | undefined;
+}
+
+/** What a mention became. */
+export type MentionOutcome = { job: number } | { reply: number } | undefined;
+
+/** The message shortcut's modal, submitted and validated. */
+export interface ShortcutRequest {
+  teamId: string;
+  userId: string;
+  /** Where the job runs: the message's own channel (then in its thread) or one the user picked. */
+  channelId: string;
+  instruction: string;
+  /** The message the shortcut was used on, as the user left it in the modal. */
+  message: { channelId: string; ts: string; threadTs: string | undefined; text: string; author: string };
+  permalink: string | undefined;
+  /** The modal's view id: unique per submission. */
+  viewId: string;
 }
 
 /** A human reply in some thread, already filtered by its listener. */
@@ -52,6 +84,13 @@ export interface ReplyRequest {
 export interface JobService {
   /** Records a command. Returns the new job's id, or undefined when it is a repeat. */
   acceptCommand(request: StartRequest): Promise<number | undefined>;
+  /**
+   * Records a mention: a new job in its thread, or, where the thread already has a job, a
+   * follow-up to it. Undefined when it is a repeat.
+   */
+  acceptMention(request: MentionRequest): Promise<MentionOutcome>;
+  /** Records a shortcut submission; the new job's id, or undefined when the thread already has a job. */
+  acceptShortcut(request: ShortcutRequest): Promise<number | undefined>;
   /** Checks access, posts the root message and creates the job upstream. */
   startJob(jobId: number): Promise<void>;
   /** Records a reply in a job's thread. Returns the run's id, or undefined (no job, or a repeat). */
@@ -76,7 +115,16 @@ export interface JobServiceDeps {
   store: Store;
   /** This process's instance id: owner of the instructions it accepts until they are sent. */
   instanceId: string;
-  agent: AgentClient;
+  /** The agent API client of a documentation project (null: the default project). */
+  agentFor: (projectId: string | null) => AgentClient;
+  /** The project a channel's jobs run on (`CHANNEL_PROJECTS`, else the default). */
+  projectFor: (channelId: string) => string;
+  /** Replies in one thread within this many milliseconds go to the agent as one follow-up. */
+  batchMs: number;
+  /** Most characters of thread context in a first prompt. */
+  threadContextMaxChars: number;
+  names: UserNames;
+  hints: FollowUpHints;
   slack: SlackGateway;
   access: AccessPolicy;
   logger: Logger;
@@ -122,9 +170,12 @@ const isUnknownOutcome = (error: unknown) =>
   error instanceof AgentOutcomeUnknownError || error instanceof AgentInvalidResponseError;
 const message = (error: unknown) => String((error as Error)?.message ?? error);
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 export function createJobService(deps: JobServiceDeps): JobService {
-  const { store, agent, slack, logger } = deps;
+  const { store, slack, logger } = deps;
   const now = deps.now ?? Date.now;
+  const agentOf = (job: JobRecord) => deps.agentFor(job.projectId);
 
   const logAgentError = (error: unknown, fields: Record<string, unknown>) => {
     if (error instanceof AgentUnauthorizedError) {
@@ -170,41 +221,46 @@ export function createJobService(deps: JobServiceDeps): JobService {
     deps.onEnqueued();
   }
 
-  async function sendFollowUp(job: JobRecord, run: RunRecord): Promise<void> {
+  /** One follow-up for the agent from a batch of replies (each reply's text, in order). */
+  const batchPrompt = (runs: RunRecord[]) => runs.map((r) => r.prompt).join('\n\n');
+
+  /** Sends every checked reply of the job as one follow-up (a batch). */
+  async function sendBatch(job: JobRecord): Promise<void> {
     const agentJobId = job.agentJobId;
     if (!agentJobId) return;
-    // Claimed atomically: a reply can be dispatched by its own task and by the flush after create.
-    if (!(await store.claimRun(run.id, now()))) return;
+    // Claimed atomically: each reply's task, and the flush after create, may all get here.
+    const runs = await store.claimReadyRuns(job.id, now());
+    const first = runs[0];
+    if (!first) return;
+    const authors = [...new Set(runs.map((r) => r.authorId))];
     try {
-      const agentJob = await agent.sendMessage(agentJobId, run.prompt);
+      const agentJob = await agentOf(job).sendMessage(agentJobId, batchPrompt(runs));
       const at = now();
       const patch = startedPatch(agentJob, at);
       await store.apply(
         {
           jobId: job.id,
           job: patch,
-          run: { id: run.id, patch: { state: 'sent', sentAt: at } },
+          runs: runs.map((r) => ({ id: r.id, patch: { state: 'sent' as const, sentAt: at } })),
           incrementRunCount: true,
-          enqueue: [...receivedReaction(job, run), ...rootUpdate({ ...job, ...patch })],
+          enqueue: [...runs.flatMap((r) => receivedReaction(job, r)), ...rootUpdate({ ...job, ...patch })],
         },
         at,
       );
-      logger.info('follow-up sent', { jobId: job.id, agentJobId, run: run.seq });
+      logger.info('follow-up sent', { jobId: job.id, agentJobId, runs: runs.map((r) => r.seq) });
       deps.onRunStarted();
     } catch (error) {
       logAgentError(error, { jobId: job.id, agentJobId, op: 'follow-up' });
       const gone = error instanceof AgentNotFoundError;
-      const note = `<@${run.authorId}> ${agentErrorText(error, 'follow-up')}`;
+      const note = `${authors.map((a) => `<@${a}>`).join(' ')} ${agentErrorText(error, 'follow-up')}`;
+      const state = isUnknownOutcome(error) ? ('unknown' as const) : ('failed' as const);
       await store.apply(
         {
           jobId: job.id,
           ...(gone ? { job: { phase: 'gone' as const, nextPollAt: null } } : {}),
-          run: {
-            id: run.id,
-            patch: { state: isUnknownOutcome(error) ? 'unknown' : 'failed', error: message(error) },
-          },
+          runs: runs.map((r) => ({ id: r.id, patch: { state, error: message(error) } })),
           enqueue: [
-            threadPost(job, `followup-error:${run.id}`, note, 'notice', run),
+            threadPost(job, `followup-error:${first.id}`, note, 'notice', first, runs),
             ...(gone ? rootUpdate({ ...job, phase: 'gone' }) : []),
           ],
         },
@@ -214,43 +270,78 @@ export function createJobService(deps: JobServiceDeps): JobService {
     deps.onEnqueued();
   }
 
-  /** Decides what to do with a recorded, checked follow-up given where its job stands. */
-  async function dispatchReply(job: JobRecord, run: RunRecord): Promise<void> {
-    switch (job.phase) {
-      case 'accepted':
-      case 'posting':
-      case 'creating':
-        // Kept pending; sent as soon as the create call answers.
-        return;
-      case 'active':
-      case 'idle':
-        return sendFollowUp(job, run);
-      case 'not_started':
-      case 'start_unknown':
-      case 'gone': {
-        const note = job.phase === 'gone' ? text.followUpJobGone() : text.followUpNoJob(job.phase);
-        const to = {
-          channelId: job.channelId,
-          userId: run.authorId,
-          threadTs: job.threadTs,
-          responseUrl: null,
-        };
-        return dropRun(job, run, `job is ${job.phase}`, note, to);
+  /**
+   * Sends the job's checked replies once the batch window of the oldest has passed, or explains
+   * why they cannot be sent. Replies wait while the job is still being created.
+   */
+  async function dispatchReady(jobId: number): Promise<void> {
+    for (;;) {
+      const job = await store.getJob(jobId);
+      const ready = job ? await store.readyRuns(jobId) : [];
+      const oldest = ready[0];
+      if (!job || !oldest) return;
+      switch (job.phase) {
+        case 'accepted':
+        case 'posting':
+        case 'creating':
+          // Sent as soon as the create call answers.
+          return;
+        case 'active':
+        case 'idle': {
+          const wait = oldest.createdAt + deps.batchMs - now();
+          if (wait > 0) {
+            await sleep(wait);
+            // The job may have moved on, and more replies may have joined the batch.
+            continue;
+          }
+          return sendBatch(job);
+        }
+        case 'not_started':
+        case 'start_unknown':
+        case 'gone': {
+          const note = job.phase === 'gone' ? text.followUpJobGone() : text.followUpNoJob(job.phase);
+          for (const run of ready) {
+            const to = {
+              channelId: job.channelId,
+              userId: run.authorId,
+              threadTs: job.threadTs,
+              responseUrl: null,
+            };
+            await dropRun(job, run, `job is ${job.phase}`, note, to);
+          }
+          return;
+        }
       }
     }
   }
 
-  /** Sends follow-ups that arrived while the job was being created. */
-  async function flushPending(jobId: number): Promise<void> {
-    for (const run of await store.pendingRuns(jobId)) {
-      const job = await store.getJob(jobId);
-      if (job) await dispatchReply(job, run);
+  /**
+   * The first prompt: the instruction, and for a job started inside a thread the thread's
+   * earlier messages as context. Context is a courtesy: if Slack cannot give it, the job starts
+   * without it.
+   */
+  async function firstPrompt(job: JobRecord, run: RunRecord): Promise<string> {
+    if (!job.contextTs || !job.threadTs || deps.threadContextMaxChars === 0) return run.prompt;
+    try {
+      const contextTs = job.contextTs;
+      const messages = (
+        await slack.threadMessages({
+          channel: job.channelId,
+          threadTs: job.threadTs,
+          limit: CONTEXT_MESSAGES_READ,
+        })
+      ).filter((m) => Number(m.ts) < Number(contextTs) && !(m.botId && m.user === undefined && !m.username));
+      const names = await deps.names.of(peopleIn(messages));
+      return withContext(run.prompt, contextLines(messages, names), deps.threadContextMaxChars);
+    } catch (error) {
+      logger.warn('could not read the thread for context; starting without it', { jobId: job.id, error });
+      return run.prompt;
     }
   }
 
   async function createUpstream(job: JobRecord, run: RunRecord): Promise<void> {
     try {
-      const agentJob = await agent.createJob(run.prompt);
+      const agentJob = await agentOf(job).createJob(await firstPrompt(job, run));
       const at = now();
       const patch = { ...startedPatch(agentJob, at), agentJobId: agentJob.id };
       await store.apply(
@@ -291,15 +382,20 @@ export function createJobService(deps: JobServiceDeps): JobService {
       );
     }
     deps.onEnqueued();
-    await flushPending(job.id);
+    // Follow-ups that arrived while the job was being created.
+    await dispatchReady(job.id);
   }
 
+  /** Posts the status card: the thread's root for a command, a reply in the thread otherwise. */
   async function postRoot(job: JobRecord, run: RunRecord): Promise<void> {
-    let threadTs: string;
+    let cardTs: string;
     try {
-      threadTs = await slack.postMessage({
+      const card = statusCard(job, now(), deps.hints);
+      cardTs = await slack.postMessage({
         channel: job.channelId,
-        text: rootText(job),
+        ...(job.threadTs ? { threadTs: job.threadTs } : {}),
+        text: card.text,
+        blocks: card.blocks,
         metadata: rootMetadata(job.id),
       });
     } catch (error) {
@@ -328,46 +424,64 @@ export function createJobService(deps: JobServiceDeps): JobService {
       deps.onEnqueued();
       return;
     }
-    await rootRecorded(job, run, threadTs);
+    await rootRecorded(job, run, cardTs);
   }
 
-  /** Records the thread, then makes the create call. */
-  async function rootRecorded(job: JobRecord, run: RunRecord, threadTs: string): Promise<void> {
+  /** Records the thread and card, then makes the create call. */
+  async function rootRecorded(job: JobRecord, run: RunRecord, cardTs: string): Promise<void> {
     // Recorded before the create call: a crash from here on leaves a row the next start explains.
+    const patch = { threadTs: job.threadTs ?? cardTs, cardTs, phase: 'creating' as const };
     await store.apply(
-      {
-        jobId: job.id,
-        job: { threadTs, phase: 'creating' },
-        run: { id: run.id, patch: { state: 'sending', sentAt: now() } },
-      },
+      { jobId: job.id, job: patch, run: { id: run.id, patch: { state: 'sending', sentAt: now() } } },
       now(),
     );
-    await createUpstream({ ...job, threadTs, phase: 'creating' }, run);
+    await createUpstream({ ...job, ...patch }, run);
   }
 
-  /** The root message Slack holds for this job: `{ ts }` (undefined ts: none); undefined when Slack cannot say. */
+  /** The status card Slack holds for this job: `{ ts }` (undefined ts: none); undefined when Slack cannot say. */
   const findRoot = (job: JobRecord): Promise<{ ts: string | undefined } | undefined> =>
-    slack
-      .findInChannel({
-        channel: job.channelId,
-        oldest: Math.floor(job.createdAt / 1000) - 1,
-        metadata: rootMetadata(job.id),
-      })
-      .then(
-        (ts) => ({ ts }),
-        () => undefined,
-      );
+    (job.threadTs
+      ? slack.findPosted({ channel: job.channelId, threadTs: job.threadTs, metadata: rootMetadata(job.id) })
+      : slack.findInChannel({
+          channel: job.channelId,
+          oldest: Math.floor(job.createdAt / 1000) - 1,
+          metadata: rootMetadata(job.id),
+        })
+    ).then(
+      (ts) => ({ ts }),
+      () => undefined,
+    );
 
   const requesterTarget = (job: JobRecord): PrivateTarget => ({
     channelId: job.channelId,
     userId: job.requesterId,
-    threadTs: null,
+    // A job started inside a conversation answers there; a command's thread may not exist yet.
+    threadTs: job.origin === 'command' ? null : job.threadTs,
     responseUrl: job.responseUrl,
   });
 
+  /** Records a new job and its first run. */
+  const insert = (
+    fields: Pick<JobRecord, 'channelId' | 'requesterId' | 'instruction' | 'triggerKey'> &
+      Partial<Pick<JobRecord, 'origin' | 'threadTs' | 'contextTs' | 'responseUrl'>> & { teamId: string },
+    prompt: string,
+    messageTs: string | null,
+  ) =>
+    store.insertJob(
+      {
+        responseUrl: null,
+        ...fields,
+        projectId: deps.projectFor(fields.channelId),
+        pollIntervalMs: deps.pollIntervalMs,
+        owner: deps.instanceId,
+      },
+      { kind: 'create', prompt, authorId: fields.requesterId, messageTs, owner: deps.instanceId },
+      now(),
+    );
+
   const service: JobService = {
     async acceptCommand(request) {
-      const { job, created } = await store.insertJob(
+      const { job, created } = await insert(
         {
           teamId: request.teamId,
           channelId: request.channelId,
@@ -375,20 +489,88 @@ export function createJobService(deps: JobServiceDeps): JobService {
           instruction: request.text.trim(),
           triggerKey: `command:${request.triggerId}`,
           responseUrl: request.responseUrl,
-          pollIntervalMs: deps.pollIntervalMs,
-          owner: deps.instanceId,
         },
-        {
-          kind: 'create',
-          prompt: mrkdwnToPlain(request.text).trim(),
-          authorId: request.userId,
-          messageTs: null,
-          owner: deps.instanceId,
-        },
-        now(),
+        mrkdwnToPlain(request.text).trim(),
+        null,
       );
       if (!created) logger.info('repeated command ignored', { jobId: job.id });
       return created ? job.id : undefined;
+    },
+
+    async acceptMention(request) {
+      const reply = async () => {
+        const runId = await service.acceptReply({
+          ...request,
+          threadTs: request.threadTs ?? request.messageTs,
+        });
+        return runId === undefined ? undefined : { reply: runId };
+      };
+      if (request.threadTs && (await store.findJobByThread(request.channelId, request.threadTs)))
+        return reply();
+      const triggerKey = `mention:${request.channelId}:${request.messageTs}`;
+      let result: Awaited<ReturnType<typeof insert>>;
+      try {
+        result = await insert(
+          {
+            teamId: request.teamId,
+            channelId: request.channelId,
+            requesterId: request.userId,
+            instruction: request.text.trim(),
+            triggerKey,
+            origin: 'mention',
+            // The mention's own message becomes the thread, or the thread it was posted in.
+            threadTs: request.threadTs ?? request.messageTs,
+            contextTs: request.threadTs ? request.messageTs : null,
+          },
+          mrkdwnToPlain(request.text).trim(),
+          // The mention is the first run's message: the same message seen again as a reply is a repeat.
+          request.messageTs,
+        );
+      } catch (error) {
+        // Another instance started a job in this thread at the same moment: this is its follow-up.
+        if (request.threadTs && (await store.findJobByThread(request.channelId, request.threadTs)))
+          return reply();
+        throw error;
+      }
+      if (result.created) return { job: result.job.id };
+      // Someone started a job in this thread meanwhile: the mention is a follow-up to it.
+      if (result.job.triggerKey !== triggerKey) return reply();
+      logger.info('repeated mention ignored', { jobId: result.job.id });
+      return undefined;
+    },
+
+    async acceptShortcut(request) {
+      const { message } = request;
+      const inPlace = request.channelId === message.channelId;
+      const lines = message.text.trim()
+        ? [{ author: message.author, text: mrkdwnToPlain(message.text).trim() }]
+        : [];
+      const prompt = withContext(
+        mrkdwnToPlain(request.instruction).trim(),
+        lines,
+        // The message is what the user chose to send (at most 3,000 characters in the modal).
+        Math.max(deps.threadContextMaxChars, 3_000),
+        request.permalink,
+      );
+      const triggerKey = `shortcut:${request.viewId}`;
+      const { job, created } = await insert(
+        {
+          teamId: request.teamId,
+          channelId: request.channelId,
+          requesterId: request.userId,
+          instruction: request.instruction.trim(),
+          triggerKey,
+          origin: 'shortcut',
+          // In the message's own channel the job lives in its thread; elsewhere it gets a new one.
+          threadTs: inPlace ? (message.threadTs ?? message.ts) : null,
+        },
+        prompt,
+        null,
+      );
+      if (created) return job.id;
+      if (job.triggerKey !== triggerKey)
+        logger.info('shortcut refused: the thread already has a job', { jobId: job.id });
+      return undefined;
     },
 
     async startJob(jobId) {
@@ -439,7 +621,10 @@ export function createJobService(deps: JobServiceDeps): JobService {
     async processReply(runId, teamId) {
       const run = await store.getRun(runId);
       const job = run && (await store.getJob(run.jobId));
-      if (!run || !job || run.state !== 'pending') return;
+      if (!run || !job) return;
+      // Checked before a restart: only its batch is left to send.
+      if (run.state === 'ready') return dispatchReady(job.id);
+      if (run.state !== 'pending') return;
       const to = {
         channelId: job.channelId,
         userId: run.authorId,
@@ -453,9 +638,8 @@ export function createJobService(deps: JobServiceDeps): JobService {
         userId: run.authorId,
       });
       if (refused) return dropRun(job, run, 'refused', refused, to);
-      // Read again: the job may have started while access was checked.
-      const current = await store.getJob(job.id);
-      if (current) await dispatchReply(current, run);
+      await store.apply({ jobId: job.id, run: { id: run.id, patch: { state: 'ready' } } }, now());
+      await dispatchReady(job.id);
     },
 
     async finishRun(job, outcome, agentJob) {
@@ -472,6 +656,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
       };
       const updated = { ...job, ...patch };
       const notify = [...new Set([job.requesterId, ...open.map((r) => r.authorId)])];
+      const post = outcomePost(outcome, updated, notify, deps.maxAgeMs);
       const applied = await store.apply(
         {
           jobId: job.id,
@@ -484,10 +669,11 @@ export function createJobService(deps: JobServiceDeps): JobService {
                   threadPost(
                     updated,
                     `outcome:${latest.seq}`,
-                    outcomeText(outcome, updated, notify, deps.maxAgeMs),
+                    post.text,
                     'outcome',
                     latest,
                     open,
+                    post.blocks,
                   ),
                 ]
               : []),
@@ -583,7 +769,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
           );
         }
         // Follow-ups that waited for this job to be created (other instances may hold them).
-        await flushPending(job.id);
+        await dispatchReady(job.id);
       }
       for (const run of runs) {
         const job = await store.getJob(run.jobId);

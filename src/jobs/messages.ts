@@ -16,13 +16,38 @@ import type { JobRecord, RunOutcome } from '../store/types.js';
 
 export const COMMAND = '/docs-agent';
 
-export const USAGE = [
-  `*${COMMAND}* starts the documentation agent on this team's docs.`,
-  `• \`${COMMAND} <instruction>\`: start a job, e.g. \`${COMMAND} Add a quickstart for the Python SDK\``,
-  '• Reply in the job’s thread to send the agent a follow-up instruction.',
-  '• When the job ends I post the outcome in the thread, with the pull request link if files changed.',
-  `• \`${COMMAND} help\`: show this message.`,
-].join('\n');
+/** How follow-ups work in this deployment (FOLLOW_UP_MODE, ASIDE_MARKER). */
+export interface FollowUpHints {
+  mode: 'all' | 'mention';
+  /** Empty when asides are off. */
+  asideMarker: string;
+}
+
+/** How to send a follow-up, in one sentence. */
+export function followUpHint(hints: FollowUpHints, where = 'this thread'): string {
+  const how =
+    hints.mode === 'mention'
+      ? `Mention @docs-agent in ${where} to send the agent a follow-up.`
+      : `Reply in ${where} to send the agent a follow-up.`;
+  return hints.asideMarker
+    ? `${how} Start a reply with \`${hints.asideMarker.replace(/`/g, "'")}\` to keep it from the agent.`
+    : how;
+}
+
+/** Every way to use the bot, in a few lines (`/docs-agent help`, the App Home). */
+export const usage = (hints: FollowUpHints) =>
+  [
+    `*docs-agent* runs the documentation agent on this team's docs and opens a pull request.`,
+    `• \`${COMMAND} <instruction>\`: start a job in this channel, e.g. \`${COMMAND} Add a quickstart for the Python SDK\``,
+    '• `@docs-agent <instruction>`: start a job right where you are; inside a thread, the earlier messages go to the agent as context.',
+    '• *Send to docs agent* (message menu ⋮ → More message shortcuts): start a job about any message.',
+    `• ${followUpHint(hints, 'a job’s thread')}`,
+    '• The status card at the top of the thread shows progress; the outcome and pull request are posted in the thread.',
+    `• \`${COMMAND} list\` your recent jobs · \`${COMMAND} list channel\` this channel’s · \`${COMMAND} status\` quota and health · \`${COMMAND} help\` this message.`,
+  ].join('\n');
+
+/** The help with this deployment's defaults, for messages that have no configuration at hand. */
+export const USAGE = usage({ mode: 'all', asideMarker: '//' });
 
 const mention = (userId: string) => `<@${userId}>`;
 const slackDate = (date: Date) => {

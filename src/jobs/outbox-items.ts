@@ -19,6 +19,7 @@ export function threadPost(
   run?: RunRecord,
   /** All the runs the post answers, when several merged into one result. */
   covers?: RunRecord[],
+  blocks?: unknown[],
 ): NewOutboxItem {
   return {
     jobId: job.id,
@@ -28,6 +29,7 @@ export function threadPost(
       channel: job.channelId,
       threadTs: job.threadTs ?? '',
       text,
+      ...(blocks ? { blocks } : {}),
       eventType: POST_EVENT_TYPE,
       about: {
         kind,
@@ -44,14 +46,17 @@ export function threadPost(
   };
 }
 
-/** Re-renders the root message from the job as it is when the item is delivered. */
+/**
+ * Re-renders the status card from the job as it is when the item is delivered (and the status
+ * emoji on the thread's root).
+ */
 export function rootUpdate(job: JobRecord): NewOutboxItem[] {
-  return job.threadTs
+  return job.cardTs
     ? [
         {
           jobId: job.id,
           dedupeKey: null,
-          payload: { type: 'update_root', channel: job.channelId, ts: job.threadTs },
+          payload: { type: 'update_root', channel: job.channelId, ts: job.cardTs },
         },
       ]
     : [];

@@ -1,5 +1,12 @@
+import type { Config } from '../config.js';
+import type { Health } from '../health.js';
+import type { HomePublisher } from '../home/home-publisher.js';
 import type { JobService } from '../jobs/job-service.js';
+import type { FollowUpHints } from '../jobs/messages.js';
 import type { Logger } from '../logger.js';
+import type { SlackGateway } from '../slack/gateway.js';
+import type { Identity } from '../slack/identity.js';
+import type { Store } from '../store/types.js';
 import type { TaskTracker } from '../util/tasks.js';
 
 /** What every listener is given. Listeners parse, acknowledge, and hand over; no business rules. */
@@ -7,4 +14,12 @@ export interface ListenerDeps {
   jobs: JobService;
   tasks: TaskTracker;
   logger: Logger;
+  /** Read-only views (lists, status, App Home) read the store directly. */
+  store: Store;
+  slack: SlackGateway;
+  identity: Identity;
+  home: HomePublisher;
+  health: Health;
+  config: Pick<Config, 'agent' | 'channelProjects' | 'followUps' | 'maxPromptChars' | 'access'>;
+  hints: FollowUpHints;
 }

@@ -12,7 +12,8 @@ export interface PollerOptions {
   store: Store;
   /** This process's instance id, under which it claims the jobs it polls. */
   instanceId: string;
-  agent: AgentClient;
+  /** The agent API client of a documentation project (null: the default project). */
+  agentFor: (projectId: string | null) => AgentClient;
   jobs: JobService;
   logger: Logger;
   /** Interval of a young run, in milliseconds. */
@@ -83,7 +84,7 @@ export interface Poller extends Loop {
  * `concurrency` at once, backs off per job, and hands terminal outcomes to the job service.
  */
 export function createPoller(options: PollerOptions): Poller {
-  const { store, agent, jobs, logger } = options;
+  const { store, agentFor, jobs, logger } = options;
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
   const inFlight = new Set<number>();
@@ -169,7 +170,7 @@ export function createPoller(options: PollerOptions): Poller {
       return false;
     }
     try {
-      const agentJob = await agent.getJob(job.agentJobId);
+      const agentJob = await agentFor(job.projectId).getJob(job.agentJobId);
       const outcome = isTerminal(agentJob.status) ? outcomeOf(agentJob) : undefined;
       if (outcome) {
         await jobs.finishRun(job, outcome, agentJob);

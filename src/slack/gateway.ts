@@ -270,7 +270,13 @@ export function createSlackGateway({
         );
         for (const m of page.messages ?? []) {
           if (typeof m.ts !== 'string') continue;
-          out.push({ ts: m.ts, user: m.user, botId: m.bot_id, username: (m as { username?: string }).username, text: m.text ?? '' });
+          out.push({
+            ts: m.ts,
+            user: m.user,
+            botId: m.bot_id,
+            username: (m as { username?: string }).username,
+            text: m.text ?? '',
+          });
         }
         cursor = page.response_metadata?.next_cursor || undefined;
       } while (cursor && out.length < limit);

@@ -1,22 +1,15 @@
-import { duration, outcomeText, quoteInstruction, rootText, statusLine } from '../jobs/messages.js';
 import {
-  actions,
-  type Block,
-  context,
-  fieldsSection,
-  LIMITS,
-  linkButton,
-  section,
-} from '../slack/blocks.js';
+  duration,
+  type FollowUpHints,
+  followUpHint,
+  outcomeText,
+  quoteInstruction,
+  rootText,
+  statusLine,
+} from '../jobs/messages.js';
+import { actions, type Block, context, fieldsSection, LIMITS, linkButton, section } from '../slack/blocks.js';
 import { truncateText } from '../slack/truncate.js';
 import type { JobRecord, RunOutcome } from '../store/types.js';
-
-/** How follow-ups work in this deployment, for the hint under the card. */
-export interface FollowUpHints {
-  mode: 'all' | 'mention';
-  /** Empty when asides are off. */
-  asideMarker: string;
-}
 
 const code = (text: string) => `\`${text.replace(/`/g, "'")}\``;
 const slackTime = (at: number) => {
@@ -24,20 +17,16 @@ const slackTime = (at: number) => {
   return `<!date^${Math.floor(at / 1000)}^{time}|${fallback}>`;
 };
 
-export function followUpHint(hints: FollowUpHints): string {
-  const how =
-    hints.mode === 'mention'
-      ? 'Mention @docs-agent in this thread to send the agent a follow-up.'
-      : 'Reply in this thread to send the agent a follow-up.';
-  return hints.asideMarker ? `${how} Start a reply with ${code(hints.asideMarker)} to keep it from the agent.` : how;
-}
-
 /**
  * The status card: the job's root message (or, for a job started inside a conversation, the
  * bot's first reply there), re-rendered on every change. `text` is the notification and
  * screen-reader fallback.
  */
-export function statusCard(job: JobRecord, now: number, hints: FollowUpHints): { text: string; blocks: Block[] } {
+export function statusCard(
+  job: JobRecord,
+  now: number,
+  hints: FollowUpHints,
+): { text: string; blocks: Block[] } {
   const fields = [`*Status*\n${statusLine(job)}`];
   if (job.runCount > 0) fields.push(`*Runs*\n${job.runCount}`);
   if (job.repository) {
@@ -49,10 +38,13 @@ export function statusCard(job: JobRecord, now: number, hints: FollowUpHints): {
   if (job.agentJobId) fields.push(`*Job*\n${code(job.agentJobId)}`);
 
   const blocks: Block[] = [
-    section(`:memo: <@${job.requesterId}> asked the docs agent:\n${quoteInstruction(job.instruction, 2_500)}`),
+    section(
+      `:memo: <@${job.requesterId}> asked the docs agent:\n${quoteInstruction(job.instruction, 2_500)}`,
+    ),
     fieldsSection(fields),
   ];
-  if (job.prLink) blocks.push(actions(linkButton('View pull request', job.prLink, 'view_pull_request', true)));
+  if (job.prLink)
+    blocks.push(actions(linkButton('View pull request', job.prLink, 'view_pull_request', true)));
   if (job.phase === 'active' || job.phase === 'idle') blocks.push(context(followUpHint(hints)));
   return { text: truncateText(rootText(job), LIMITS.messageText), blocks };
 }
@@ -88,7 +80,14 @@ export function statusReaction(job: JobRecord): string | null {
 }
 
 /** Every emoji {@link statusReaction} can put on a root. */
-export const STATUS_REACTIONS = ['hourglass_flowing_sand', 'x', 'grey_question', 'white_check_mark', 'file_cabinet', 'zzz'];
+export const STATUS_REACTIONS = [
+  'hourglass_flowing_sand',
+  'x',
+  'grey_question',
+  'white_check_mark',
+  'file_cabinet',
+  'zzz',
+];
 
 /** An outcome post: the same words as its text fallback, and the pull request one click away. */
 export function outcomePost(

@@ -23,8 +23,10 @@ describe('thread replies', () => {
       jobId,
       body: { prompt: 'Also mention @carol & async' },
     });
-    await waitFor('reaction', () => h.slack.callsTo('reactions.add')[0]);
-    expect(h.slack.callsTo('reactions.add')[0]?.args).toMatchObject({ channel, name: 'eyes' });
+    const eyes = await waitFor('reaction', () =>
+      h.slack.callsTo('reactions.add').find((c) => c.args.name === 'eyes'),
+    );
+    expect(eyes.args).toMatchObject({ channel, name: 'eyes' });
 
     h.agent.complete(jobId, 'https://github.com/example/docs/pull/1');
     const second = await waitFor('second outcome', () => h.slack.threadPosts(threadTs)[1]);

@@ -10,15 +10,19 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 function textObject(value: unknown, where: string, max: number, problems: string[], plainOnly = false) {
   if (!isObj(value)) return problems.push(`${where}: not a text object`);
   if (value.type !== 'plain_text' && (plainOnly || value.type !== 'mrkdwn'))
-    return problems.push(`${where}: text type ${String(value.type)}${plainOnly ? ' (plain_text required)' : ''}`);
+    return problems.push(
+      `${where}: text type ${String(value.type)}${plainOnly ? ' (plain_text required)' : ''}`,
+    );
   if (typeof value.text !== 'string' || value.text.length === 0) return problems.push(`${where}: empty text`);
-  if (value.text.length > max) problems.push(`${where}: text of ${value.text.length} characters (limit ${max})`);
+  if (value.text.length > max)
+    problems.push(`${where}: text of ${value.text.length} characters (limit ${max})`);
   return undefined;
 }
 
 function element(el: unknown, where: string, problems: string[]) {
   if (!isObj(el)) return problems.push(`${where}: not an object`);
-  if (typeof el.action_id === 'string' && el.action_id.length > 255) problems.push(`${where}: action_id too long`);
+  if (typeof el.action_id === 'string' && el.action_id.length > 255)
+    problems.push(`${where}: action_id too long`);
   switch (el.type) {
     case 'button':
       textObject(el.text, `${where}.text`, 75, problems, true);
@@ -32,12 +36,14 @@ function element(el: unknown, where: string, problems: string[]) {
       if (max > 3000) problems.push(`${where}: max_length ${max} (limit 3000)`);
       if (typeof el.initial_value === 'string' && el.initial_value.length > max)
         problems.push(`${where}: initial_value longer than max_length`);
-      if (el.placeholder !== undefined) textObject(el.placeholder, `${where}.placeholder`, 150, problems, true);
+      if (el.placeholder !== undefined)
+        textObject(el.placeholder, `${where}.placeholder`, 150, problems, true);
       return undefined;
     }
     case 'conversations_select':
     case 'channels_select':
-      if (el.placeholder !== undefined) textObject(el.placeholder, `${where}.placeholder`, 150, problems, true);
+      if (el.placeholder !== undefined)
+        textObject(el.placeholder, `${where}.placeholder`, 150, problems, true);
       return undefined;
     default:
       return problems.push(`${where}: element type ${String(el.type)} not known here`);
@@ -53,10 +59,12 @@ export function blockProblems(blocks: unknown, maxBlocks: number): string[] {
   blocks.forEach((block, i) => {
     const where = `blocks[${i}]`;
     if (!isObj(block)) return problems.push(`${where}: not an object`);
-    if (typeof block.block_id === 'string' && block.block_id.length > 255) problems.push(`${where}: block_id too long`);
+    if (typeof block.block_id === 'string' && block.block_id.length > 255)
+      problems.push(`${where}: block_id too long`);
     switch (block.type) {
       case 'section': {
-        if (block.text === undefined && block.fields === undefined) problems.push(`${where}: neither text nor fields`);
+        if (block.text === undefined && block.fields === undefined)
+          problems.push(`${where}: neither text nor fields`);
         if (block.text !== undefined) textObject(block.text, `${where}.text`, 3000, problems);
         if (block.fields !== undefined) {
           if (!Array.isArray(block.fields) || block.fields.length === 0 || block.fields.length > 10)
@@ -103,6 +111,7 @@ export function viewProblems(view: unknown): string[] {
   }
   if (typeof view.private_metadata === 'string' && view.private_metadata.length > 3000)
     problems.push('view: private_metadata too long');
-  if (typeof view.callback_id === 'string' && view.callback_id.length > 255) problems.push('view: callback_id too long');
+  if (typeof view.callback_id === 'string' && view.callback_id.length > 255)
+    problems.push('view: callback_id too long');
   return problems;
 }

@@ -219,7 +219,8 @@ export async function startSlackStandIn(
     'views.open': (args) => {
       const refused = checkView('views.open', args.view);
       if (refused) return { ok: false, error: refused };
-      if (typeof args.trigger_id !== 'string' || !args.trigger_id) return { ok: false, error: 'invalid_trigger_id' };
+      if (typeof args.trigger_id !== 'string' || !args.trigger_id)
+        return { ok: false, error: 'invalid_trigger_id' };
       views.push(args.view as Record<string, unknown>);
       return { ok: true, view: { id: `V${views.length}` } };
     },

@@ -1,0 +1,39 @@
+import { type FollowUpHints, usage } from '../jobs/messages.js';
+import type { Logger } from '../logger.js';
+import type { SlackGateway } from '../slack/gateway.js';
+import type { Identity } from '../slack/identity.js';
+import type { Store } from '../store/types.js';
+import { HOME_LIMIT, homeView } from '../views/job-list.js';
+
+export interface HomePublisher {
+  /** Publishes the person's App Home: their recent jobs and the guide. */
+  publish(userId: string): Promise<void>;
+  /** Refreshes the App Home of a person who has opened it before; others are left alone. */
+  refresh(userId: string): Promise<void>;
+}
+
+export function createHomePublisher(deps: {
+  store: Store;
+  slack: SlackGateway;
+  identity: Identity;
+  logger: Logger;
+  hints: FollowUpHints;
+  now?: () => number;
+}): HomePublisher {
+  const now = deps.now ?? Date.now;
+  const publisher: HomePublisher = {
+    async publish(userId) {
+      const jobs = await deps.store.recentJobs({ requesterId: userId }, HOME_LIMIT);
+      const workspaceUrl = (await deps.identity.get())?.url;
+      await deps.slack.publishHome(userId, homeView(jobs, usage(deps.hints), { workspaceUrl, now: now() }));
+    },
+    async refresh(userId) {
+      if (!(await deps.store.homeOpened(userId))) return;
+      // A stale Home tab is a small harm; a failed refresh must not fail what triggered it.
+      await publisher
+        .publish(userId)
+        .catch((error) => deps.logger.warn('could not refresh the App Home', { userId, error }));
+    },
+  };
+  return publisher;
+}
