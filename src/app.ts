@@ -94,6 +94,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     return agent;
   };
   const projectFor = (channelId: string) => config.channelProjects.get(channelId) ?? config.agent.projectId;
+  const names = createUserNames(slack, logger);
   const hints = { mode: config.followUps.mode, asideMarker: config.followUps.asideMarker };
 
   // The poller and outbox are created after the service that wakes them.
@@ -108,7 +109,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     projectFor,
     batchMs: config.followUps.batchMs,
     threadContextMaxChars: config.threadContextMaxChars,
-    names: createUserNames(slack, logger),
+    names,
     hints,
     slack,
     logger,
@@ -147,6 +148,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     health,
     config,
     hints,
+    names,
   });
 
   // Registered before the first request: rows this instance owns must never look orphaned.

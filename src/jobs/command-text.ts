@@ -1,6 +1,8 @@
 /** What the text after `/docs-agent` asks for. */
 export type CommandText =
   | { kind: 'help' }
+  | { kind: 'list'; scope: 'mine' | 'channel' }
+  | { kind: 'status' }
   | { kind: 'unknown_subcommand'; word: string }
   | { kind: 'instruction'; text: string };
 
@@ -11,7 +13,6 @@ const HELP_WORDS = new Set(['', 'help', '-h', '--help', '?']);
  */
 const SUBCOMMAND_WORDS = new Set([
   'list',
-  'status',
   'cancel',
   'stop',
   'config',
@@ -25,6 +26,14 @@ export function parseCommandText(raw: string): CommandText {
   const text = raw.trim();
   const lower = text.toLowerCase();
   if (HELP_WORDS.has(lower)) return { kind: 'help' };
+  const words = lower.split(/\s+/);
+  if (words[0] === 'list' && words.length <= 2) {
+    if (words.length === 1 || words[1] === 'mine' || words[1] === 'me')
+      return { kind: 'list', scope: 'mine' };
+    if (words[1] === 'channel' || words[1] === 'here') return { kind: 'list', scope: 'channel' };
+    return { kind: 'unknown_subcommand', word: text };
+  }
+  if (lower === 'status') return { kind: 'status' };
   if (/^--?[a-z][\w-]*$/i.test(text) || SUBCOMMAND_WORDS.has(lower))
     return { kind: 'unknown_subcommand', word: text };
   return { kind: 'instruction', text };

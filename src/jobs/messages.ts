@@ -204,8 +204,9 @@ export const text = {
     ':warning: I could not record that instruction, so nothing was started. Please try again in a moment.',
   promptTooLong: (length: number, max: number) =>
     `:straight_ruler: That instruction is ${length.toLocaleString('en-US')} characters long; the limit is ${max.toLocaleString('en-US')}. Nothing was sent. Please shorten it, or split it into a first instruction and follow-ups in the thread.`,
-  unknownSubcommand: (word: string) =>
-    `:information_source: \`${word.replace(/`/g, "'")}\` is not a ${COMMAND} subcommand, so nothing was started.\n${USAGE}`,
+  unknownSubcommand: (word: string, help: string = USAGE) =>
+    `:information_source: \`${word.replace(/`/g, "'")}\` is not a ${COMMAND} subcommand, so nothing was started.\n${help}`,
+  reportUnavailable: () => ':warning: I could not read my records just now. Please try again in a moment.',
   notInChannel: (channelId: string) =>
     channelId.startsWith('D') || channelId.startsWith('G')
       ? `:wave: I can't post in this conversation, so no job was started. Run ${COMMAND} in a channel I am in (invite me with \`/invite @docs-agent\`).`
@@ -225,4 +226,20 @@ export const text = {
   followUpRestarted: (authorId: string) =>
     `${mention(authorId)} :grey_question: I restarted while sending your reply to the agent and cannot tell whether it arrived. I will not resend it; reply again if nothing happens.`,
   emptyFollowUp: () => ':information_source: That reply has no text, so nothing was sent to the agent.',
+  modalNotUnderstood: () => 'I could not read this form. Close it and use the shortcut again.',
+  modalNoInstruction: () => 'Write what the docs agent should do.',
+  modalTooLong: (length: number, max: number) =>
+    `That is ${length.toLocaleString('en-US')} characters; the limit is ${max.toLocaleString('en-US')}. Shorten it, or send the rest as a follow-up in the job’s thread.`,
+  modalNoChannel: () => 'Pick the channel to run the job in.',
+  modalDirect: () => 'Jobs run in channels, where everyone can follow the thread. Pick a channel.',
+  modalChannelNotAllowed: (channel: string) =>
+    `The docs agent is not enabled in <#${channel}>. Pick another channel, or ask an admin which channels it serves.`,
+  modalChannelMissing: () => 'I cannot see that channel. Pick a channel I am a member of.',
+  modalArchived: (channel: string) => `<#${channel}> is archived. Pick another channel.`,
+  modalNotMember: (channel: string) =>
+    `I am not a member of <#${channel}>, so I cannot post the job there. Invite me with /invite @docs-agent, or pick another channel.`,
+  modalThreadHasJob: () =>
+    'This message’s thread already has a docs agent job: reply in that thread to send it a follow-up, or pick another channel to start a new job.',
+  bareMention: () =>
+    ':wave: Tell me what to do after the mention, e.g. `@docs-agent Document the new rate limits`. Inside a thread, I read the earlier messages as context. Nothing was started.',
 };

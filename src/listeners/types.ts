@@ -6,6 +6,7 @@ import type { FollowUpHints } from '../jobs/messages.js';
 import type { Logger } from '../logger.js';
 import type { SlackGateway } from '../slack/gateway.js';
 import type { Identity } from '../slack/identity.js';
+import type { UserNames } from '../slack/user-names.js';
 import type { Store } from '../store/types.js';
 import type { TaskTracker } from '../util/tasks.js';
 
@@ -22,4 +23,5 @@ export interface ListenerDeps {
   health: Health;
   config: Pick<Config, 'agent' | 'channelProjects' | 'followUps' | 'maxPromptChars' | 'access'>;
   hints: FollowUpHints;
+  names: UserNames;
 }

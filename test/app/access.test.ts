@@ -105,7 +105,7 @@ describe('bad input', () => {
     expect(h.agent.requestsFor('message')).toHaveLength(0);
   });
 
-  it.each(['status', '--verbose', 'cancel'])('answers the unknown subcommand %j with usage', async (word) => {
+  it.each(['list everything', '--verbose', 'cancel'])('answers the unknown subcommand %j with usage', async (word) => {
     h = await startHarness();
     const res = await h.command({ text: word });
     const body = (await res.json()) as { response_type: string; text: string };

@@ -56,47 +56,49 @@ export function blockProblems(blocks: unknown, maxBlocks: number): string[] {
   if (!Array.isArray(blocks)) return ['blocks: not an array'];
   if (blocks.length === 0) problems.push('blocks: empty');
   if (blocks.length > maxBlocks) problems.push(`blocks: ${blocks.length} (limit ${maxBlocks})`);
-  blocks.forEach((block, i) => {
-    const where = `blocks[${i}]`;
-    if (!isObj(block)) return problems.push(`${where}: not an object`);
-    if (typeof block.block_id === 'string' && block.block_id.length > 255)
-      problems.push(`${where}: block_id too long`);
-    switch (block.type) {
-      case 'section': {
-        if (block.text === undefined && block.fields === undefined)
-          problems.push(`${where}: neither text nor fields`);
-        if (block.text !== undefined) textObject(block.text, `${where}.text`, 3000, problems);
-        if (block.fields !== undefined) {
-          if (!Array.isArray(block.fields) || block.fields.length === 0 || block.fields.length > 10)
-            problems.push(`${where}: 1 to 10 fields`);
-          else block.fields.forEach((f, j) => textObject(f, `${where}.fields[${j}]`, 2000, problems));
-        }
-        if (block.accessory !== undefined) element(block.accessory, `${where}.accessory`, problems);
-        return undefined;
-      }
-      case 'header':
-        return textObject(block.text, `${where}.text`, 150, problems, true);
-      case 'context':
-        if (!Array.isArray(block.elements) || block.elements.length === 0 || block.elements.length > 10)
-          return problems.push(`${where}: 1 to 10 elements`);
-        block.elements.forEach((e, j) => textObject(e, `${where}.elements[${j}]`, 3000, problems));
-        return undefined;
-      case 'actions':
-        if (!Array.isArray(block.elements) || block.elements.length === 0 || block.elements.length > 25)
-          return problems.push(`${where}: 1 to 25 elements`);
-        block.elements.forEach((e, j) => element(e, `${where}.elements[${j}]`, problems));
-        return undefined;
-      case 'divider':
-        return undefined;
-      case 'input':
-        textObject(block.label, `${where}.label`, 2000, problems, true);
-        if (block.hint !== undefined) textObject(block.hint, `${where}.hint`, 2000, problems, true);
-        return element(block.element, `${where}.element`, problems);
-      default:
-        return problems.push(`${where}: block type ${String(block.type)} not known here`);
-    }
-  });
+  for (const [i, block] of blocks.entries()) checkBlock(block, `blocks[${i}]`, problems);
   return problems;
+}
+
+function checkBlock(block: unknown, where: string, problems: string[]) {
+  if (!isObj(block)) return problems.push(`${where}: not an object`);
+  if (typeof block.block_id === 'string' && block.block_id.length > 255)
+    problems.push(`${where}: block_id too long`);
+  switch (block.type) {
+    case 'section': {
+      if (block.text === undefined && block.fields === undefined)
+        problems.push(`${where}: neither text nor fields`);
+      if (block.text !== undefined) textObject(block.text, `${where}.text`, 3000, problems);
+      if (block.fields !== undefined) {
+        if (!Array.isArray(block.fields) || block.fields.length === 0 || block.fields.length > 10)
+          problems.push(`${where}: 1 to 10 fields`);
+        else
+          for (const [j, f] of block.fields.entries()) textObject(f, `${where}.fields[${j}]`, 2000, problems);
+      }
+      if (block.accessory !== undefined) element(block.accessory, `${where}.accessory`, problems);
+      return undefined;
+    }
+    case 'header':
+      return textObject(block.text, `${where}.text`, 150, problems, true);
+    case 'context':
+      if (!Array.isArray(block.elements) || block.elements.length === 0 || block.elements.length > 10)
+        return problems.push(`${where}: 1 to 10 elements`);
+      for (const [j, e] of block.elements.entries()) textObject(e, `${where}.elements[${j}]`, 3000, problems);
+      return undefined;
+    case 'actions':
+      if (!Array.isArray(block.elements) || block.elements.length === 0 || block.elements.length > 25)
+        return problems.push(`${where}: 1 to 25 elements`);
+      for (const [j, e] of block.elements.entries()) element(e, `${where}.elements[${j}]`, problems);
+      return undefined;
+    case 'divider':
+      return undefined;
+    case 'input':
+      textObject(block.label, `${where}.label`, 2000, problems, true);
+      if (block.hint !== undefined) textObject(block.hint, `${where}.hint`, 2000, problems, true);
+      return element(block.element, `${where}.element`, problems);
+    default:
+      return problems.push(`${where}: block type ${String(block.type)} not known here`);
+  }
 }
 
 /** Problems of a modal or Home tab view. */

@@ -1,7 +1,10 @@
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
+import { HOUR_MS } from '../../access/access-policy.js';
 import { parseCommandText } from '../../jobs/command-text.js';
-import { text, USAGE } from '../../jobs/messages.js';
+import { text, usage } from '../../jobs/messages.js';
+import { jobListMessage, LIST_LIMIT } from '../../views/job-list.js';
+import { statusReport } from '../../views/status-report.js';
 import type { ListenerDeps } from '../types.js';
 
 const commandSchema = z.object({
@@ -9,14 +12,55 @@ const commandSchema = z.object({
   user_id: z.string().min(1),
   channel_id: z.string().min(1),
   team_id: z.string().min(1),
+  team_domain: z.string().optional(),
   trigger_id: z.string().min(1),
   response_url: z.string().url().optional(),
   channel_name: z.string().optional(),
 });
+type Command = z.infer<typeof commandSchema>;
 
 /** Direct messages: the bot does not receive thread replies there, so a job could not be steered. */
 const isDirectMessage = (channelId: string, channelName: string | undefined) =>
   channelId.startsWith('D') || channelName === 'directmessage' || channelName === 'mpdm';
+
+/** `/docs-agent list` and `list channel`: recent jobs with links to their threads and PRs. */
+async function listReply(deps: ListenerDeps, body: Command, scope: 'mine' | 'channel') {
+  const jobs = await deps.store.recentJobs(
+    scope === 'mine' ? { requesterId: body.user_id } : { channelId: body.channel_id },
+    LIST_LIMIT,
+  );
+  const workspaceUrl =
+    deps.identity.peek()?.url ?? (body.team_domain ? `https://${body.team_domain}.slack.com/` : undefined);
+  return jobListMessage(
+    jobs,
+    scope === 'mine' ? { kind: 'mine' } : { kind: 'channel', channelId: body.channel_id },
+    {
+      workspaceUrl,
+      now: Date.now(),
+    },
+  );
+}
+
+async function statusReply(deps: ListenerDeps) {
+  const now = Date.now();
+  const projects = [deps.config.agent.projectId, ...new Set(deps.config.channelProjects.values())];
+  const [used, activeJobs, instances] = await Promise.all([
+    deps.store.instructionsSince(now - HOUR_MS),
+    deps.store.countActiveJobs(),
+    deps.store.shared ? deps.store.liveInstances(now - 60_000) : Promise.resolve(1),
+  ]);
+  return statusReport({
+    projects: [...new Set(projects)],
+    defaultProject: deps.config.agent.projectId,
+    used,
+    activeJobs,
+    pollerRunning: deps.health.pollerRunning(),
+    lastAgentSuccessAt: deps.health.lastAgentSuccessAt(),
+    startedAt: deps.health.startedAt,
+    instances: Math.max(1, instances),
+    now,
+  });
+}
 
 /** `/docs-agent <instruction>`: acknowledge at once, then start the job in the background. */
 export function docsAgentCommand(deps: ListenerDeps) {
@@ -34,13 +78,31 @@ export function docsAgentCommand(deps: ListenerDeps) {
     }
     const body = parsed.data;
     const parsedText = parseCommandText(body.text);
-    if (parsedText.kind === 'help') {
-      await ack({ response_type: 'ephemeral', text: USAGE });
-      return;
-    }
-    if (parsedText.kind === 'unknown_subcommand') {
-      await ack({ response_type: 'ephemeral', text: text.unknownSubcommand(parsedText.word) });
-      return;
+    switch (parsedText.kind) {
+      case 'help':
+        await ack({ response_type: 'ephemeral', text: usage(deps.hints) });
+        return;
+      case 'unknown_subcommand':
+        await ack({
+          response_type: 'ephemeral',
+          text: text.unknownSubcommand(parsedText.word, usage(deps.hints)),
+        });
+        return;
+      case 'list':
+      case 'status':
+        try {
+          const reply =
+            parsedText.kind === 'list'
+              ? await listReply(deps, body, parsedText.scope)
+              : await statusReply(deps);
+          await ack({ response_type: 'ephemeral', ...reply });
+        } catch (error) {
+          deps.logger.error('could not read the store for a report', { error, kind: parsedText.kind });
+          await ack({ response_type: 'ephemeral', text: text.reportUnavailable() });
+        }
+        return;
+      case 'instruction':
+        break;
     }
     if (isDirectMessage(body.channel_id, body.channel_name)) {
       await ack({ response_type: 'ephemeral', text: text.directMessage() });

@@ -1,5 +1,6 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
+import { isAside, mentionsUser, withoutMention } from '../../slack/mentions.js';
 import type { ListenerDeps } from '../types.js';
 
 /**
@@ -28,7 +29,15 @@ export function threadReply(deps: ListenerDeps) {
     if (!parsed.success) return;
     const reply = parsed.data;
     if (reply.thread_ts === reply.ts) return;
-    if (context.botUserId && reply.user === context.botUserId) return;
+    const botUserId = context.botUserId;
+    if (botUserId && reply.user === botUserId) return;
+    // In mention mode only replies that mention the bot are instructions. (The same message also
+    // arrives as app_mention; the store records it once, by its ts.)
+    const mentioned = botUserId !== undefined && mentionsUser(reply.text, botUserId);
+    if (deps.config.followUps.mode === 'mention' && !mentioned) return;
+    const text = botUserId ? withoutMention(reply.text, botUserId) : reply.text;
+    // Asides are for the people in the thread, never for the agent.
+    if (isAside(text, deps.config.followUps.asideMarker)) return;
 
     // In a shared channel the author may belong to another workspace.
     const teamId = (raw.user_team as string | undefined) ?? (body as { team_id?: string }).team_id;
@@ -41,7 +50,7 @@ export function threadReply(deps: ListenerDeps) {
       threadTs: reply.thread_ts,
       messageTs: reply.ts,
       userId: reply.user,
-      text: reply.text,
+      text,
     });
     if (runId !== undefined) deps.tasks.run('forward reply', () => deps.jobs.processReply(runId, teamId));
   };

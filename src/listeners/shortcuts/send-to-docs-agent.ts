@@ -1,0 +1,61 @@
+import type { AllMiddlewareArgs, SlackShortcutMiddlewareArgs } from '@slack/bolt';
+import { z } from 'zod';
+import { permalink } from '../../slack/permalink.js';
+import { type ModalMetadata, sendModal } from '../../views/send-modal.js';
+import type { ListenerDeps } from '../types.js';
+
+const shortcutSchema = z.object({
+  type: z.literal('message_action'),
+  trigger_id: z.string().min(1),
+  team: z.object({ id: z.string(), domain: z.string().optional() }).nullable().optional(),
+  user: z.object({ id: z.string().min(1) }),
+  channel: z.object({ id: z.string().min(1) }),
+  message: z.object({
+    ts: z.string().min(1),
+    thread_ts: z.string().optional(),
+    text: z.string().default(''),
+    user: z.string().optional(),
+    username: z.string().optional(),
+    bot_id: z.string().optional(),
+  }),
+});
+
+/** "Send to docs agent" on a message: opens the modal, prefilled with the message and its link. */
+export function sendToDocsAgent(deps: ListenerDeps) {
+  return async ({ shortcut, ack }: SlackShortcutMiddlewareArgs & AllMiddlewareArgs) => {
+    await ack();
+    const parsed = shortcutSchema.safeParse(shortcut);
+    if (!parsed.success) {
+      deps.logger.warn('message shortcut payload not understood', {
+        issues: parsed.error.issues.map((i) => i.path.join('.')),
+      });
+      return;
+    }
+    const { message, channel, trigger_id: triggerId, team } = parsed.data;
+    const workspaceUrl =
+      deps.identity.peek()?.url ?? (team?.domain ? `https://${team.domain}.slack.com/` : undefined);
+    const threadTs = message.thread_ts && message.thread_ts !== message.ts ? message.thread_ts : undefined;
+    const author = message.user ?? message.username ?? 'an app';
+    const link = permalink(workspaceUrl, channel.id, message.ts, threadTs);
+    const metadata: ModalMetadata = {
+      channel: channel.id,
+      ts: message.ts,
+      ...(threadTs ? { threadTs } : {}),
+      author,
+      ...(link ? { permalink: link } : {}),
+    };
+    // The trigger id lives 3 seconds: the modal opens now, before anything slower.
+    try {
+      await deps.slack.openView(
+        triggerId,
+        sendModal({
+          message: { text: message.text, author },
+          metadata,
+          maxPromptChars: deps.config.maxPromptChars,
+        }),
+      );
+    } catch (error) {
+      deps.logger.warn('could not open the send-to-agent modal', { error });
+    }
+  };
+}

@@ -1,0 +1,87 @@
+import { type Block, context, LIMITS, plain } from '../slack/blocks.js';
+import { mrkdwnToPlain } from '../slack/mrkdwn.js';
+import { truncateText } from '../slack/truncate.js';
+
+/** The message shortcut ("Send to docs agent") and its modal. */
+export const SHORTCUT_CALLBACK_ID = 'send_to_docs_agent';
+export const MODAL_CALLBACK_ID = 'send_to_docs_agent_modal';
+export const BLOCK = { instruction: 'instruction', message: 'message', channel: 'channel' } as const;
+/** Every input's element carries this action id; values are read by block id. */
+export const INPUT_ACTION = 'value';
+/** Longest text a modal input holds. */
+const INPUT_MAX = 3_000;
+
+/** What the modal remembers about the message between opening and submission. */
+export interface ModalMetadata {
+  channel: string;
+  ts: string;
+  threadTs?: string;
+  /** Author's user id, or the app's name for a bot message. */
+  author: string;
+  permalink?: string;
+}
+
+export function sendModal(args: {
+  message: { text: string; author: string };
+  metadata: ModalMetadata;
+  maxPromptChars: number;
+}): Record<string, unknown> {
+  const { metadata } = args;
+  const from = args.message.author.startsWith('U') ? `<@${args.message.author}>` : args.message.author;
+  const source = metadata.permalink ? `<${metadata.permalink}|This message>` : 'This message';
+  const blocks: Block[] = [
+    {
+      type: 'input',
+      block_id: BLOCK.instruction,
+      label: plain('What should the docs agent do?', LIMITS.inputLabel),
+      element: {
+        type: 'plain_text_input',
+        action_id: INPUT_ACTION,
+        multiline: true,
+        max_length: Math.min(INPUT_MAX, args.maxPromptChars),
+        placeholder: plain('e.g. Turn this answer into a FAQ entry on the authentication page', 150),
+      },
+    },
+    {
+      type: 'input',
+      block_id: BLOCK.message,
+      optional: true,
+      label: plain('Message sent with it as context', LIMITS.inputLabel),
+      hint: plain('Edit it to leave out what the agent should not see.', 2_000),
+      element: {
+        type: 'plain_text_input',
+        action_id: INPUT_ACTION,
+        multiline: true,
+        max_length: INPUT_MAX,
+        ...(args.message.text.trim()
+          ? { initial_value: truncateText(mrkdwnToPlain(args.message.text), INPUT_MAX) }
+          : {}),
+      },
+    },
+    context(`${source} by ${from} in <#${metadata.channel}>`),
+    {
+      type: 'input',
+      block_id: BLOCK.channel,
+      label: plain('Run the job in', LIMITS.inputLabel),
+      hint: plain(
+        'Keep the message’s channel to run the job in the message’s thread, or pick a channel I am in.',
+        2_000,
+      ),
+      element: {
+        type: 'conversations_select',
+        action_id: INPUT_ACTION,
+        initial_conversation: metadata.channel,
+        filter: { include: ['public', 'private'], exclude_bot_users: true },
+      },
+    },
+  ];
+  return {
+    type: 'modal',
+    callback_id: MODAL_CALLBACK_ID,
+    title: plain('Send to docs agent', LIMITS.viewTitle),
+    submit: plain('Start job', LIMITS.viewTitle),
+    close: plain('Cancel', LIMITS.viewTitle),
+    private_metadata: JSON.stringify(metadata).slice(0, LIMITS.privateMetadata),
+    blocks,
+  };
+}

@@ -1,0 +1,64 @@
+import { duration } from '../jobs/messages.js';
+import { type Block, context, fieldsSection, section } from '../slack/blocks.js';
+
+/** The agent API's limit on creates and follow-ups, per project per hour. */
+export const AGENT_HOURLY_LIMIT = 100;
+
+export interface StatusFacts {
+  /** Every project the deployment serves, the default first. */
+  projects: string[];
+  defaultProject: string;
+  /** Instructions sent in the last hour, per project (null: the default project). */
+  used: { projectId: string | null; count: number }[];
+  activeJobs: number;
+  pollerRunning: boolean;
+  lastAgentSuccessAt: number | undefined;
+  startedAt: number;
+  /** Instances sharing the store (1 on SQLite). */
+  instances: number;
+  now: number;
+}
+
+const ago = (ms: number) => `${duration(Math.max(0, ms))} ago`;
+
+/** `/docs-agent status`: the projects' agent quota this hour and the bot's health. */
+export function statusReport(facts: StatusFacts): { text: string; blocks: Block[] } {
+  const usedBy = new Map<string, number>();
+  for (const u of facts.used) {
+    const id = u.projectId ?? facts.defaultProject;
+    usedBy.set(id, (usedBy.get(id) ?? 0) + u.count);
+  }
+  const quota = facts.projects.map((p) => {
+    const used = usedBy.get(p) ?? 0;
+    const left = Math.max(0, AGENT_HOURLY_LIMIT - used);
+    const mark = left === 0 ? ':red_circle:' : left < 20 ? ':large_orange_circle:' : ':large_green_circle:';
+    return `${mark} \`${p}\`: ${used} of ${AGENT_HOURLY_LIMIT} instructions used in the last hour (${left} left)`;
+  });
+  const poller = facts.pollerRunning
+    ? `:large_green_circle: running, watching ${facts.activeJobs} active job${facts.activeJobs === 1 ? '' : 's'}`
+    : ':red_circle: stopped (this instance is shutting down)';
+  const api =
+    facts.lastAgentSuccessAt !== undefined
+      ? `:large_green_circle: ${ago(facts.now - facts.lastAgentSuccessAt)}`
+      : `:white_circle: none since this instance started ${ago(facts.now - facts.startedAt)}`;
+  const lines = [
+    '*docs-agent status*',
+    '*Agent quota* (counted from this bot’s own record)',
+    ...quota,
+    `*Poller:* ${poller}`,
+    `*Last successful agent API call:* ${api}`,
+  ];
+  return {
+    text: lines.join('\n'),
+    blocks: [
+      section('*docs-agent status*'),
+      section(`*Agent quota* (counted from this bot’s own record)\n${quota.join('\n')}`),
+      fieldsSection([
+        `*Poller*\n${poller}`,
+        `*Last successful agent API call*\n${api}`,
+        `*Instances*\n${facts.instances}`,
+      ]),
+      context('The agent API allows 100 new jobs and follow-ups per project per hour.'),
+    ],
+  };
+}
