@@ -1,5 +1,5 @@
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
-import { type AgentStandIn, startAgentStandIn } from '../test/helpers/agent-stand-in.js';
+import { type AgentStandIn, PROJECT_ID, startAgentStandIn } from '../test/helpers/agent-stand-in.js';
 import { tempDatabase } from '../test/helpers/harness.js';
 import { type SlackStandIn, startSlackStandIn } from '../test/helpers/slack-stand-in.js';
 import { preciseNow } from './stats.js';
@@ -72,6 +72,7 @@ export async function seedActiveJobs(options: {
         status: 'active',
         source: { repository: 'https://github.com/example/docs', ref: `docs-agent/${agentJobId}` },
         model: 'sonnet',
+        projectId: PROJECT_ID,
         prLink: null,
         createdAt: new Date(now).toISOString(),
         archivedAt: null,

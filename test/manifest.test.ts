@@ -4,17 +4,25 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { SHORTCUT_CALLBACK_ID } from '../src/views/send-modal.js';
 
 // ajv-formats is CommonJS with `exports.default`; under NodeNext the default import is the whole module.
 const addFormats = addFormatsModule.default;
 
 const manifestPath = fileURLToPath(new URL('../manifest.yml', import.meta.url));
 const schemaPath = fileURLToPath(new URL('../../shared/slack/manifest.schema.1.0.0.json', import.meta.url));
+const gatewayPath = fileURLToPath(new URL('../src/slack/gateway.ts', import.meta.url));
 
 /** The parts of the manifest these tests read; the schema check covers the rest. */
 interface Manifest {
   display_information?: { name: string };
   features?: {
+    app_home?: {
+      home_tab_enabled?: boolean;
+      messages_tab_enabled?: boolean;
+      messages_tab_read_only_enabled?: boolean;
+    };
+    shortcuts?: { name: string; type: string; callback_id: string; description: string }[];
     slash_commands?: { command: string; url?: string; should_escape?: boolean }[];
   };
   oauth_config?: { scopes?: { bot?: string[] } };
@@ -40,6 +48,42 @@ function compileSchema(): ValidateFunction {
 
 const validate = compileSchema();
 
+/**
+ * Bot scopes each Slack Web API method needs. Methods on a public and a private channel need
+ * both variants of the scope; an empty list means the method needs no scope.
+ */
+const SCOPES_BY_METHOD: Readonly<Record<string, readonly string[]>> = {
+  'chat.postMessage': ['chat:write'],
+  'chat.update': ['chat:write'],
+  'chat.postEphemeral': ['chat:write'],
+  'reactions.add': ['reactions:write'],
+  'reactions.remove': ['reactions:write'],
+  'conversations.replies': ['channels:history', 'groups:history'],
+  'conversations.history': ['channels:history', 'groups:history'],
+  'conversations.info': ['channels:read', 'groups:read'],
+  'users.info': ['users:read'],
+  'views.open': [],
+  'views.publish': [],
+};
+
+function scopesFor(method: string): readonly string[] {
+  const scopes = SCOPES_BY_METHOD[method];
+  if (!scopes) throw new Error(`no scope known for method ${method}`);
+  return scopes;
+}
+
+/** The Web API methods a source file calls as `client.<namespace>.<method>(` or `client.apiCall('<method>'`. */
+function methodsCalledIn(source: string): string[] {
+  const methods = new Set<string>();
+  for (const [, namespace, method] of source.matchAll(/\bclient\s*\.\s*(\w+)\s*\.\s*(\w+)\s*\(/g)) {
+    methods.add(`${namespace}.${method}`);
+  }
+  for (const [, method] of source.matchAll(/\bclient\s*\.\s*apiCall\s*\(\s*['"`]([\w.]+)['"`]/g)) {
+    methods.add(method);
+  }
+  return [...methods].sort();
+}
+
 function errorsOf(candidate: unknown): ErrorObject[] {
   return validate(candidate) ? [] : (validate.errors ?? []);
 }
@@ -62,18 +106,50 @@ describe('manifest.yml', () => {
     expect(events).toEqual(expect.arrayContaining(['message.channels', 'message.groups']));
   });
 
+  it('subscribes to mentions and App Home openings as well as channel messages', () => {
+    const events = loadManifest().settings?.event_subscriptions?.bot_events ?? [];
+    expect(events).toEqual(
+      expect.arrayContaining(['app_mention', 'app_home_opened', 'message.channels', 'message.groups']),
+    );
+  });
+
+  it('declares the message shortcut with the callback_id the app listens for', () => {
+    const shortcuts = loadManifest().features?.shortcuts ?? [];
+    const shortcut = shortcuts.find((s) => s.callback_id === SHORTCUT_CALLBACK_ID);
+    expect(shortcut, `no shortcut with callback_id ${SHORTCUT_CALLBACK_ID}`).toBeDefined();
+    expect(shortcut?.type).toBe('message');
+  });
+
+  it("enables the App Home tab, which lists the person's jobs", () => {
+    expect(loadManifest().features?.app_home?.home_tab_enabled).toBe(true);
+  });
+
   it('asks for the bot scopes the app uses, and not chat:write.public', () => {
     const scopes = loadManifest().oauth_config?.scopes?.bot ?? [];
     expect(scopes).toEqual(
       expect.arrayContaining([
         'commands',
+        'app_mentions:read',
         'chat:write',
         'channels:history',
         'groups:history',
         'reactions:write',
+        'users:read',
       ]),
     );
     expect(scopes).not.toContain('chat:write.public');
+  });
+
+  it('asks for the scope of every Web API method src/slack/gateway.ts calls', () => {
+    const methods = methodsCalledIn(readFileSync(gatewayPath, 'utf8'));
+    // Guards the regex: if it stopped matching, the loop below would check nothing.
+    expect(methods).toContain('chat.postMessage');
+    const scopes = loadManifest().oauth_config?.scopes?.bot ?? [];
+    for (const method of methods) {
+      for (const scope of scopesFor(method)) {
+        expect(scopes, `${method} needs the ${scope} bot scope`).toContain(scope);
+      }
+    }
   });
 
   it('points every request URL at POST /slack/events when Socket Mode is off', () => {
@@ -89,6 +165,15 @@ describe('manifest.yml', () => {
     for (const url of urls) {
       expect(url).toMatch(/^https:\/\/[^/]+\/slack\/events$/);
     }
+  });
+});
+
+describe('the method-to-scope check', () => {
+  it('finds client calls, and fails on a method with no known scope', () => {
+    const source = 'await client.chat.postMessage({});\nawait client.conversations\n  .kick({});';
+    const methods = methodsCalledIn(source);
+    expect(methods).toEqual(['chat.postMessage', 'conversations.kick']);
+    expect(() => methods.map(scopesFor)).toThrow('no scope known for method conversations.kick');
   });
 });
 

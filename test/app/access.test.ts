@@ -105,15 +105,18 @@ describe('bad input', () => {
     expect(h.agent.requestsFor('message')).toHaveLength(0);
   });
 
-  it.each(['list everything', '--verbose', 'cancel'])('answers the unknown subcommand %j with usage', async (word) => {
-    h = await startHarness();
-    const res = await h.command({ text: word });
-    const body = (await res.json()) as { response_type: string; text: string };
-    expect(body.response_type).toBe('ephemeral');
-    expect(body.text).toContain('is not a /docs-agent subcommand');
-    expect(body.text).toContain('/docs-agent <instruction>');
-    expect(h.agent.requests).toHaveLength(0);
-  });
+  it.each(['list everything', '--verbose', 'cancel'])(
+    'answers the unknown subcommand %j with usage',
+    async (word) => {
+      h = await startHarness();
+      const res = await h.command({ text: word });
+      const body = (await res.json()) as { response_type: string; text: string };
+      expect(body.response_type).toBe('ephemeral');
+      expect(body.text).toContain('is not a /docs-agent subcommand');
+      expect(body.text).toContain('/docs-agent <instruction>');
+      expect(h.agent.requests).toHaveLength(0);
+    },
+  );
 
   it('still takes a one-word instruction', async () => {
     h = await startHarness();

@@ -75,6 +75,8 @@ export interface StandInJob {
   source: { repository: string; ref: string | null };
   model: string;
   prLink: string | null;
+  /** The documentation project the job was created in. */
+  projectId: string;
   createdAt: string;
   archivedAt: string | null;
   prompts: string[];
@@ -106,12 +108,15 @@ export interface AgentStandInOptions {
   finishWith?: (job: StandInJob, run: number) => { status: string; prLink: string | null };
   /** How long every answer takes, in milliseconds (so overlapping polls of one job show). */
   latencyMs?: number;
+  /** Documentation projects the key may use; default just PROJECT_ID. */
+  projects?: string[];
 }
 
 export async function startAgentStandIn(options: AgentStandInOptions = {}) {
   const v = openApiValidators();
   const jobs = new Map<string, StandInJob>();
-  const requests: { op: AgentOperation; jobId?: string; body?: Json; at: number }[] = [];
+  const requests: { op: AgentOperation; projectId: string; jobId?: string; body?: Json; at: number }[] = [];
+  const projects = new Set(options.projects ?? [PROJECT_ID]);
   const faults = new Map<AgentOperation, AgentFault[]>();
   const violations: string[] = [];
   /** GETs of a job that arrived while another GET of the same job was still unanswered. */
@@ -129,7 +134,7 @@ export async function startAgentStandIn(options: AgentStandInOptions = {}) {
     res.end(JSON.stringify(body));
   };
   const sendJob = (res: ServerResponse, status: number, job: StandInJob) => {
-    const { prompts: _p, extra, offSpec, getsThisRun: _g, ...wire } = job;
+    const { prompts: _p, extra, offSpec, getsThisRun: _g, projectId: _project, ...wire } = job;
     if (!offSpec && !v.agentJob(wire))
       violations.push(`stand-in job breaks the schema: ${JSON.stringify(v.agentJob.errors)}`);
     sendJson(res, status, { ...wire, ...extra });
@@ -158,7 +163,7 @@ export async function startAgentStandIn(options: AgentStandInOptions = {}) {
       return sendError(res, 405, 'Method not allowed');
     }
     if (req.headers.authorization !== `Bearer ${API_KEY}`) return sendError(res, 401, 'Invalid API key');
-    if (projectId !== PROJECT_ID) return sendError(res, 404, 'Project not found');
+    if (!projects.has(projectId as string)) return sendError(res, 404, 'Project not found');
 
     let body: Json | undefined;
     if (op !== 'get') {
@@ -175,6 +180,7 @@ export async function startAgentStandIn(options: AgentStandInOptions = {}) {
     }
     requests.push({
       op,
+      projectId: projectId as string,
       ...(jobId ? { jobId: decodeURIComponent(jobId) } : {}),
       ...(body ? { body } : {}),
       at: Date.now(),
@@ -216,6 +222,7 @@ export async function startAgentStandIn(options: AgentStandInOptions = {}) {
         source: { repository: 'https://github.com/example/docs', ref: `docs-agent/job-${counter}` },
         model: 'sonnet',
         prLink: null,
+        projectId: projectId as string,
         createdAt: new Date().toISOString(),
         archivedAt: null,
         prompts: [String(body?.prompt)],
@@ -224,7 +231,8 @@ export async function startAgentStandIn(options: AgentStandInOptions = {}) {
       status = 201;
     } else {
       job = jobs.get(decodeURIComponent(jobId as string));
-      if (!job) return sendError(res, 404, 'Job not found');
+      // Jobs live in their project: another project's path does not find them.
+      if (!job || job.projectId !== projectId) return sendError(res, 404, 'Job not found');
       if (op === 'message') {
         job.prompts.push(String(body?.prompt));
         job.status = 'active';

@@ -9,7 +9,14 @@ import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/types.js';
 import { type AgentStandIn, API_KEY, PROJECT_ID, startAgentStandIn } from './agent-stand-in.js';
 import { waitFor } from './http.js';
-import { type CommandFields, type MessageFields, messageEvent, slashCommand } from './payloads.js';
+import {
+  type CommandFields,
+  eventEnvelope,
+  interaction,
+  type MessageFields,
+  messageEvent,
+  slashCommand,
+} from './payloads.js';
 import { postSigned, type SendOptions, SIGNING_SECRET } from './signing.js';
 import { BOT_TOKEN, type SlackStandIn, startSlackStandIn } from './slack-stand-in.js';
 
@@ -52,10 +59,12 @@ export async function startHarness(
   options: {
     /** Prepares the store file (and the Slack stand-in) before the app first starts. */
     seed?: (store: Store, slack: SlackStandIn) => Promise<void>;
+    /** Documentation projects the agent stand-in serves (CHANNEL_PROJECTS). */
+    projects?: string[];
   } = {},
 ) {
   const slack: SlackStandIn = await startSlackStandIn();
-  const agent: AgentStandIn = await startAgentStandIn();
+  const agent: AgentStandIn = await startAgentStandIn(options.projects ? { projects: options.projects } : {});
   const databasePath = tempDatabase();
   const logs: string[] = [];
   const env = testEnv(slack, agent, databasePath, overrides);
@@ -92,6 +101,11 @@ export async function startHarness(
       ),
     event: (fields: MessageFields, envelope: { event_id?: string } = {}, options?: SendOptions) =>
       postSigned(base(), messageEvent(fields, envelope), { contentType: 'application/json', ...options }),
+    /** Any Events API event (app_mention, app_home_opened…), signed. */
+    anyEvent: (event: Record<string, unknown>) =>
+      postSigned(base(), eventEnvelope(event), { contentType: 'application/json' }),
+    /** An interactivity payload (shortcut, view submission, button click), signed. */
+    interact: (payload: Record<string, unknown>) => postSigned(base(), interaction(payload)),
     /** Starts a job with `/docs-agent` and waits until the agent has it; returns its thread and id. */
     async startJob(fields: CommandFields = {}) {
       const before = agent.requestsFor('create').length;
@@ -129,10 +143,13 @@ export type Harness = Awaited<ReturnType<typeof startHarness>>;
  * the agent stand-in saw only documented requests, the Slack stand-in only methods it knows.
  * The returned object always stands for the current test's harness.
  */
-export function useHarness(overrides: Record<string, string> = {}): Harness {
+export function useHarness(
+  overrides: Record<string, string> = {},
+  options: Parameters<typeof startHarness>[1] = {},
+): Harness {
   let current: Harness | undefined;
   beforeEach(async () => {
-    current = await startHarness(overrides);
+    current = await startHarness(overrides, options);
   });
   afterEach(async () => {
     const h = current;

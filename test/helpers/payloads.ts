@@ -66,3 +66,81 @@ export function messageEvent(fields: MessageFields, envelope: { event_id?: strin
     },
   });
 }
+
+/** An Events API envelope around any event. */
+export function eventEnvelope(event: Record<string, unknown>, envelope: { event_id?: string } = {}): string {
+  return JSON.stringify({
+    token: 'legacy-verification-token',
+    team_id: TEAM_ID,
+    api_app_id: 'A0APP',
+    type: 'event_callback',
+    event_id: envelope.event_id ?? `Ev${unique()}`,
+    event_time: Math.floor(Date.now() / 1000),
+    authorizations: [{ team_id: TEAM_ID, user_id: 'U0BOT', is_bot: true }],
+    event,
+  });
+}
+
+/** An `app_mention` event: `text` should carry `<@U0BOT>`. */
+export function appMention(fields: {
+  text: string;
+  ts?: string;
+  thread_ts?: string;
+  channel?: string;
+  user?: string;
+}) {
+  const ts = fields.ts ?? `1700000200.${String(++counter).padStart(6, '0')}`;
+  return { type: 'app_mention', channel: 'C0GENERAL', user: 'U0ALICE', event_ts: ts, ...fields, ts };
+}
+
+/** An interactivity request body: `payload=<json>`, form-encoded as Slack sends it. */
+export function interaction(payload: Record<string, unknown>): string {
+  return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+}
+
+/** A message shortcut ("Send to docs agent") on a message. */
+export function messageShortcut(
+  message: { ts: string; text: string; user?: string; thread_ts?: string },
+  channel = 'C0GENERAL',
+) {
+  return {
+    type: 'message_action',
+    callback_id: 'send_to_docs_agent',
+    trigger_id: `trigger.${unique()}`,
+    action_ts: String(Date.now() / 1000),
+    team: { id: TEAM_ID, domain: 'test-team' },
+    user: { id: 'U0ALICE', username: 'alice', team_id: TEAM_ID },
+    channel: { id: channel, name: 'general' },
+    message: { type: 'message', user: 'U0BOB', ...message },
+    response_url: 'https://hooks.slack.test/actions/1',
+    token: 'legacy-verification-token',
+  };
+}
+
+/** The modal's submission, with the values a person left in it. */
+export function viewSubmission(
+  view: Record<string, unknown>,
+  values: { instruction?: string; message?: string; channel?: string | null },
+  viewId = `V${unique()}`,
+) {
+  return {
+    type: 'view_submission',
+    team: { id: TEAM_ID, domain: 'test-team' },
+    user: { id: 'U0ALICE', team_id: TEAM_ID },
+    api_app_id: 'A0APP',
+    token: 'legacy-verification-token',
+    trigger_id: `trigger.${unique()}`,
+    view: {
+      ...view,
+      id: viewId,
+      team_id: TEAM_ID,
+      state: {
+        values: {
+          instruction: { value: { type: 'plain_text_input', value: values.instruction ?? null } },
+          message: { value: { type: 'plain_text_input', value: values.message ?? null } },
+          channel: { value: { type: 'conversations_select', selected_conversation: values.channel ?? null } },
+        },
+      },
+    },
+  };
+}

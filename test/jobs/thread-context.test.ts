@@ -55,7 +55,7 @@ describe('thread context', () => {
     expect(withContext('Just this', [{ author: 'Ann', text: 'x' }], 0)).toBe('Just this');
   });
 
-  it('keeps the newest messages within the bound and says how many were left out', () => {
+  it('keeps the thread’s first message and the newest within the bound, and counts the rest', () => {
     const lines = Array.from({ length: 50 }, (_, i) => ({
       author: 'Ann',
       text: `message ${i} ${'x'.repeat(80)}`,
@@ -63,9 +63,25 @@ describe('thread context', () => {
     const prompt = withContext('Do it', lines, 1_000);
     const context = prompt.split('\n').filter((l) => l.startsWith('Ann: '));
     expect(context.join('\n').length).toBeLessThanOrEqual(1_000);
+    expect(context[0]).toContain('message 0 ');
     expect(context.at(-1)).toContain('message 49 ');
-    expect(context[0]).toContain(`message ${50 - context.length} `);
-    expect(prompt).toContain(`; ${50 - context.length} earlier messages left out for length`);
+    expect(context[1]).toContain(`message ${50 - context.length + 1} `);
+    expect(prompt).toContain(
+      `Ann: message 0 ${'x'.repeat(80)}\n[${50 - context.length} messages left out for length]\n`,
+    );
+  });
+
+  it('leaves out a first message that would take more than half the bound', () => {
+    const prompt = withContext(
+      'Do it',
+      [
+        { author: 'Ann', text: 'q'.repeat(600) },
+        { author: 'Ben', text: 'recent' },
+      ],
+      610,
+    );
+    expect(prompt).not.toContain('qqq');
+    expect(prompt).toContain('[1 message left out for length]\nBen: recent');
   });
 
   it('shortens a single newest message that alone exceeds the bound', () => {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { text as say } from '../../jobs/messages.js';
 import { isAside, withoutMention } from '../../slack/mentions.js';
 import type { ListenerDeps } from '../types.js';
+import { botUserIdOf } from './bot-user.js';
 
 const mentionSchema = z.object({
   user: z.string().min(1),
@@ -25,7 +26,7 @@ export function appMention(deps: ListenerDeps) {
     const parsed = mentionSchema.safeParse(raw);
     if (!parsed.success) return;
     const mention = parsed.data;
-    const botUserId = context.botUserId;
+    const botUserId = botUserIdOf(context, body);
     if (botUserId && mention.user === botUserId) return;
     const instruction = botUserId ? withoutMention(mention.text, botUserId) : mention.text;
     if (isAside(instruction, deps.config.followUps.asideMarker)) return;

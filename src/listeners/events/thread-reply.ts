@@ -2,6 +2,7 @@ import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { isAside, mentionsUser, withoutMention } from '../../slack/mentions.js';
 import type { ListenerDeps } from '../types.js';
+import { botUserIdOf } from './bot-user.js';
 
 /**
  * Subtypes a person's own thread reply can carry. Everything else (edits, deletions, joins,
@@ -29,7 +30,7 @@ export function threadReply(deps: ListenerDeps) {
     if (!parsed.success) return;
     const reply = parsed.data;
     if (reply.thread_ts === reply.ts) return;
-    const botUserId = context.botUserId;
+    const botUserId = botUserIdOf(context, body);
     if (botUserId && reply.user === botUserId) return;
     // In mention mode only replies that mention the bot are instructions. (The same message also
     // arrives as app_mention; the store records it once, by its ts.)

@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import { useHarness } from '../helpers/harness.js';
+import { sleep, waitFor } from '../helpers/http.js';
+import { appMention } from '../helpers/payloads.js';
+
+const h = useHarness({ THREAD_CONTEXT_MAX_CHARS: '300' });
+
+describe('@docs-agent mentions', () => {
+  it('starts a job in the mention’s own thread, with the status card as the first reply', async () => {
+    const mention = appMention({ text: '<@U0BOT> Document the webhooks retry policy' });
+    const res = await h.anyEvent(mention);
+    expect(res.status).toBe(200);
+    await waitFor('create call', () => h.agent.requestsFor('create').length === 1);
+    expect(h.agent.requestsFor('create')[0]?.body).toEqual({ prompt: 'Document the webhooks retry policy' });
+
+    const card = await waitFor('status card', () => h.slack.threadPosts(mention.ts)[0]);
+    expect(card.blocks?.length).toBeGreaterThan(0);
+    const job = await waitFor('job active', async () => {
+      const j = await h.app.store.findJobByThread('C0GENERAL', mention.ts);
+      return j?.phase === 'active' ? j : undefined;
+    });
+    expect(job).toMatchObject({ origin: 'mention', threadTs: mention.ts, cardTs: card.ts });
+    // The mention itself carries the working emoji.
+    await waitFor('working emoji on the mention', () =>
+      h.slack.reactionsOn('C0GENERAL', mention.ts).includes('hourglass_flowing_sand'),
+    );
+
+    h.agent.complete('job_1', 'https://github.com/example/docs/pull/7');
+    const outcome = await waitFor('outcome', () => h.slack.threadPosts(mention.ts)[1]);
+    expect(outcome.text).toContain('pull/7');
+    await waitFor(
+      'done emoji',
+      () => h.slack.reactionsOn('C0GENERAL', mention.ts).join() === 'white_check_mark',
+    );
+  });
+
+  it('gives the agent the thread’s earlier messages as bounded, named context', async () => {
+    const root = '1700000300.000100';
+    h.slack.humans.push(
+      { channel: 'C0GENERAL', ts: root, user: 'U0BOB', text: 'Customers keep asking about token expiry' },
+      {
+        channel: 'C0GENERAL',
+        ts: '1700000300.000200',
+        thread_ts: root,
+        user: 'U0CARL',
+        text: `old ${'x'.repeat(400)}`,
+      },
+      {
+        channel: 'C0GENERAL',
+        ts: '1700000300.000300',
+        thread_ts: root,
+        user: 'U0ALICE',
+        text: 'Tokens last <https://x.test/t|90 days>, ask <@U0BOB>',
+      },
+      {
+        channel: 'C0GENERAL',
+        ts: '1700000300.000500',
+        thread_ts: root,
+        user: 'U0BOB',
+        text: 'written after the mention',
+      },
+    );
+    const mention = appMention({
+      text: '<@U0BOT> add this to the auth FAQ',
+      ts: '1700000300.000400',
+      thread_ts: root,
+    });
+    await h.anyEvent(mention);
+    await waitFor('create call', () => h.agent.requestsFor('create').length === 1);
+    const prompt = String(h.agent.requestsFor('create')[0]?.body?.prompt);
+    expect(prompt.startsWith('add this to the auth FAQ\n\n--- Context:')).toBe(true);
+    expect(prompt).toContain('alice: Tokens last 90 days (https://x.test/t), ask @bob');
+    expect(prompt).toContain('bob: Customers keep asking about token expiry');
+    // Bounded: the long old message is left out and counted; later messages are not context.
+    expect(prompt).not.toContain('old xxx');
+    expect(prompt).toContain('[1 message left out for length]');
+    expect(prompt).not.toContain('written after the mention');
+    expect(prompt.endsWith('--- End of context ---')).toBe(true);
+
+    const card = await waitFor('card in the thread', () => h.slack.threadPosts(root)[0]);
+    const job = await h.app.store.findJobByThread('C0GENERAL', root);
+    expect(job).toMatchObject({ origin: 'mention', cardTs: card.ts, contextTs: mention.ts });
+  });
+
+  it('treats a mention in a thread that has a job as a follow-up, and a retried event as one', async () => {
+    const { threadTs, jobId } = await h.startJob();
+    const mention = appMention({ text: '<@U0BOT> also cover pagination', thread_ts: threadTs });
+    await h.anyEvent(mention);
+    // Slack's retry, and the same message as a plain message event.
+    await h.anyEvent(mention);
+    await h.event({ thread_ts: threadTs, ts: mention.ts, text: mention.text });
+    await waitFor('follow-up', () => h.agent.requestsFor('message').length === 1);
+    expect(h.agent.requestsFor('message')[0]).toMatchObject({
+      jobId,
+      body: { prompt: 'also cover pagination' },
+    });
+    await sleep(200);
+    expect(h.agent.requestsFor('message')).toHaveLength(1);
+    expect(h.agent.requestsFor('create')).toHaveLength(1);
+  });
+
+  it('starts one job for a mention seen twice, and never takes its own message as a follow-up', async () => {
+    const mention = appMention({ text: '<@U0BOT> Fix the broken links' });
+    await h.anyEvent(mention);
+    await h.anyEvent(mention);
+    await waitFor('create call', () => h.agent.requestsFor('create').length === 1);
+    await waitFor(
+      'job active',
+      async () => (await h.app.store.findJobByThread('C0GENERAL', mention.ts))?.phase === 'active',
+    );
+    await sleep(150);
+    expect(h.agent.requestsFor('create')).toHaveLength(1);
+    expect(h.agent.requestsFor('message')).toHaveLength(0);
+  });
+
+  it('explains a bare mention privately and starts nothing', async () => {
+    await h.anyEvent(appMention({ text: '<@U0BOT>  ' }));
+    const note = await waitFor('ephemeral', () => h.slack.callsTo('chat.postEphemeral')[0]);
+    expect(note.args).toMatchObject({ channel: 'C0GENERAL', user: 'U0ALICE' });
+    expect(String(note.args.text)).toContain('Tell me what to do');
+    await sleep(100);
+    expect(h.agent.requestsFor('create')).toHaveLength(0);
+  });
+
+  it('ignores mentions by other apps and asides', async () => {
+    await h.anyEvent({ ...appMention({ text: '<@U0BOT> deploy' }), bot_id: 'B0OTHER' });
+    await h.anyEvent(appMention({ text: '<@U0BOT> // just showing Ann the bot' }));
+    await sleep(200);
+    expect(h.agent.requestsFor('create')).toHaveLength(0);
+    expect(await h.app.store.recentJobs({ requesterId: 'U0ALICE' }, 5)).toEqual([]);
+  });
+});
