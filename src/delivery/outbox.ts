@@ -1,7 +1,7 @@
 import type { HomePublisher } from '../home/home-publisher.js';
 import type { FollowUpHints } from '../jobs/messages.js';
 import type { Logger } from '../logger.js';
-import { SlackCallError, type SlackGateway } from '../slack/gateway.js';
+import { type Blocks, SlackCallError, type SlackGateway } from '../slack/gateway.js';
 import type { JobRecord, OutboxItem, Store } from '../store/types.js';
 import { createLoop, type Loop } from '../util/loop.js';
 import { statusCard, statusReaction } from '../views/status-card.js';
@@ -99,6 +99,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
           channel: payload.channel,
           threadTs: payload.threadTs,
           text: payload.text,
+          ...(payload.blocks ? { blocks: payload.blocks as Blocks } : {}),
           metadata,
         });
         return;

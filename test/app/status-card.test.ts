@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { useHarness } from '../helpers/harness.js';
+import { sleep, waitFor } from '../helpers/http.js';
+
+const h = useHarness();
+
+type Block = {
+  type: string;
+  text?: { text: string };
+  fields?: { text: string }[];
+  elements?: Record<string, unknown>[];
+};
+const blocksOf = (m: { blocks?: Record<string, unknown>[] } | undefined) => (m?.blocks ?? []) as Block[];
+const fieldText = (m: { blocks?: Record<string, unknown>[] } | undefined) =>
+  blocksOf(m)
+    .flatMap((b) => b.fields ?? [])
+    .map((f) => f.text)
+    .join('\n');
+const buttons = (m: { blocks?: Record<string, unknown>[] } | undefined) =>
+  blocksOf(m)
+    .filter((b) => b.type === 'actions')
+    .flatMap((b) => b.elements ?? []);
+
+describe('the status card', () => {
+  it('shows status, runs, repository, branch, model and job, and gains a pull request button', async () => {
+    const { threadTs, channel, jobId } = await h.startJob();
+    const root = () => h.slack.messages.find((m) => m.ts === threadTs);
+    await waitFor('card shows the running job', () => fieldText(root()).includes('Working'));
+    const fields = fieldText(root());
+    expect(fields).toContain('*Runs*\n1');
+    expect(fields).toContain('`https://github.com/example/docs` on `docs-agent/job-1`');
+    expect(fields).toContain('*Model*\n`sonnet`');
+    expect(fields).toContain(`*Job*\n\`${jobId}\``);
+    expect(fields).toMatch(/\*Elapsed\*\n\d+ seconds? as of <!date\^\d+\^\{time\}\|\d\d:\d\d UTC>/);
+    expect(buttons(root())).toEqual([]);
+    expect(root()?.text).toContain('Working');
+    await waitFor(
+      'working emoji',
+      () => h.slack.reactionsOn(channel, threadTs).join() === 'hourglass_flowing_sand',
+    );
+
+    h.agent.complete(jobId, 'https://github.com/example/docs/pull/3');
+    await waitFor('card shows the pull request', () => buttons(root()).length === 1);
+    expect(buttons(root())[0]).toMatchObject({
+      type: 'button',
+      url: 'https://github.com/example/docs/pull/3',
+      text: { type: 'plain_text', text: 'View pull request' },
+    });
+    await waitFor(
+      'done emoji replaces working',
+      () => h.slack.reactionsOn(channel, threadTs).join() === 'white_check_mark',
+    );
+    expect(h.slack.callsTo('reactions.remove').map((c) => c.args.name)).toEqual(['hourglass_flowing_sand']);
+  });
+
+  it('posts the outcome in Block Kit with the same words as its text fallback', async () => {
+    const { threadTs, jobId } = await h.startJob();
+    h.agent.complete(jobId, 'https://github.com/example/docs/pull/9');
+    const post = await waitFor('outcome', () => h.slack.threadPosts(threadTs)[0]);
+    expect(post.text).toContain('<https://github.com/example/docs/pull/9|Review the pull request>');
+    const [section, actions] = blocksOf(post);
+    expect(section?.text?.text).toBe(post.text);
+    expect(actions?.elements?.[0]).toMatchObject({ url: 'https://github.com/example/docs/pull/9' });
+  });
+
+  it('marks a failed job with the failed emoji and no button', async () => {
+    const { threadTs, channel, jobId } = await h.startJob();
+    h.agent.setStatus(jobId, 'failed');
+    await waitFor('failed emoji', () => h.slack.reactionsOn(channel, threadTs).join() === 'x');
+    const root = h.slack.messages.find((m) => m.ts === threadTs);
+    expect(fieldText(root)).toContain(':x: Failed');
+    expect(buttons(root)).toEqual([]);
+    const post = await waitFor('outcome', () => h.slack.threadPosts(threadTs)[0]);
+    expect(blocksOf(post)).toHaveLength(1);
+  });
+
+  it('shortens a long instruction on the card without cutting a link in half', async () => {
+    const link = '<https://docs.example.com/a-very-long-page-name|the page>';
+    const text = `${'word '.repeat(499)}${link} ${'tail '.repeat(600)}`;
+    await h.command({ text });
+    const root = await waitFor('root message', () => h.slack.messages.find((m) => !m.thread_ts));
+    const quoted = blocksOf(root)[0]?.text?.text ?? '';
+    expect(quoted.length).toBeLessThanOrEqual(3_000);
+    expect(quoted.endsWith('…')).toBe(true);
+    // The cut falls inside the link: the whole link is left out rather than half of it.
+    expect(quoted).not.toContain('<https://docs.example.com');
+    expect(quoted.endsWith('word…')).toBe(true);
+    expect(root?.text.length).toBeLessThanOrEqual(4_000);
+  });
+});

@@ -1,0 +1,67 @@
+import { WebClient } from '@slack/web-api';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createOutbox } from '../../src/delivery/outbox.js';
+import { createLogger } from '../../src/logger.js';
+import { createSlackGateway } from '../../src/slack/gateway.js';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { waitFor } from '../helpers/http.js';
+import { BOT_TOKEN, type SlackStandIn, startSlackStandIn } from '../helpers/slack-stand-in.js';
+
+let slack: SlackStandIn | undefined;
+afterEach(async () => {
+  await slack?.close();
+});
+
+describe('status card updates', () => {
+  it('sends a burst of card updates for one job as one chat.update of the latest state', async () => {
+    slack = await startSlackStandIn();
+    const client = new WebClient(BOT_TOKEN, { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } });
+    const logger = createLogger({ level: 'error', secrets: [BOT_TOKEN], write: () => {} });
+    const gateway = createSlackGateway({ client, logger });
+    const store = openSqliteStore(':memory:');
+    const cardTs = await gateway.postMessage({ channel: 'C0DOCS', text: 'card' });
+    const { job } = await store.insertJob(
+      {
+        teamId: 'T0TEST',
+        channelId: 'C0DOCS',
+        requesterId: 'U0ALICE',
+        instruction: 'Document retries',
+        triggerKey: 'burst',
+        responseUrl: null,
+        pollIntervalMs: 1_000,
+      },
+      { kind: 'create', prompt: 'Document retries', authorId: 'U0ALICE', messageTs: null },
+      Date.now(),
+    );
+    const update = {
+      jobId: job.id,
+      dedupeKey: null,
+      payload: { type: 'update_root' as const, channel: 'C0DOCS', ts: cardTs },
+    };
+    // Five changes, each queuing an update in the same write; the last makes it run 5.
+    for (let n = 1; n <= 5; n++)
+      await store.apply(
+        { jobId: job.id, job: { threadTs: cardTs, cardTs, runCount: n }, enqueue: [update] },
+        Date.now(),
+      );
+
+    const outbox = createOutbox({
+      store,
+      instanceId: 'i-test',
+      slack: gateway,
+      logger,
+      hints: { mode: 'all', asideMarker: '//' },
+    });
+    outbox.start();
+    try {
+      await waitFor('every update done', async () => (await store.latestCardUpdate(job.id)) === undefined);
+    } finally {
+      await outbox.stop();
+    }
+    const updates = slack.callsTo('chat.update');
+    expect(updates).toHaveLength(1);
+    expect(JSON.stringify(updates[0]?.args.blocks)).toContain('*Runs*\\n5');
+    expect(slack.invalid).toEqual([]);
+    await store.close();
+  });
+});
