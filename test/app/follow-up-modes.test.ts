@@ -18,7 +18,9 @@ describe('follow-up mode, asides and batches', () => {
     await h.event({ channel, thread_ts: threadTs, text: 'Use the v2 endpoint // not v1' });
     await waitFor('follow-up', () => h.agent.requestsFor('message').length === 1);
     await sleep(200);
-    expect(h.agent.requestsFor('message').map((r) => r.body?.prompt)).toEqual(['Use the v2 endpoint // not v1']);
+    expect(h.agent.requestsFor('message').map((r) => r.body?.prompt)).toEqual([
+      'Use the v2 endpoint // not v1',
+    ]);
   });
 
   it('uses the configured aside marker, or none', async () => {
@@ -42,7 +44,10 @@ describe('follow-up mode, asides and batches', () => {
     await waitFor('follow-up', () => h.agent.requestsFor('message').length === 1);
     await sleep(200);
     expect(h.agent.requestsFor('message')).toHaveLength(1);
-    expect(h.agent.requestsFor('message')[0]).toMatchObject({ jobId, body: { prompt: 'add a table of limits' } });
+    expect(h.agent.requestsFor('message')[0]).toMatchObject({
+      jobId,
+      body: { prompt: 'add a table of limits' },
+    });
     const root = h.slack.messages.find((m) => m.ts === threadTs);
     expect(JSON.stringify(root?.blocks)).toContain('Mention @docs-agent in this thread');
   });
@@ -61,7 +66,10 @@ describe('follow-up mode, asides and batches', () => {
       body: { prompt: 'First, fix the title\n\nand add an example\n\nin Python' },
     });
     // Each reply gets its own "received" emoji; the job counts one run for the batch.
-    await waitFor('three reactions', () => h.slack.callsTo('reactions.add').filter((c) => c.args.name === 'eyes').length === 3);
+    await waitFor(
+      'three reactions',
+      () => h.slack.callsTo('reactions.add').filter((c) => c.args.name === 'eyes').length === 3,
+    );
     const job = await h.app.store.findJobByThread(channel, threadTs);
     expect(job?.runCount).toBe(2);
 

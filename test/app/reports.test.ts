@@ -23,13 +23,16 @@ describe('/docs-agent list, status and help, and the App Home', () => {
     expect(body.response_type).toBe('ephemeral');
     const lines = body.text.split('\n');
     expect(lines[0]).toBe('Your recent docs agent jobs:');
-    const permalink = (ts: string) => `https://test-team.slack.com/archives/C0GENERAL/p${ts.replace('.', '')}`;
+    const permalink = (ts: string) =>
+      `https://test-team.slack.com/archives/C0GENERAL/p${ts.replace('.', '')}`;
     // Newest first; the label is plain text; the thread and the pull request are links.
     expect(body.text).toContain(`*<${permalink(second.threadTs)}|Fix the auth (https://x.test) page>*`);
     expect(body.text).toContain(`*<${permalink(first.threadTs)}|Document retries>*`);
     expect(body.text.indexOf('Fix the auth')).toBeLessThan(body.text.indexOf('Document retries'));
     expect(body.text).toContain('<https://github.com/example/docs/pull/11|pull request>');
-    expect(body.text).toMatch(/Done: <https:\/\/github.com\/example\/docs\/pull\/11\|pull request> · <#C0GENERAL> · \d+ seconds? ago/);
+    expect(body.text).toMatch(
+      /Done: <https:\/\/github.com\/example\/docs\/pull\/11\|pull request> · <#C0GENERAL> · \d+ seconds? ago/,
+    );
     expect(body.text).not.toContain('Someone else');
     expect(body.blocks?.length).toBeGreaterThanOrEqual(3);
 
@@ -60,14 +63,26 @@ describe('/docs-agent list, status and help, and the App Home', () => {
 
   it('answers help with every way to use the bot, and starts nothing', async () => {
     const body = await answer('help');
-    for (const part of ['/docs-agent <instruction>', '@docs-agent <instruction>', 'Send to docs agent', '`//`', 'list channel', 'status'])
+    for (const part of [
+      '/docs-agent <instruction>',
+      '@docs-agent <instruction>',
+      'Send to docs agent',
+      '`//`',
+      'list channel',
+      'status',
+    ])
       expect(body.text).toContain(part);
     expect(h.agent.requestsFor('create')).toHaveLength(0);
   });
 
   it('publishes the App Home on app_home_opened and refreshes it when a job changes', async () => {
     const { jobId, threadTs } = await h.startJob({ text: 'Document pagination' });
-    const res = await h.anyEvent({ type: 'app_home_opened', user: 'U0ALICE', channel: 'D0ALICE', tab: 'home' });
+    const res = await h.anyEvent({
+      type: 'app_home_opened',
+      user: 'U0ALICE',
+      channel: 'D0ALICE',
+      tab: 'home',
+    });
     expect(res.status).toBe(200);
     const home = await waitFor('home published', () => h.slack.homes.get('U0ALICE'));
     expect(home.type).toBe('home');
@@ -78,7 +93,9 @@ describe('/docs-agent list, status and help, and the App Home', () => {
 
     h.agent.complete(jobId, 'https://github.com/example/docs/pull/21');
     await waitFor('outcome', () => h.slack.threadPosts(threadTs)[0]);
-    await waitFor('home refreshed', () => JSON.stringify(h.slack.homes.get('U0ALICE')?.blocks).includes('pull/21'));
+    await waitFor('home refreshed', () =>
+      JSON.stringify(h.slack.homes.get('U0ALICE')?.blocks).includes('pull/21'),
+    );
     // Someone who never opened the Home tab gets no publish.
     await h.startJob({ text: 'Bob’s job', user_id: 'U0BOB' });
     expect(h.slack.homes.has('U0BOB')).toBe(false);
