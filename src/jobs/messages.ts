@@ -115,7 +115,7 @@ function outcomeStatus(outcome: RunOutcome | null, prLink: string | null): strin
 }
 
 /** The root message: who asked for what, and where the job stands. */
-export function rootText(job: JobRecord): string {
+export function rootText(job: JobRecord, hints: FollowUpHints = { mode: 'all', asideMarker: '' }): string {
   const lines = [
     `:memo: ${mention(job.requesterId)} asked the docs agent:`,
     quoteInstruction(job.instruction),
@@ -123,7 +123,7 @@ export function rootText(job: JobRecord): string {
   ];
   if (job.agentJobId) lines.push(`Job ${code(job.agentJobId)}`);
   if (job.phase === 'active' || job.phase === 'idle') {
-    lines.push('_Reply in this thread to send the agent a follow-up instruction._');
+    lines.push(`_${followUpHint(hints)}_`);
   }
   return lines.join('\n');
 }

@@ -70,7 +70,8 @@ export function sendModal(args: {
       element: {
         type: 'conversations_select',
         action_id: INPUT_ACTION,
-        initial_conversation: metadata.channel,
+        // A direct message cannot host a job: leave the choice to the person.
+        ...(metadata.channel.startsWith('D') ? {} : { initial_conversation: metadata.channel }),
         filter: { include: ['public', 'private'], exclude_bot_users: true },
       },
     },

@@ -46,7 +46,7 @@ export function statusCard(
   if (job.prLink)
     blocks.push(actions(linkButton('View pull request', job.prLink, 'view_pull_request', true)));
   if (job.phase === 'active' || job.phase === 'idle') blocks.push(context(followUpHint(hints)));
-  return { text: truncateText(rootText(job), LIMITS.messageText), blocks };
+  return { text: truncateText(rootText(job, hints), LIMITS.messageText), blocks };
 }
 
 /** The emoji on the thread's root that mirrors the card: working, done, failed (or none). */

@@ -82,7 +82,7 @@ export function settled(databasePath: string): boolean {
     return (
       count("SELECT COUNT(*) AS n FROM jobs WHERE phase IN ('accepted', 'posting', 'creating', 'active')") ===
         0 &&
-      count("SELECT COUNT(*) AS n FROM runs WHERE state IN ('pending', 'sending')") === 0 &&
+      count("SELECT COUNT(*) AS n FROM runs WHERE state IN ('pending', 'ready', 'sending')") === 0 &&
       count('SELECT COUNT(*) AS n FROM outbox WHERE delivered_at IS NULL AND dead_at IS NULL') === 0
     );
   } finally {
