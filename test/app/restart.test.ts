@@ -37,7 +37,7 @@ async function seedJob(
     await store.apply(
       {
         jobId: job.id,
-        job: { phase, threadTs: ts },
+        job: { phase, threadTs: ts, cardTs: ts },
         run: { id: run.id, patch: { state: 'sending', sentAt: now } },
       },
       now,
@@ -47,6 +47,81 @@ async function seedJob(
 }
 
 describe('restarts', () => {
+  it('sends a follow-up that was checked and waiting for its batch when the process stopped', async () => {
+    const ts = '1690000000.000009';
+    h = await startHarness(
+      {},
+      {
+        seed: async (store, slack, agent) => {
+          const now = Date.now();
+          slack.messages.push({ channel: 'C0GENERAL', ts, text: 'root', bot_id: 'B0BOT', user: 'U0BOT' });
+          agent.jobs.set('job_seed', {
+            id: 'job_seed',
+            status: 'completed',
+            source: { repository: 'https://github.com/example/docs', ref: null },
+            model: 'sonnet',
+            prLink: null,
+            projectId: 'proj_test',
+            createdAt: new Date(now).toISOString(),
+            archivedAt: null,
+            prompts: ['Document the CLI'],
+          });
+          const { job, run } = await store.insertJob(
+            {
+              teamId: 'T0TEST',
+              channelId: 'C0GENERAL',
+              requesterId: 'U0ALICE',
+              instruction: 'Document the CLI',
+              triggerKey: 'command:seed-ready',
+              responseUrl: null,
+              pollIntervalMs: 40,
+              owner: 'i-stopped',
+            },
+            { kind: 'create', prompt: 'Document the CLI', authorId: 'U0ALICE', messageTs: null },
+            now - 60_000,
+          );
+          await store.apply(
+            {
+              jobId: job.id,
+              job: {
+                phase: 'idle',
+                threadTs: ts,
+                cardTs: ts,
+                agentJobId: 'job_seed',
+                lastOutcome: 'completed_no_changes',
+              },
+              run: {
+                id: run.id,
+                patch: { state: 'sent', sentAt: now - 60_000, outcome: 'completed_no_changes' },
+              },
+              incrementRunCount: true,
+            },
+            now - 60_000,
+          );
+          const { run: reply } = await store.insertFollowUp(
+            job.id,
+            {
+              kind: 'follow_up',
+              prompt: 'Add the install step',
+              authorId: 'U0BOB',
+              messageTs: '1690000001.000001',
+              owner: 'i-stopped',
+            },
+            now - 5_000,
+          );
+          await store.apply({ jobId: job.id, run: { id: reply.id, patch: { state: 'ready' } } }, now - 5_000);
+        },
+      },
+    );
+    await waitFor('follow-up sent after the restart', () => h.agent.requestsFor('message').length === 1);
+    expect(h.agent.requestsFor('message')[0]).toMatchObject({
+      jobId: 'job_seed',
+      body: { prompt: 'Add the install step' },
+    });
+    await sleep(200);
+    expect(h.agent.requestsFor('message')).toHaveLength(1);
+  });
+
   it('resumes watching active jobs after a restart and posts the outcome once', async () => {
     h = await startHarness();
     const { threadTs, jobId } = await h.startJob();

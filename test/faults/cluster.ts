@@ -111,7 +111,9 @@ export async function createCluster(options: {
       const open = await count(
         "SELECT COUNT(*) AS n FROM jobs WHERE phase IN ('accepted', 'posting', 'creating', 'active')",
       );
-      const runs = await count("SELECT COUNT(*) AS n FROM runs WHERE state IN ('pending', 'ready', 'sending')");
+      const runs = await count(
+        "SELECT COUNT(*) AS n FROM runs WHERE state IN ('pending', 'ready', 'sending')",
+      );
       const undelivered = await count(
         'SELECT COUNT(*) AS n FROM outbox WHERE delivered_at IS NULL AND dead_at IS NULL',
       );

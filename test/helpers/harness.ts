@@ -58,7 +58,7 @@ export async function startHarness(
   overrides: Record<string, string> = {},
   options: {
     /** Prepares the store file (and the Slack stand-in) before the app first starts. */
-    seed?: (store: Store, slack: SlackStandIn) => Promise<void>;
+    seed?: (store: Store, slack: SlackStandIn, agent: AgentStandIn) => Promise<void>;
     /** Documentation projects the agent stand-in serves (CHANNEL_PROJECTS). */
     projects?: string[];
   } = {},
@@ -78,7 +78,7 @@ export async function startHarness(
 
   if (options.seed) {
     const store = openSqliteStore(databasePath);
-    await options.seed(store, slack);
+    await options.seed(store, slack, agent);
     await store.close();
   }
   let app: RunningApp = await startApp(config, { logger: logger() });
