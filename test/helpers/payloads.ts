@@ -46,15 +46,8 @@ export interface MessageFields {
 /** An Events API envelope around a `message` event. */
 export function messageEvent(fields: MessageFields, envelope: { event_id?: string } = {}): string {
   const ts = fields.ts ?? `1700000100.${String(++counter).padStart(6, '0')}`;
-  return JSON.stringify({
-    token: 'legacy-verification-token',
-    team_id: TEAM_ID,
-    api_app_id: 'A0APP',
-    type: 'event_callback',
-    event_id: envelope.event_id ?? `Ev${unique()}`,
-    event_time: Math.floor(Date.now() / 1000),
-    authorizations: [{ team_id: TEAM_ID, user_id: 'U0BOT', is_bot: true }],
-    event: {
+  return eventEnvelope(
+    {
       type: 'message',
       channel: 'C0GENERAL',
       user: 'U0ALICE',
@@ -64,7 +57,8 @@ export function messageEvent(fields: MessageFields, envelope: { event_id?: strin
       ...fields,
       ts,
     },
-  });
+    envelope,
+  );
 }
 
 /** An Events API envelope around any event. */
