@@ -117,6 +117,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     maxAgeMs: config.poll.maxAgeMs,
     onEnqueued: () => wake.outbox(),
     onRunStarted: () => wake.poller(),
+    runTask: (name, work) => tasks.run(name, work),
   });
   const home = createHomePublisher({ store, slack, identity, logger, hints });
   const outbox = createOutbox({ store, instanceId, slack, logger, hints, home });
@@ -178,6 +179,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
         const deadline = Date.now() + SHUTDOWN_GRACE_MS;
         await slackApp.stop().catch((error) => logger.warn('stopping the Slack receiver failed', { error }));
         logger.info('receiver stopped');
+        jobs.stop();
         const drained = await tasks.drain(Math.max(0, deadline - Date.now()));
         if (!drained) logger.warn('shutdown grace ran out with work in flight');
         // Polls and deliveries in flight are safe to abandon: nothing is marked done until Slack

@@ -89,8 +89,11 @@ export interface JobService {
    * follow-up to it. Undefined when it is a repeat.
    */
   acceptMention(request: MentionRequest): Promise<MentionOutcome>;
-  /** Records a shortcut submission; the new job's id, or undefined when the thread already has a job. */
-  acceptShortcut(request: ShortcutRequest): Promise<number | undefined>;
+  /**
+   * Records a shortcut submission: the new job's id; `repeat` for the same submission again;
+   * `thread_taken` when the message's thread got a job meanwhile (nothing recorded).
+   */
+  acceptShortcut(request: ShortcutRequest): Promise<{ job: number } | 'repeat' | 'thread_taken'>;
   /** Checks access, posts the root message and creates the job upstream. */
   startJob(jobId: number): Promise<void>;
   /** Records a reply in a job's thread. Returns the run's id, or undefined (no job, or a repeat). */
@@ -109,6 +112,11 @@ export interface JobService {
    * {@link Store.adoptOrphans}).
    */
   recover(orphans: Orphans): Promise<void>;
+  /**
+   * Stops waiting for batch windows. Replies still waiting stay recorded as `ready`, and the
+   * instance that takes over this one's work (or this one's next start) sends them.
+   */
+  stop(): void;
 }
 
 export interface JobServiceDeps {
@@ -138,6 +146,8 @@ export interface JobServiceDeps {
   onEnqueued: () => void;
   /** Wakes the poller after a run started. */
   onRunStarted: () => void;
+  /** Runs background work (a batch whose window has passed) among the tracked tasks. */
+  runTask: (name: string, work: () => Promise<void>) => void;
   now?: () => number;
 }
 
@@ -170,7 +180,8 @@ const isUnknownOutcome = (error: unknown) =>
   error instanceof AgentOutcomeUnknownError || error instanceof AgentInvalidResponseError;
 const message = (error: unknown) => String((error as Error)?.message ?? error);
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Jobs that give their thread up to a new job started there (they never ran, or the agent API forgot them). */
+const REPLACEABLE = new Set(['not_started', 'gone']);
 
 export function createJobService(deps: JobServiceDeps): JobService {
   const { store, slack, logger } = deps;
@@ -229,7 +240,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
     const agentJobId = job.agentJobId;
     if (!agentJobId) return;
     // Claimed atomically: each reply's task, and the flush after create, may all get here.
-    const runs = await store.claimReadyRuns(job.id, now());
+    const runs = await store.claimReadyRuns(job.id, deps.instanceId, now());
     const first = runs[0];
     if (!first) return;
     const authors = [...new Set(runs.map((r) => r.authorId))];
@@ -270,47 +281,53 @@ export function createJobService(deps: JobServiceDeps): JobService {
     deps.onEnqueued();
   }
 
+  /** One timer per job waiting for its batch window; none holds a task slot while it waits. */
+  const batchTimers = new Map<number, NodeJS.Timeout>();
+  function waitForBatch(jobId: number, ms: number): void {
+    if (batchTimers.has(jobId)) return;
+    const timer = setTimeout(() => {
+      batchTimers.delete(jobId);
+      // The job may have moved on meanwhile, and more replies may have joined the batch.
+      deps.runTask('send follow-ups', () => dispatchReady(jobId));
+    }, ms);
+    batchTimers.set(jobId, timer);
+  }
+
   /**
    * Sends the job's checked replies once the batch window of the oldest has passed, or explains
    * why they cannot be sent. Replies wait while the job is still being created.
    */
   async function dispatchReady(jobId: number): Promise<void> {
-    for (;;) {
-      const job = await store.getJob(jobId);
-      const ready = job ? await store.readyRuns(jobId) : [];
-      const oldest = ready[0];
-      if (!job || !oldest) return;
-      switch (job.phase) {
-        case 'accepted':
-        case 'posting':
-        case 'creating':
-          // Sent as soon as the create call answers.
-          return;
-        case 'active':
-        case 'idle': {
-          const wait = oldest.createdAt + deps.batchMs - now();
-          if (wait > 0) {
-            await sleep(wait);
-            // The job may have moved on, and more replies may have joined the batch.
-            continue;
-          }
-          return sendBatch(job);
+    const job = await store.getJob(jobId);
+    const ready = job ? await store.readyRuns(jobId) : [];
+    const oldest = ready[0];
+    if (!job || !oldest) return;
+    switch (job.phase) {
+      case 'accepted':
+      case 'posting':
+      case 'creating':
+        // Sent as soon as the create call answers.
+        return;
+      case 'active':
+      case 'idle': {
+        const wait = oldest.createdAt + deps.batchMs - now();
+        if (wait > 0) return waitForBatch(jobId, wait);
+        return sendBatch(job);
+      }
+      case 'not_started':
+      case 'start_unknown':
+      case 'gone': {
+        const note = job.phase === 'gone' ? text.followUpJobGone() : text.followUpNoJob(job.phase);
+        for (const run of ready) {
+          const to = {
+            channelId: job.channelId,
+            userId: run.authorId,
+            threadTs: job.threadTs,
+            responseUrl: null,
+          };
+          await dropRun(job, run, `job is ${job.phase}`, note, to);
         }
-        case 'not_started':
-        case 'start_unknown':
-        case 'gone': {
-          const note = job.phase === 'gone' ? text.followUpJobGone() : text.followUpNoJob(job.phase);
-          for (const run of ready) {
-            const to = {
-              channelId: job.channelId,
-              userId: run.authorId,
-              threadTs: job.threadTs,
-              responseUrl: null,
-            };
-            await dropRun(job, run, `job is ${job.phase}`, note, to);
-          }
-          return;
-        }
+        return;
       }
     }
   }
@@ -480,6 +497,11 @@ export function createJobService(deps: JobServiceDeps): JobService {
     );
 
   const service: JobService = {
+    stop() {
+      for (const timer of batchTimers.values()) clearTimeout(timer);
+      batchTimers.clear();
+    },
+
     async acceptCommand(request) {
       const { job, created } = await insert(
         {
@@ -505,8 +527,9 @@ export function createJobService(deps: JobServiceDeps): JobService {
         });
         return runId === undefined ? undefined : { reply: runId };
       };
-      if (request.threadTs && (await store.findJobByThread(request.channelId, request.threadTs)))
-        return reply();
+      const existing = request.threadTs && (await store.findJobByThread(request.channelId, request.threadTs));
+      // A job that never ran (or that the agent forgot) gives the thread up; any other takes the mention.
+      if (existing && !REPLACEABLE.has(existing.phase)) return reply();
       const triggerKey = `mention:${request.channelId}:${request.messageTs}`;
       let result: Awaited<ReturnType<typeof insert>>;
       try {
@@ -553,31 +576,38 @@ export function createJobService(deps: JobServiceDeps): JobService {
         request.permalink,
       );
       const triggerKey = `shortcut:${request.viewId}`;
-      const { job, created } = await insert(
-        {
-          teamId: request.teamId,
-          channelId: request.channelId,
-          requesterId: request.userId,
-          instruction: request.instruction.trim(),
-          triggerKey,
-          origin: 'shortcut',
-          // In the message's own channel the job lives in its thread; elsewhere it gets a new one.
-          threadTs: inPlace ? (message.threadTs ?? message.ts) : null,
-        },
-        prompt,
-        null,
-      );
-      if (created) return job.id;
-      if (job.triggerKey !== triggerKey)
-        logger.info('shortcut refused: the thread already has a job', { jobId: job.id });
-      return undefined;
+      // In the message's own channel the job lives in its thread; elsewhere it gets a new one.
+      const threadTs = inPlace ? (message.threadTs ?? message.ts) : null;
+      let result: Awaited<ReturnType<typeof insert>>;
+      try {
+        result = await insert(
+          {
+            teamId: request.teamId,
+            channelId: request.channelId,
+            requesterId: request.userId,
+            instruction: request.instruction.trim(),
+            triggerKey,
+            origin: 'shortcut',
+            threadTs,
+          },
+          prompt,
+          null,
+        );
+      } catch (error) {
+        // Another instance started a job in this thread at the same moment.
+        if (threadTs && (await store.findJobByThread(request.channelId, threadTs))) return 'thread_taken';
+        throw error;
+      }
+      if (result.created) return { job: result.job.id };
+      return result.job.triggerKey === triggerKey ? 'repeat' : 'thread_taken';
     },
 
     async startJob(jobId) {
       const job = await store.getJob(jobId);
       const run = job && (await store.getRuns(job.id))[0];
       if (!job || !run || job.phase !== 'accepted') return;
-      const refused = await refusal(run.prompt, {
+      // Only the instruction counts against MAX_PROMPT_CHARS: context (a thread, a message) is extra.
+      const refused = await refusal(mrkdwnToPlain(job.instruction).trim(), {
         teamId: job.teamId,
         channelId: job.channelId,
         userId: job.requesterId,

@@ -220,9 +220,9 @@ export const text = {
   restartedBeforePost: () =>
     `:warning: I restarted before your ${COMMAND} instruction was sent to the agent, so nothing was started. Please run the command again.`,
   followUpNoJob: (phase: string) =>
-    `:information_source: This thread has no running agent job (${phase === 'not_started' ? 'it was never started' : 'it is not known whether it started'}), so your reply was not sent. Start a new job with ${COMMAND}.`,
+    `:information_source: This thread has no running agent job (${phase === 'not_started' ? 'it was never started' : 'it is not known whether it started'}), so your reply was not sent. ${phase === 'not_started' ? 'Mention @docs-agent with your instruction to start one here' : `Start a new job with ${COMMAND}`}.`,
   followUpJobGone: () =>
-    `:ghost: The agent API no longer knows this job, so your reply was not sent. Start a new job with ${COMMAND}.`,
+    ':ghost: The agent API no longer knows this job, so your reply was not sent. Mention @docs-agent with your instruction to start a new one here.',
   followUpRestarted: (authorId: string) =>
     `${mention(authorId)} :grey_question: I restarted while sending your reply to the agent and cannot tell whether it arrived. I will not resend it; reply again if nothing happens.`,
   emptyFollowUp: () => ':information_source: That reply has no text, so nothing was sent to the agent.',

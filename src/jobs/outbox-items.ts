@@ -51,16 +51,18 @@ export function threadPost(
  * emoji on the thread's root).
  */
 export function rootUpdate(job: JobRecord): NewOutboxItem[] {
-  return job.cardTs
-    ? [
-        {
-          jobId: job.id,
-          dedupeKey: null,
-          payload: { type: 'update_root', channel: job.channelId, ts: job.cardTs },
-        },
-      ]
+  const ts = cardTsOf(job);
+  return ts
+    ? [{ jobId: job.id, dedupeKey: null, payload: { type: 'update_root', channel: job.channelId, ts } }]
     : [];
 }
+
+/**
+ * The status card's ts. A command job's card is its root, also for jobs recorded by an earlier
+ * version that did not record the card (during a rolling upgrade).
+ */
+export const cardTsOf = (job: JobRecord): string | null =>
+  job.cardTs ?? (job.origin === 'command' ? job.threadTs : null);
 
 export function receivedReaction(job: JobRecord, run: RunRecord): NewOutboxItem[] {
   return run.messageTs

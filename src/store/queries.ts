@@ -14,18 +14,26 @@ const SHARED = {
     ON CONFLICT (trigger_key) DO NOTHING`,
   jobByThread: 'SELECT * FROM jobs WHERE channel_id = $1 AND thread_ts = $2',
   readyRuns: "SELECT * FROM runs WHERE state = 'ready' AND job_id = $1 AND kind = 'follow_up' ORDER BY seq",
+  /** ($1 job, $2 now, $3 instance): the claimer owns the batch, so a take-over finds all of it. */
   claimReadyRuns: `
-    UPDATE runs SET state = 'sending', sent_at = $2
+    UPDATE runs SET state = 'sending', sent_at = $2, owner = $3
     WHERE job_id = $1 AND state = 'ready' AND kind = 'follow_up'
     RETURNING *`,
+  /** A job that never ran, or that the agent API forgot, gives its thread up to a new job. */
+  detachThread: `UPDATE jobs SET thread_ts = NULL WHERE id = $1 AND phase IN ('not_started', 'gone')`,
   recentJobsOfRequester:
     'SELECT * FROM jobs WHERE requester_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2',
   recentJobsOfChannel: 'SELECT * FROM jobs WHERE channel_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2',
-  /** Served by `runs_sent`: what went to the agent API in the window, per project. */
+  /**
+   * Served by `runs_sent`: the agent API calls made in the window, per project. Replies sent
+   * together (one batch: one job, one send time) were one call.
+   */
   instructionsSince: `
-    SELECT j.project_id AS project_id, COUNT(*) AS n FROM runs r JOIN jobs j ON j.id = r.job_id
-    WHERE r.sent_at >= $1 AND r.state IN ('sending', 'sent', 'unknown')
-    GROUP BY j.project_id`,
+    SELECT calls.project_id AS project_id, COUNT(*) AS n FROM (
+      SELECT DISTINCT j.project_id AS project_id, r.job_id AS job_id, r.sent_at AS sent_at
+      FROM runs r JOIN jobs j ON j.id = r.job_id
+      WHERE r.sent_at >= $1 AND r.state IN ('sending', 'sent', 'unknown')) calls
+    GROUP BY calls.project_id`,
   setRootReaction: 'UPDATE jobs SET root_reaction = $2 WHERE id = $1',
   latestCardUpdate: `
     SELECT MAX(id) AS id FROM outbox

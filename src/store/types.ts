@@ -244,7 +244,11 @@ export interface Store {
    * embedded SQLite file) any other instance on record is an earlier process that is gone.
    */
   readonly shared: boolean;
-  /** Inserts a job and its first run; an existing trigger key returns the existing job. */
+  /**
+   * Inserts a job and its first run; an existing trigger key returns the existing job. A thread
+   * holds one job: a job already in `threadTs` is returned instead, unless it never ran or the
+   * agent API forgot it (`not_started`, `gone`), which gives the thread up to the new job.
+   */
   insertJob(
     job: NewJob,
     firstRun: NewRun,
@@ -299,7 +303,7 @@ export interface Store {
    * Moves every `ready` follow-up of a job to `sending` and returns them, oldest first: one batch.
    * Concurrent callers never get the same run.
    */
-  claimReadyRuns(jobId: number, now: number): Promise<RunRecord[]>;
+  claimReadyRuns(jobId: number, instanceId: string, now: number): Promise<RunRecord[]>;
   /** A person's (`requesterId`) or a channel's most recent jobs, newest first. */
   recentJobs(filter: { requesterId: string } | { channelId: string }, limit: number): Promise<JobRecord[]>;
   /**

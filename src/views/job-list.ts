@@ -1,4 +1,5 @@
 import { duration, statusLine } from '../jobs/messages.js';
+import { cardTsOf } from '../jobs/outbox-items.js';
 import { type Block, context, divider, header, LIMITS, section } from '../slack/blocks.js';
 import { escapeMrkdwn, mrkdwnToPlain } from '../slack/mrkdwn.js';
 import { permalink } from '../slack/permalink.js';
@@ -25,8 +26,8 @@ const label = (instruction: string) =>
 
 /** One job in a list: its instruction linking to its thread, status, age, and pull request. */
 export function jobLine(job: JobRecord, { workspaceUrl, now }: ListContext): string {
-  const link =
-    job.cardTs && job.threadTs ? permalink(workspaceUrl, job.channelId, job.cardTs, job.threadTs) : undefined;
+  const card = cardTsOf(job);
+  const link = card && job.threadTs ? permalink(workspaceUrl, job.channelId, card, job.threadTs) : undefined;
   const title = link ? `*<${link}|${label(job.instruction)}>*` : `*${label(job.instruction)}*`;
   const parts = [statusLine(job), `<#${job.channelId}>`, `${duration(Math.max(0, now - job.createdAt))} ago`];
   if (job.prLink) parts.push(`<${job.prLink}|pull request>`);

@@ -756,6 +756,27 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
         expect(again.job.id).toBe(j.id);
         expect(again.job.triggerKey).toBe('in-thread');
       });
+
+      it('gives the thread of a job that never ran, or that the agent API forgot, to a new job', async () => {
+        for (const phase of ['not_started', 'gone'] as const) {
+          const threadTs = `1700000000.00${phase.length}`;
+          const { job: old } = await job(`old-${phase}`, T0, { threadTs });
+          await store.apply({ jobId: old.id, job: { phase } }, T0 + 1);
+          const fresh = await store.insertJob(newJob(`new-${phase}`, { threadTs }), createRun(), T0 + 2);
+          expect(fresh.created).toBe(true);
+          expect((await store.findJobByThread('C0DOCS', threadTs))?.id).toBe(fresh.job.id);
+          expect((await store.getJob(old.id))?.threadTs).toBeNull();
+        }
+        const { job: unknown } = await job('old-unknown', T0, { threadTs: '1700000000.000999' });
+        await store.apply({ jobId: unknown.id, job: { phase: 'start_unknown' } }, T0 + 1);
+        const refused = await store.insertJob(
+          newJob('new-unknown', { threadTs: '1700000000.000999' }),
+          createRun(),
+          T0 + 2,
+        );
+        expect(refused.created).toBe(false);
+        expect(refused.job.id).toBe(unknown.id);
+      });
     });
 
     describe('ready follow-ups (batches)', () => {
@@ -773,12 +794,14 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
 
         expect(ids(await store.readyRuns(j.id))).toEqual([a.id, c.id]);
         const [first, second] = await Promise.all([
-          store.claimReadyRuns(j.id, T0 + 4),
-          store.claimReadyRuns(j.id, T0 + 4),
+          store.claimReadyRuns(j.id, 'i-1', T0 + 4),
+          store.claimReadyRuns(j.id, 'i-2', T0 + 4),
         ]);
         const claimed = [...(first ?? []), ...(second ?? [])];
         expect(ids(claimed)).toEqual([a.id, c.id]);
         expect(claimed.every((r) => r.state === 'sending' && r.sentAt === T0 + 4)).toBe(true);
+        // The claimer owns the whole batch, whoever accepted each reply.
+        expect(new Set(claimed.map((r) => r.owner)).size).toBe(1);
         expect((await store.getRun(b.id))?.state).toBe('pending');
         expect((await store.getRun(elsewhere.id))?.state).toBe('ready');
         expect(await store.readyRuns(j.id)).toEqual([]);
@@ -825,10 +848,17 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
         const fu = await store.insertFollowUp(a.job.id, followUp('7.1'), T0 + 30);
         await store.claimRun(fu.run.id, T0 + 30);
         await store.apply({ jobId: a.job.id, run: { id: fu.run.id, patch: { state: 'sent' } } }, T0 + 31);
+        // Two replies sent as one batch were one call.
+        const batch = [];
+        for (const ts of ['7.2', '7.3'])
+          batch.push((await store.insertFollowUp(a.job.id, followUp(ts), T0 + 40)).run);
+        for (const r of batch)
+          await store.apply({ jobId: a.job.id, run: { id: r.id, patch: { state: 'ready' } } }, T0 + 40);
+        expect(await store.claimReadyRuns(a.job.id, 'i-1', T0 + 41)).toHaveLength(2);
         const counts = await store.instructionsSince(T0 + 10);
         expect(counts.sort((x, y) => String(x.projectId).localeCompare(String(y.projectId)))).toEqual([
           { projectId: null, count: 1 },
-          { projectId: 'proj-a', count: 2 },
+          { projectId: 'proj-a', count: 3 },
         ]);
       });
     });

@@ -5,6 +5,8 @@ import { isAside, withoutMention } from '../../slack/mentions.js';
 import type { ListenerDeps } from '../types.js';
 import { botUserIdOf } from './bot-user.js';
 
+const HUMAN_SUBTYPES = new Set([undefined, 'thread_broadcast', 'file_share']);
+
 const mentionSchema = z.object({
   user: z.string().min(1),
   text: z.string().default(''),
@@ -22,7 +24,8 @@ const mentionSchema = z.object({
 export function appMention(deps: ListenerDeps) {
   return async ({ event, body, context }: SlackEventMiddlewareArgs<'app_mention'> & AllMiddlewareArgs) => {
     const raw = event as unknown as Record<string, unknown>;
-    if (raw.subtype !== undefined) return;
+    // "Also send to channel" and file shares are mentions too; edits and bot messages are not.
+    if (!HUMAN_SUBTYPES.has(raw.subtype as string | undefined)) return;
     const parsed = mentionSchema.safeParse(raw);
     if (!parsed.success) return;
     const mention = parsed.data;

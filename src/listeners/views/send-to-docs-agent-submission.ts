@@ -6,8 +6,12 @@ import { mrkdwnToPlain } from '../../slack/mrkdwn.js';
 import { BLOCK, INPUT_ACTION, type ModalMetadata } from '../../views/send-modal.js';
 import type { ListenerDeps } from '../types.js';
 
-/** How long the submission waits for Slack to say whether the bot is in the chosen channel. */
-const MEMBERSHIP_CHECK_MS = 1_500;
+/**
+ * How long the submission waits for Slack to say whether the bot is in the chosen channel, and
+ * for the message author's name: Slack wants the answer within 3 seconds.
+ */
+const MEMBERSHIP_CHECK_MS = 1_000;
+const NAME_LOOKUP_MS = 700;
 
 const metadataSchema = z.object({
   channel: z.string().min(1),
@@ -40,27 +44,35 @@ const submissionSchema = z.object({
 
 type Errors = Partial<Record<(typeof BLOCK)[keyof typeof BLOCK], string>>;
 
-/** Whether the bot is in the channel; undefined when Slack cannot say in time (then the job's own post decides). */
-async function facts(
-  deps: ListenerDeps,
-  channel: string,
-): Promise<ConversationFacts | 'missing' | undefined> {
+/** `work`'s answer, or undefined if it takes longer than `ms` (the work is not cancelled). */
+async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), MEMBERSHIP_CHECK_MS);
+    timer = setTimeout(() => resolve(undefined), ms);
   });
   try {
-    return await Promise.race([
-      deps.slack
-        .conversationFacts(channel)
-        .catch((error: { code?: string }) =>
-          error?.code === 'channel_not_found' ? ('missing' as const) : undefined,
-        ),
-      timeout,
-    ]);
+    return await Promise.race([work, timeout]);
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Whether the bot is in the channel; undefined when Slack cannot say in time (then the job's own post decides). */
+const facts = (deps: ListenerDeps, channel: string): Promise<ConversationFacts | 'missing' | undefined> =>
+  withTimeout(
+    deps.slack
+      .conversationFacts(channel)
+      .catch((error: { code?: string }) =>
+        error?.code === 'channel_not_found' ? ('missing' as const) : undefined,
+      ),
+    MEMBERSHIP_CHECK_MS,
+  );
+
+/** The message author's name for the agent, if Slack gives it in time; the id otherwise. */
+async function authorName(deps: ListenerDeps, author: string): Promise<string> {
+  if (!author.startsWith('U')) return author;
+  const names = await withTimeout(deps.names.of([author]), NAME_LOOKUP_MS);
+  return names?.get(author) ?? author;
 }
 
 /**
@@ -105,21 +117,27 @@ export function sendToDocsAgentSubmission(deps: ListenerDeps) {
       else if (known && !known.isMember) errors.channel = say.modalNotMember(channel);
     }
     const inPlace = channel === metadata.channel;
+    const triggerKey = `shortcut:${view.id}`;
     if (!errors.channel && inPlace) {
       const existing = await deps.store.findJobByThread(channel, metadata.threadTs ?? metadata.ts);
-      if (existing) errors.channel = say.modalThreadHasJob();
+      // This same submission, recorded before (its answer was late): just close the modal.
+      if (existing?.triggerKey === triggerKey) {
+        await ack();
+        return;
+      }
+      // A job that never ran, or that the agent API forgot, gives the thread up.
+      if (existing && existing.phase !== 'not_started' && existing.phase !== 'gone')
+        errors.channel = say.modalThreadHasJob();
     }
     if (Object.keys(errors).length > 0) {
       await ack({ response_action: 'errors', errors });
       return;
     }
 
-    let jobId: number | undefined;
+    let accepted: Awaited<ReturnType<ListenerDeps['jobs']['acceptShortcut']>>;
     try {
-      const author = metadata.author.startsWith('U')
-        ? ((await deps.names.of([metadata.author])).get(metadata.author) ?? metadata.author)
-        : metadata.author;
-      jobId = await deps.jobs.acceptShortcut({
+      const author = await authorName(deps, metadata.author);
+      accepted = await deps.jobs.acceptShortcut({
         teamId: user.team_id ?? parsed.data.team?.id ?? '',
         userId: user.id,
         channelId: channel,
@@ -139,9 +157,13 @@ export function sendToDocsAgentSubmission(deps: ListenerDeps) {
       await ack({ response_action: 'errors', errors: { [BLOCK.instruction]: say.notRecorded() } });
       return;
     }
+    if (accepted === 'thread_taken') {
+      await ack({ response_action: 'errors', errors: { [BLOCK.channel]: say.modalThreadHasJob() } });
+      return;
+    }
     await ack();
-    if (jobId !== undefined) {
-      const id = jobId;
+    if (typeof accepted === 'object') {
+      const id = accepted.job;
       deps.tasks.run('start job', () => deps.jobs.startJob(id));
     }
   };

@@ -172,9 +172,11 @@ export async function openPostgresStore(
       transaction(async (db) => {
         // A thread holds one job: a second start in it returns the job already there. (Two starts
         // racing in one thread: the unique thread index refuses the second insert.)
-        const inThread = job.threadTs
+        let inThread = job.threadTs
           ? await one<JobRecord>(db, queries.jobByThread, [job.channelId, job.threadTs])
           : undefined;
+        if (inThread && (await db.query(queries.detachThread, [inThread.id])).rowCount === 1)
+          inThread = undefined;
         const inserted = inThread
           ? undefined
           : await one<JobRecord>(db, `${queries.insertJob} RETURNING *`, newJobArgs(job, now));
@@ -263,8 +265,8 @@ export async function openPostgresStore(
         [jobId],
       ),
     readyRuns: (jobId) => many<RunRecord>(queries.readyRuns, [jobId]),
-    async claimReadyRuns(jobId, now) {
-      const claimed = await many<RunRecord>(queries.claimReadyRuns, [jobId, now]);
+    async claimReadyRuns(jobId, instanceId, now) {
+      const claimed = await many<RunRecord>(queries.claimReadyRuns, [jobId, now, instanceId]);
       return claimed.sort((a, b) => a.seq - b.seq);
     },
     recentJobs: (filter, limit) =>

@@ -145,9 +145,10 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
 
   const insertJobTx = db.transaction((job: NewJob, firstRun: NewRun, now: number) => {
     // A thread holds one job: a second start in it returns the job already there.
-    const inThread = job.threadTs
+    let inThread = job.threadTs
       ? (shared.jobByThread.get(sqliteArgs([job.channelId, job.threadTs])) as Row | undefined)
       : undefined;
+    if (inThread && shared.detachThread.run(sqliteArgs([inThread.id])).changes === 1) inThread = undefined;
     const info = inThread ? { changes: 0 } : shared.insertJob.run(sqliteArgs(newJobArgs(job, now)));
     const row = inThread ?? (stmt.jobByTrigger.get(job.triggerKey) as Row);
     const record = fromRow<JobRecord>(row);
@@ -266,9 +267,9 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
     async readyRuns(jobId) {
       return rows<RunRecord>('readyRuns', jobId);
     },
-    async claimReadyRuns(jobId, now) {
+    async claimReadyRuns(jobId, instanceId, now) {
       return db
-        .transaction(() => rows<RunRecord>('claimReadyRuns', jobId, now))
+        .transaction(() => rows<RunRecord>('claimReadyRuns', jobId, now, instanceId))
         .immediate()
         .sort((a, b) => a.seq - b.seq);
     },
