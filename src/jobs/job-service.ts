@@ -182,6 +182,8 @@ const message = (error: unknown) => String((error as Error)?.message ?? error);
 
 /** Jobs that give their thread up to a new job started there (they never ran, or the agent API forgot them). */
 const REPLACEABLE = new Set(['not_started', 'gone']);
+/** Every metadata event type the bot writes on its own messages starts so. */
+const BOT_EVENT_PREFIX = 'docs_agent_';
 
 export function createJobService(deps: JobServiceDeps): JobService {
   const { store, slack, logger } = deps;
@@ -347,7 +349,9 @@ export function createJobService(deps: JobServiceDeps): JobService {
           threadTs: job.threadTs,
           limit: CONTEXT_MESSAGES_READ,
         })
-      ).filter((m) => Number(m.ts) < Number(contextTs) && !(m.botId && m.user === undefined && !m.username));
+      )
+        // Messages before the mention, without the bot's own cards and notices (they carry its metadata).
+        .filter((m) => Number(m.ts) < Number(contextTs) && !m.eventType?.startsWith(BOT_EVENT_PREFIX));
       const names = await deps.names.of(peopleIn(messages));
       return withContext(run.prompt, contextLines(messages, names), deps.threadContextMaxChars);
     } catch (error) {

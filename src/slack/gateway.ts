@@ -107,6 +107,8 @@ export interface ThreadMessage {
   /** Bot messages' own name, when they have one. */
   username: string | undefined;
   text: string;
+  /** The message metadata's event type: the bot's own posts carry one. */
+  eventType: string | undefined;
 }
 
 /** What the bot needs to know about a conversation before it starts a job there. */
@@ -266,7 +268,13 @@ export function createSlackGateway({
       let cursor: string | undefined;
       do {
         const page = await call('conversations.replies', () =>
-          client.conversations.replies({ channel, ts: threadTs, limit: Math.min(200, limit), cursor }),
+          client.conversations.replies({
+            channel,
+            ts: threadTs,
+            limit: Math.min(200, limit),
+            cursor,
+            include_all_metadata: true,
+          }),
         );
         for (const m of page.messages ?? []) {
           if (typeof m.ts !== 'string') continue;
@@ -276,6 +284,7 @@ export function createSlackGateway({
             botId: m.bot_id,
             username: (m as { username?: string }).username,
             text: m.text ?? '',
+            eventType: (m as { metadata?: { event_type?: string } }).metadata?.event_type,
           });
         }
         cursor = page.response_metadata?.next_cursor || undefined;

@@ -60,6 +60,16 @@ describe('@docs-agent mentions', () => {
         text: 'written after the mention',
       },
     );
+    // An earlier card of the bot in the thread is not context.
+    h.slack.messages.push({
+      channel: 'C0GENERAL',
+      ts: '1700000300.000350',
+      thread_ts: root,
+      text: 'bot card text',
+      bot_id: 'B0BOT',
+      user: 'U0BOT',
+      metadata: { event_type: 'docs_agent_root', event_payload: { key: 'root:99' } },
+    });
     const mention = appMention({
       text: '<@U0BOT> add this to the auth FAQ',
       ts: '1700000300.000400',
@@ -75,9 +85,12 @@ describe('@docs-agent mentions', () => {
     expect(prompt).not.toContain('old xxx');
     expect(prompt).toContain('[1 message left out for length]');
     expect(prompt).not.toContain('written after the mention');
+    expect(prompt).not.toContain('bot card text');
     expect(prompt.endsWith('--- End of context ---')).toBe(true);
 
-    const card = await waitFor('card in the thread', () => h.slack.threadPosts(root)[0]);
+    const card = await waitFor('card in the thread', () =>
+      h.slack.threadPosts(root).find((m) => m.text !== 'bot card text'),
+    );
     const job = await h.app.store.findJobByThread('C0GENERAL', root);
     expect(job).toMatchObject({ origin: 'mention', cardTs: card.ts, contextTs: mention.ts });
   });
@@ -110,6 +123,36 @@ describe('@docs-agent mentions', () => {
     );
     await sleep(150);
     expect(h.agent.requestsFor('create')).toHaveLength(1);
+    expect(h.agent.requestsFor('message')).toHaveLength(0);
+  });
+
+  it('starts a new job in a thread whose job never started, and counts a broadcast mention', async () => {
+    h.agent.fail('create', { status: 400, body: JSON.stringify({ error: 'Prompt rejected' }) });
+    const first = appMention({ text: '<@U0BOT> Document everything' });
+    await h.anyEvent(first);
+    await waitFor('refusal', () =>
+      h.slack.threadPosts(first.ts).some((m) => m.text.includes('Prompt rejected')),
+    );
+    await waitFor(
+      'not started',
+      async () =>
+        (await h.app.store.findJobByThread('C0GENERAL', first.ts)) === undefined ||
+        (await h.app.store.findJobByThread('C0GENERAL', first.ts))?.phase === 'not_started',
+    );
+
+    const again = {
+      ...appMention({ text: '<@U0BOT> Document the CLI flags', thread_ts: first.ts }),
+      subtype: 'thread_broadcast',
+    };
+    await h.anyEvent(again);
+    await waitFor('second create', () => h.agent.requestsFor('create').length === 2);
+    // The bot's own card and notice in the thread are not context.
+    expect(h.agent.requestsFor('create')[1]?.body?.prompt).toBe('Document the CLI flags');
+    const job = await waitFor('new job active', async () => {
+      const j = await h.app.store.findJobByThread('C0GENERAL', first.ts);
+      return j?.phase === 'active' ? j : undefined;
+    });
+    expect(job.triggerKey).toBe(`mention:C0GENERAL:${again.ts}`);
     expect(h.agent.requestsFor('message')).toHaveLength(0);
   });
 

@@ -133,14 +133,26 @@ describe('the Send to docs agent shortcut', () => {
 
   it('refuses a second job in a thread that has one, and records a resubmission once', async () => {
     const view = await openModal();
-    await submit(view, { instruction: 'First', message: source.text, channel: 'C0GENERAL' }, 'V0SAME');
-    await submit(view, { instruction: 'First', message: source.text, channel: 'C0GENERAL' }, 'V0SAME');
+    expect(
+      await submit(view, { instruction: 'First', message: source.text, channel: 'C0GENERAL' }, 'V0SAME'),
+    ).toEqual({});
+    // The same submission again (Slack's retry, a double click) just closes the modal.
+    expect(
+      await submit(view, { instruction: 'First', message: source.text, channel: 'C0GENERAL' }, 'V0SAME'),
+    ).toEqual({});
     await waitFor('create call', () => h.agent.requestsFor('create').length === 1);
     const again = await openModal();
     const body = await submit(again, { instruction: 'Second', channel: 'C0GENERAL' });
     expect(body.errors?.channel).toContain('already has a docs agent job');
     await sleep(100);
     expect(h.agent.requestsFor('create')).toHaveLength(1);
+  });
+
+  it('counts only the instruction against MAX_PROMPT_CHARS, not the message sent with it', async () => {
+    const view = await openModal();
+    await submit(view, { instruction: 'y'.repeat(450), message: 'z'.repeat(2_900), channel: 'C0GENERAL' });
+    await waitFor('create call', () => h.agent.requestsFor('create').length === 1);
+    expect(String(h.agent.requestsFor('create')[0]?.body?.prompt)).toContain('z'.repeat(2_900));
   });
 
   it('acknowledges a click on the pull request button', async () => {

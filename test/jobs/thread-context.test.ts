@@ -8,6 +8,7 @@ const msg = (user: string | undefined, text: string, extra: Partial<ThreadMessag
   botId: undefined,
   username: undefined,
   text,
+  eventType: undefined,
   ...extra,
 });
 
