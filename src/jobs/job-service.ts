@@ -1,11 +1,5 @@
 import type { AccessPolicy } from '../access/access-policy.js';
 import type { AgentClient } from '../agent/client.js';
-import {
-  AgentInvalidResponseError,
-  AgentNotFoundError,
-  AgentOutcomeUnknownError,
-  AgentUnauthorizedError,
-} from '../agent/errors.js';
 import type { AgentJob } from '../agent/schema.js';
 import type { Logger } from '../logger.js';
 import { SlackCallError, type SlackGateway } from '../slack/gateway.js';
@@ -13,68 +7,34 @@ import { mrkdwnToPlain } from '../slack/mrkdwn.js';
 import type { UserNames } from '../slack/user-names.js';
 import type { JobPatch, JobRecord, Orphans, RunOutcome, RunRecord, Store } from '../store/types.js';
 import { outcomePost, statusCard } from '../views/status-card.js';
-import { agentErrorText, type FollowUpHints, refusalText, text } from './messages.js';
 import {
-  type PrivateTarget,
-  privateNote,
-  receivedReaction,
-  rootMetadata,
-  rootUpdate,
-  threadPost,
-} from './outbox-items.js';
-import { CONTEXT_MESSAGES_READ, contextLines, peopleIn, withContext } from './thread-context.js';
+  errorMessage,
+  fromAgentJob,
+  isUnknownOutcome,
+  logAgentError,
+  startedPatch,
+} from './agent-outcomes.js';
+import { createFirstPrompt } from './first-prompt.js';
+import { createFollowUps } from './follow-ups.js';
+import { agentErrorText, type FollowUpHints, refusalText, text } from './messages.js';
+import { type PrivateTarget, privateNote, rootMetadata, rootUpdate, threadPost } from './outbox-items.js';
+import type {
+  MentionOutcome,
+  MentionRequest,
+  ReplyRequest,
+  ShortcutRequest,
+  StartRequest,
+} from './requests.js';
+import { withContext } from './thread-context.js';
 
-/** A `/docs-agent <instruction>` command, already validated by its listener. */
-export interface StartRequest {
-  teamId: string;
-  channelId: string;
-  userId: string;
-  /** The instruction as typed (Slack mrkdwn). */
-  text: string;
-  /** Slack's trigger id: unique per invocation, so a repeat never starts a second job. */
-  triggerId: string;
-  responseUrl: string | null;
-}
-
-/** `@docs-agent <instruction>`: in a channel, or inside an existing thread. */
-export interface MentionRequest {
-  teamId: string;
-  channelId: string;
-  userId: string;
-  /** The instruction with the bot's mention taken out (Slack mrkdwn). */
-  text: string;
-  messageTs: string;
-  /** The thread the mention was posted in, if any. */
-  threadTs: string | undefined;
-}
-
-/** What a mention became. */
-export type MentionOutcome = { job: number } | { reply: number } | undefined;
-
-/** The message shortcut's modal, submitted and validated. */
-export interface ShortcutRequest {
-  teamId: string;
-  userId: string;
-  /** Where the job runs: the message's own channel (then in its thread) or one the user picked. */
-  channelId: string;
-  instruction: string;
-  /** The message the shortcut was used on, as the user left it in the modal. */
-  message: { channelId: string; ts: string; threadTs: string | undefined; text: string; author: string };
-  permalink: string | undefined;
-  /** The modal's view id: unique per submission. */
-  viewId: string;
-}
-
-/** A human reply in some thread, already filtered by its listener. */
-export interface ReplyRequest {
-  /** The author's workspace (differs from ours in a shared channel). */
-  teamId: string | undefined;
-  channelId: string;
-  threadTs: string;
-  messageTs: string;
-  userId: string;
-  text: string;
-}
+export { outcomeOf } from './agent-outcomes.js';
+export type {
+  MentionOutcome,
+  MentionRequest,
+  ReplyRequest,
+  ShortcutRequest,
+  StartRequest,
+} from './requests.js';
 
 /**
  * The job rules. Every instruction is first *accepted* (recorded in the store, fast, before
@@ -151,52 +111,16 @@ export interface JobServiceDeps {
   now?: () => number;
 }
 
-/** Job fields taken from an agent job record. */
-function fromAgentJob(agentJob: AgentJob): JobPatch {
-  return {
-    agentStatus: agentJob.status,
-    ...(agentJob.prLink ? { prLink: agentJob.prLink } : {}),
-    ...(agentJob.source?.repository ? { repository: agentJob.source.repository } : {}),
-    ...(agentJob.source?.ref ? { ref: agentJob.source.ref } : {}),
-    ...(agentJob.model ? { model: agentJob.model } : {}),
-  };
-}
-
-/** Which outcome a terminal agent job means. */
-export function outcomeOf(agentJob: AgentJob): RunOutcome | undefined {
-  switch (agentJob.status) {
-    case 'completed':
-      return agentJob.prLink ? 'completed_pr' : 'completed_no_changes';
-    case 'failed':
-      return 'failed';
-    case 'archived':
-      return 'archived';
-    default:
-      return undefined;
-  }
-}
-
-const isUnknownOutcome = (error: unknown) =>
-  error instanceof AgentOutcomeUnknownError || error instanceof AgentInvalidResponseError;
-const message = (error: unknown) => String((error as Error)?.message ?? error);
-
 /** Jobs that give their thread up to a new job started there (they never ran, or the agent API forgot them). */
 const REPLACEABLE = new Set(['not_started', 'gone']);
-/** Every metadata event type the bot writes on its own messages starts so. */
-const BOT_EVENT_PREFIX = 'docs_agent_';
 
 export function createJobService(deps: JobServiceDeps): JobService {
   const { store, slack, logger } = deps;
   const now = deps.now ?? Date.now;
   const agentOf = (job: JobRecord) => deps.agentFor(job.projectId);
-
-  const logAgentError = (error: unknown, fields: Record<string, unknown>) => {
-    if (error instanceof AgentUnauthorizedError) {
-      logger.error('agent API refused the admin key: renew DOCS_AGENT_API_KEY', { ...fields, error });
-    } else {
-      logger.warn('agent API call failed', { ...fields, error });
-    }
-  };
+  const followUps = createFollowUps({ ...deps, now });
+  const { dispatchReady, dropRun } = followUps;
+  const firstPrompt = createFirstPrompt(deps);
 
   /** Checks length and access; returns the refusal to give, if any. */
   async function refusal(
@@ -210,161 +134,11 @@ export function createJobService(deps: JobServiceDeps): JobService {
     return refusalText(decision);
   }
 
-  const startedPatch = (agentJob: AgentJob, at: number): JobPatch => ({
-    ...fromAgentJob(agentJob),
-    phase: 'active',
-    lastOutcome: null,
-    runStartedAt: at,
-    nextPollAt: at + deps.pollIntervalMs,
-    pollIntervalMs: deps.pollIntervalMs,
-    pollFailures: 0,
-    lastError: null,
-  });
-
-  /** Marks a run refused or failed before it was sent, and tells its author privately. */
-  async function dropRun(job: JobRecord, run: RunRecord, reason: string, note: string, to: PrivateTarget) {
-    await store.apply(
-      {
-        jobId: job.id,
-        run: { id: run.id, patch: { state: 'failed', error: reason } },
-        enqueue: [privateNote(job.id, `dropped:${run.id}`, to, note)],
-      },
-      now(),
-    );
-    deps.onEnqueued();
-  }
-
-  /** One follow-up for the agent from a batch of replies (each reply's text, in order). */
-  const batchPrompt = (runs: RunRecord[]) => runs.map((r) => r.prompt).join('\n\n');
-
-  /** Sends every checked reply of the job as one follow-up (a batch). */
-  async function sendBatch(job: JobRecord): Promise<void> {
-    const agentJobId = job.agentJobId;
-    if (!agentJobId) return;
-    // Claimed atomically: each reply's task, and the flush after create, may all get here.
-    const runs = await store.claimReadyRuns(job.id, deps.instanceId, now());
-    const first = runs[0];
-    if (!first) return;
-    const authors = [...new Set(runs.map((r) => r.authorId))];
-    try {
-      const agentJob = await agentOf(job).sendMessage(agentJobId, batchPrompt(runs));
-      const at = now();
-      const patch = startedPatch(agentJob, at);
-      await store.apply(
-        {
-          jobId: job.id,
-          job: patch,
-          runs: runs.map((r) => ({ id: r.id, patch: { state: 'sent' as const, sentAt: at } })),
-          incrementRunCount: true,
-          enqueue: [...runs.flatMap((r) => receivedReaction(job, r)), ...rootUpdate({ ...job, ...patch })],
-        },
-        at,
-      );
-      logger.info('follow-up sent', { jobId: job.id, agentJobId, runs: runs.map((r) => r.seq) });
-      deps.onRunStarted();
-    } catch (error) {
-      logAgentError(error, { jobId: job.id, agentJobId, op: 'follow-up' });
-      const gone = error instanceof AgentNotFoundError;
-      const note = `${authors.map((a) => `<@${a}>`).join(' ')} ${agentErrorText(error, 'follow-up')}`;
-      const state = isUnknownOutcome(error) ? ('unknown' as const) : ('failed' as const);
-      await store.apply(
-        {
-          jobId: job.id,
-          ...(gone ? { job: { phase: 'gone' as const, nextPollAt: null } } : {}),
-          runs: runs.map((r) => ({ id: r.id, patch: { state, error: message(error) } })),
-          enqueue: [
-            threadPost(job, `followup-error:${first.id}`, note, 'notice', first, runs),
-            ...(gone ? rootUpdate({ ...job, phase: 'gone' }) : []),
-          ],
-        },
-        now(),
-      );
-    }
-    deps.onEnqueued();
-  }
-
-  /** One timer per job waiting for its batch window; none holds a task slot while it waits. */
-  const batchTimers = new Map<number, NodeJS.Timeout>();
-  function waitForBatch(jobId: number, ms: number): void {
-    if (batchTimers.has(jobId)) return;
-    const timer = setTimeout(() => {
-      batchTimers.delete(jobId);
-      // The job may have moved on meanwhile, and more replies may have joined the batch.
-      deps.runTask('send follow-ups', () => dispatchReady(jobId));
-    }, ms);
-    batchTimers.set(jobId, timer);
-  }
-
-  /**
-   * Sends the job's checked replies once the batch window of the oldest has passed, or explains
-   * why they cannot be sent. Replies wait while the job is still being created.
-   */
-  async function dispatchReady(jobId: number): Promise<void> {
-    const job = await store.getJob(jobId);
-    const ready = job ? await store.readyRuns(jobId) : [];
-    const oldest = ready[0];
-    if (!job || !oldest) return;
-    switch (job.phase) {
-      case 'accepted':
-      case 'posting':
-      case 'creating':
-        // Sent as soon as the create call answers.
-        return;
-      case 'active':
-      case 'idle': {
-        const wait = oldest.createdAt + deps.batchMs - now();
-        if (wait > 0) return waitForBatch(jobId, wait);
-        return sendBatch(job);
-      }
-      case 'not_started':
-      case 'start_unknown':
-      case 'gone': {
-        const note = job.phase === 'gone' ? text.followUpJobGone() : text.followUpNoJob(job.phase);
-        for (const run of ready) {
-          const to = {
-            channelId: job.channelId,
-            userId: run.authorId,
-            threadTs: job.threadTs,
-            responseUrl: null,
-          };
-          await dropRun(job, run, `job is ${job.phase}`, note, to);
-        }
-        return;
-      }
-    }
-  }
-
-  /**
-   * The first prompt: the instruction, and for a job started inside a thread the thread's
-   * earlier messages as context. Context is a courtesy: if Slack cannot give it, the job starts
-   * without it.
-   */
-  async function firstPrompt(job: JobRecord, run: RunRecord): Promise<string> {
-    if (!job.contextTs || !job.threadTs || deps.threadContextMaxChars === 0) return run.prompt;
-    try {
-      const contextTs = job.contextTs;
-      const messages = (
-        await slack.threadMessages({
-          channel: job.channelId,
-          threadTs: job.threadTs,
-          limit: CONTEXT_MESSAGES_READ,
-        })
-      )
-        // Messages before the mention, without the bot's own cards and notices (they carry its metadata).
-        .filter((m) => Number(m.ts) < Number(contextTs) && !m.eventType?.startsWith(BOT_EVENT_PREFIX));
-      const names = await deps.names.of(peopleIn(messages));
-      return withContext(run.prompt, contextLines(messages, names), deps.threadContextMaxChars);
-    } catch (error) {
-      logger.warn('could not read the thread for context; starting without it', { jobId: job.id, error });
-      return run.prompt;
-    }
-  }
-
   async function createUpstream(job: JobRecord, run: RunRecord): Promise<void> {
     try {
       const agentJob = await agentOf(job).createJob(await firstPrompt(job, run));
       const at = now();
-      const patch = { ...startedPatch(agentJob, at), agentJobId: agentJob.id };
+      const patch = { ...startedPatch(agentJob, at, deps.pollIntervalMs), agentJobId: agentJob.id };
       await store.apply(
         {
           jobId: job.id,
@@ -378,15 +152,15 @@ export function createJobService(deps: JobServiceDeps): JobService {
       logger.info('job started', { jobId: job.id, agentJobId: agentJob.id, channel: job.channelId });
       deps.onRunStarted();
     } catch (error) {
-      logAgentError(error, { jobId: job.id, op: 'create' });
+      logAgentError(logger, error, { jobId: job.id, op: 'create' });
       const phase = isUnknownOutcome(error) ? ('start_unknown' as const) : ('not_started' as const);
       await store.apply(
         {
           jobId: job.id,
-          job: { phase, lastError: message(error) },
+          job: { phase, lastError: errorMessage(error) },
           run: {
             id: run.id,
-            patch: { state: isUnknownOutcome(error) ? 'unknown' : 'failed', error: message(error) },
+            patch: { state: isUnknownOutcome(error) ? 'unknown' : 'failed', error: errorMessage(error) },
           },
           enqueue: [
             threadPost(
@@ -502,8 +276,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
 
   const service: JobService = {
     stop() {
-      for (const timer of batchTimers.values()) clearTimeout(timer);
-      batchTimers.clear();
+      followUps.stop();
     },
 
     async acceptCommand(request) {

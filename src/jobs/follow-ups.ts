@@ -1,0 +1,175 @@
+import type { AgentClient } from '../agent/client.js';
+import { AgentNotFoundError } from '../agent/errors.js';
+import type { Logger } from '../logger.js';
+import type { JobRecord, RunRecord, Store } from '../store/types.js';
+import { errorMessage, isUnknownOutcome, logAgentError, startedPatch } from './agent-outcomes.js';
+import { agentErrorText, text } from './messages.js';
+import { type PrivateTarget, privateNote, receivedReaction, rootUpdate, threadPost } from './outbox-items.js';
+
+/** How soon a batch whose sending failed before reaching the agent API is tried again, in milliseconds. */
+export const BATCH_RETRY_MS = 5_000;
+
+export interface FollowUpsDeps {
+  store: Store;
+  instanceId: string;
+  agentFor: (projectId: string | null) => AgentClient;
+  logger: Logger;
+  /** Replies in one thread within this many milliseconds go to the agent as one follow-up. */
+  batchMs: number;
+  /** First poll interval of a run, in milliseconds. */
+  pollIntervalMs: number;
+  onEnqueued: () => void;
+  onRunStarted: () => void;
+  /** Runs background work (a batch whose window has passed) among the tracked tasks. */
+  runTask: (name: string, work: () => Promise<void>) => void;
+  now: () => number;
+}
+
+export interface FollowUps {
+  /**
+   * Sends the job's checked (`ready`) replies as one follow-up once the batch window of the
+   * oldest has passed, or explains why they cannot be sent. Replies wait while the job is being
+   * created.
+   */
+  dispatchReady(jobId: number): Promise<void>;
+  /** Marks a run refused or failed before it was sent, and tells its author privately. */
+  dropRun(job: JobRecord, run: RunRecord, reason: string, note: string, to: PrivateTarget): Promise<void>;
+  /** Stops waiting for batch windows; waiting replies stay `ready` for whoever takes over. */
+  stop(): void;
+}
+
+/** Follow-ups: replies in a job's thread, batched and sent to the agent. */
+export function createFollowUps(deps: FollowUpsDeps): FollowUps {
+  const { store, logger, now } = deps;
+  const agentOf = (job: JobRecord) => deps.agentFor(job.projectId);
+
+  /** Marks a run refused or failed before it was sent, and tells its author privately. */
+  async function dropRun(job: JobRecord, run: RunRecord, reason: string, note: string, to: PrivateTarget) {
+    await store.apply(
+      {
+        jobId: job.id,
+        run: { id: run.id, patch: { state: 'failed', error: reason } },
+        enqueue: [privateNote(job.id, `dropped:${run.id}`, to, note)],
+      },
+      now(),
+    );
+    deps.onEnqueued();
+  }
+
+  /** One follow-up for the agent from a batch of replies (each reply's text, in order). */
+  const batchPrompt = (runs: RunRecord[]) => runs.map((r) => r.prompt).join('\n\n');
+
+  /** Sends every checked reply of the job as one follow-up (a batch). */
+  async function sendBatch(job: JobRecord): Promise<void> {
+    const agentJobId = job.agentJobId;
+    if (!agentJobId) return;
+    // Claimed atomically: each reply's task, and the flush after create, may all get here.
+    const runs = await store.claimReadyRuns(job.id, deps.instanceId, now());
+    const first = runs[0];
+    if (!first) return;
+    const authors = [...new Set(runs.map((r) => r.authorId))];
+    try {
+      const agentJob = await agentOf(job).sendMessage(agentJobId, batchPrompt(runs));
+      const at = now();
+      const patch = startedPatch(agentJob, at, deps.pollIntervalMs);
+      await store.apply(
+        {
+          jobId: job.id,
+          job: patch,
+          runs: runs.map((r) => ({ id: r.id, patch: { state: 'sent' as const, sentAt: at } })),
+          incrementRunCount: true,
+          enqueue: [...runs.flatMap((r) => receivedReaction(job, r)), ...rootUpdate({ ...job, ...patch })],
+        },
+        at,
+      );
+      logger.info('follow-up sent', { jobId: job.id, agentJobId, runs: runs.map((r) => r.seq) });
+      deps.onRunStarted();
+    } catch (error) {
+      logAgentError(logger, error, { jobId: job.id, agentJobId, op: 'follow-up' });
+      const gone = error instanceof AgentNotFoundError;
+      const note = `${authors.map((a) => `<@${a}>`).join(' ')} ${agentErrorText(error, 'follow-up')}`;
+      const state = isUnknownOutcome(error) ? ('unknown' as const) : ('failed' as const);
+      await store.apply(
+        {
+          jobId: job.id,
+          ...(gone ? { job: { phase: 'gone' as const, nextPollAt: null } } : {}),
+          runs: runs.map((r) => ({ id: r.id, patch: { state, error: errorMessage(error) } })),
+          enqueue: [
+            threadPost(job, `followup-error:${first.id}`, note, 'notice', first, runs),
+            ...(gone ? rootUpdate({ ...job, phase: 'gone' }) : []),
+          ],
+        },
+        now(),
+      );
+    }
+    deps.onEnqueued();
+  }
+
+  /** One timer per job waiting for its batch window; none holds a task slot while it waits. */
+  const batchTimers = new Map<number, NodeJS.Timeout>();
+  let stopped = false;
+  function waitForBatch(jobId: number, ms: number): void {
+    if (stopped || batchTimers.has(jobId)) return;
+    const timer = setTimeout(() => {
+      batchTimers.delete(jobId);
+      // The job may have moved on meanwhile, and more replies may have joined the batch.
+      deps.runTask('send follow-ups', () =>
+        dispatchReady(jobId).catch((error: unknown) => {
+          // The store could not be read: the replies stay `ready`; try again shortly.
+          logger.warn('could not send waiting follow-ups; will retry', { jobId, error });
+          waitForBatch(jobId, BATCH_RETRY_MS);
+        }),
+      );
+    }, ms);
+    batchTimers.set(jobId, timer);
+  }
+
+  /**
+   * Sends the job's checked replies once the batch window of the oldest has passed, or explains
+   * why they cannot be sent. Replies wait while the job is still being created.
+   */
+  async function dispatchReady(jobId: number): Promise<void> {
+    const job = await store.getJob(jobId);
+    const ready = job ? await store.readyRuns(jobId) : [];
+    const oldest = ready[0];
+    if (!job || !oldest) return;
+    switch (job.phase) {
+      case 'accepted':
+      case 'posting':
+      case 'creating':
+        // Sent as soon as the create call answers.
+        return;
+      case 'active':
+      case 'idle': {
+        const wait = oldest.createdAt + deps.batchMs - now();
+        if (wait > 0) return waitForBatch(jobId, wait);
+        return sendBatch(job);
+      }
+      case 'not_started':
+      case 'start_unknown':
+      case 'gone': {
+        const note = job.phase === 'gone' ? text.followUpJobGone() : text.followUpNoJob(job.phase);
+        for (const run of ready) {
+          const to = {
+            channelId: job.channelId,
+            userId: run.authorId,
+            threadTs: job.threadTs,
+            responseUrl: null,
+          };
+          await dropRun(job, run, `job is ${job.phase}`, note, to);
+        }
+        return;
+      }
+    }
+  }
+
+  return {
+    dispatchReady,
+    dropRun,
+    stop() {
+      stopped = true;
+      for (const timer of batchTimers.values()) clearTimeout(timer);
+      batchTimers.clear();
+    },
+  };
+}

@@ -1,0 +1,53 @@
+/** What the listeners hand to the job service, already parsed and validated. */
+
+/** A `/docs-agent <instruction>` command, already validated by its listener. */
+export interface StartRequest {
+  teamId: string;
+  channelId: string;
+  userId: string;
+  /** The instruction as typed (Slack mrkdwn). */
+  text: string;
+  /** Slack's trigger id: unique per invocation, so a repeat never starts a second job. */
+  triggerId: string;
+  responseUrl: string | null;
+}
+
+/** `@docs-agent <instruction>`: in a channel, or inside an existing thread. */
+export interface MentionRequest {
+  teamId: string;
+  channelId: string;
+  userId: string;
+  /** The instruction with the bot's mention taken out (Slack mrkdwn). */
+  text: string;
+  messageTs: string;
+  /** The thread the mention was posted in, if any. */
+  threadTs: string | undefined;
+}
+
+/** What a mention became. */
+export type MentionOutcome = { job: number } | { reply: number } | undefined;
+
+/** The message shortcut's modal, submitted and validated. */
+export interface ShortcutRequest {
+  teamId: string;
+  userId: string;
+  /** Where the job runs: the message's own channel (then in its thread) or one the user picked. */
+  channelId: string;
+  instruction: string;
+  /** The message the shortcut was used on, as the user left it in the modal. */
+  message: { channelId: string; ts: string; threadTs: string | undefined; text: string; author: string };
+  permalink: string | undefined;
+  /** The modal's view id: unique per submission. */
+  viewId: string;
+}
+
+/** A human reply in some thread, already filtered by its listener. */
+export interface ReplyRequest {
+  /** The author's workspace (differs from ours in a shared channel). */
+  teamId: string | undefined;
+  channelId: string;
+  threadTs: string;
+  messageTs: string;
+  userId: string;
+  text: string;
+}
