@@ -88,7 +88,8 @@ export function account(
         ? a.run === 1 || (a.covers ?? '').split(',').includes('1')
         : a.source === ins.messageTs || (a.sources ?? '').split(',').includes(ins.messageTs ?? '-');
     const about = posts.filter((m) => threadOf(m) === threadTs && answers(aboutOf(m)));
-    const reached = prompts.filter((p) => p === ins.prompt).length;
+    // Replies sent together in one batch reach the agent as one prompt, one paragraph each.
+    const reached = prompts.filter((p) => p === ins.prompt || p.split('\n\n').includes(ins.prompt)).length;
     const outcomes = about.filter((m) => aboutOf(m).kind === 'outcome').length;
     const noticed =
       about.some((m) => aboutOf(m).kind === 'notice') ||

@@ -15,6 +15,8 @@ interface Scenario {
   /** Faults armed after start, before the command. */
   arm(world: World): void;
   agent?: AgentStandInOptions;
+  /** Configuration for the app process beyond the suite's. */
+  env?: Record<string, string>;
   /** Instead of the usual command, wait, reply flow. */
   flow?: (world: World, first: string, second: string) => Promise<void>;
 }
@@ -141,6 +143,29 @@ const SLACK: Scenario[] = [
     },
   },
   {
+    name: 'replies waiting for their batch window when the app is killed',
+    arm: () => {},
+    env: { FOLLOW_UP_BATCH_MS: '1500' },
+    flow: async (w, first, second) => {
+      await w.command(first);
+      const root = await waitFor('root', () => w.rootOf(first), 10_000);
+      await waitFor(
+        'first answer',
+        () =>
+          w.slack.messages.some(
+            (m) => m.thread_ts === root.ts && m.metadata?.event_type === 'docs_agent_post',
+          ),
+        15_000,
+      );
+      await w.reply(root.ts, second);
+      await w.reply(root.ts, `${second}, continued`, 'U0CARL');
+      // Both are recorded and waiting for the window: the process dies before sending them.
+      w.app.kill();
+      await w.app.exited;
+      await w.start();
+    },
+  },
+  {
     name: 'reply arrives before the create call answered',
     arm: (w) => w.agent.fail('create', { delayMs: 600 }),
     flow: async (w, first, second) => {
@@ -152,7 +177,10 @@ const SLACK: Scenario[] = [
 ];
 
 async function runScenario(scenario: Scenario, details: string[]) {
-  const world = await createWorld({ agent: scenario.agent });
+  const world = await createWorld({
+    ...(scenario.agent ? { agent: scenario.agent } : {}),
+    ...(scenario.env ? { env: scenario.env } : {}),
+  });
   try {
     await world.start();
     scenario.arm(world);
