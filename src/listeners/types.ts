@@ -21,7 +21,10 @@ export interface ListenerDeps {
   identity: Identity;
   home: HomePublisher;
   health: Health;
-  config: Pick<Config, 'agent' | 'channelProjects' | 'followUps' | 'maxPromptChars' | 'access'>;
+  config: Pick<
+    Config,
+    'agent' | 'channelProjects' | 'followUps' | 'maxPromptChars' | 'access' | 'instanceTimeoutMs'
+  >;
   hints: FollowUpHints;
   names: UserNames;
 }

@@ -47,7 +47,7 @@ async function statusReply(deps: ListenerDeps) {
   const [used, activeJobs, instances] = await Promise.all([
     deps.store.instructionsSince(now - HOUR_MS),
     deps.store.countActiveJobs(),
-    deps.store.shared ? deps.store.liveInstances(now - 60_000) : Promise.resolve(1),
+    deps.store.shared ? deps.store.liveInstances(now - deps.config.instanceTimeoutMs) : Promise.resolve(1),
   ]);
   return statusReport({
     projects: [...new Set(projects)],
