@@ -111,6 +111,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     threadContextMaxChars: config.threadContextMaxChars,
     names,
     hints,
+    botUserId: async () => (await identity.get())?.botUserId,
     slack,
     logger,
     pollIntervalMs: config.poll.intervalMs,

@@ -14,6 +14,7 @@ import {
   logAgentError,
   startedPatch,
 } from './agent-outcomes.js';
+import { createReplyCatchUp } from './catch-up.js';
 import { createFirstPrompt } from './first-prompt.js';
 import { createFollowUps } from './follow-ups.js';
 import { agentErrorText, type FollowUpHints, refusalText, text } from './messages.js';
@@ -93,6 +94,8 @@ export interface JobServiceDeps {
   threadContextMaxChars: number;
   names: UserNames;
   hints: FollowUpHints;
+  /** The bot's own user id, once known (auth.test). */
+  botUserId: () => Promise<string | undefined>;
   slack: SlackGateway;
   access: AccessPolicy;
   logger: Logger;
@@ -121,6 +124,11 @@ export function createJobService(deps: JobServiceDeps): JobService {
   const followUps = createFollowUps({ ...deps, now });
   const { dispatchReady, dropRun } = followUps;
   const firstPrompt = createFirstPrompt(deps);
+  const catchUp = createReplyCatchUp({
+    ...deps,
+    accept: (request) => service.acceptReply(request),
+    process: (runId) => service.processReply(runId),
+  });
 
   /** Checks length and access; returns the refusal to give, if any. */
   async function refusal(
@@ -224,6 +232,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
 
   /** Records the thread and card, then makes the create call. */
   async function rootRecorded(job: JobRecord, run: RunRecord, cardTs: string): Promise<void> {
+    const catchUpAfter = job.origin === 'mention' ? run.messageTs : null;
     // Recorded before the create call: a crash from here on leaves a row the next start explains.
     const patch = { threadTs: job.threadTs ?? cardTs, cardTs, phase: 'creating' as const };
     await store.apply(
@@ -231,6 +240,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
       now(),
     );
     await createUpstream({ ...job, ...patch }, run);
+    if (catchUpAfter) await catchUp({ ...job, ...patch }, catchUpAfter, cardTs);
   }
 
   /** The status card Slack holds for this job: `{ ts }` (undefined ts: none); undefined when Slack cannot say. */

@@ -14,3 +14,17 @@ export const withoutMention = (text: string, userId: string) =>
 /** Whether a reply is an aside: it starts with the marker (empty: asides are off). */
 export const isAside = (text: string, marker: string) =>
   marker.length > 0 && text.trimStart().startsWith(marker);
+
+/**
+ * What a reply in a job's thread asks of the agent: its text without the bot's mention, or
+ * undefined when it is not for the agent (an aside, or, in mention mode, no mention of the bot).
+ */
+export function followUpText(
+  text: string,
+  rules: { botUserId: string | undefined; mode: 'all' | 'mention'; asideMarker: string },
+): string | undefined {
+  const { botUserId } = rules;
+  if (rules.mode === 'mention' && !(botUserId && mentionsUser(text, botUserId))) return undefined;
+  const instruction = botUserId ? withoutMention(text, botUserId) : text;
+  return isAside(instruction, rules.asideMarker) ? undefined : instruction;
+}

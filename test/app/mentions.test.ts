@@ -156,6 +156,48 @@ describe('@docs-agent mentions', () => {
     expect(h.agent.requestsFor('message')).toHaveLength(0);
   });
 
+  it('takes replies posted before a late mention was recorded as follow-ups', async () => {
+    // Slack delivered the replies' message events while the mention's delivery was being retried.
+    const mention = appMention({ text: '<@U0BOT> Document the export API', ts: '1700000500.000100' });
+    h.slack.humans.push(
+      {
+        channel: 'C0GENERAL',
+        ts: '1700000500.000200',
+        thread_ts: mention.ts,
+        user: 'U0BOB',
+        text: 'include CSV',
+      },
+      {
+        channel: 'C0GENERAL',
+        ts: '1700000500.000300',
+        thread_ts: mention.ts,
+        user: 'U0CARL',
+        text: '// lunch?',
+      },
+      {
+        channel: 'C0GENERAL',
+        ts: '1700000500.000400',
+        thread_ts: mention.ts,
+        user: 'U0X',
+        bot_id: 'B0CI',
+        text: 'build ok',
+      },
+    );
+    await h.event({
+      channel: 'C0GENERAL',
+      thread_ts: mention.ts,
+      ts: '1700000500.000200',
+      user: 'U0BOB',
+      text: 'include CSV',
+    });
+    await h.anyEvent(mention);
+    await waitFor('create call', () => h.agent.requestsFor('create').length === 1);
+    await waitFor('follow-up', () => h.agent.requestsFor('message').length === 1);
+    expect(h.agent.requestsFor('message')[0]?.body).toEqual({ prompt: 'include CSV' });
+    await sleep(200);
+    expect(h.agent.requestsFor('message')).toHaveLength(1);
+  });
+
   it('explains a bare mention privately and starts nothing', async () => {
     await h.anyEvent(appMention({ text: '<@U0BOT>  ' }));
     const note = await waitFor('ephemeral', () => h.slack.callsTo('chat.postEphemeral')[0]);

@@ -1,6 +1,6 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
-import { isAside, mentionsUser, withoutMention } from '../../slack/mentions.js';
+import { followUpText } from '../../slack/mentions.js';
 import type { ListenerDeps } from '../types.js';
 import { botUserIdOf } from './bot-user.js';
 
@@ -32,13 +32,11 @@ export function threadReply(deps: ListenerDeps) {
     if (reply.thread_ts === reply.ts) return;
     const botUserId = botUserIdOf(context, body);
     if (botUserId && reply.user === botUserId) return;
-    // In mention mode only replies that mention the bot are instructions. (The same message also
-    // arrives as app_mention; the store records it once, by its ts.)
-    const mentioned = botUserId !== undefined && mentionsUser(reply.text, botUserId);
-    if (deps.config.followUps.mode === 'mention' && !mentioned) return;
-    const text = botUserId ? withoutMention(reply.text, botUserId) : reply.text;
-    // Asides are for the people in the thread, never for the agent.
-    if (isAside(text, deps.config.followUps.asideMarker)) return;
+    // Asides are for the people in the thread, never for the agent; in mention mode only replies
+    // that mention the bot are instructions. (The same message also arrives as app_mention; the
+    // store records it once, by its ts.)
+    const text = followUpText(reply.text, { botUserId, ...deps.config.followUps });
+    if (text === undefined) return;
 
     // In a shared channel the author may belong to another workspace.
     const teamId = (raw.user_team as string | undefined) ?? (body as { team_id?: string }).team_id;

@@ -1,0 +1,60 @@
+import type { Logger } from '../logger.js';
+import type { SlackGateway } from '../slack/gateway.js';
+import { followUpText } from '../slack/mentions.js';
+import type { JobRecord } from '../store/types.js';
+import type { FollowUpHints } from './messages.js';
+import type { ReplyRequest } from './requests.js';
+import { CONTEXT_MESSAGES_READ } from './thread-context.js';
+
+/**
+ * Replies posted in a mention's thread before its job was recorded were seen as replies in a
+ * thread with no job (Slack may deliver a mention late, after a retry). Once the job exists,
+ * they are read back from the thread and recorded as follow-ups; the store recognizes any it
+ * already has by their ts.
+ */
+export function createReplyCatchUp(deps: {
+  slack: SlackGateway;
+  logger: Logger;
+  hints: FollowUpHints;
+  botUserId: () => Promise<string | undefined>;
+  accept: (request: ReplyRequest) => Promise<number | undefined>;
+  process: (runId: number) => Promise<void>;
+}) {
+  /** Records the human replies in the job's thread posted after `afterTs` and before `beforeTs`. */
+  return async function catchUp(job: JobRecord, afterTs: string, beforeTs: string): Promise<void> {
+    if (!job.threadTs) return;
+    try {
+      const botUserId = await deps.botUserId();
+      const messages = await deps.slack.threadMessages({
+        channel: job.channelId,
+        threadTs: job.threadTs,
+        limit: CONTEXT_MESSAGES_READ,
+      });
+      for (const m of messages) {
+        if (Number(m.ts) <= Number(afterTs) || Number(m.ts) >= Number(beforeTs)) continue;
+        if (!m.user || m.botId || m.eventType || m.user === botUserId) continue;
+        const text = followUpText(m.text, { botUserId, ...deps.hints });
+        if (text === undefined) continue;
+        const runId = await deps.accept({
+          teamId: job.teamId,
+          channelId: job.channelId,
+          threadTs: job.threadTs,
+          messageTs: m.ts,
+          userId: m.user,
+          text,
+        });
+        if (runId !== undefined) {
+          deps.logger.info('reply posted before its job was recorded taken as a follow-up', {
+            jobId: job.id,
+          });
+          await deps.process(runId);
+        }
+      }
+    } catch (error) {
+      deps.logger.warn('could not read the thread for replies posted before the job', {
+        jobId: job.id,
+        error,
+      });
+    }
+  };
+}
