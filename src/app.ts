@@ -151,6 +151,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     config,
     hints,
     names,
+    socketMode: config.slack.appToken !== undefined,
   });
 
   // Registered before the first request: rows this instance owns must never look orphaned.

@@ -57,3 +57,24 @@ export function logAgentError(logger: Logger, error: unknown, fields: Record<str
     logger.warn('agent API call failed', { ...fields, error });
   }
 }
+
+/** Attempts of a store write that records what the agent API already did. */
+export const RECORD_ATTEMPTS = 4;
+
+/**
+ * Records what the agent API already did. Retried: giving up must never turn into "nothing was
+ * sent" (a person would send it again and start a second agent). If the store stays
+ * unavailable the error propagates, the row stays `creating`/`sending`, and recovery reports the
+ * outcome as unknown.
+ */
+export async function recordAgentAnswer<T>(write: () => Promise<T>, logger: Logger): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (attempt >= RECORD_ATTEMPTS) throw error;
+      logger.warn('could not record the agent API answer; retrying', { attempt, error });
+      await new Promise((resolve) => setTimeout(resolve, 200 * 3 ** (attempt - 1)));
+    }
+  }
+}

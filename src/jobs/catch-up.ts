@@ -18,7 +18,7 @@ export function createReplyCatchUp(deps: {
   hints: FollowUpHints;
   botUserId: () => Promise<string | undefined>;
   accept: (request: ReplyRequest) => Promise<number | undefined>;
-  process: (runId: number) => Promise<void>;
+  process: (runId: number, teamId: string | undefined) => Promise<void>;
 }) {
   /** Records the human replies in the job's thread posted after `afterTs` and before `beforeTs`. */
   return async function catchUp(job: JobRecord, afterTs: string, beforeTs: string): Promise<void> {
@@ -29,6 +29,8 @@ export function createReplyCatchUp(deps: {
         channel: job.channelId,
         threadTs: job.threadTs,
         limit: CONTEXT_MESSAGES_READ,
+        oldest: afterTs,
+        latest: beforeTs,
       });
       for (const m of messages) {
         if (Number(m.ts) <= Number(afterTs) || Number(m.ts) >= Number(beforeTs)) continue;
@@ -36,7 +38,7 @@ export function createReplyCatchUp(deps: {
         const text = followUpText(m.text, { botUserId, ...deps.hints });
         if (text === undefined) continue;
         const runId = await deps.accept({
-          teamId: job.teamId,
+          teamId: m.team ?? job.teamId,
           channelId: job.channelId,
           threadTs: job.threadTs,
           messageTs: m.ts,
@@ -47,7 +49,7 @@ export function createReplyCatchUp(deps: {
           deps.logger.info('reply posted before its job was recorded taken as a follow-up', {
             jobId: job.id,
           });
-          await deps.process(runId);
+          await deps.process(runId, m.team);
         }
       }
     } catch (error) {

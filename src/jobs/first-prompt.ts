@@ -29,6 +29,7 @@ export function createFirstPrompt(deps: {
           channel: job.channelId,
           threadTs: job.threadTs,
           limit: CONTEXT_MESSAGES_READ,
+          latest: contextTs,
         })
       )
         // Messages before the mention, without the bot's own cards and notices (they carry its metadata).

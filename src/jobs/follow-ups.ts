@@ -1,8 +1,15 @@
 import type { AgentClient } from '../agent/client.js';
 import { AgentNotFoundError } from '../agent/errors.js';
+import type { AgentJob } from '../agent/schema.js';
 import type { Logger } from '../logger.js';
 import type { JobRecord, RunRecord, Store } from '../store/types.js';
-import { errorMessage, isUnknownOutcome, logAgentError, startedPatch } from './agent-outcomes.js';
+import {
+  errorMessage,
+  isUnknownOutcome,
+  logAgentError,
+  recordAgentAnswer,
+  startedPatch,
+} from './agent-outcomes.js';
 import { agentErrorText, text } from './messages.js';
 import { type PrivateTarget, privateNote, receivedReaction, rootUpdate, threadPost } from './outbox-items.js';
 
@@ -68,22 +75,9 @@ export function createFollowUps(deps: FollowUpsDeps): FollowUps {
     const first = runs[0];
     if (!first) return;
     const authors = [...new Set(runs.map((r) => r.authorId))];
+    let agentJob: AgentJob;
     try {
-      const agentJob = await agentOf(job).sendMessage(agentJobId, batchPrompt(runs));
-      const at = now();
-      const patch = startedPatch(agentJob, at, deps.pollIntervalMs);
-      await store.apply(
-        {
-          jobId: job.id,
-          job: patch,
-          runs: runs.map((r) => ({ id: r.id, patch: { state: 'sent' as const, sentAt: at } })),
-          incrementRunCount: true,
-          enqueue: [...runs.flatMap((r) => receivedReaction(job, r)), ...rootUpdate({ ...job, ...patch })],
-        },
-        at,
-      );
-      logger.info('follow-up sent', { jobId: job.id, agentJobId, runs: runs.map((r) => r.seq) });
-      deps.onRunStarted();
+      agentJob = await agentOf(job).sendMessage(agentJobId, batchPrompt(runs));
     } catch (error) {
       logAgentError(logger, error, { jobId: job.id, agentJobId, op: 'follow-up' });
       const gone = error instanceof AgentNotFoundError;
@@ -101,7 +95,28 @@ export function createFollowUps(deps: FollowUpsDeps): FollowUps {
         },
         now(),
       );
+      deps.onEnqueued();
+      return;
     }
+    // Only the agent call is in the try above: the agent has the follow-up now.
+    const at = now();
+    const patch = startedPatch(agentJob, at, deps.pollIntervalMs);
+    await recordAgentAnswer(
+      () =>
+        store.apply(
+          {
+            jobId: job.id,
+            job: patch,
+            runs: runs.map((r) => ({ id: r.id, patch: { state: 'sent' as const, sentAt: at } })),
+            incrementRunCount: true,
+            enqueue: [...runs.flatMap((r) => receivedReaction(job, r)), ...rootUpdate({ ...job, ...patch })],
+          },
+          at,
+        ),
+      logger,
+    );
+    logger.info('follow-up sent', { jobId: job.id, agentJobId, runs: runs.map((r) => r.seq) });
+    deps.onRunStarted();
     deps.onEnqueued();
   }
 

@@ -12,6 +12,7 @@ import {
   fromAgentJob,
   isUnknownOutcome,
   logAgentError,
+  recordAgentAnswer,
   startedPatch,
 } from './agent-outcomes.js';
 import { createReplyCatchUp } from './catch-up.js';
@@ -127,7 +128,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
   const catchUp = createReplyCatchUp({
     ...deps,
     accept: (request) => service.acceptReply(request),
-    process: (runId) => service.processReply(runId),
+    process: (runId, teamId) => service.processReply(runId, teamId),
   });
 
   /** Checks length and access; returns the refusal to give, if any. */
@@ -143,22 +144,10 @@ export function createJobService(deps: JobServiceDeps): JobService {
   }
 
   async function createUpstream(job: JobRecord, run: RunRecord): Promise<void> {
+    const prompt = await firstPrompt(job, run);
+    let agentJob: AgentJob | undefined;
     try {
-      const agentJob = await agentOf(job).createJob(await firstPrompt(job, run));
-      const at = now();
-      const patch = { ...startedPatch(agentJob, at, deps.pollIntervalMs), agentJobId: agentJob.id };
-      await store.apply(
-        {
-          jobId: job.id,
-          job: patch,
-          run: { id: run.id, patch: { state: 'sent', sentAt: at } },
-          incrementRunCount: true,
-          enqueue: rootUpdate({ ...job, ...patch }),
-        },
-        at,
-      );
-      logger.info('job started', { jobId: job.id, agentJobId: agentJob.id, channel: job.channelId });
-      deps.onRunStarted();
+      agentJob = await agentOf(job).createJob(prompt);
     } catch (error) {
       logAgentError(logger, error, { jobId: job.id, op: 'create' });
       const phase = isUnknownOutcome(error) ? ('start_unknown' as const) : ('not_started' as const);
@@ -183,6 +172,27 @@ export function createJobService(deps: JobServiceDeps): JobService {
         },
         now(),
       );
+    }
+    if (agentJob) {
+      // Only the agent call is in the try above: the agent has the job now.
+      const at = now();
+      const patch = { ...startedPatch(agentJob, at, deps.pollIntervalMs), agentJobId: agentJob.id };
+      await recordAgentAnswer(
+        () =>
+          store.apply(
+            {
+              jobId: job.id,
+              job: patch,
+              run: { id: run.id, patch: { state: 'sent', sentAt: at } },
+              incrementRunCount: true,
+              enqueue: rootUpdate({ ...job, ...patch }),
+            },
+            at,
+          ),
+        logger,
+      );
+      logger.info('job started', { jobId: job.id, agentJobId: agentJob.id, channel: job.channelId });
+      deps.onRunStarted();
     }
     deps.onEnqueued();
     // Follow-ups that arrived while the job was being created.
@@ -225,6 +235,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
         now(),
       );
       deps.onEnqueued();
+      await dispatchReady(job.id);
       return;
     }
     await rootRecorded(job, run, cardTs);
@@ -317,6 +328,8 @@ export function createJobService(deps: JobServiceDeps): JobService {
       const existing = request.threadTs && (await store.findJobByThread(request.channelId, request.threadTs));
       // A job that never ran (or that the agent forgot) gives the thread up; any other takes the mention.
       if (existing && !REPLACEABLE.has(existing.phase)) return reply();
+      // Nothing to start a job with (the listener explains a bare mention).
+      if (!request.text.trim()) return undefined;
       const triggerKey = `mention:${request.channelId}:${request.messageTs}`;
       let result: Awaited<ReturnType<typeof insert>>;
       try {
@@ -338,7 +351,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
         );
       } catch (error) {
         // Another instance started a job in this thread at the same moment: this is its follow-up.
-        if (request.threadTs && (await store.findJobByThread(request.channelId, request.threadTs)))
+        if (await store.findJobByThread(request.channelId, request.threadTs ?? request.messageTs))
           return reply();
         throw error;
       }
@@ -410,6 +423,8 @@ export function createJobService(deps: JobServiceDeps): JobService {
           now(),
         );
         deps.onEnqueued();
+        // Replies that arrived in the thread meanwhile are told there is no job.
+        await dispatchReady(job.id);
         return;
       }
       // Only one caller (the command's task or recovery) may go on.
@@ -419,7 +434,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
 
     async acceptReply(request) {
       const job = await store.findJobByThread(request.channelId, request.threadTs);
-      if (!job) return undefined;
+      if (!job || (request.mentionsBot && REPLACEABLE.has(job.phase))) return undefined;
       const { run, created } = await store.insertFollowUp(
         job.id,
         {

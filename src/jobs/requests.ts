@@ -50,4 +50,9 @@ export interface ReplyRequest {
   messageTs: string;
   userId: string;
   text: string;
+  /**
+   * The reply mentions the bot: in a thread whose job never ran, the mention starts a new job
+   * (the app_mention event), so the reply is not the old job's follow-up.
+   */
+  mentionsBot?: boolean;
 }

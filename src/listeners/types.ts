@@ -27,4 +27,6 @@ export interface ListenerDeps {
   >;
   hints: FollowUpHints;
   names: UserNames;
+  /** Socket Mode acknowledges events before listeners run: Slack will not deliver them again. */
+  socketMode: boolean;
 }

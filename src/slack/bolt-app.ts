@@ -141,6 +141,9 @@ export function createSlackApp({ config, logger, identity, isReady }: SlackAppOp
     });
     app.error(async (error) => {
       logger.error('unhandled error in a listener', { error });
+      // Passed on so Slack gets an error answer (HTTP 500) instead of a success for work that
+      // was not done: it re-delivers events, and shows a failed command or form as failed.
+      throw error;
     });
     return app;
   }

@@ -109,7 +109,12 @@ export interface ThreadMessage {
   text: string;
   /** The message metadata's event type: the bot's own posts carry one. */
   eventType: string | undefined;
+  /** The author's workspace (differs from ours in a shared channel). */
+  team: string | undefined;
 }
+
+/** Most pages of 200 read from one thread (2,000 messages). */
+export const THREAD_PAGES = 10;
 
 /** What the bot needs to know about a conversation before it starts a job there. */
 export interface ConversationFacts {
@@ -135,8 +140,17 @@ export interface SlackGateway {
   addReaction(args: { channel: string; ts: string; name: string }): Promise<void>;
   /** Removes the bot's reaction; already gone counts as done. */
   removeReaction(args: { channel: string; ts: string; name: string }): Promise<void>;
-  /** Messages of a thread (root first), at most `limit`. */
-  threadMessages(args: { channel: string; threadTs: string; limit: number }): Promise<ThreadMessage[]>;
+  /**
+   * Messages of a thread, oldest first: the newest `limit` of those after `oldest` and before
+   * `latest` (message ts, exclusive), reading at most {@link THREAD_PAGES} pages.
+   */
+  threadMessages(args: {
+    channel: string;
+    threadTs: string;
+    limit: number;
+    oldest?: string;
+    latest?: string;
+  }): Promise<ThreadMessage[]>;
   conversationFacts(channel: string): Promise<ConversationFacts>;
   openView(triggerId: string, view: Record<string, unknown>): Promise<void>;
   publishHome(userId: string, view: Record<string, unknown>): Promise<void>;
@@ -263,17 +277,20 @@ export function createSlackGateway({
         throw error;
       }
     },
-    async threadMessages({ channel, threadTs, limit }) {
-      const out: ThreadMessage[] = [];
+    async threadMessages({ channel, threadTs, limit, oldest, latest }) {
+      let out: ThreadMessage[] = [];
       let cursor: string | undefined;
+      let pages = 0;
       do {
         const page = await call('conversations.replies', () =>
           client.conversations.replies({
             channel,
             ts: threadTs,
-            limit: Math.min(200, limit),
+            limit: 200,
             cursor,
             include_all_metadata: true,
+            ...(oldest ? { oldest } : {}),
+            ...(latest ? { latest } : {}),
           }),
         );
         for (const m of page.messages ?? []) {
@@ -285,11 +302,14 @@ export function createSlackGateway({
             username: (m as { username?: string }).username,
             text: m.text ?? '',
             eventType: (m as { metadata?: { event_type?: string } }).metadata?.event_type,
+            team: (m as { user_team?: string }).user_team ?? m.team,
           });
         }
+        // Slack pages oldest first: keep the newest `limit`.
+        if (out.length > limit) out = out.slice(out.length - limit);
         cursor = page.response_metadata?.next_cursor || undefined;
-      } while (cursor && out.length < limit);
-      return out.slice(0, limit);
+      } while (cursor && ++pages < THREAD_PAGES);
+      return out;
     },
     async conversationFacts(channel) {
       const result = await call('conversations.info', () => client.conversations.info({ channel }));

@@ -20,7 +20,10 @@ const SHARED = {
     WHERE job_id = $1 AND state = 'ready' AND kind = 'follow_up'
     RETURNING *`,
   /** A job that never ran, or that the agent API forgot, gives its thread up to a new job. */
-  detachThread: `UPDATE jobs SET thread_ts = NULL WHERE id = $1 AND phase IN ('not_started', 'gone')`,
+  /** ($1 job, $2 the new job's trigger key): the same start seen again keeps its own thread. */
+  detachThread: `
+    UPDATE jobs SET thread_ts = NULL
+    WHERE id = $1 AND phase IN ('not_started', 'gone') AND trigger_key <> $2`,
   recentJobsOfRequester:
     'SELECT * FROM jobs WHERE requester_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2',
   recentJobsOfChannel: 'SELECT * FROM jobs WHERE channel_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2',

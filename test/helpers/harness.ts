@@ -61,6 +61,8 @@ export async function startHarness(
     seed?: (store: Store, slack: SlackStandIn, agent: AgentStandIn) => Promise<void>;
     /** Documentation projects the agent stand-in serves (CHANNEL_PROJECTS). */
     projects?: string[];
+    /** Wraps the store the first app runs on (to inject store faults). */
+    wrapStore?: (store: Store) => Store;
   } = {},
 ) {
   const slack: SlackStandIn = await startSlackStandIn();
@@ -81,7 +83,10 @@ export async function startHarness(
     await options.seed(store, slack, agent);
     await store.close();
   }
-  let app: RunningApp = await startApp(config, { logger: logger() });
+  let app: RunningApp = await startApp(config, {
+    logger: logger(),
+    ...(options.wrapStore ? { store: options.wrapStore(openSqliteStore(databasePath)) } : {}),
+  });
   const base = () => `http://127.0.0.1:${app.port}`;
 
   const harness = {

@@ -243,8 +243,12 @@ export async function startSlackStandIn(
       };
     },
     'conversations.replies': (args) => {
+      // Like Slack: `oldest` and `latest` bound the replies, exclusively; the parent always comes.
+      const after = Number(args.oldest ?? 0);
+      const before = args.latest ? Number(args.latest) : Number.POSITIVE_INFINITY;
       const thread = [...humans, ...messages]
         .filter((m) => m.channel === args.channel && (m.ts === args.ts || m.thread_ts === args.ts))
+        .filter((m) => m.ts === args.ts || (Number(m.ts) > after && Number(m.ts) < before))
         .sort((a, b) => Number(a.ts) - Number(b.ts)) as StoredMessage[];
       const withMeta = args.include_all_metadata === 'true' || args.include_all_metadata === true;
       return {

@@ -9,6 +9,7 @@ const msg = (user: string | undefined, text: string, extra: Partial<ThreadMessag
   username: undefined,
   text,
   eventType: undefined,
+  team: undefined,
   ...extra,
 });
 

@@ -767,6 +767,16 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
           expect((await store.findJobByThread('C0DOCS', threadTs))?.id).toBe(fresh.job.id);
           expect((await store.getJob(old.id))?.threadTs).toBeNull();
         }
+        // The same start seen again (a re-delivery) keeps its own thread.
+        const { job: neverRan } = await job('refused-start', T0, { threadTs: '1700000000.000888' });
+        await store.apply({ jobId: neverRan.id, job: { phase: 'not_started' } }, T0 + 1);
+        const repeat = await store.insertJob(
+          newJob('refused-start', { threadTs: '1700000000.000888' }),
+          createRun(),
+          T0 + 2,
+        );
+        expect(repeat.created).toBe(false);
+        expect((await store.findJobByThread('C0DOCS', '1700000000.000888'))?.id).toBe(neverRan.id);
         const { job: unknown } = await job('old-unknown', T0, { threadTs: '1700000000.000999' });
         await store.apply({ jobId: unknown.id, job: { phase: 'start_unknown' } }, T0 + 1);
         const refused = await store.insertJob(

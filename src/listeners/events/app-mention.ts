@@ -4,6 +4,7 @@ import { text as say } from '../../jobs/messages.js';
 import { isAside, withoutMention } from '../../slack/mentions.js';
 import type { ListenerDeps } from '../types.js';
 import { botUserIdOf } from './bot-user.js';
+import { notRecorded } from './not-recorded.js';
 
 const HUMAN_SUBTYPES = new Set([undefined, 'thread_broadcast', 'file_share']);
 
@@ -37,31 +38,29 @@ export function appMention(deps: ListenerDeps) {
       (raw.user_team as string | undefined) ?? (body as { team_id?: string }).team_id ?? context.teamId ?? '';
     const thread = mention.thread_ts && mention.thread_ts !== mention.ts ? mention.thread_ts : undefined;
 
-    if (!instruction) {
-      // A bare mention outside a job's thread: say how to use it, privately.
-      const hasJob = thread ? await deps.store.findJobByThread(mention.channel, thread) : undefined;
-      if (!hasJob) {
-        deps.tasks.run('explain a bare mention', () =>
-          deps.slack.postEphemeral({
-            channel: mention.channel,
-            user: mention.user,
-            ...(thread ? { threadTs: thread } : {}),
-            text: say.bareMention(),
-          }),
-        );
-        return;
-      }
-    }
+    const where = { channel: mention.channel, user: mention.user, ...(thread ? { threadTs: thread } : {}) };
     // Recorded before Slack is answered (the receiver answers after this listener): a crash
     // cannot lose it, and Slack's retry is recognized by the message's ts.
-    const outcome = await deps.jobs.acceptMention({
-      teamId,
-      channelId: mention.channel,
-      userId: mention.user,
-      text: instruction,
-      messageTs: mention.ts,
-      threadTs: thread,
-    });
+    let outcome: Awaited<ReturnType<typeof deps.jobs.acceptMention>>;
+    try {
+      outcome = await deps.jobs.acceptMention({
+        teamId,
+        channelId: mention.channel,
+        userId: mention.user,
+        text: instruction,
+        messageTs: mention.ts,
+        threadTs: thread,
+      });
+    } catch (error) {
+      return notRecorded(deps, error, context, where);
+    }
+    if (!outcome && !instruction) {
+      // A bare mention where no job runs: say how to use it, privately.
+      deps.tasks.run('explain a bare mention', () =>
+        deps.slack.postEphemeral({ ...where, text: say.bareMention() }),
+      );
+      return;
+    }
     if (outcome && 'job' in outcome) deps.tasks.run('start job', () => deps.jobs.startJob(outcome.job));
     if (outcome && 'reply' in outcome)
       deps.tasks.run('forward reply', () => deps.jobs.processReply(outcome.reply, teamId));

@@ -1,8 +1,9 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
-import { followUpText } from '../../slack/mentions.js';
+import { followUpText, mentionsUser } from '../../slack/mentions.js';
 import type { ListenerDeps } from '../types.js';
 import { botUserIdOf } from './bot-user.js';
+import { notRecorded } from './not-recorded.js';
 
 /**
  * Subtypes a person's own thread reply can carry. Everything else (edits, deletions, joins,
@@ -43,14 +44,24 @@ export function threadReply(deps: ListenerDeps) {
     // Recorded before the acknowledgement (the receiver answers Slack after this listener). A
     // re-delivery, to this instance or another, is recognized by the message's ts in that same
     // write, so a crash between recognizing and recording cannot swallow the reply.
-    const runId = await deps.jobs.acceptReply({
-      teamId,
-      channelId: reply.channel,
-      threadTs: reply.thread_ts,
-      messageTs: reply.ts,
-      userId: reply.user,
-      text,
-    });
+    let runId: number | undefined;
+    try {
+      runId = await deps.jobs.acceptReply({
+        teamId,
+        channelId: reply.channel,
+        threadTs: reply.thread_ts,
+        messageTs: reply.ts,
+        userId: reply.user,
+        text,
+        mentionsBot: botUserId !== undefined && mentionsUser(reply.text, botUserId),
+      });
+    } catch (error) {
+      return notRecorded(deps, error, context, {
+        channel: reply.channel,
+        user: reply.user,
+        threadTs: reply.thread_ts,
+      });
+    }
     if (runId !== undefined) deps.tasks.run('forward reply', () => deps.jobs.processReply(runId, teamId));
   };
 }

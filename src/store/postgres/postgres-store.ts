@@ -175,7 +175,7 @@ export async function openPostgresStore(
         let inThread = job.threadTs
           ? await one<JobRecord>(db, queries.jobByThread, [job.channelId, job.threadTs])
           : undefined;
-        if (inThread && (await db.query(queries.detachThread, [inThread.id])).rowCount === 1)
+        if (inThread && (await db.query(queries.detachThread, [inThread.id, job.triggerKey])).rowCount === 1)
           inThread = undefined;
         const inserted = inThread
           ? undefined

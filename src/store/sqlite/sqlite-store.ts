@@ -148,7 +148,8 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
     let inThread = job.threadTs
       ? (shared.jobByThread.get(sqliteArgs([job.channelId, job.threadTs])) as Row | undefined)
       : undefined;
-    if (inThread && shared.detachThread.run(sqliteArgs([inThread.id])).changes === 1) inThread = undefined;
+    if (inThread && shared.detachThread.run(sqliteArgs([inThread.id, job.triggerKey])).changes === 1)
+      inThread = undefined;
     const info = inThread ? { changes: 0 } : shared.insertJob.run(sqliteArgs(newJobArgs(job, now)));
     const row = inThread ?? (stmt.jobByTrigger.get(job.triggerKey) as Row);
     const record = fromRow<JobRecord>(row);

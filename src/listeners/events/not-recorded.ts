@@ -1,0 +1,25 @@
+import { text } from '../../jobs/messages.js';
+import type { ListenerDeps } from '../types.js';
+
+/** Slack re-delivers an event whose answer was an error at most this many times. */
+const SLACK_EVENT_RETRIES = 3;
+
+/**
+ * An instruction from an event could not be recorded (the store failed). Over HTTP the error is
+ * passed on, so Slack gets an error answer and delivers the event again; when no re-delivery
+ * will come (Socket Mode acknowledges before the listener runs, or this was Slack's last retry)
+ * the person is told privately instead, so nothing is lost without a word.
+ */
+export function notRecorded(
+  deps: ListenerDeps,
+  error: unknown,
+  context: { retryNum?: number },
+  where: { channel: string; user: string; threadTs?: string },
+): void {
+  const lastChance = deps.socketMode || (context.retryNum ?? 0) >= SLACK_EVENT_RETRIES;
+  deps.logger.error('could not record an instruction', { error, redeliveryExpected: !lastChance });
+  if (!lastChance) throw error;
+  deps.tasks.run('say an instruction was not recorded', () =>
+    deps.slack.postEphemeral({ ...where, text: text.notRecorded() }),
+  );
+}
