@@ -443,6 +443,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
           authorId: request.userId,
           messageTs: request.messageTs,
           owner: deps.instanceId,
+          teamId: request.teamId ?? null,
         },
         now(),
       );
@@ -465,7 +466,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
       };
       if (!run.prompt) return dropRun(job, run, 'empty', text.emptyFollowUp(), to);
       const refused = await refusal(run.prompt, {
-        teamId: teamId ?? job.teamId,
+        teamId: teamId ?? run.teamId ?? job.teamId,
         channelId: job.channelId,
         userId: run.authorId,
       });

@@ -155,6 +155,15 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> 
       );
     `,
   },
+  {
+    version: 4,
+    name: "the author's workspace on each run",
+    // In a Slack Connect channel a reply's author may belong to another workspace; the access
+    // check of a follow-up processed after a restart needs that workspace, not the job's.
+    sql: `
+      ALTER TABLE runs ADD COLUMN team_id TEXT;
+    `,
+  },
 ];
 
 export function migrationsFor(dialect: Dialect): { version: number; name: string; sql: string }[] {

@@ -118,6 +118,8 @@ export interface RunRecord {
   outcome: RunOutcome | null;
   /** Instance that accepted the run; it alone sends it while it is alive. */
   owner: string | null;
+  /** The author's workspace, when Slack named it (it differs from the job's in a shared channel). */
+  teamId: string | null;
   createdAt: number;
   sentAt: number | null;
   outcomeAt: number | null;
@@ -132,6 +134,7 @@ export type NewJob = Pick<
 export type NewRun = Pick<RunRecord, 'kind' | 'prompt' | 'authorId' | 'messageTs'> & {
   jobId?: number;
   owner?: string | null;
+  teamId?: string | null;
 };
 
 export type JobPatch = Partial<Omit<JobRecord, 'id' | 'createdAt' | 'teamId' | 'triggerKey' | 'owner'>>;

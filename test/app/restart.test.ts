@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/types.js';
+import type { AgentStandIn } from '../helpers/agent-stand-in.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { sleep, waitFor } from '../helpers/http.js';
 import type { SlackStandIn } from '../helpers/slack-stand-in.js';
@@ -46,73 +47,79 @@ async function seedJob(
   return job;
 }
 
+/**
+ * A finished job with a reply a previous process recorded and never sent: `pending` (not yet
+ * checked) or `ready` (checked, waiting for its batch).
+ */
+async function seedReply(
+  store: Store,
+  slack: SlackStandIn,
+  agent: AgentStandIn,
+  state: 'pending' | 'ready',
+  teamId: string | null = null,
+) {
+  const now = Date.now();
+  const ts = '1690000000.000009';
+  slack.messages.push({ channel: 'C0GENERAL', ts, text: 'root', bot_id: 'B0BOT', user: 'U0BOT' });
+  agent.jobs.set('job_seed', {
+    id: 'job_seed',
+    status: 'completed',
+    source: { repository: 'https://github.com/example/docs', ref: null },
+    model: 'sonnet',
+    prLink: null,
+    projectId: 'proj_test',
+    createdAt: new Date(now).toISOString(),
+    archivedAt: null,
+    prompts: ['Document the CLI'],
+  });
+  const { job, run } = await store.insertJob(
+    {
+      teamId: 'T0TEST',
+      channelId: 'C0GENERAL',
+      requesterId: 'U0ALICE',
+      instruction: 'Document the CLI',
+      triggerKey: 'command:seed-reply',
+      responseUrl: null,
+      pollIntervalMs: 40,
+      owner: 'i-stopped',
+    },
+    { kind: 'create', prompt: 'Document the CLI', authorId: 'U0ALICE', messageTs: null },
+    now - 60_000,
+  );
+  await store.apply(
+    {
+      jobId: job.id,
+      job: {
+        phase: 'idle',
+        threadTs: ts,
+        cardTs: ts,
+        agentJobId: 'job_seed',
+        lastOutcome: 'completed_no_changes',
+      },
+      run: { id: run.id, patch: { state: 'sent', sentAt: now - 60_000, outcome: 'completed_no_changes' } },
+      incrementRunCount: true,
+    },
+    now - 60_000,
+  );
+  const { run: reply } = await store.insertFollowUp(
+    job.id,
+    {
+      kind: 'follow_up',
+      prompt: 'Add the install step',
+      authorId: 'U0BOB',
+      messageTs: '1690000001.000001',
+      owner: 'i-stopped',
+      teamId,
+    },
+    now - 5_000,
+  );
+  if (state === 'ready')
+    await store.apply({ jobId: job.id, run: { id: reply.id, patch: { state } } }, now - 5_000);
+}
+
 describe('restarts', () => {
   it('sends a follow-up that was checked and waiting for its batch when the process stopped', async () => {
-    const ts = '1690000000.000009';
-    h = await startHarness(
-      {},
-      {
-        seed: async (store, slack, agent) => {
-          const now = Date.now();
-          slack.messages.push({ channel: 'C0GENERAL', ts, text: 'root', bot_id: 'B0BOT', user: 'U0BOT' });
-          agent.jobs.set('job_seed', {
-            id: 'job_seed',
-            status: 'completed',
-            source: { repository: 'https://github.com/example/docs', ref: null },
-            model: 'sonnet',
-            prLink: null,
-            projectId: 'proj_test',
-            createdAt: new Date(now).toISOString(),
-            archivedAt: null,
-            prompts: ['Document the CLI'],
-          });
-          const { job, run } = await store.insertJob(
-            {
-              teamId: 'T0TEST',
-              channelId: 'C0GENERAL',
-              requesterId: 'U0ALICE',
-              instruction: 'Document the CLI',
-              triggerKey: 'command:seed-ready',
-              responseUrl: null,
-              pollIntervalMs: 40,
-              owner: 'i-stopped',
-            },
-            { kind: 'create', prompt: 'Document the CLI', authorId: 'U0ALICE', messageTs: null },
-            now - 60_000,
-          );
-          await store.apply(
-            {
-              jobId: job.id,
-              job: {
-                phase: 'idle',
-                threadTs: ts,
-                cardTs: ts,
-                agentJobId: 'job_seed',
-                lastOutcome: 'completed_no_changes',
-              },
-              run: {
-                id: run.id,
-                patch: { state: 'sent', sentAt: now - 60_000, outcome: 'completed_no_changes' },
-              },
-              incrementRunCount: true,
-            },
-            now - 60_000,
-          );
-          const { run: reply } = await store.insertFollowUp(
-            job.id,
-            {
-              kind: 'follow_up',
-              prompt: 'Add the install step',
-              authorId: 'U0BOB',
-              messageTs: '1690000001.000001',
-              owner: 'i-stopped',
-            },
-            now - 5_000,
-          );
-          await store.apply({ jobId: job.id, run: { id: reply.id, patch: { state: 'ready' } } }, now - 5_000);
-        },
-      },
-    );
+    h = await startHarness({}, { seed: (store, slack, agent) => seedReply(store, slack, agent, 'ready') });
     await waitFor('follow-up sent after the restart', () => h.agent.requestsFor('message').length === 1);
     expect(h.agent.requestsFor('message')[0]).toMatchObject({
       jobId: 'job_seed',
@@ -120,6 +127,18 @@ describe('restarts', () => {
     });
     await sleep(200);
     expect(h.agent.requestsFor('message')).toHaveLength(1);
+  });
+
+  it('checks a reply recorded before the restart against its author’s workspace', async () => {
+    h = await startHarness(
+      {},
+      { seed: (store, slack, agent) => seedReply(store, slack, agent, 'pending', 'T0OTHER') },
+    );
+    const note = await waitFor('refusal', () => h.slack.callsTo('chat.postEphemeral')[0]);
+    expect(note.args).toMatchObject({ user: 'U0BOB' });
+    expect(String(note.args.text)).toContain('serves another Slack workspace');
+    await sleep(200);
+    expect(h.agent.requestsFor('message')).toHaveLength(0);
   });
 
   it('resumes watching active jobs after a restart and posts the outcome once', async () => {

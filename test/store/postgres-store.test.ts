@@ -24,7 +24,7 @@ if (server.ok) {
       const { rows } = await (first as Awaited<ReturnType<typeof openPostgresStore>>).pool.query(
         'SELECT version FROM schema_migrations',
       );
-      expect(rows.map((r) => r.version).sort()).toEqual([1, 2, 3]);
+      expect(rows.map((r) => r.version).sort()).toEqual([1, 2, 3, 4]);
       await migratePostgres((first as Awaited<ReturnType<typeof openPostgresStore>>).pool);
       await Promise.all(stores.map((s) => s.close()));
     });

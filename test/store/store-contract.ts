@@ -147,6 +147,7 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
           error: null,
           outcome: null,
           owner: null,
+          teamId: null,
           createdAt: T0,
           sentAt: null,
           outcomeAt: null,
@@ -242,6 +243,7 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
           error: null,
           outcome: null,
           owner: null,
+          teamId: null,
           createdAt: T0 + 10,
           sentAt: null,
           outcomeAt: null,
@@ -786,6 +788,16 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
         );
         expect(refused.created).toBe(false);
         expect(refused.job.id).toBe(unknown.id);
+      });
+    });
+
+    describe('the author’s workspace', () => {
+      it('keeps the workspace of a reply’s author (another one in a shared channel)', async () => {
+        const { job: j } = await job('shared-channel');
+        const other = await store.insertFollowUp(j.id, { ...followUp('8.1'), teamId: 'T0OTHER' }, T0 + 1);
+        const own = await store.insertFollowUp(j.id, followUp('8.2'), T0 + 2);
+        expect((await store.getRun(other.run.id))?.teamId).toBe('T0OTHER');
+        expect((await store.getRun(own.run.id))?.teamId).toBeNull();
       });
     });
 

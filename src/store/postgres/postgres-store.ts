@@ -120,10 +120,10 @@ export async function openPostgresStore(
     }
     const inserted = await one<RunRecord>(
       db,
-      `INSERT INTO runs (job_id, seq, kind, prompt, author_id, message_ts, state, owner, created_at)
-       VALUES ($1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM runs WHERE job_id = $1), $2, $3, $4, $5, 'pending', $7, $6)
+      `INSERT INTO runs (job_id, seq, kind, prompt, author_id, message_ts, state, owner, team_id, created_at)
+       VALUES ($1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM runs WHERE job_id = $1), $2, $3, $4, $5, 'pending', $7, $8, $6)
        RETURNING *`,
-      [jobId, run.kind, run.prompt, run.authorId, run.messageTs, now, run.owner ?? null],
+      [jobId, run.kind, run.prompt, run.authorId, run.messageTs, now, run.owner ?? null, run.teamId ?? null],
     );
     return { run: inserted as RunRecord, created: true };
   }

@@ -81,8 +81,8 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
     jobState: db.prepare('SELECT phase, run_count FROM jobs WHERE id = ?'),
     nextSeq: db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM runs WHERE job_id = ?'),
     insertRun: db.prepare(`
-      INSERT INTO runs (job_id, seq, kind, prompt, author_id, message_ts, state, owner, created_at)
-      VALUES (@jobId, @seq, @kind, @prompt, @authorId, @messageTs, 'pending', @owner, @now)`),
+      INSERT INTO runs (job_id, seq, kind, prompt, author_id, message_ts, state, owner, team_id, created_at)
+      VALUES (@jobId, @seq, @kind, @prompt, @authorId, @messageTs, 'pending', @owner, @teamId, @now)`),
     runByMessage: db.prepare('SELECT * FROM runs WHERE job_id = ? AND message_ts = ?'),
     claimRun: db.prepare("UPDATE runs SET state = 'sending', sent_at = ? WHERE id = ? AND state = 'pending'"),
     runById: db.prepare('SELECT * FROM runs WHERE id = ?'),
@@ -138,7 +138,14 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
       if (existing) return { run: fromRow<RunRecord>(existing), created: false };
     }
     const { seq } = stmt.nextSeq.get(jobId) as { seq: number };
-    const info = stmt.insertRun.run({ ...run, owner: run.owner ?? null, jobId, seq, now });
+    const info = stmt.insertRun.run({
+      ...run,
+      owner: run.owner ?? null,
+      teamId: run.teamId ?? null,
+      jobId,
+      seq,
+      now,
+    });
     const row = stmt.runById.get(info.lastInsertRowid) as Row;
     return { run: fromRow<RunRecord>(row), created: true };
   };
