@@ -5,7 +5,15 @@ import type { Logger } from '../logger.js';
 import { SlackCallError, type SlackGateway } from '../slack/gateway.js';
 import { mrkdwnToPlain } from '../slack/mrkdwn.js';
 import type { UserNames } from '../slack/user-names.js';
-import type { JobPatch, JobRecord, Orphans, RunOutcome, RunRecord, Store } from '../store/types.js';
+import {
+  type JobPatch,
+  type JobRecord,
+  type Orphans,
+  type RunOutcome,
+  type RunRecord,
+  type Store,
+  THREAD_RELEASING_PHASES,
+} from '../store/types.js';
 import { outcomePost, statusCard } from '../views/status-card.js';
 import {
   errorMessage,
@@ -114,9 +122,6 @@ export interface JobServiceDeps {
   runTask: (name: string, work: () => Promise<void>) => void;
   now?: () => number;
 }
-
-/** Jobs that give their thread up to a new job started there (they never ran, or the agent API forgot them). */
-const REPLACEABLE = new Set(['not_started', 'gone']);
 
 export function createJobService(deps: JobServiceDeps): JobService {
   const { store, slack, logger } = deps;
@@ -327,34 +332,26 @@ export function createJobService(deps: JobServiceDeps): JobService {
       };
       const existing = request.threadTs && (await store.findJobByThread(request.channelId, request.threadTs));
       // A job that never ran (or that the agent forgot) gives the thread up; any other takes the mention.
-      if (existing && !REPLACEABLE.has(existing.phase)) return reply();
+      if (existing && !THREAD_RELEASING_PHASES.has(existing.phase)) return reply();
       // Nothing to start a job with (the listener explains a bare mention).
       if (!request.text.trim()) return undefined;
       const triggerKey = `mention:${request.channelId}:${request.messageTs}`;
-      let result: Awaited<ReturnType<typeof insert>>;
-      try {
-        result = await insert(
-          {
-            teamId: request.teamId,
-            channelId: request.channelId,
-            requesterId: request.userId,
-            instruction: request.text.trim(),
-            triggerKey,
-            origin: 'mention',
-            // The mention's own message becomes the thread, or the thread it was posted in.
-            threadTs: request.threadTs ?? request.messageTs,
-            contextTs: request.threadTs ? request.messageTs : null,
-          },
-          mrkdwnToPlain(request.text).trim(),
-          // The mention is the first run's message: the same message seen again as a reply is a repeat.
-          request.messageTs,
-        );
-      } catch (error) {
-        // Another instance started a job in this thread at the same moment: this is its follow-up.
-        if (await store.findJobByThread(request.channelId, request.threadTs ?? request.messageTs))
-          return reply();
-        throw error;
-      }
+      const result = await insert(
+        {
+          teamId: request.teamId,
+          channelId: request.channelId,
+          requesterId: request.userId,
+          instruction: request.text.trim(),
+          triggerKey,
+          origin: 'mention',
+          // The mention's own message becomes the thread, or the thread it was posted in.
+          threadTs: request.threadTs ?? request.messageTs,
+          contextTs: request.threadTs ? request.messageTs : null,
+        },
+        mrkdwnToPlain(request.text).trim(),
+        // The mention is the first run's message: the same message seen again as a reply is a repeat.
+        request.messageTs,
+      );
       if (result.created) return { job: result.job.id };
       // Someone started a job in this thread meanwhile: the mention is a follow-up to it.
       if (result.job.triggerKey !== triggerKey) return reply();
@@ -378,26 +375,19 @@ export function createJobService(deps: JobServiceDeps): JobService {
       const triggerKey = `shortcut:${request.viewId}`;
       // In the message's own channel the job lives in its thread; elsewhere it gets a new one.
       const threadTs = inPlace ? (message.threadTs ?? message.ts) : null;
-      let result: Awaited<ReturnType<typeof insert>>;
-      try {
-        result = await insert(
-          {
-            teamId: request.teamId,
-            channelId: request.channelId,
-            requesterId: request.userId,
-            instruction: request.instruction.trim(),
-            triggerKey,
-            origin: 'shortcut',
-            threadTs,
-          },
-          prompt,
-          null,
-        );
-      } catch (error) {
-        // Another instance started a job in this thread at the same moment.
-        if (threadTs && (await store.findJobByThread(request.channelId, threadTs))) return 'thread_taken';
-        throw error;
-      }
+      const result = await insert(
+        {
+          teamId: request.teamId,
+          channelId: request.channelId,
+          requesterId: request.userId,
+          instruction: request.instruction.trim(),
+          triggerKey,
+          origin: 'shortcut',
+          threadTs,
+        },
+        prompt,
+        null,
+      );
       if (result.created) return { job: result.job.id };
       return result.job.triggerKey === triggerKey ? 'repeat' : 'thread_taken';
     },
@@ -434,7 +424,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
 
     async acceptReply(request) {
       const job = await store.findJobByThread(request.channelId, request.threadTs);
-      if (!job || (request.mentionsBot && REPLACEABLE.has(job.phase))) return undefined;
+      if (!job || (request.mentionsBot && THREAD_RELEASING_PHASES.has(job.phase))) return undefined;
       const { run, created } = await store.insertFollowUp(
         job.id,
         {

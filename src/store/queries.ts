@@ -1,11 +1,14 @@
 import type { Dialect } from './schema.js';
-import type { NewJob } from './types.js';
+import { type NewJob, THREAD_RELEASING_PHASES } from './types.js';
 
 /**
  * Queries whose text is the same on SQLite and PostgreSQL, written with PostgreSQL's `$1`
  * placeholders. `{{lock}}` marks where PostgreSQL takes row locks that concurrent claimers skip;
  * SQLite has a single writer and needs none.
  */
+/** {@link THREAD_RELEASING_PHASES} as an SQL list. */
+const RELEASING = [...THREAD_RELEASING_PHASES].map((phase) => `'${phase}'`).join(', ');
+
 const SHARED = {
   insertJob: `
     INSERT INTO jobs (team_id, channel_id, requester_id, instruction, trigger_key, response_url, phase,
@@ -23,7 +26,7 @@ const SHARED = {
   /** ($1 job, $2 the new job's trigger key): the same start seen again keeps its own thread. */
   detachThread: `
     UPDATE jobs SET thread_ts = NULL
-    WHERE id = $1 AND phase IN ('not_started', 'gone') AND trigger_key <> $2`,
+    WHERE id = $1 AND phase IN (${RELEASING}) AND trigger_key <> $2`,
   recentJobsOfRequester:
     'SELECT * FROM jobs WHERE requester_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2',
   recentJobsOfChannel: 'SELECT * FROM jobs WHERE channel_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2',

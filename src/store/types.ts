@@ -25,6 +25,12 @@ export type JobPhase =
   | 'start_unknown'
   | 'gone';
 
+/**
+ * Phases of a job that gives its thread up to a new job started there: it never ran, or the
+ * agent API forgot it. Any other job keeps its thread (a mention there is a follow-up).
+ */
+export const THREAD_RELEASING_PHASES: ReadonlySet<JobPhase> = new Set(['not_started', 'gone']);
+
 /** Where a job was started: the slash command, an @mention, or the message shortcut. */
 export type JobOrigin = 'command' | 'mention' | 'shortcut';
 

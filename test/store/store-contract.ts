@@ -759,6 +759,16 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
         expect(again.job.triggerKey).toBe('in-thread');
       });
 
+      it('records one of two starts racing in one thread, and returns it to the other', async () => {
+        const threadTs = '1700000000.000777';
+        const results = await Promise.all(
+          ['race-a', 'race-b'].map((key) => store.insertJob(newJob(key, { threadTs }), createRun(), T0)),
+        );
+        expect(results.filter((r) => r.created)).toHaveLength(1);
+        expect(new Set(results.map((r) => r.job.id)).size).toBe(1);
+        expect((await store.findJobByThread('C0DOCS', threadTs))?.id).toBe(results[0]?.job.id);
+      });
+
       it('gives the thread of a job that never ran, or that the agent API forgot, to a new job', async () => {
         for (const phase of ['not_started', 'gone'] as const) {
           const threadTs = `1700000000.00${phase.length}`;

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { text as say } from '../../jobs/messages.js';
 import type { ConversationFacts } from '../../slack/gateway.js';
 import { mrkdwnToPlain } from '../../slack/mrkdwn.js';
+import { THREAD_RELEASING_PHASES } from '../../store/types.js';
 import { BLOCK, INPUT_ACTION, type ModalMetadata } from '../../views/send-modal.js';
 import type { ListenerDeps } from '../types.js';
 
@@ -126,8 +127,7 @@ export function sendToDocsAgentSubmission(deps: ListenerDeps) {
         return;
       }
       // A job that never ran, or that the agent API forgot, gives the thread up.
-      if (existing && existing.phase !== 'not_started' && existing.phase !== 'gone')
-        errors.channel = say.modalThreadHasJob();
+      if (existing && !THREAD_RELEASING_PHASES.has(existing.phase)) errors.channel = say.modalThreadHasJob();
     }
     if (Object.keys(errors).length > 0) {
       await ack({ response_action: 'errors', errors });

@@ -1,7 +1,16 @@
 import pg from 'pg';
 import { newJobArgs, queriesFor } from '../queries.js';
 import { fromRow, outboxFromRow, patchColumns, type Row } from '../rows.js';
-import type { Change, JobRecord, NewRun, OutboxItem, OutboxPatch, RunRecord, Store } from '../types.js';
+import type {
+  Change,
+  JobRecord,
+  NewJob,
+  NewRun,
+  OutboxItem,
+  OutboxPatch,
+  RunRecord,
+  Store,
+} from '../types.js';
 import { pgMigrations } from './migrations.js';
 
 /** Advisory lock key held while migrating, so instances starting together migrate once. */
@@ -165,35 +174,46 @@ export async function openPostgresStore(
     return true;
   }
 
+  const insertJobOnce = (job: NewJob, firstRun: NewRun, now: number) =>
+    transaction(async (db) => {
+      // A thread holds one job: a second start in it returns the job already there.
+      let inThread = job.threadTs
+        ? await one<JobRecord>(db, queries.jobByThread, [job.channelId, job.threadTs])
+        : undefined;
+      if (inThread && (await db.query(queries.detachThread, [inThread.id, job.triggerKey])).rowCount === 1)
+        inThread = undefined;
+      const inserted = inThread
+        ? undefined
+        : await one<JobRecord>(db, `${queries.insertJob} RETURNING *`, newJobArgs(job, now));
+      if (!inserted) {
+        const existing =
+          inThread ??
+          ((await one<JobRecord>(db, 'SELECT * FROM jobs WHERE trigger_key = $1', [
+            job.triggerKey,
+          ])) as JobRecord);
+        const run = (await one<RunRecord>(db, 'SELECT * FROM runs WHERE job_id = $1 ORDER BY seq LIMIT 1', [
+          existing.id,
+        ])) as RunRecord;
+        return { job: existing, run, created: false };
+      }
+      const { run } = await insertRun(db, inserted.id, firstRun, now);
+      return { job: inserted, run, created: true };
+    });
+
   return {
     pool,
     shared: true,
-    insertJob: (job, firstRun, now) =>
-      transaction(async (db) => {
-        // A thread holds one job: a second start in it returns the job already there. (Two starts
-        // racing in one thread: the unique thread index refuses the second insert.)
-        let inThread = job.threadTs
-          ? await one<JobRecord>(db, queries.jobByThread, [job.channelId, job.threadTs])
-          : undefined;
-        if (inThread && (await db.query(queries.detachThread, [inThread.id, job.triggerKey])).rowCount === 1)
-          inThread = undefined;
-        const inserted = inThread
-          ? undefined
-          : await one<JobRecord>(db, `${queries.insertJob} RETURNING *`, newJobArgs(job, now));
-        if (!inserted) {
-          const existing =
-            inThread ??
-            ((await one<JobRecord>(db, 'SELECT * FROM jobs WHERE trigger_key = $1', [
-              job.triggerKey,
-            ])) as JobRecord);
-          const run = (await one<RunRecord>(db, 'SELECT * FROM runs WHERE job_id = $1 ORDER BY seq LIMIT 1', [
-            existing.id,
-          ])) as RunRecord;
-          return { job: existing, run, created: false };
-        }
-        const { run } = await insertRun(db, inserted.id, firstRun, now);
-        return { job: inserted, run, created: true };
-      }),
+    async insertJob(job, firstRun, now) {
+      try {
+        return await insertJobOnce(job, firstRun, now);
+      } catch (error) {
+        // Two starts raced in one thread and the unique thread index refused this one: once
+        // more, and it returns the job the other start recorded.
+        if ((error as { constraint?: string }).constraint === 'jobs_thread')
+          return insertJobOnce(job, firstRun, now);
+        throw error;
+      }
+    },
     insertFollowUp: (jobId, run, now) => transaction((db) => insertRun(db, jobId, run, now)),
     async claimRun(runId, now) {
       const r = await pool.query(
