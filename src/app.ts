@@ -19,6 +19,7 @@ import { createUserNames } from './slack/user-names.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/types.js';
 import { createTaskTracker } from './util/tasks.js';
+import { withTimeout } from './util/timeout.js';
 
 /** How long shutdown lets in-flight work finish before closing anyway, in milliseconds. */
 export const SHUTDOWN_GRACE_MS = 7_000;
@@ -36,12 +37,6 @@ export interface StartOptions {
   logger?: Logger;
   /** Store to use instead of opening `config.databasePath`. */
   store?: Store;
-}
-
-async function withDeadline(work: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([work, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
 }
 
 /** Wires every part together and starts serving. */
@@ -188,7 +183,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
         // or the agent API answered, so the next start picks them up again.
         logger.info('tasks drained', { drained });
         health.setPollerRunning(false);
-        await withDeadline(Promise.all([poller.stop(), outbox.stop()]), Math.max(500, deadline - Date.now()));
+        await withTimeout(Promise.all([poller.stop(), outbox.stop()]), Math.max(500, deadline - Date.now()));
         logger.info('poller and outbox stopped');
         // Other instances take over whatever is left at once instead of waiting for a time-out.
         await membership

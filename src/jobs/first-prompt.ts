@@ -2,10 +2,8 @@ import type { Logger } from '../logger.js';
 import type { SlackGateway } from '../slack/gateway.js';
 import type { UserNames } from '../slack/user-names.js';
 import type { JobRecord, RunRecord } from '../store/types.js';
+import { BOT_EVENT_TYPES } from './outbox-items.js';
 import { CONTEXT_MESSAGES_READ, contextLines, peopleIn, withContext } from './thread-context.js';
-
-/** Every metadata event type the bot writes on its own messages starts so. */
-const BOT_EVENT_PREFIX = 'docs_agent_';
 
 export function createFirstPrompt(deps: {
   slack: SlackGateway;
@@ -33,7 +31,7 @@ export function createFirstPrompt(deps: {
         })
       )
         // Messages before the mention, without the bot's own cards and notices (they carry its metadata).
-        .filter((m) => Number(m.ts) < Number(contextTs) && !m.eventType?.startsWith(BOT_EVENT_PREFIX));
+        .filter((m) => Number(m.ts) < Number(contextTs) && !BOT_EVENT_TYPES.has(m.eventType ?? ''));
       const names = await deps.names.of(peopleIn(messages));
       return withContext(run.prompt, contextLines(messages, names), deps.threadContextMaxChars);
     } catch (error) {

@@ -7,6 +7,9 @@ export const POST_EVENT_TYPE = 'docs_agent_post';
 /** Metadata event type of a job's root message. */
 export const ROOT_EVENT_TYPE = 'docs_agent_root';
 
+/** The metadata event types of everything the bot posts: its own messages carry one of them. */
+export const BOT_EVENT_TYPES: ReadonlySet<string> = new Set([POST_EVENT_TYPE, ROOT_EVENT_TYPE]);
+
 /** Metadata that lets a restarted bot find a root message it posted but did not record. */
 export const rootMetadata = (jobId: number) => ({ eventType: ROOT_EVENT_TYPE, key: `root:${jobId}` });
 

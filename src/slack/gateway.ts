@@ -113,8 +113,8 @@ export interface ThreadMessage {
   team: string | undefined;
 }
 
-/** Most pages of 200 read from one thread (2,000 messages). */
-export const THREAD_PAGES = 10;
+/** Most pages of a message listing read (of up to 200 messages each). */
+export const LISTING_PAGES = 10;
 
 /** What the bot needs to know about a conversation before it starts a job there. */
 export interface ConversationFacts {
@@ -142,7 +142,7 @@ export interface SlackGateway {
   removeReaction(args: { channel: string; ts: string; name: string }): Promise<void>;
   /**
    * Messages of a thread, oldest first: the newest `limit` of those after `oldest` and before
-   * `latest` (message ts, exclusive), reading at most {@link THREAD_PAGES} pages.
+   * `latest` (message ts, exclusive), reading at most {@link LISTING_PAGES} pages.
    */
   threadMessages(args: {
     channel: string;
@@ -219,7 +219,21 @@ export function createSlackGateway({
     }
   }
 
-  /** Pages through a message listing (at most 2,000 messages) for the bot's own metadata key. */
+  /** The pages of a message listing, oldest first, at most {@link LISTING_PAGES}. */
+  async function* pages<P extends { response_metadata?: { next_cursor?: string } }>(
+    method: string,
+    page: (cursor: string | undefined) => Promise<P>,
+  ): AsyncGenerator<P> {
+    let cursor: string | undefined;
+    for (let n = 0; n < LISTING_PAGES; n++) {
+      const result = await call(method, () => page(cursor));
+      yield result;
+      cursor = result.response_metadata?.next_cursor || undefined;
+      if (!cursor) return;
+    }
+  }
+
+  /** Pages through a message listing for the bot's own metadata key. */
   async function findInPages(
     method: string,
     metadata: PostMetadata,
@@ -228,13 +242,9 @@ export function createSlackGateway({
       response_metadata?: { next_cursor?: string };
     }>,
   ): Promise<string | undefined> {
-    let cursor: string | undefined;
-    for (let n = 0; n < 10; n++) {
-      const result = await call(method, () => page(cursor));
+    for await (const result of pages(method, page)) {
       const found = (result.messages ?? []).find((m) => matches(m, metadata));
       if (found?.ts) return found.ts;
-      cursor = result.response_metadata?.next_cursor || undefined;
-      if (!cursor) return undefined;
     }
     return undefined;
   }
@@ -279,20 +289,18 @@ export function createSlackGateway({
     },
     async threadMessages({ channel, threadTs, limit, oldest, latest }) {
       let out: ThreadMessage[] = [];
-      let cursor: string | undefined;
-      let pages = 0;
-      do {
-        const page = await call('conversations.replies', () =>
-          client.conversations.replies({
-            channel,
-            ts: threadTs,
-            limit: 200,
-            cursor,
-            include_all_metadata: true,
-            ...(oldest ? { oldest } : {}),
-            ...(latest ? { latest } : {}),
-          }),
-        );
+      const replies = pages('conversations.replies', (cursor) =>
+        client.conversations.replies({
+          channel,
+          ts: threadTs,
+          limit: 200,
+          cursor,
+          include_all_metadata: true,
+          ...(oldest ? { oldest } : {}),
+          ...(latest ? { latest } : {}),
+        }),
+      );
+      for await (const page of replies) {
         for (const m of page.messages ?? []) {
           if (typeof m.ts !== 'string') continue;
           out.push({
@@ -307,8 +315,7 @@ export function createSlackGateway({
         }
         // Slack pages oldest first: keep the newest `limit`.
         if (out.length > limit) out = out.slice(out.length - limit);
-        cursor = page.response_metadata?.next_cursor || undefined;
-      } while (cursor && ++pages < THREAD_PAGES);
+      }
       return out;
     },
     async conversationFacts(channel) {

@@ -5,15 +5,14 @@ const mentionOf = (userId: string) => new RegExp(`<@${userId}(\\|[^>]*)?>`, 'g')
 export const mentionsUser = (text: string, userId: string) => mentionOf(userId).test(text);
 
 /** The text with every mention of the user taken out (the bot's own name is not an instruction). */
-export const withoutMention = (text: string, userId: string) =>
+const withoutMention = (text: string, userId: string) =>
   text
     .replace(mentionOf(userId), ' ')
     .replace(/[ \t]{2,}/g, ' ')
     .trim();
 
 /** Whether a reply is an aside: it starts with the marker (empty: asides are off). */
-export const isAside = (text: string, marker: string) =>
-  marker.length > 0 && text.trimStart().startsWith(marker);
+const isAside = (text: string, marker: string) => marker.length > 0 && text.trimStart().startsWith(marker);
 
 /**
  * What a reply in a job's thread asks of the agent: its text without the bot's mention, or

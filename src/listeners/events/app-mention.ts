@@ -1,12 +1,10 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { text as say } from '../../jobs/messages.js';
-import { isAside, withoutMention } from '../../slack/mentions.js';
+import { followUpText } from '../../slack/mentions.js';
 import type { ListenerDeps } from '../types.js';
-import { botUserIdOf } from './bot-user.js';
+import { authorTeam, botUserIdOf, isHumanMessage } from './event-facts.js';
 import { notRecorded } from './not-recorded.js';
-
-const HUMAN_SUBTYPES = new Set([undefined, 'thread_broadcast', 'file_share']);
 
 const mentionSchema = z.object({
   user: z.string().min(1),
@@ -25,17 +23,16 @@ const mentionSchema = z.object({
 export function appMention(deps: ListenerDeps) {
   return async ({ event, body, context }: SlackEventMiddlewareArgs<'app_mention'> & AllMiddlewareArgs) => {
     const raw = event as unknown as Record<string, unknown>;
-    // "Also send to channel" and file shares are mentions too; edits and bot messages are not.
-    if (!HUMAN_SUBTYPES.has(raw.subtype as string | undefined)) return;
+    if (!isHumanMessage(raw)) return;
     const parsed = mentionSchema.safeParse(raw);
     if (!parsed.success) return;
     const mention = parsed.data;
     const botUserId = botUserIdOf(context, body);
     if (botUserId && mention.user === botUserId) return;
-    const instruction = botUserId ? withoutMention(mention.text, botUserId) : mention.text;
-    if (isAside(instruction, deps.config.followUps.asideMarker)) return;
-    const teamId =
-      (raw.user_team as string | undefined) ?? (body as { team_id?: string }).team_id ?? context.teamId ?? '';
+    // A mention is always meant for the bot; only an aside is not.
+    const instruction = followUpText(mention.text, { ...deps.config.followUps, botUserId, mode: 'all' });
+    if (instruction === undefined) return;
+    const teamId = authorTeam(raw, body) ?? context.teamId ?? '';
     const thread = mention.thread_ts && mention.thread_ts !== mention.ts ? mention.thread_ts : undefined;
 
     const where = { channel: mention.channel, user: mention.user, ...(thread ? { threadTs: thread } : {}) };

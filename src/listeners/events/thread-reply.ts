@@ -2,14 +2,8 @@ import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { followUpText, mentionsUser } from '../../slack/mentions.js';
 import type { ListenerDeps } from '../types.js';
-import { botUserIdOf } from './bot-user.js';
+import { authorTeam, botUserIdOf, isHumanMessage } from './event-facts.js';
 import { notRecorded } from './not-recorded.js';
-
-/**
- * Subtypes a person's own thread reply can carry. Everything else (edits, deletions, joins,
- * bot messages) is not an instruction.
- */
-const HUMAN_SUBTYPES = new Set([undefined, 'thread_broadcast', 'file_share']);
 
 const replySchema = z.object({
   subtype: z.string().optional(),
@@ -26,7 +20,7 @@ const replySchema = z.object({
 export function threadReply(deps: ListenerDeps) {
   return async ({ event, body, context }: SlackEventMiddlewareArgs<'message'> & AllMiddlewareArgs) => {
     const raw = event as unknown as Record<string, unknown>;
-    if (!HUMAN_SUBTYPES.has(raw.subtype as string | undefined)) return;
+    if (!isHumanMessage(raw)) return;
     const parsed = replySchema.safeParse(raw);
     if (!parsed.success) return;
     const reply = parsed.data;
@@ -39,8 +33,7 @@ export function threadReply(deps: ListenerDeps) {
     const text = followUpText(reply.text, { botUserId, ...deps.config.followUps });
     if (text === undefined) return;
 
-    // In a shared channel the author may belong to another workspace.
-    const teamId = (raw.user_team as string | undefined) ?? (body as { team_id?: string }).team_id;
+    const teamId = authorTeam(raw, body);
     // Recorded before the acknowledgement (the receiver answers Slack after this listener). A
     // re-delivery, to this instance or another, is recognized by the message's ts in that same
     // write, so a crash between recognizing and recording cannot swallow the reply.

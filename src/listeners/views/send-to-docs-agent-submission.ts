@@ -4,6 +4,7 @@ import { text as say } from '../../jobs/messages.js';
 import type { ConversationFacts } from '../../slack/gateway.js';
 import { mrkdwnToPlain } from '../../slack/mrkdwn.js';
 import { THREAD_RELEASING_PHASES } from '../../store/types.js';
+import { withTimeout } from '../../util/timeout.js';
 import { BLOCK, INPUT_ACTION, type ModalMetadata } from '../../views/send-modal.js';
 import type { ListenerDeps } from '../types.js';
 
@@ -44,19 +45,6 @@ const submissionSchema = z.object({
 });
 
 type Errors = Partial<Record<(typeof BLOCK)[keyof typeof BLOCK], string>>;
-
-/** `work`'s answer, or undefined if it takes longer than `ms` (the work is not cancelled). */
-async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), ms);
-  });
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** Whether the bot is in the channel; undefined when Slack cannot say in time (then the job's own post decides). */
 const facts = (deps: ListenerDeps, channel: string): Promise<ConversationFacts | 'missing' | undefined> =>

@@ -1,0 +1,26 @@
+/** Facts the event listeners read off an event the same way. */
+
+/**
+ * The bot's user id for an event: from Bolt's context once auth.test has answered, else from
+ * the event's own `authorizations` (the installation the event was delivered for), so the
+ * first events after a start are read right too.
+ */
+export function botUserIdOf(context: { botUserId?: string }, body: unknown): string | undefined {
+  if (context.botUserId) return context.botUserId;
+  const auths = (body as { authorizations?: { user_id?: unknown; is_bot?: unknown }[] }).authorizations;
+  const bot = auths?.find((a) => a.is_bot === true && typeof a.user_id === 'string');
+  return bot?.user_id as string | undefined;
+}
+
+/**
+ * Subtypes a person's own message can carry ("Also send to channel", a file with a comment).
+ * Everything else (edits, deletions, joins, bot messages) is not an instruction.
+ */
+const HUMAN_SUBTYPES = new Set([undefined, 'thread_broadcast', 'file_share']);
+
+export const isHumanMessage = (event: Record<string, unknown>) =>
+  HUMAN_SUBTYPES.has(event.subtype as string | undefined);
+
+/** The author's workspace: in a shared channel it may not be the one the event came through. */
+export const authorTeam = (event: Record<string, unknown>, body: unknown): string | undefined =>
+  (event.user_team as string | undefined) ?? (body as { team_id?: string }).team_id;
