@@ -61,7 +61,7 @@ export interface JobService {
   acceptMention(request: MentionRequest): Promise<MentionOutcome>;
   /**
    * Records a shortcut submission: the new job's id; `repeat` for the same submission again;
-   * `thread_taken` when the message's thread got a job meanwhile (nothing recorded).
+   * `thread_taken` when the message's thread already has a job (nothing recorded).
    */
   acceptShortcut(request: ShortcutRequest): Promise<{ job: number } | 'repeat' | 'thread_taken'>;
   /** Checks access, posts the root message and creates the job upstream. */

@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { text as say } from '../../jobs/messages.js';
 import type { ConversationFacts } from '../../slack/gateway.js';
 import { mrkdwnToPlain } from '../../slack/mrkdwn.js';
-import { THREAD_RELEASING_PHASES } from '../../store/types.js';
 import { withTimeout } from '../../util/timeout.js';
 import { BLOCK, INPUT_ACTION, type ModalMetadata } from '../../views/send-modal.js';
 import type { ListenerDeps } from '../types.js';
@@ -104,18 +103,6 @@ export function sendToDocsAgentSubmission(deps: ListenerDeps) {
       if (known === 'missing') errors.channel = say.modalChannelMissing();
       else if (known?.isArchived) errors.channel = say.modalArchived(channel);
       else if (known && !known.isMember) errors.channel = say.modalNotMember(channel);
-    }
-    const inPlace = channel === metadata.channel;
-    const triggerKey = `shortcut:${view.id}`;
-    if (!errors.channel && inPlace) {
-      const existing = await deps.store.findJobByThread(channel, metadata.threadTs ?? metadata.ts);
-      // This same submission, recorded before (its answer was late): just close the modal.
-      if (existing?.triggerKey === triggerKey) {
-        await ack();
-        return;
-      }
-      // A job that never ran, or that the agent API forgot, gives the thread up.
-      if (existing && !THREAD_RELEASING_PHASES.has(existing.phase)) errors.channel = say.modalThreadHasJob();
     }
     if (Object.keys(errors).length > 0) {
       await ack({ response_action: 'errors', errors });
