@@ -10,7 +10,7 @@ import { SHORTCUT_CALLBACK_ID } from '../src/views/send-modal.js';
 const addFormats = addFormatsModule.default;
 
 const manifestPath = fileURLToPath(new URL('../manifest.yml', import.meta.url));
-const schemaPath = fileURLToPath(new URL('../../shared/slack/manifest.schema.1.0.0.json', import.meta.url));
+const schemaPath = fileURLToPath(new URL('./contracts/manifest.schema.1.0.0.json', import.meta.url));
 const gatewayPath = fileURLToPath(new URL('../src/slack/gateway.ts', import.meta.url));
 
 /** The parts of the manifest these tests read; the schema check covers the rest. */

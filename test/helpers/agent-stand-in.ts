@@ -8,9 +8,9 @@ import { listen } from './http.js';
 export const API_KEY = 'mint_test_key';
 export const PROJECT_ID = 'proj_test';
 
-/** The agent API's published OpenAPI document, kept beside the project. */
+/** The agent API's published OpenAPI document, kept in the repository (see test/contracts/README.md). */
 export const OPENAPI_PATH = fileURLToPath(
-  new URL('../../../shared/api/mintlify-admin-openapi.json', import.meta.url),
+  new URL('../contracts/mintlify-admin-openapi.json', import.meta.url),
 );
 
 type Json = Record<string, unknown>;
