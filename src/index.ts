@@ -23,6 +23,15 @@ async function main(): Promise<void> {
   }
 
   const app = await startApp(config);
+  // Last line of defence: nothing that escapes a callback may print an unredacted dump. A lost
+  // rejection is logged and the bot keeps serving (every piece of work is recorded in the store
+  // and retried); an uncaught exception leaves state unknown, so the process exits and the
+  // platform restarts it.
+  process.on('unhandledRejection', (error) => app.logger.error('a promise rejected with no handler', { error }));
+  process.on('uncaughtException', (error) => {
+    app.logger.error('uncaught exception; exiting', { error });
+    process.exit(1);
+  });
   let signalled = false;
   const shutdown = (signal: string) => {
     if (signalled) return;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AgentStandIn, startAgentStandIn } from './helpers/agent-stand-in.js';
 import { tempDatabase, testEnv } from './helpers/harness.js';
-import { waitFor } from './helpers/http.js';
+import { rawRequest, STRAY_REQUESTS, waitFor } from './helpers/http.js';
 import { slashCommand } from './helpers/payloads.js';
 import { procfileArgs } from './helpers/procfile.js';
 import { postSigned } from './helpers/signing.js';
@@ -88,5 +88,44 @@ describe('the built app as a process', () => {
     const out = running.output();
     expect(out).toContain('"msg":"stopped"');
     for (const secret of SECRETS) expect(out).not.toContain(secret);
+  });
+});
+
+describe('requests the app does not serve', () => {
+  it('are answered 404 or 405 without ending the process, a stack trace or a request dump', async () => {
+    slack = await startSlackStandIn();
+    agent = await startAgentStandIn();
+    running = run(testEnv(slack, agent, tempDatabase(), { LOG_LEVEL: 'debug' }));
+    const port = await waitFor('ready line', () => portOf(running?.output() ?? ''), 10_000);
+
+    for (const stray of STRAY_REQUESTS) {
+      const res = await rawRequest(port, stray);
+      expect(res.status, `${stray.method} ${stray.path}`).toBe(stray.expect);
+    }
+    // Slack's unsigned certificate check is answered as Slack expects.
+    const sslCheck = await rawRequest(port, {
+      method: 'POST',
+      path: '/slack/events',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'ssl_check=1&token=legacy-verification-token',
+    });
+    expect(sslCheck.status).toBe(200);
+    // Any other unsigned body is refused.
+    const unsigned = await rawRequest(port, {
+      method: 'POST',
+      path: '/slack/events',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'command=%2Fdocs-agent&text=hello',
+    });
+    expect(unsigned.status).toBe(401);
+
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    const res = await postSigned(`http://127.0.0.1:${port}`, slashCommand({ text: 'Document webhooks' }));
+    expect(res.status).toBe(200);
+    await waitFor('job created', () => agent?.requestsFor('create').length === 1);
+    expect(running.child.exitCode).toBeNull();
+    const out = running.output();
+    expect(out).not.toMatch(/DeferredRequestError|IncomingMessage|\n\s+at /);
+    expect(out).not.toContain('wp-admin');
   });
 });

@@ -4,7 +4,7 @@ import { readConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { type AgentStandIn, startAgentStandIn } from '../helpers/agent-stand-in.js';
 import { tempDatabase, testEnv } from '../helpers/harness.js';
-import { waitFor } from '../helpers/http.js';
+import { rawRequest, STRAY_REQUESTS, waitFor } from '../helpers/http.js';
 import { type SlackStandIn, startSlackStandIn } from '../helpers/slack-stand-in.js';
 import { APP_TOKEN, startSocketModeStandIn } from '../helpers/socket-mode-stand-in.js';
 
@@ -45,5 +45,25 @@ describe('Socket Mode', () => {
     await waitFor('ack', () => socket?.acks.has(envelope));
     await waitFor('job created', () => agent?.requestsFor('create').length === 1);
     expect(agent.requestsFor('create')[0]?.body).toEqual({ prompt: 'Explain rate limits' });
+  });
+
+  it('answers requests it does not serve with 404 or 405 and keeps its socket', async () => {
+    socket = await startSocketModeStandIn();
+    slack = await startSlackStandIn({ socketModeUrl: socket.url, appToken: APP_TOKEN });
+    agent = await startAgentStandIn();
+    const env = testEnv(slack, agent, tempDatabase(), {
+      SLACK_APP_TOKEN: APP_TOKEN,
+      SLACK_SIGNING_SECRET: '',
+    });
+    app = await startApp(readConfig(env), { logger: createLogger({ level: 'error', secrets: [] }) });
+    await waitFor('socket connected', () => socket?.connected());
+    const port = app.port;
+    for (const stray of STRAY_REQUESTS) {
+      // Socket Mode serves no /slack/events at all.
+      const expected = stray.path === '/slack/events' ? 404 : stray.expect;
+      expect((await rawRequest(port, stray)).status, `${stray.method} ${stray.path}`).toBe(expected);
+    }
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    expect(socket.connected()).toBeTruthy();
   });
 });
