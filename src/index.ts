@@ -27,7 +27,9 @@ async function main(): Promise<void> {
   // rejection is logged and the bot keeps serving (every piece of work is recorded in the store
   // and retried); an uncaught exception leaves state unknown, so the process exits and the
   // platform restarts it.
-  process.on('unhandledRejection', (error) => app.logger.error('a promise rejected with no handler', { error }));
+  process.on('unhandledRejection', (error) =>
+    app.logger.error('a promise rejected with no handler', { error }),
+  );
   process.on('uncaughtException', (error) => {
     app.logger.error('uncaught exception; exiting', { error });
     process.exit(1);
