@@ -8,6 +8,7 @@ import { createOutbox } from './delivery/outbox.js';
 import { createHealth } from './health.js';
 import { createHomePublisher } from './home/home-publisher.js';
 import { createJobService } from './jobs/job-service.js';
+import type { RenderHints } from './jobs/messages.js';
 import { registerListeners } from './listeners/index.js';
 import { createLogger, type Logger } from './logger.js';
 import { createRequestBudget } from './poller/budget.js';
@@ -90,7 +91,11 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   };
   const projectFor = (channelId: string) => config.channelProjects.get(channelId) ?? config.agent.projectId;
   const names = createUserNames(slack, logger);
-  const hints = { mode: config.followUps.mode, asideMarker: config.followUps.asideMarker };
+  const hints: RenderHints = {
+    mode: config.followUps.mode,
+    asideMarker: config.followUps.asideMarker,
+    prLinkHosts: config.prLinkHosts,
+  };
 
   // The poller and outbox are created after the service that wakes them.
   const wake = { outbox: () => {}, poller: () => {} };

@@ -74,6 +74,11 @@ export interface Config {
   threadContextMaxChars: number;
   /** Documentation project per channel id; channels not listed use `agent.projectId`. */
   channelProjects: ReadonlyMap<string, string>;
+  /**
+   * Hosts whose pull request addresses (from the agent API) are shown as links and buttons,
+   * lower-case. Any other address is shown as inert text. Default `github.com`.
+   */
+  prLinkHosts: readonly string[];
   logLevel: LogLevel;
 }
 
@@ -246,6 +251,21 @@ const envSchema = z.object({
         error: 'lists a channel twice',
       }),
   ),
+  PR_LINK_HOSTS: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .default('github.com')
+      .transform((v) =>
+        v
+          .split(',')
+          .map((host) => host.trim().toLowerCase())
+          .filter(Boolean),
+      )
+      .refine((hosts) => hosts.length > 0 && hosts.every((h) => /^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(h)), {
+        error: 'must be a comma-separated list of host names, such as github.com,gitlab.example.com',
+      }),
+  ),
   LOG_LEVEL: z.preprocess(
     (v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : v),
     z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
@@ -307,6 +327,7 @@ export function readConfig(env: Env = process.env): Config {
     channelProjects: new Map(
       e.CHANNEL_PROJECTS.map(([channel, project]) => [channel as string, project as string]),
     ),
+    prLinkHosts: e.PR_LINK_HOSTS,
     logLevel: e.LOG_LEVEL,
   };
 }

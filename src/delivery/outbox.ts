@@ -1,7 +1,8 @@
 import type { HomePublisher } from '../home/home-publisher.js';
-import type { FollowUpHints } from '../jobs/messages.js';
+import type { RenderHints } from '../jobs/messages.js';
 import type { Logger } from '../logger.js';
 import { type Blocks, SlackCallError, type SlackGateway } from '../slack/gateway.js';
+import { channelMention, codeSpan, md, recordedMrkdwn, truncateMrkdwn } from '../slack/mrkdwn.js';
 import type { JobRecord, OutboxItem, Store } from '../store/types.js';
 import { createLoop, type Loop } from '../util/loop.js';
 import { statusCard, statusReaction } from '../views/status-card.js';
@@ -13,7 +14,7 @@ export interface OutboxOptions {
   slack: SlackGateway;
   logger: Logger;
   /** How follow-ups work, for the status card's hint. */
-  hints: FollowUpHints;
+  hints: RenderHints;
   /** Refreshes a requester's App Home after their job's card changed. */
   home?: HomePublisher;
   /** How many items one round takes, and sends at once. */
@@ -42,7 +43,7 @@ const SHORTENED_POST_CHARS = 3_000;
 /** Errors that mean the job's thread cannot be posted in any more. */
 const THREAD_GONE = new Set(['is_archived', 'channel_not_found', 'not_in_channel']);
 const rescueIntro = (channel: string, code: string) =>
-  `:information_source: I could not post in the job's thread in <#${channel}> (Slack said \`${code}\`), so here it is directly:`;
+  md`:information_source: I could not post in the job's thread in ${channelMention(channel)} (Slack said ${codeSpan(code)}), so here it is directly:`;
 
 export interface Outbox extends Loop {
   /** Delivers one item now (what the loop does). Exposed for tests. */
@@ -98,7 +99,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
         await slack.postMessage({
           channel: payload.channel,
           threadTs: payload.threadTs,
-          text: payload.text,
+          text: recordedMrkdwn(payload.text),
           ...(payload.blocks ? { blocks: payload.blocks as Blocks } : {}),
           metadata,
         });
@@ -130,7 +131,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
         return;
       case 'respond':
         try {
-          await slack.respond(payload.responseUrl, payload.text);
+          await slack.respond(payload.responseUrl, recordedMrkdwn(payload.text));
         } catch (error) {
           // A response_url lives 30 minutes; after that, say it privately in the channel.
           if (!(error instanceof SlackCallError && error.code === 'expired_url' && payload.fallback))
@@ -138,7 +139,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
           await slack.postEphemeral({
             channel: payload.fallback.channel,
             user: payload.fallback.user,
-            text: payload.text,
+            text: recordedMrkdwn(payload.text),
           });
         }
         return;
@@ -146,7 +147,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
         await slack.postEphemeral({
           channel: payload.channel,
           user: payload.user,
-          text: payload.text,
+          text: recordedMrkdwn(payload.text),
           ...(payload.threadTs ? { threadTs: payload.threadTs } : {}),
         });
         return;
@@ -168,14 +169,14 @@ export function createOutbox(options: OutboxOptions): Outbox {
     };
     try {
       if (code === 'msg_too_long') {
-        const text = `${payload.text.slice(0, SHORTENED_POST_CHARS)}…`;
+        const text = truncateMrkdwn(recordedMrkdwn(payload.text), SHORTENED_POST_CHARS);
         await slack.postMessage({ channel: payload.channel, threadTs: payload.threadTs, text, metadata });
         return true;
       }
       if (!THREAD_GONE.has(code) || item.jobId === null) return false;
       const job = await store.getJob(item.jobId);
       if (!job) return false;
-      const text = `${rescueIntro(payload.channel, code)}\n${payload.text}`;
+      const text = md`${rescueIntro(payload.channel, code)}\n${recordedMrkdwn(payload.text)}`;
       await slack.postMessage({ channel: job.requesterId, text, metadata });
       logger.warn('thread unavailable; told the requester directly', {
         outboxId: item.id,

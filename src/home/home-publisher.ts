@@ -1,4 +1,4 @@
-import { type FollowUpHints, usage } from '../jobs/messages.js';
+import { type RenderHints, usage } from '../jobs/messages.js';
 import type { Logger } from '../logger.js';
 import type { SlackGateway } from '../slack/gateway.js';
 import type { Identity } from '../slack/identity.js';
@@ -17,7 +17,7 @@ export function createHomePublisher(deps: {
   slack: SlackGateway;
   identity: Identity;
   logger: Logger;
-  hints: FollowUpHints;
+  hints: RenderHints;
   now?: () => number;
 }): HomePublisher {
   const now = deps.now ?? Date.now;
@@ -25,7 +25,10 @@ export function createHomePublisher(deps: {
     async publish(userId) {
       const jobs = await deps.store.recentJobs({ requesterId: userId }, HOME_LIMIT);
       const workspaceUrl = (await deps.identity.get())?.url;
-      await deps.slack.publishHome(userId, homeView(jobs, usage(deps.hints), { workspaceUrl, now: now() }));
+      await deps.slack.publishHome(
+        userId,
+        homeView(jobs, usage(deps.hints), { workspaceUrl, now: now(), prLinkHosts: deps.hints.prLinkHosts }),
+      );
     },
     async refresh(userId) {
       if (!(await deps.store.homeOpened(userId))) return;

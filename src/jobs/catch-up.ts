@@ -2,7 +2,7 @@ import type { Logger } from '../logger.js';
 import type { SlackGateway } from '../slack/gateway.js';
 import { followUpText } from '../slack/mentions.js';
 import type { JobRecord } from '../store/types.js';
-import type { FollowUpHints } from './messages.js';
+import type { RenderHints } from './messages.js';
 import type { ReplyRequest } from './requests.js';
 import { CONTEXT_MESSAGES_READ } from './thread-context.js';
 
@@ -15,7 +15,7 @@ import { CONTEXT_MESSAGES_READ } from './thread-context.js';
 export function createReplyCatchUp(deps: {
   slack: SlackGateway;
   logger: Logger;
-  hints: FollowUpHints;
+  hints: RenderHints;
   botUserId: () => Promise<string | undefined>;
   accept: (request: ReplyRequest) => Promise<number | undefined>;
   process: (runId: number, teamId: string | undefined) => Promise<void>;

@@ -2,6 +2,7 @@ import type { AgentClient } from '../agent/client.js';
 import { AgentNotFoundError } from '../agent/errors.js';
 import type { AgentJob } from '../agent/schema.js';
 import type { Logger } from '../logger.js';
+import { joinMrkdwn, type Mrkdwn, md, userMention } from '../slack/mrkdwn.js';
 import type { JobRecord, RunRecord, Store } from '../store/types.js';
 import {
   errorMessage,
@@ -51,7 +52,7 @@ export function createFollowUps(deps: FollowUpsDeps): FollowUps {
   const agentOf = (job: JobRecord) => deps.agentFor(job.projectId);
 
   /** Marks a run refused or failed before it was sent, and tells its author privately. */
-  async function dropRun(job: JobRecord, run: RunRecord, reason: string, note: string, to: PrivateTarget) {
+  async function dropRun(job: JobRecord, run: RunRecord, reason: string, note: Mrkdwn, to: PrivateTarget) {
     await store.apply(
       {
         jobId: job.id,
@@ -81,7 +82,7 @@ export function createFollowUps(deps: FollowUpsDeps): FollowUps {
     } catch (error) {
       logAgentError(logger, error, { jobId: job.id, agentJobId, op: 'follow-up' });
       const gone = error instanceof AgentNotFoundError;
-      const note = `${authors.map((a) => `<@${a}>`).join(' ')} ${agentErrorText(error, 'follow-up')}`;
+      const note = md`${joinMrkdwn(authors.map(userMention), md` `)} ${agentErrorText(error, 'follow-up')}`;
       const state = isUnknownOutcome(error) ? ('unknown' as const) : ('failed' as const);
       await store.apply(
         {

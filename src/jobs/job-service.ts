@@ -3,7 +3,7 @@ import type { AgentClient } from '../agent/client.js';
 import type { AgentJob } from '../agent/schema.js';
 import type { Logger } from '../logger.js';
 import { SlackCallError, type SlackGateway } from '../slack/gateway.js';
-import { mrkdwnToPlain } from '../slack/mrkdwn.js';
+import { md, mrkdwnToPlain, userMention } from '../slack/mrkdwn.js';
 import type { UserNames } from '../slack/user-names.js';
 import {
   type JobPatch,
@@ -26,7 +26,7 @@ import {
 import { createReplyCatchUp } from './catch-up.js';
 import { createFirstPrompt } from './first-prompt.js';
 import { createFollowUps } from './follow-ups.js';
-import { agentErrorText, type FollowUpHints, refusalText, text } from './messages.js';
+import { agentErrorText, type RenderHints, refusalText, text } from './messages.js';
 import { type PrivateTarget, privateNote, rootMetadata, rootUpdate, threadPost } from './outbox-items.js';
 import type {
   MentionOutcome,
@@ -102,7 +102,7 @@ export interface JobServiceDeps {
   /** Most characters of thread context in a first prompt. */
   threadContextMaxChars: number;
   names: UserNames;
-  hints: FollowUpHints;
+  hints: RenderHints;
   /** The bot's own user id, once known (auth.test). */
   botUserId: () => Promise<string | undefined>;
   slack: SlackGateway;
@@ -168,7 +168,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
             threadPost(
               job,
               'start-error',
-              `<@${job.requesterId}> ${agentErrorText(error, 'job')}`,
+              md`${userMention(job.requesterId)} ${agentErrorText(error, 'job')}`,
               'notice',
               run,
             ),
@@ -479,7 +479,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
       };
       const updated = { ...job, ...patch };
       const notify = [...new Set([job.requesterId, ...open.map((r) => r.authorId)])];
-      const post = outcomePost(outcome, updated, notify, deps.maxAgeMs);
+      const post = outcomePost(outcome, updated, notify, deps.maxAgeMs, deps.hints);
       const applied = await store.apply(
         {
           jobId: job.id,

@@ -8,238 +8,301 @@ import {
   AgentUnauthorizedError,
   AgentUnavailableError,
 } from '../agent/errors.js';
-import { escapeMrkdwn } from '../slack/mrkdwn.js';
+import { checkUrl } from '../slack/links.js';
+import {
+  blockQuote,
+  channelMention,
+  codeSpan,
+  escapeMrkdwn,
+  inertSlackText,
+  joinMrkdwn,
+  link,
+  type Mrkdwn,
+  md,
+  slackDate,
+  truncateMrkdwn,
+  userMention,
+} from '../slack/mrkdwn.js';
 import { truncateText } from '../slack/truncate.js';
 import type { JobRecord, RunOutcome } from '../store/types.js';
 
-/** Everything the bot says in Slack, in one place so wording stays consistent. */
+/**
+ * Everything the bot says in Slack, in one place so wording stays consistent. Every text is
+ * {@link Mrkdwn}: what a person or the agent API wrote goes in only through an escaping builder.
+ */
 
 export const COMMAND = '/docs-agent';
 
-/** How follow-ups work in this deployment (FOLLOW_UP_MODE, ASIDE_MARKER). */
-export interface FollowUpHints {
+/** How this deployment presents jobs: follow-up mode, aside marker, trusted pull request hosts. */
+export interface RenderHints {
   mode: 'all' | 'mention';
   /** Empty when asides are off. */
   asideMarker: string;
+  /** Hosts whose pull request addresses become links and buttons (`PR_LINK_HOSTS`). */
+  prLinkHosts: readonly string[];
 }
 
 /** How to send a follow-up, in one sentence. */
-export function followUpHint(hints: FollowUpHints, where = 'this thread'): string {
+export function followUpHint(hints: RenderHints, where: Mrkdwn = md`this thread`): Mrkdwn {
   const how =
     hints.mode === 'mention'
-      ? `Mention @docs-agent in ${where} to send the agent a follow-up.`
-      : `Reply in ${where} to send the agent a follow-up.`;
+      ? md`Mention @docs-agent in ${where} to send the agent a follow-up.`
+      : md`Reply in ${where} to send the agent a follow-up.`;
   return hints.asideMarker
-    ? `${how} Start a reply with \`${hints.asideMarker.replace(/`/g, "'")}\` to keep it from the agent.`
+    ? md`${how} Start a reply with ${codeSpan(hints.asideMarker)} to keep it from the agent.`
     : how;
 }
 
 /** Every way to use the bot, in a few lines (`/docs-agent help`, the App Home). */
-export const usage = (hints: FollowUpHints) =>
-  [
-    `*docs-agent* runs the documentation agent on this team's docs and opens a pull request.`,
-    `• \`${COMMAND} <instruction>\`: start a job in this channel, e.g. \`${COMMAND} Add a quickstart for the Python SDK\``,
-    '• `@docs-agent <instruction>`: start a job right where you are; inside a thread, the earlier messages go to the agent as context.',
-    '• *Send to docs agent* (message menu ⋮ → More message shortcuts): start a job about any message.',
-    `• ${followUpHint(hints, 'a job’s thread')}`,
-    '• The status card at the top of the thread shows progress; the outcome and pull request are posted in the thread.',
-    `• \`${COMMAND} list\` your recent jobs · \`${COMMAND} list channel\` this channel’s · \`${COMMAND} status\` quota and health · \`${COMMAND} help\` this message.`,
-  ].join('\n');
+export const usage = (hints: RenderHints): Mrkdwn =>
+  joinMrkdwn([
+    md`*docs-agent* runs the documentation agent on this team's docs and opens a pull request.`,
+    md`• \`/docs-agent <instruction>\`: start a job in this channel, e.g. \`/docs-agent Add a quickstart for the Python SDK\``,
+    md`• \`@docs-agent <instruction>\`: start a job right where you are; inside a thread, the earlier messages go to the agent as context.`,
+    md`• *Send to docs agent* (message menu ⋮ → More message shortcuts): start a job about any message.`,
+    md`• ${followUpHint(hints, md`a job’s thread`)}`,
+    md`• The status card at the top of the thread shows progress; the outcome and pull request are posted in the thread.`,
+    md`• \`/docs-agent list\` your recent jobs · \`/docs-agent list channel\` this channel’s · \`/docs-agent status\` quota and health · \`/docs-agent help\` this message.`,
+  ]);
 
 /** The help with this deployment's defaults, for messages that have no configuration at hand. */
-export const USAGE = usage({ mode: 'all', asideMarker: '//' });
+export const USAGE = usage({ mode: 'all', asideMarker: '//', prLinkHosts: [] });
 
-const mention = (userId: string) => `<@${userId}>`;
-const slackDate = (date: Date) => {
-  const epoch = Math.floor(date.getTime() / 1000);
-  const fallback = `${date.toISOString().slice(11, 16)} UTC`;
-  return `<!date^${epoch}^{time}|${fallback}>`;
-};
 /** "24 hours", "45 minutes", "30 seconds". */
-export function duration(ms: number): string {
-  const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
-  if (ms >= 2 * 3_600_000) return plural(Math.round(ms / 3_600_000), 'hour');
-  if (ms >= 2 * 60_000) return plural(Math.round(ms / 60_000), 'minute');
-  return plural(Math.max(1, Math.round(ms / 1000)), 'second');
+export function duration(ms: number): Mrkdwn {
+  const plural = (n: number, unit: Mrkdwn) => (n === 1 ? md`${n} ${unit}` : md`${n} ${unit}s`);
+  if (ms >= 2 * 3_600_000) return plural(Math.round(ms / 3_600_000), md`hour`);
+  if (ms >= 2 * 60_000) return plural(Math.round(ms / 60_000), md`minute`);
+  return plural(Math.max(1, Math.round(ms / 1000)), md`second`);
 }
 
-const code = (text: string) => `\`${text.replace(/`/g, "'")}\``;
+/**
+ * Quotes the person's instruction (as Slack encoded it) as a block quote: readable, inert (no
+ * mention notifies, no link hides its address) and shortened without breaking an escape.
+ */
+export function quoteInstruction(instruction: string, max = 2_000): Mrkdwn {
+  return blockQuote(truncateMrkdwn(inertSlackText(instruction), max));
+}
 
-/** Quotes the user's instruction (already Slack mrkdwn) as a block quote, shortened without breaking an entity. */
-export function quoteInstruction(instruction: string, max = 2_000): string {
-  return truncateText(instruction, max)
-    .split('\n')
-    .map((line) => `>${line}`)
-    .join('\n');
+/** How many characters of an address that is not shown as a link are shown as text. */
+const INERT_ADDRESS_CHARS = 200;
+
+/** An address from the agent API shown as text: in a code span, so Slack does not link it. */
+const inertAddress = (address: string) => codeSpan(truncateText(address, INERT_ADDRESS_CHARS));
+
+/**
+ * The pull request as a link labelled `label` when its address is trusted (`PR_LINK_HOSTS`),
+ * else the words and the address as inert text.
+ */
+export function pullRequestLink(
+  prLink: string | null,
+  hints: Pick<RenderHints, 'prLinkHosts'>,
+  label: string,
+): Mrkdwn {
+  const url = checkUrl(prLink, hints.prLinkHosts);
+  if (url) return link(url, label);
+  return prLink ? md`${escapeMrkdwn(label)} at ${inertAddress(prLink)}` : escapeMrkdwn(label);
 }
 
 /** The job's status in a few words, with its emoji. */
-export function statusLine(job: JobRecord): string {
+export function statusLine(job: JobRecord, hints: Pick<RenderHints, 'prLinkHosts'>): Mrkdwn {
   switch (job.phase) {
     case 'accepted':
     case 'posting':
     case 'creating':
-      return ':hourglass_flowing_sand: Starting…';
+      return md`:hourglass_flowing_sand: Starting…`;
     case 'active':
       return job.runCount > 1
-        ? `:hourglass_flowing_sand: Working (run ${job.runCount})…`
-        : ':hourglass_flowing_sand: Working…';
+        ? md`:hourglass_flowing_sand: Working (run ${job.runCount})…`
+        : md`:hourglass_flowing_sand: Working…`;
     case 'not_started':
-      return ':no_entry: Not started';
+      return md`:no_entry: Not started`;
     case 'start_unknown':
-      return ':grey_question: Unknown whether the job started';
+      return md`:grey_question: Unknown whether the job started`;
     case 'gone':
-      return ':ghost: The agent API no longer knows this job';
+      return md`:ghost: The agent API no longer knows this job`;
     case 'idle':
-      return outcomeStatus(job.lastOutcome, job.prLink);
+      return outcomeStatus(job.lastOutcome, job.prLink, hints);
   }
 }
 
-function outcomeStatus(outcome: RunOutcome | null, prLink: string | null): string {
+function outcomeStatus(
+  outcome: RunOutcome | null,
+  prLink: string | null,
+  hints: Pick<RenderHints, 'prLinkHosts'>,
+): Mrkdwn {
   switch (outcome) {
     case 'completed_pr':
-      return prLink ? `:white_check_mark: Done: <${prLink}|pull request>` : ':white_check_mark: Done';
+      return prLink
+        ? md`:white_check_mark: Done: ${pullRequestLink(prLink, hints, 'pull request')}`
+        : md`:white_check_mark: Done`;
     case 'completed_no_changes':
-      return ':white_check_mark: Done: no files changed';
+      return md`:white_check_mark: Done: no files changed`;
     case 'failed':
-      return ':x: Failed';
+      return md`:x: Failed`;
     case 'archived':
-      return ':file_cabinet: Archived';
+      return md`:file_cabinet: Archived`;
     case 'gone':
-      return ':ghost: The agent API no longer knows this job';
+      return md`:ghost: The agent API no longer knows this job`;
     case 'stopped_watching':
-      return ':zzz: Stopped watching (still running after the time limit)';
+      return md`:zzz: Stopped watching (still running after the time limit)`;
     case null:
-      return ':white_check_mark: Done';
+      return md`:white_check_mark: Done`;
   }
 }
 
 /** The root message: who asked for what, and where the job stands. */
-export function rootText(job: JobRecord, hints: FollowUpHints = { mode: 'all', asideMarker: '' }): string {
+export function rootText(job: JobRecord, hints: RenderHints): Mrkdwn {
   const lines = [
-    `:memo: ${mention(job.requesterId)} asked the docs agent:`,
+    md`:memo: ${userMention(job.requesterId)} asked the docs agent:`,
     quoteInstruction(job.instruction),
-    `*Status:* ${statusLine(job)}`,
+    md`*Status:* ${statusLine(job, hints)}`,
   ];
-  if (job.agentJobId) lines.push(`Job ${code(job.agentJobId)}`);
+  if (job.agentJobId) lines.push(md`Job ${codeSpan(job.agentJobId)}`);
   if (job.phase === 'active' || job.phase === 'idle') {
-    lines.push(`_${followUpHint(hints)}_`);
+    lines.push(md`_${followUpHint(hints)}_`);
   }
-  return lines.join('\n');
+  return joinMrkdwn(lines);
 }
 
 /** The outcome post for a finished run. `notify` are the users to mention. */
-export function outcomeText(outcome: RunOutcome, job: JobRecord, notify: string[], maxAgeMs: number): string {
-  const who = notify.map(mention).join(' ');
-  const id = job.agentJobId ? code(job.agentJobId) : 'unknown';
+export function outcomeText(
+  outcome: RunOutcome,
+  job: JobRecord,
+  notify: string[],
+  maxAgeMs: number,
+  hints: Pick<RenderHints, 'prLinkHosts'>,
+): Mrkdwn {
+  const who = joinMrkdwn(notify.map(userMention), md` `);
+  const id = job.agentJobId ? codeSpan(job.agentJobId) : md`unknown`;
   switch (outcome) {
-    case 'completed_pr':
-      return `${who} :white_check_mark: The docs agent finished and opened a pull request:\n*<${job.prLink}|Review the pull request>*\n${job.prLink}`;
+    case 'completed_pr': {
+      const url = checkUrl(job.prLink, hints.prLinkHosts);
+      if (url)
+        return md`${who} :white_check_mark: The docs agent finished and opened a pull request:\n*${link(url, 'Review the pull request')}*\n${escapeMrkdwn(url)}`;
+      return job.prLink
+        ? md`${who} :white_check_mark: The docs agent finished and opened a pull request at ${inertAddress(job.prLink)}. I am not showing it as a link because its address is not on this bot's list of pull request hosts: check it before you open it.`
+        : md`${who} :white_check_mark: The docs agent finished and opened a pull request.`;
+    }
     case 'completed_no_changes':
-      return `${who} :white_check_mark: The docs agent finished without changing any files, so no pull request was opened. Reply here to ask for something else.`;
+      return md`${who} :white_check_mark: The docs agent finished without changing any files, so no pull request was opened. Reply here to ask for something else.`;
     case 'failed':
-      return `${who} :x: The docs agent job failed. The agent API does not say why; quote job ${id} if you contact support. Reply here to try again in the same job, or start a new one with ${COMMAND}.`;
+      return md`${who} :x: The docs agent job failed. The agent API does not say why; quote job ${id} if you contact support. Reply here to try again in the same job, or start a new one with /docs-agent.`;
     case 'archived':
-      return `${who} :file_cabinet: The docs agent job ${id} was archived, so it will not continue. Start a new one with ${COMMAND}.`;
+      return md`${who} :file_cabinet: The docs agent job ${id} was archived, so it will not continue. Start a new one with /docs-agent.`;
     case 'gone':
-      return `${who} :ghost: The agent API no longer knows job ${id} (it answered 404), so I have stopped watching it. Start a new one with ${COMMAND}.`;
+      return md`${who} :ghost: The agent API no longer knows job ${id} (it answered 404), so I have stopped watching it. Start a new one with /docs-agent.`;
     case 'stopped_watching':
       return job.pollFailures > 0
-        ? `${who} :zzz: I could not check on job ${id} for a while (the agent API did not answer me), and after ${duration(maxAgeMs)} I have stopped watching it. Its status is unknown: check the docs dashboard for its result.`
-        : `${who} :zzz: Job ${id} is still running after ${duration(maxAgeMs)}, so I have stopped watching it. Check the docs dashboard for its result.`;
+        ? md`${who} :zzz: I could not check on job ${id} for a while (the agent API did not answer me), and after ${duration(maxAgeMs)} I have stopped watching it. Its status is unknown: check the docs dashboard for its result.`
+        : md`${who} :zzz: Job ${id} is still running after ${duration(maxAgeMs)}, so I have stopped watching it. Check the docs dashboard for its result.`;
   }
 }
 
 /** Why an instruction did not reach the agent, in words for the person who gave it. */
-export function agentErrorText(error: unknown, what: 'job' | 'follow-up'): string {
-  const nothingSent = what === 'job' ? 'No job was started.' : 'This reply was not sent to the agent.';
+export function agentErrorText(error: unknown, what: 'job' | 'follow-up'): Mrkdwn {
+  const nothingSent = what === 'job' ? md`No job was started.` : md`This reply was not sent to the agent.`;
   if (error instanceof AgentRateLimitedError) {
     const when = error.resetAt
-      ? `You can try again ${slackDate(error.resetAt)}.`
-      : 'Try again later in the hour.';
-    return `:hourglass: The documentation project has reached its hourly limit of agent instructions. ${nothingSent} ${when}`;
+      ? md`You can try again ${slackDate(error.resetAt, '{time}')}.`
+      : md`Try again later in the hour.`;
+    return md`:hourglass: The documentation project has reached its hourly limit of agent instructions. ${nothingSent} ${when}`;
   }
   if (error instanceof AgentUnauthorizedError) {
-    return `:lock: The docs agent API refused this bot's API key (HTTP ${error.status ?? 401}). ${nothingSent} Please ask a workspace admin to renew the bot's admin API key.`;
+    return md`:lock: The docs agent API refused this bot's API key (HTTP ${error.status ?? 401}). ${nothingSent} Please ask a workspace admin to renew the bot's admin API key.`;
   }
   if (error instanceof AgentBadRequestError) {
-    return `:warning: The docs agent API rejected the instruction: ${escapeMrkdwn(error.detail)}. ${nothingSent}`;
+    return md`:warning: The docs agent API rejected the instruction: ${escapeMrkdwn(truncateText(error.detail, 300))}. ${nothingSent}`;
   }
   if (error instanceof AgentNotFoundError) {
     return what === 'job'
-      ? `:warning: The docs agent API does not know this bot's documentation project (HTTP 404). ${nothingSent} Please ask an admin to check the project id.`
-      : `:ghost: The agent API no longer knows this job (HTTP 404). ${nothingSent} Start a new job with ${COMMAND}.`;
+      ? md`:warning: The docs agent API does not know this bot's documentation project (HTTP 404). ${nothingSent} Please ask an admin to check the project id.`
+      : md`:ghost: The agent API no longer knows this job (HTTP 404). ${nothingSent} Start a new job with /docs-agent.`;
   }
   if (error instanceof AgentOutcomeUnknownError || error instanceof AgentInvalidResponseError) {
-    const subject = what === 'job' ? 'whether the job started' : 'whether the agent received this reply';
-    return `:grey_question: I sent this to the docs agent but did not get a usable answer, so I cannot tell ${subject}. I will not resend it, to avoid duplicate work. If nothing happens, ${what === 'job' ? `run ${COMMAND} again` : 'reply again'}.`;
+    return what === 'job'
+      ? md`:grey_question: I sent this to the docs agent but did not get a usable answer, so I cannot tell whether the job started. I will not resend it, to avoid duplicate work. If nothing happens, run /docs-agent again.`
+      : md`:grey_question: I sent this to the docs agent but did not get a usable answer, so I cannot tell whether the agent received this reply. I will not resend it, to avoid duplicate work. If nothing happens, reply again.`;
   }
   if (error instanceof AgentUnavailableError) {
-    return `:warning: The docs agent API is not reachable right now. ${nothingSent} Please try again in a few minutes.`;
+    return md`:warning: The docs agent API is not reachable right now. ${nothingSent} Please try again in a few minutes.`;
   }
-  return `:warning: Something went wrong on my side. ${nothingSent} Please try again.`;
+  return md`:warning: Something went wrong on my side. ${nothingSent} Please try again.`;
 }
 
-const REFUSALS: Record<Exclude<RefusalReason, 'rate'>, string> = {
-  team: ':no_entry: This docs agent serves another Slack workspace, so it cannot take instructions from here.',
-  channel: ':no_entry: The docs agent is not enabled in this channel. Ask an admin which channels it serves.',
-  user: ':no_entry: You are not on the list of people who may instruct the docs agent. Ask an admin to add you.',
-  guest:
-    ':no_entry: Guest accounts cannot instruct the docs agent, because its jobs open pull requests on the docs repository.',
+const REFUSALS: Record<Exclude<RefusalReason, 'rate'>, Mrkdwn> = {
+  team: md`:no_entry: This docs agent serves another Slack workspace, so it cannot take instructions from here.`,
+  channel: md`:no_entry: The docs agent is not enabled in this channel. Ask an admin which channels it serves.`,
+  user: md`:no_entry: You are not on the list of people who may instruct the docs agent. Ask an admin to add you.`,
+  guest: md`:no_entry: Guest accounts cannot instruct the docs agent, because its jobs open pull requests on the docs repository.`,
 };
 
 /** Why someone may not give the agent an instruction, said politely and privately. */
-export function refusalText(decision: { reason: RefusalReason; retryAt?: Date; limit?: number }): string {
+export function refusalText(decision: { reason: RefusalReason; retryAt?: Date; limit?: number }): Mrkdwn {
   if (decision.reason === 'rate') {
-    const when = decision.retryAt ? ` You can try again ${slackDate(decision.retryAt)}.` : '';
-    return `:hourglass: You have given the docs agent ${decision.limit ?? 'the allowed number of'} instructions in the last hour, the most one person may, so this one was not sent.${when}`;
+    const when = decision.retryAt ? md` You can try again ${slackDate(decision.retryAt, '{time}')}.` : md``;
+    const limit = decision.limit ?? md`the allowed number of`;
+    return md`:hourglass: You have given the docs agent ${limit} instructions in the last hour, the most one person may, so this one was not sent.${when}`;
   }
   return REFUSALS[decision.reason];
 }
 
+const count = (n: number) => escapeMrkdwn(n.toLocaleString('en-US'));
+
 export const text = {
   pollRefused: (requesterId: string) =>
-    `${mention(requesterId)} :lock: I cannot check on this job: the docs agent API refuses this bot's API key. Please ask a workspace admin to renew it; I keep trying and will post the result once I can.`,
+    md`${userMention(requesterId)} :lock: I cannot check on this job: the docs agent API refuses this bot's API key. Please ask a workspace admin to renew it; I keep trying and will post the result once I can.`,
   notRecorded: () =>
-    ':warning: I could not record that instruction, so nothing was started. Please try again in a moment.',
+    md`:warning: I could not record that instruction, so nothing was started. Please try again in a moment.`,
   promptTooLong: (length: number, max: number) =>
-    `:straight_ruler: That instruction is ${length.toLocaleString('en-US')} characters long; the limit is ${max.toLocaleString('en-US')}. Nothing was sent. Please shorten it, or split it into a first instruction and follow-ups in the thread.`,
-  unknownSubcommand: (word: string, help: string = USAGE) =>
-    `:information_source: \`${word.replace(/`/g, "'")}\` is not a ${COMMAND} subcommand, so nothing was started.\n${help}`,
-  reportUnavailable: () => ':warning: I could not read my records just now. Please try again in a moment.',
+    md`:straight_ruler: That instruction is ${count(length)} characters long; the limit is ${count(max)}. Nothing was sent. Please shorten it, or split it into a first instruction and follow-ups in the thread.`,
+  unknownSubcommand: (word: string, help: Mrkdwn = USAGE) =>
+    md`:information_source: ${codeSpan(truncateText(word, 100))} is not a /docs-agent subcommand, so nothing was started.\n${help}`,
+  reportUnavailable: () => md`:warning: I could not read my records just now. Please try again in a moment.`,
   notInChannel: (channelId: string) =>
     channelId.startsWith('D') || channelId.startsWith('G')
-      ? `:wave: I can't post in this conversation, so no job was started. Run ${COMMAND} in a channel I am in (invite me with \`/invite @docs-agent\`).`
-      : `:wave: I can't post in <#${channelId}>, so no job was started. Invite me with \`/invite @docs-agent\` and run the command again.`,
+      ? md`:wave: I can't post in this conversation, so no job was started. Run /docs-agent in a channel I am in (invite me with \`/invite @docs-agent\`).`
+      : md`:wave: I can't post in ${channelMention(channelId)}, so no job was started. Invite me with \`/invite @docs-agent\` and run the command again.`,
   directMessage: () =>
-    `:wave: Jobs run in channels, where the job's thread lets everyone follow along and reply. Run ${COMMAND} in a channel I am in (invite me with \`/invite @docs-agent\`). Nothing was started.`,
+    md`:wave: Jobs run in channels, where the job's thread lets everyone follow along and reply. Run /docs-agent in a channel I am in (invite me with \`/invite @docs-agent\`). Nothing was started.`,
   cannotPost: (reason: string) =>
-    `:warning: I couldn't post in this conversation (Slack said \`${reason}\`), so no job was started.`,
+    md`:warning: I couldn't post in this conversation (Slack said ${codeSpan(truncateText(reason, 100))}), so no job was started.`,
   restartedBeforeCreate: (requesterId: string) =>
-    `${mention(requesterId)} :grey_question: I restarted while starting this job and cannot tell whether the docs agent received it. I will not resend it, to avoid a duplicate pull request. If no result appears here, run ${COMMAND} again.`,
+    md`${userMention(requesterId)} :grey_question: I restarted while starting this job and cannot tell whether the docs agent received it. I will not resend it, to avoid a duplicate pull request. If no result appears here, run /docs-agent again.`,
   restartedBeforePost: () =>
-    `:warning: I restarted before your ${COMMAND} instruction was sent to the agent, so nothing was started. Please run the command again.`,
+    md`:warning: I restarted before your /docs-agent instruction was sent to the agent, so nothing was started. Please run the command again.`,
   followUpNoJob: (phase: string) =>
-    `:information_source: This thread has no running agent job (${phase === 'not_started' ? 'it was never started' : 'it is not known whether it started'}), so your reply was not sent. ${phase === 'not_started' ? 'Mention @docs-agent with your instruction to start one here' : `Start a new job with ${COMMAND}`}.`,
+    phase === 'not_started'
+      ? md`:information_source: This thread has no running agent job (it was never started), so your reply was not sent. Mention @docs-agent with your instruction to start one here.`
+      : md`:information_source: This thread has no running agent job (it is not known whether it started), so your reply was not sent. Start a new job with /docs-agent.`,
   followUpJobGone: () =>
-    ':ghost: The agent API no longer knows this job, so your reply was not sent. Mention @docs-agent with your instruction to start a new one here.',
+    md`:ghost: The agent API no longer knows this job, so your reply was not sent. Mention @docs-agent with your instruction to start a new one here.`,
   followUpRestarted: (authorId: string) =>
-    `${mention(authorId)} :grey_question: I restarted while sending your reply to the agent and cannot tell whether it arrived. I will not resend it; reply again if nothing happens.`,
-  emptyFollowUp: () => ':information_source: That reply has no text, so nothing was sent to the agent.',
-  modalNotUnderstood: () => 'I could not read this form. Close it and use the shortcut again.',
-  modalNoInstruction: () => 'Write what the docs agent should do.',
-  modalTooLong: (length: number, max: number) =>
-    `That is ${length.toLocaleString('en-US')} characters; the limit is ${max.toLocaleString('en-US')}. Shorten it, or send the rest as a follow-up in the job’s thread.`,
-  modalNoChannel: () => 'Pick the channel to run the job in.',
-  modalDirect: () => 'Jobs run in channels, where everyone can follow the thread. Pick a channel.',
-  modalChannelNotAllowed: (channel: string) =>
-    `The docs agent is not enabled in <#${channel}>. Pick another channel, or ask an admin which channels it serves.`,
-  modalChannelMissing: () => 'I cannot see that channel. Pick a channel I am a member of.',
-  modalArchived: (channel: string) => `<#${channel}> is archived. Pick another channel.`,
-  modalNotMember: (channel: string) =>
-    `I am not a member of <#${channel}>, so I cannot post the job there. Invite me with /invite @docs-agent, or pick another channel.`,
-  modalThreadHasJob: () =>
-    'This message’s thread already has a docs agent job: reply in that thread to send it a follow-up, or pick another channel to start a new job.',
+    md`${userMention(authorId)} :grey_question: I restarted while sending your reply to the agent and cannot tell whether it arrived. I will not resend it; reply again if nothing happens.`,
+  emptyFollowUp: () => md`:information_source: That reply has no text, so nothing was sent to the agent.`,
   bareMention: () =>
-    ':wave: Tell me what to do after the mention, e.g. `@docs-agent Document the new rate limits`. Inside a thread, I read the earlier messages as context. Nothing was started.',
+    md`:wave: Tell me what to do after the mention, e.g. \`@docs-agent Document the new rate limits\`. Inside a thread, I read the earlier messages as context. Nothing was started.`,
+};
+
+/**
+ * Errors shown under a modal's inputs. Slack shows them as plain text (it parses no markup
+ * there), so they are plain strings and name channels in words.
+ */
+export const modalText = {
+  notUnderstood: () => 'I could not read this form. Close it and use the shortcut again.',
+  noInstruction: () => 'Write what the docs agent should do.',
+  tooLong: (length: number, max: number) =>
+    `That is ${length.toLocaleString('en-US')} characters; the limit is ${max.toLocaleString('en-US')}. Shorten it, or send the rest as a follow-up in the job’s thread.`,
+  noChannel: () => 'Pick the channel to run the job in.',
+  direct: () => 'Jobs run in channels, where everyone can follow the thread. Pick a channel.',
+  channelNotAllowed: () =>
+    'The docs agent is not enabled in that channel. Pick another channel, or ask an admin which channels it serves.',
+  channelMissing: () => 'I cannot see that channel. Pick a channel I am a member of.',
+  archived: () => 'That channel is archived. Pick another channel.',
+  notMember: () =>
+    'I am not a member of that channel, so I cannot post the job there. Invite me with /invite @docs-agent, or pick another channel.',
+  threadHasJob: () =>
+    'This message’s thread already has a docs agent job: reply in that thread to send it a follow-up, or pick another channel to start a new job.',
+  notRecorded: () =>
+    'I could not record that instruction, so nothing was started. Please try again in a moment.',
 };

@@ -1,3 +1,4 @@
+import type { Mrkdwn } from '../slack/mrkdwn.js';
 import type { JobRecord, NewOutboxItem, PostKind, RunRecord } from '../store/types.js';
 
 /** Emoji added to a follow-up once the agent accepted it. */
@@ -17,7 +18,7 @@ export const rootMetadata = (jobId: number) => ({ eventType: ROOT_EVENT_TYPE, ke
 export function threadPost(
   job: JobRecord,
   key: string,
-  text: string,
+  text: Mrkdwn,
   kind: PostKind,
   run?: RunRecord,
   /** All the runs the post answers, when several merged into one result. */
@@ -92,7 +93,7 @@ export function privateNote(
   jobId: number | null,
   dedupeKey: string,
   to: PrivateTarget,
-  text: string,
+  text: Mrkdwn,
 ): NewOutboxItem {
   return {
     jobId,

@@ -33,8 +33,9 @@ export interface ShortcutRequest {
   userId: string;
   /** Where the job runs: the message's own channel (then in its thread) or one the user picked. */
   channelId: string;
+  /** The instruction typed in the modal, Slack-encoded (`&`, `<`, `>` escaped) like a command's. */
   instruction: string;
-  /** The message the shortcut was used on, as the user left it in the modal. */
+  /** The message the shortcut was used on, as the user left it in the modal (Slack-encoded). */
   message: { channelId: string; ts: string; threadTs: string | undefined; text: string; author: string };
   permalink: string | undefined;
   /** The modal's view id: unique per submission. */

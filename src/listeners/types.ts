@@ -2,7 +2,7 @@ import type { Config } from '../config.js';
 import type { Health } from '../health.js';
 import type { HomePublisher } from '../home/home-publisher.js';
 import type { JobService } from '../jobs/job-service.js';
-import type { FollowUpHints } from '../jobs/messages.js';
+import type { RenderHints } from '../jobs/messages.js';
 import type { Logger } from '../logger.js';
 import type { SlackGateway } from '../slack/gateway.js';
 import type { Identity } from '../slack/identity.js';
@@ -25,7 +25,7 @@ export interface ListenerDeps {
     Config,
     'agent' | 'channelProjects' | 'followUps' | 'maxPromptChars' | 'access' | 'instanceTimeoutMs'
   >;
-  hints: FollowUpHints;
+  hints: RenderHints;
   names: UserNames;
   /** Socket Mode acknowledges events before listeners run: Slack will not deliver them again. */
   socketMode: boolean;

@@ -1,3 +1,5 @@
+import type { SafeUrl } from './links.js';
+import { type Mrkdwn, truncateMrkdwn } from './mrkdwn.js';
 import { truncateText } from './truncate.js';
 
 /**
@@ -26,11 +28,13 @@ export const LIMITS = {
   messageText: 4_000,
 } as const;
 
-export const mrkdwn = (text: string, max: number = LIMITS.sectionText) => ({
+/** A mrkdwn text object: only {@link Mrkdwn} goes in, so nothing unescaped reaches Slack's parser. */
+export const mrkdwn = (text: Mrkdwn, max: number = LIMITS.sectionText) => ({
   type: 'mrkdwn',
-  text: truncateText(text, max),
+  text: truncateMrkdwn(text, max),
 });
 
+/** A plain_text object: Slack does not parse it, so any string may go in. */
 export const plain = (text: string, max: number) => ({
   type: 'plain_text',
   text: truncateText(text, max),
@@ -39,30 +43,34 @@ export const plain = (text: string, max: number) => ({
 
 export const header = (text: string): Block => ({ type: 'header', text: plain(text, LIMITS.headerText) });
 
-export const section = (text: string, accessory?: Block): Block => ({
+export const section = (text: Mrkdwn, accessory?: Block): Block => ({
   type: 'section',
   text: mrkdwn(text),
   ...(accessory ? { accessory } : {}),
 });
 
 /** A section of up to ten labelled fields (two columns in Slack). */
-export const fieldsSection = (fields: string[]): Block => ({
+export const fieldsSection = (fields: readonly Mrkdwn[]): Block => ({
   type: 'section',
   fields: fields.slice(0, LIMITS.fields).map((f) => mrkdwn(f, LIMITS.fieldText)),
 });
 
-export const context = (...texts: string[]): Block => ({
+export const context = (...texts: Mrkdwn[]): Block => ({
   type: 'context',
   elements: texts.slice(0, LIMITS.contextElements).map((t) => mrkdwn(t)),
 });
 
 export const divider = (): Block => ({ type: 'divider' });
 
-/** A button that opens `url` (no interaction payload to handle beyond the acknowledgement). */
-export const linkButton = (text: string, url: string, actionId: string, primary = false): Block => ({
+/**
+ * A button that opens `url` (no interaction payload to handle beyond the acknowledgement). The
+ * address is never cut: a shortened address leads somewhere else, so a checked {@link SafeUrl}
+ * (at most 3,000 characters) is required.
+ */
+export const linkButton = (text: string, url: SafeUrl, actionId: string, primary = false): Block => ({
   type: 'button',
   text: plain(text, LIMITS.buttonText),
-  url: url.slice(0, LIMITS.url),
+  url,
   action_id: actionId,
   ...(primary ? { style: 'primary' } : {}),
 });

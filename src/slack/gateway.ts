@@ -1,5 +1,6 @@
 import { ErrorCode, type WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.js';
+import type { Mrkdwn } from './mrkdwn.js';
 
 /**
  * Slack errors that no retry can fix for this message: the channel is gone or closed to the
@@ -132,11 +133,11 @@ export interface SlackGateway {
   postMessage(args: {
     channel: string;
     threadTs?: string;
-    text: string;
+    text: Mrkdwn;
     blocks?: Blocks;
     metadata?: PostMetadata;
   }): Promise<string>;
-  updateMessage(args: { channel: string; ts: string; text: string; blocks?: Blocks }): Promise<void>;
+  updateMessage(args: { channel: string; ts: string; text: Mrkdwn; blocks?: Blocks }): Promise<void>;
   addReaction(args: { channel: string; ts: string; name: string }): Promise<void>;
   /** Removes the bot's reaction; already gone counts as done. */
   removeReaction(args: { channel: string; ts: string; name: string }): Promise<void>;
@@ -154,9 +155,9 @@ export interface SlackGateway {
   conversationFacts(channel: string): Promise<ConversationFacts>;
   openView(triggerId: string, view: Record<string, unknown>): Promise<void>;
   publishHome(userId: string, view: Record<string, unknown>): Promise<void>;
-  postEphemeral(args: { channel: string; user: string; threadTs?: string; text: string }): Promise<void>;
+  postEphemeral(args: { channel: string; user: string; threadTs?: string; text: Mrkdwn }): Promise<void>;
   /** Replies privately through a slash command's `response_url`. */
-  respond(responseUrl: string, text: string): Promise<void>;
+  respond(responseUrl: string, text: Mrkdwn): Promise<void>;
   /** Account facts that decide access. */
   userInfo(userId: string): Promise<SlackUser>;
   /** ts of a top-level message since `oldest` (epoch seconds) carrying the given metadata key, if any. */

@@ -1,7 +1,37 @@
+import type { SafeUrl } from './links.js';
+import { truncateText } from './truncate.js';
+
 /**
- * Slack message text is mrkdwn: `&`, `<` and `>` are escaped and links, mentions and channels
- * are wrapped in angle brackets. The agent should read what the person saw, not the markup.
+ * The rendering boundary. Slack parses message `text`, `mrkdwn` objects and section fields:
+ * `<!here>`, `<!channel>`, `<!everyone>` and `<!subteam^…>` notify people, `<@U…>` mentions one,
+ * and `<url|label>` shows any label for any address. Text from a person, the agent API or the
+ * store must never be able to write those. Everything the bot sends as mrkdwn is therefore a
+ * {@link Mrkdwn}, which only the builders below produce: a raw string put into a block or a
+ * message text is a type error, and every builder escapes what it did not write itself.
  */
+declare const mrkdwnBrand: unique symbol;
+export type Mrkdwn = string & { readonly [mrkdwnBrand]: true };
+
+/** Marks text this module built (or checked) as safe. The only cast to {@link Mrkdwn}. */
+const built = (text: string) => text as Mrkdwn;
+
+/**
+ * Mrkdwn written in the bot's own source: the literal parts are trusted as written, and only
+ * {@link Mrkdwn} (or numbers) may be interpolated, so a raw string has to pass through an
+ * escaping builder first.
+ */
+export function md(strings: TemplateStringsArray, ...values: readonly (Mrkdwn | number)[]): Mrkdwn {
+  let out = strings[0] ?? '';
+  values.forEach((value, i) => {
+    out += String(value) + (strings[i + 1] ?? '');
+  });
+  return built(out);
+}
+
+/** Text shown exactly as written: `&`, `<` and `>` escaped, so it forms no link or mention. */
+export function escapeMrkdwn(text: string): Mrkdwn {
+  return built(text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'));
+}
 
 const decodeEntities = (text: string) =>
   text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
@@ -26,7 +56,71 @@ export function mrkdwnToPlain(text: string): string {
   return decodeEntities(text.replace(/<([^<>\n]+)>/g, (_m, inner: string) => readableToken(inner)));
 }
 
-/** Escapes text for inclusion in a mrkdwn message, so it cannot form links or mentions. */
-export function escapeMrkdwn(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+/**
+ * Text a person wrote, as Slack encoded it (events and commands), quoted back readable and
+ * inert: `<!here>` shows as `@here`, a user group as its name, a link as its label and its real
+ * address, and none of them notifies anyone or hides where it leads.
+ */
+export function inertSlackText(encoded: string): Mrkdwn {
+  return escapeMrkdwn(mrkdwnToPlain(encoded));
+}
+
+/** Slack ids are upper-case letters and digits; anything else is shown, never parsed. */
+const SLACK_ID = /^[A-Z0-9]{2,40}$/;
+
+/** A mention of one person: the bot mentions only the people it means to notify. */
+export function userMention(userId: string): Mrkdwn {
+  return SLACK_ID.test(userId) && /^[UW]/.test(userId) ? built(`<@${userId}>`) : escapeMrkdwn(userId);
+}
+
+/** A link to a conversation (Slack shows its name; nobody is notified). */
+export function channelMention(channelId: string): Mrkdwn {
+  return SLACK_ID.test(channelId) && /^[CGD]/.test(channelId)
+    ? built(`<#${channelId}>`)
+    : escapeMrkdwn(channelId);
+}
+
+/** A time Slack shows in the reader's time zone; `format` is Slack's, e.g. `{time}`. */
+export function slackDate(at: Date | number, format: '{time}' | '{date_short_pretty} at {time}'): Mrkdwn {
+  const ms = typeof at === 'number' ? at : at.getTime();
+  const fallback = `${new Date(ms).toISOString().slice(11, 16)} UTC`;
+  return built(`<!date^${Math.floor(ms / 1000)}^${format}|${fallback}>`);
+}
+
+/** Text in a code span: escaped, and a backtick cannot close the span early. */
+export function codeSpan(text: string): Mrkdwn {
+  return md`\`${escapeMrkdwn(text.replace(/[`\n\r]/g, (c) => (c === '`' ? "'" : ' ')))}\``;
+}
+
+/** A link the bot built, to an address checked by `checkUrl`; the label is escaped. */
+export function link(url: SafeUrl, label: string): Mrkdwn {
+  return built(`<${url.replace(/&/g, '&amp;')}|${escapeMrkdwn(label).replace(/\|/g, '/')}>`);
+}
+
+/** Joins mrkdwn with a separator the bot chose. */
+export function joinMrkdwn(parts: readonly Mrkdwn[], separator: Mrkdwn = md`\n`): Mrkdwn {
+  return built(parts.join(separator));
+}
+
+/** Shortens mrkdwn without breaking an entity, an escape or an emoji code. */
+export function truncateMrkdwn(text: Mrkdwn, max: number): Mrkdwn {
+  return built(truncateText(text, max));
+}
+
+/** Quotes mrkdwn as a block quote, line by line. */
+export function blockQuote(text: Mrkdwn): Mrkdwn {
+  return built(
+    text
+      .split('\n')
+      .map((line) => `>${line}`)
+      .join('\n'),
+  );
+}
+
+/**
+ * Mrkdwn this bot rendered earlier and recorded in its own store (the outbox keeps the finished
+ * text of each post, so a restart sends exactly what was decided). Nothing else may use this.
+ */
+export function recordedMrkdwn(text: string): Mrkdwn {
+  return built(text);
 }

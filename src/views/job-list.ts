@@ -1,7 +1,18 @@
-import { duration, statusLine } from '../jobs/messages.js';
+import { duration, pullRequestLink, type RenderHints, statusLine } from '../jobs/messages.js';
 import { cardTsOf } from '../jobs/outbox-items.js';
 import { type Block, context, divider, header, LIMITS, section } from '../slack/blocks.js';
-import { escapeMrkdwn, mrkdwnToPlain } from '../slack/mrkdwn.js';
+import { checkUrl } from '../slack/links.js';
+import {
+  channelMention,
+  escapeMrkdwn,
+  joinMrkdwn,
+  link,
+  type Mrkdwn,
+  md,
+  mrkdwnToPlain,
+  slackDate,
+  truncateMrkdwn,
+} from '../slack/mrkdwn.js';
 import { permalink } from '../slack/permalink.js';
 import { truncateText } from '../slack/truncate.js';
 import type { JobRecord } from '../store/types.js';
@@ -15,23 +26,31 @@ export interface ListContext {
   /** The workspace's address, for thread permalinks (auth.test `url`). */
   workspaceUrl: string | undefined;
   now: number;
+  /** Hosts whose pull request addresses become links (`PR_LINK_HOSTS`). */
+  prLinkHosts: RenderHints['prLinkHosts'];
 }
 
-/** The instruction as a short, safe label: plain text, no markup that could break a link. */
+/** The instruction as a short one-line label, readable and inert (it becomes a link's label). */
 const label = (instruction: string) =>
-  escapeMrkdwn(truncateText(mrkdwnToPlain(instruction).replace(/\s+/g, ' ').trim(), 80)).replace(
-    /\|/g,
-    '/',
-  ) || '(no instruction)';
+  truncateText(mrkdwnToPlain(instruction).replace(/\s+/g, ' ').trim(), 80) || '(no instruction)';
 
 /** One job in a list: its instruction linking to its thread, status, age, and pull request. */
-export function jobLine(job: JobRecord, { workspaceUrl, now }: ListContext): string {
+export function jobLine(job: JobRecord, ctx: ListContext): Mrkdwn {
   const card = cardTsOf(job);
-  const link = card && job.threadTs ? permalink(workspaceUrl, job.channelId, card, job.threadTs) : undefined;
-  const title = link ? `*<${link}|${label(job.instruction)}>*` : `*${label(job.instruction)}*`;
-  const parts = [statusLine(job), `<#${job.channelId}>`, `${duration(Math.max(0, now - job.createdAt))} ago`];
-  if (job.prLink) parts.push(`<${job.prLink}|pull request>`);
-  return `${title}\n${parts.join(' · ')}`;
+  const thread =
+    card && job.threadTs
+      ? checkUrl(permalink(ctx.workspaceUrl, job.channelId, card, job.threadTs))
+      : undefined;
+  const title = thread
+    ? md`*${link(thread, label(job.instruction))}*`
+    : md`*${escapeMrkdwn(label(job.instruction))}*`;
+  const parts = [
+    statusLine(job, ctx),
+    channelMention(job.channelId),
+    md`${duration(Math.max(0, ctx.now - job.createdAt))} ago`,
+  ];
+  if (job.prLink) parts.push(pullRequestLink(job.prLink, ctx, 'pull request'));
+  return md`${title}\n${joinMrkdwn(parts, md` · `)}`;
 }
 
 /** `/docs-agent list` (the user's jobs) and `/docs-agent list channel` (this channel's). */
@@ -39,42 +58,42 @@ export function jobListMessage(
   jobs: JobRecord[],
   scope: { kind: 'mine' } | { kind: 'channel'; channelId: string },
   ctx: ListContext,
-): { text: string; blocks: Block[] } {
+): { text: Mrkdwn; blocks: Block[] } {
   const title =
-    scope.kind === 'mine' ? 'Your recent docs agent jobs' : `Recent docs agent jobs in <#${scope.channelId}>`;
+    scope.kind === 'mine'
+      ? md`Your recent docs agent jobs`
+      : md`Recent docs agent jobs in ${channelMention(scope.channelId)}`;
   if (jobs.length === 0) {
     const none =
       scope.kind === 'mine'
-        ? ':information_source: You have not started any docs agent jobs yet. Try `/docs-agent <instruction>` or mention @docs-agent.'
-        : ':information_source: No docs agent jobs have been started in this channel yet.';
+        ? md`:information_source: You have not started any docs agent jobs yet. Try \`/docs-agent <instruction>\` or mention @docs-agent.`
+        : md`:information_source: No docs agent jobs have been started in this channel yet.`;
     return { text: none, blocks: [section(none)] };
   }
   const lines = jobs.slice(0, LIST_LIMIT).map((job) => jobLine(job, ctx));
-  const text = truncateText(`${title}:\n${lines.join('\n')}`, LIMITS.messageText);
+  const text = truncateMrkdwn(md`${title}:\n${joinMrkdwn(lines)}`, LIMITS.messageText);
   return {
     text,
     blocks: [
-      section(`*${title}*`),
+      section(md`*${title}*`),
       ...lines.map((line) => section(line)),
       context(
         scope.kind === 'mine'
-          ? 'Newest first. `/docs-agent list channel` shows this channel’s jobs.'
-          : 'Newest first. `/docs-agent list` shows your own jobs.',
+          ? md`Newest first. \`/docs-agent list channel\` shows this channel’s jobs.`
+          : md`Newest first. \`/docs-agent list\` shows your own jobs.`,
       ),
     ],
   };
 }
 
 /** The App Home tab: the person's recent jobs and how to use the bot. */
-export function homeView(jobs: JobRecord[], guide: string, ctx: ListContext): Record<string, unknown> {
+export function homeView(jobs: JobRecord[], guide: Mrkdwn, ctx: ListContext): Record<string, unknown> {
   const blocks: Block[] = [header('Your docs agent jobs')];
   if (jobs.length === 0) {
-    blocks.push(section('You have not started any jobs yet. Here is how:'));
+    blocks.push(section(md`You have not started any jobs yet. Here is how:`));
   } else {
     for (const job of jobs.slice(0, HOME_LIMIT)) blocks.push(section(jobLine(job, ctx)));
-    blocks.push(
-      context(`Updated <!date^${Math.floor(ctx.now / 1000)}^{date_short_pretty} at {time}|just now>`),
-    );
+    blocks.push(context(md`Updated ${slackDate(ctx.now, '{date_short_pretty} at {time}')}`));
   }
   blocks.push(divider(), header('How to use docs-agent'), section(guide));
   return { type: 'home', callback_id: 'docs_agent_home', blocks };

@@ -1,5 +1,6 @@
 import { type Block, context, LIMITS, plain } from '../slack/blocks.js';
-import { mrkdwnToPlain } from '../slack/mrkdwn.js';
+import { checkUrl } from '../slack/links.js';
+import { channelMention, escapeMrkdwn, link, md, mrkdwnToPlain, userMention } from '../slack/mrkdwn.js';
 import { truncateText } from '../slack/truncate.js';
 
 /** The message shortcut ("Send to docs agent") and its modal. */
@@ -27,8 +28,12 @@ export function sendModal(args: {
   maxPromptChars: number;
 }): Record<string, unknown> {
   const { metadata } = args;
-  const from = args.message.author.startsWith('U') ? `<@${args.message.author}>` : args.message.author;
-  const source = metadata.permalink ? `<${metadata.permalink}|This message>` : 'This message';
+  // A bot message's author is the app's own name: any text, so it is shown escaped.
+  const from = args.message.author.startsWith('U')
+    ? userMention(args.message.author)
+    : escapeMrkdwn(args.message.author);
+  const permalink = checkUrl(metadata.permalink);
+  const source = permalink ? link(permalink, 'This message') : md`This message`;
   const blocks: Block[] = [
     {
       type: 'input',
@@ -58,7 +63,7 @@ export function sendModal(args: {
           : {}),
       },
     },
-    context(`${source} by ${from} in <#${metadata.channel}>`),
+    context(md`${source} by ${from} in ${channelMention(metadata.channel)}`),
     {
       type: 'input',
       block_id: BLOCK.channel,

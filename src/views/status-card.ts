@@ -1,21 +1,22 @@
 import {
   duration,
-  type FollowUpHints,
   followUpHint,
   outcomeText,
   quoteInstruction,
+  type RenderHints,
   rootText,
   statusLine,
 } from '../jobs/messages.js';
 import { actions, type Block, context, fieldsSection, LIMITS, linkButton, section } from '../slack/blocks.js';
-import { truncateText } from '../slack/truncate.js';
+import { checkUrl } from '../slack/links.js';
+import { codeSpan, type Mrkdwn, md, slackDate, truncateMrkdwn, userMention } from '../slack/mrkdwn.js';
 import type { JobRecord, RunOutcome } from '../store/types.js';
 
-const code = (text: string) => `\`${text.replace(/`/g, "'")}\``;
-const slackTime = (at: number) => {
-  const fallback = `${new Date(at).toISOString().slice(11, 16)} UTC`;
-  return `<!date^${Math.floor(at / 1000)}^{time}|${fallback}>`;
-};
+/** The "View pull request" button, only for an address on the trusted hosts. */
+function pullRequestButton(job: JobRecord, hints: RenderHints): Block[] {
+  const url = checkUrl(job.prLink, hints.prLinkHosts);
+  return url ? [actions(linkButton('View pull request', url, 'view_pull_request', true))] : [];
+}
 
 /**
  * The status card: the job's root message (or, for a job started inside a conversation, the
@@ -25,28 +26,29 @@ const slackTime = (at: number) => {
 export function statusCard(
   job: JobRecord,
   now: number,
-  hints: FollowUpHints,
-): { text: string; blocks: Block[] } {
-  const fields = [`*Status*\n${statusLine(job)}`];
-  if (job.runCount > 0) fields.push(`*Runs*\n${job.runCount}`);
+  hints: RenderHints,
+): { text: Mrkdwn; blocks: Block[] } {
+  const fields: Mrkdwn[] = [md`*Status*\n${statusLine(job, hints)}`];
+  if (job.runCount > 0) fields.push(md`*Runs*\n${job.runCount}`);
   if (job.repository) {
-    const where = job.ref ? `${code(job.repository)} on ${code(job.ref)}` : code(job.repository);
-    fields.push(`*Repository*\n${where}`);
+    const where = job.ref
+      ? md`${codeSpan(job.repository)} on ${codeSpan(job.ref)}`
+      : codeSpan(job.repository);
+    fields.push(md`*Repository*\n${where}`);
   }
-  if (job.model) fields.push(`*Model*\n${code(job.model)}`);
-  fields.push(`*Elapsed*\n${duration(Math.max(0, now - job.createdAt))} as of ${slackTime(now)}`);
-  if (job.agentJobId) fields.push(`*Job*\n${code(job.agentJobId)}`);
+  if (job.model) fields.push(md`*Model*\n${codeSpan(job.model)}`);
+  fields.push(md`*Elapsed*\n${duration(Math.max(0, now - job.createdAt))} as of ${slackDate(now, '{time}')}`);
+  if (job.agentJobId) fields.push(md`*Job*\n${codeSpan(job.agentJobId)}`);
 
   const blocks: Block[] = [
     section(
-      `:memo: <@${job.requesterId}> asked the docs agent:\n${quoteInstruction(job.instruction, 2_500)}`,
+      md`:memo: ${userMention(job.requesterId)} asked the docs agent:\n${quoteInstruction(job.instruction, 2_500)}`,
     ),
     fieldsSection(fields),
+    ...pullRequestButton(job, hints),
   ];
-  if (job.prLink)
-    blocks.push(actions(linkButton('View pull request', job.prLink, 'view_pull_request', true)));
   if (job.phase === 'active' || job.phase === 'idle') blocks.push(context(followUpHint(hints)));
-  return { text: truncateText(rootText(job, hints), LIMITS.messageText), blocks };
+  return { text: truncateMrkdwn(rootText(job, hints), LIMITS.messageText), blocks };
 }
 
 /** The emoji on the thread's root that mirrors the card: working, done, failed (or none). */
@@ -95,10 +97,10 @@ export function outcomePost(
   job: JobRecord,
   notify: string[],
   maxAgeMs: number,
-): { text: string; blocks: Block[] } {
-  const text = truncateText(outcomeText(outcome, job, notify, maxAgeMs), LIMITS.messageText);
+  hints: RenderHints,
+): { text: Mrkdwn; blocks: Block[] } {
+  const text = truncateMrkdwn(outcomeText(outcome, job, notify, maxAgeMs, hints), LIMITS.messageText);
   const blocks: Block[] = [section(text)];
-  if (outcome === 'completed_pr' && job.prLink)
-    blocks.push(actions(linkButton('View pull request', job.prLink, 'view_pull_request', true)));
+  if (outcome === 'completed_pr') blocks.push(...pullRequestButton(job, hints));
   return { text, blocks };
 }

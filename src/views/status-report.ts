@@ -1,5 +1,6 @@
 import { duration } from '../jobs/messages.js';
 import { type Block, context, fieldsSection, section } from '../slack/blocks.js';
+import { codeSpan, joinMrkdwn, type Mrkdwn, md } from '../slack/mrkdwn.js';
 
 /** The agent API's limit on creates and follow-ups, per project per hour. */
 export const AGENT_HOURLY_LIMIT = 100;
@@ -19,10 +20,10 @@ export interface StatusFacts {
   now: number;
 }
 
-const ago = (ms: number) => `${duration(Math.max(0, ms))} ago`;
+const ago = (ms: number) => md`${duration(Math.max(0, ms))} ago`;
 
 /** `/docs-agent status`: the projects' agent quota this hour and the bot's health. */
-export function statusReport(facts: StatusFacts): { text: string; blocks: Block[] } {
+export function statusReport(facts: StatusFacts): { text: Mrkdwn; blocks: Block[] } {
   const usedBy = new Map<string, number>();
   for (const u of facts.used) {
     const id = u.projectId ?? facts.defaultProject;
@@ -31,34 +32,37 @@ export function statusReport(facts: StatusFacts): { text: string; blocks: Block[
   const quota = facts.projects.map((p) => {
     const used = usedBy.get(p) ?? 0;
     const left = Math.max(0, AGENT_HOURLY_LIMIT - used);
-    const mark = left === 0 ? ':red_circle:' : left < 20 ? ':large_orange_circle:' : ':large_green_circle:';
-    return `${mark} \`${p}\`: ${used} of ${AGENT_HOURLY_LIMIT} instructions used in the last hour (${left} left)`;
+    const mark =
+      left === 0 ? md`:red_circle:` : left < 20 ? md`:large_orange_circle:` : md`:large_green_circle:`;
+    return md`${mark} ${codeSpan(p)}: ${used} of ${AGENT_HOURLY_LIMIT} instructions used in the last hour (${left} left)`;
   });
   const poller = facts.pollerRunning
-    ? `:large_green_circle: running, watching ${facts.activeJobs} active job${facts.activeJobs === 1 ? '' : 's'}`
-    : ':red_circle: stopped (this instance is shutting down)';
+    ? facts.activeJobs === 1
+      ? md`:large_green_circle: running, watching 1 active job`
+      : md`:large_green_circle: running, watching ${facts.activeJobs} active jobs`
+    : md`:red_circle: stopped (this instance is shutting down)`;
   const api =
     facts.lastAgentSuccessAt !== undefined
-      ? `:large_green_circle: ${ago(facts.now - facts.lastAgentSuccessAt)}`
-      : `:white_circle: none since this instance started ${ago(facts.now - facts.startedAt)}`;
+      ? md`:large_green_circle: ${ago(facts.now - facts.lastAgentSuccessAt)}`
+      : md`:white_circle: none since this instance started ${ago(facts.now - facts.startedAt)}`;
   const lines = [
-    '*docs-agent status*',
-    '*Agent quota* (counted from this bot’s own record)',
+    md`*docs-agent status*`,
+    md`*Agent quota* (counted from this bot’s own record)`,
     ...quota,
-    `*Poller:* ${poller}`,
-    `*Last successful agent API call:* ${api}`,
+    md`*Poller:* ${poller}`,
+    md`*Last successful agent API call:* ${api}`,
   ];
   return {
-    text: lines.join('\n'),
+    text: joinMrkdwn(lines),
     blocks: [
-      section('*docs-agent status*'),
-      section(`*Agent quota* (counted from this bot’s own record)\n${quota.join('\n')}`),
+      section(md`*docs-agent status*`),
+      section(md`*Agent quota* (counted from this bot’s own record)\n${joinMrkdwn(quota)}`),
       fieldsSection([
-        `*Poller*\n${poller}`,
-        `*Last successful agent API call*\n${api}`,
-        `*Instances*\n${facts.instances}`,
+        md`*Poller*\n${poller}`,
+        md`*Last successful agent API call*\n${api}`,
+        md`*Instances*\n${facts.instances}`,
       ]),
-      context('The agent API allows 100 new jobs and follow-ups per project per hour.'),
+      context(md`The agent API allows 100 new jobs and follow-ups per project per hour.`),
     ],
   };
 }

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createOutbox } from '../../src/delivery/outbox.js';
 import { createLogger } from '../../src/logger.js';
 import { createSlackGateway } from '../../src/slack/gateway.js';
+import { md } from '../../src/slack/mrkdwn.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { waitFor } from '../helpers/http.js';
 import { BOT_TOKEN, type SlackStandIn, startSlackStandIn } from '../helpers/slack-stand-in.js';
@@ -19,7 +20,7 @@ describe('status card updates', () => {
     const logger = createLogger({ level: 'error', secrets: [BOT_TOKEN], write: () => {} });
     const gateway = createSlackGateway({ client, logger });
     const store = openSqliteStore(':memory:');
-    const cardTs = await gateway.postMessage({ channel: 'C0DOCS', text: 'card' });
+    const cardTs = await gateway.postMessage({ channel: 'C0DOCS', text: md`card` });
     const { job } = await store.insertJob(
       {
         teamId: 'T0TEST',
@@ -50,7 +51,7 @@ describe('status card updates', () => {
       instanceId: 'i-test',
       slack: gateway,
       logger,
-      hints: { mode: 'all', asideMarker: '//' },
+      hints: { mode: 'all', asideMarker: '//', prLinkHosts: ['github.com'] },
     });
     outbox.start();
     try {

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, expect } from 'vitest';
 import { type RunningApp, startApp } from '../../src/app.js';
 import { readConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
+import { inertSlackText } from '../../src/slack/mrkdwn.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/types.js';
 import { type AgentStandIn, API_KEY, PROJECT_ID, startAgentStandIn } from './agent-stand-in.js';
@@ -119,7 +120,9 @@ export async function startHarness(
       await waitFor('create call', () => agent.requestsFor('create').length > before);
       const jobId = `job_${agent.jobs.size}`;
       const root = await waitFor('root message', () =>
-        slack.messages.find((m) => !m.thread_ts && m.text.includes(fields.text ?? 'Add a quickstart')),
+        slack.messages.find(
+          (m) => !m.thread_ts && m.text.includes(inertSlackText(fields.text ?? 'Add a quickstart')),
+        ),
       );
       await waitFor(
         'job recorded as active',

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { HOUR_MS } from '../../access/access-policy.js';
 import { parseCommandText } from '../../jobs/command-text.js';
 import { text, usage } from '../../jobs/messages.js';
+import { md } from '../../slack/mrkdwn.js';
 import { jobListMessage, LIST_LIMIT } from '../../views/job-list.js';
 import { statusReport } from '../../views/status-report.js';
 import type { ListenerDeps } from '../types.js';
@@ -34,10 +35,7 @@ async function listReply(deps: ListenerDeps, body: Command, scope: 'mine' | 'cha
   return jobListMessage(
     jobs,
     scope === 'mine' ? { kind: 'mine' } : { kind: 'channel', channelId: body.channel_id },
-    {
-      workspaceUrl,
-      now: Date.now(),
-    },
+    { workspaceUrl, now: Date.now(), prLinkHosts: deps.hints.prLinkHosts },
   );
 }
 
@@ -72,7 +70,7 @@ export function docsAgentCommand(deps: ListenerDeps) {
       });
       await ack({
         response_type: 'ephemeral',
-        text: ':warning: I could not read that command. Please try again.',
+        text: md`:warning: I could not read that command. Please try again.`,
       });
       return;
     }

@@ -1,8 +1,8 @@
 import type { AllMiddlewareArgs, SlackViewMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
-import { text as say } from '../../jobs/messages.js';
+import { modalText as say } from '../../jobs/messages.js';
 import type { ConversationFacts } from '../../slack/gateway.js';
-import { mrkdwnToPlain } from '../../slack/mrkdwn.js';
+import { escapeMrkdwn } from '../../slack/mrkdwn.js';
 import { withTimeout } from '../../util/timeout.js';
 import { BLOCK, INPUT_ACTION, type ModalMetadata } from '../../views/send-modal.js';
 import type { ListenerDeps } from '../types.js';
@@ -80,7 +80,7 @@ export function sendToDocsAgentSubmission(deps: ListenerDeps) {
     }
     if (!parsed.success || !metadata) {
       deps.logger.warn('modal submission not understood');
-      await ack({ response_action: 'errors', errors: { [BLOCK.instruction]: say.modalNotUnderstood() } });
+      await ack({ response_action: 'errors', errors: { [BLOCK.instruction]: say.notUnderstood() } });
       return;
     }
     const { view, user } = parsed.data;
@@ -90,19 +90,20 @@ export function sendToDocsAgentSubmission(deps: ListenerDeps) {
     const channel = value(BLOCK.channel)?.selected_conversation ?? '';
 
     const errors: Errors = {};
-    const length = mrkdwnToPlain(instruction).length;
-    if (!instruction) errors.instruction = say.modalNoInstruction();
+    // Modal inputs arrive as typed (events and commands arrive Slack-encoded): the length is the text's own.
+    const length = instruction.length;
+    if (!instruction) errors.instruction = say.noInstruction();
     else if (length > deps.config.maxPromptChars)
-      errors.instruction = say.modalTooLong(length, deps.config.maxPromptChars);
+      errors.instruction = say.tooLong(length, deps.config.maxPromptChars);
     const allowed = deps.config.access.allowedChannelIds;
-    if (!channel) errors.channel = say.modalNoChannel();
-    else if (channel.startsWith('D')) errors.channel = say.modalDirect();
-    else if (allowed && !allowed.has(channel)) errors.channel = say.modalChannelNotAllowed(channel);
+    if (!channel) errors.channel = say.noChannel();
+    else if (channel.startsWith('D')) errors.channel = say.direct();
+    else if (allowed && !allowed.has(channel)) errors.channel = say.channelNotAllowed();
     else {
       const known = await facts(deps, channel);
-      if (known === 'missing') errors.channel = say.modalChannelMissing();
-      else if (known?.isArchived) errors.channel = say.modalArchived(channel);
-      else if (known && !known.isMember) errors.channel = say.modalNotMember(channel);
+      if (known === 'missing') errors.channel = say.channelMissing();
+      else if (known?.isArchived) errors.channel = say.archived();
+      else if (known && !known.isMember) errors.channel = say.notMember();
     }
     if (Object.keys(errors).length > 0) {
       await ack({ response_action: 'errors', errors });
@@ -116,12 +117,13 @@ export function sendToDocsAgentSubmission(deps: ListenerDeps) {
         teamId: user.team_id ?? parsed.data.team?.id ?? '',
         userId: user.id,
         channelId: channel,
-        instruction,
+        // Recorded Slack-encoded, like every other instruction, so one rule renders them all.
+        instruction: escapeMrkdwn(instruction),
         message: {
           channelId: metadata.channel,
           ts: metadata.ts,
           threadTs: metadata.threadTs,
-          text: messageText,
+          text: escapeMrkdwn(messageText),
           author,
         },
         permalink: metadata.permalink,
@@ -133,7 +135,7 @@ export function sendToDocsAgentSubmission(deps: ListenerDeps) {
       return;
     }
     if (accepted === 'thread_taken') {
-      await ack({ response_action: 'errors', errors: { [BLOCK.channel]: say.modalThreadHasJob() } });
+      await ack({ response_action: 'errors', errors: { [BLOCK.channel]: say.threadHasJob() } });
       return;
     }
     await ack();
