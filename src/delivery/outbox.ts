@@ -42,7 +42,8 @@ const MIN_IDLE_MS = 50;
 const SHORTENED_POST_CHARS = 3_000;
 /** Errors that mean the job's thread cannot be posted in any more. */
 const THREAD_GONE = new Set(['is_archived', 'channel_not_found', 'not_in_channel']);
-const rescueIntro = (channel: string, code: string) =>
+/** The first line of a thread post sent directly to the requester because its thread is gone. */
+export const rescueIntro = (channel: string, code: string) =>
   md`:information_source: I could not post in the job's thread in ${channelMention(channel)} (Slack said ${codeSpan(code)}), so here it is directly:`;
 
 export interface Outbox extends Loop {

@@ -57,8 +57,8 @@ export function followUpHint(hints: RenderHints, where: Mrkdwn = md`this thread`
 export const usage = (hints: RenderHints): Mrkdwn =>
   joinMrkdwn([
     md`*docs-agent* runs the documentation agent on this team's docs and opens a pull request.`,
-    md`• \`/docs-agent <instruction>\`: start a job in this channel, e.g. \`/docs-agent Add a quickstart for the Python SDK\``,
-    md`• \`@docs-agent <instruction>\`: start a job right where you are; inside a thread, the earlier messages go to the agent as context.`,
+    md`• \`/docs-agent &lt;instruction&gt;\`: start a job in this channel, e.g. \`/docs-agent Add a quickstart for the Python SDK\``,
+    md`• \`@docs-agent &lt;instruction&gt;\`: start a job right where you are; inside a thread, the earlier messages go to the agent as context.`,
     md`• *Send to docs agent* (message menu ⋮ → More message shortcuts): start a job about any message.`,
     md`• ${followUpHint(hints, md`a job’s thread`)}`,
     md`• The status card at the top of the thread shows progress; the outcome and pull request are posted in the thread.`,

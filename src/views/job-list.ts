@@ -66,7 +66,7 @@ export function jobListMessage(
   if (jobs.length === 0) {
     const none =
       scope.kind === 'mine'
-        ? md`:information_source: You have not started any docs agent jobs yet. Try \`/docs-agent <instruction>\` or mention @docs-agent.`
+        ? md`:information_source: You have not started any docs agent jobs yet. Try \`/docs-agent &lt;instruction&gt;\` or mention @docs-agent.`
         : md`:information_source: No docs agent jobs have been started in this channel yet.`;
     return { text: none, blocks: [section(none)] };
   }

@@ -1,0 +1,317 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { AgentBadRequestError, AgentRateLimitedError } from '../../src/agent/errors.js';
+import { rescueIntro } from '../../src/delivery/outbox.js';
+import {
+  agentErrorText,
+  outcomeText,
+  type RenderHints,
+  refusalText,
+  rootText,
+  text,
+  usage,
+} from '../../src/jobs/messages.js';
+import { checkUrl } from '../../src/slack/links.js';
+import { md, recordedMrkdwn } from '../../src/slack/mrkdwn.js';
+import { permalink } from '../../src/slack/permalink.js';
+import type { JobRecord, RunOutcome } from '../../src/store/types.js';
+import { homeView, jobListMessage } from '../../src/views/job-list.js';
+import { sendModal } from '../../src/views/send-modal.js';
+import { outcomePost, statusCard } from '../../src/views/status-card.js';
+import { blockProblems, viewProblems } from '../helpers/block-kit.js';
+
+const HINTS: RenderHints = { mode: 'all', asideMarker: '//', prLinkHosts: ['github.com'] };
+const WORKSPACE = 'https://acme.slack.com/';
+const TRUSTED_PR = 'https://github.com/acme/docs/pull/7';
+const REQUESTER = 'U0ALICE';
+
+/** Pieces of hostile text: Slack's notifying syntax, disguised links, escapes, markup breakers. */
+const FRAGMENTS = [
+  '<!here>',
+  '<!channel>',
+  '<!everyone>',
+  '<!subteam^S0TEAM|@docs-team>',
+  '<!subteam^S0TEAM>',
+  '<https://phish.example|https://github.com/acme/docs/pull/1>',
+  '<https://phish.example>',
+  '<@U0EVE>',
+  '<@U0EVE|eve>',
+  '<#C0SECRET|secret>',
+  '<!date^1|tomorrow>',
+  '&lt;!here&gt;',
+  '&amp;',
+  '&',
+  '<',
+  '>',
+  '|',
+  '`',
+  '```',
+  '*',
+  '_',
+  '\n',
+  '\n>',
+  ':emoji:',
+  'https://evil.example/x',
+  '\u0000',
+  '\u202e',
+  '😀',
+];
+
+/** A hostile string: a mix of the fragments and arbitrary text, sometimes very long. */
+const hostile = fc.oneof(
+  {
+    weight: 5,
+    arbitrary: fc
+      .array(fc.oneof(fc.constantFrom(...FRAGMENTS), fc.string()), { maxLength: 12 })
+      .map((p) => p.join('')),
+  },
+  { weight: 1, arbitrary: fc.constantFrom(...FRAGMENTS).map((f) => f.repeat(800)) },
+);
+
+/** An address from the agent API: trusted, hostile, or over Slack's length limit. */
+const prLink = fc.oneof(
+  fc.constant(TRUSTED_PR),
+  fc.constant(null),
+  hostile,
+  hostile.map((h) => `${TRUSTED_PR}${h}`),
+  hostile.map((h) => `https://github.com/${h}`),
+  fc.constant(`${TRUSTED_PR}?${'a'.repeat(3_100)}`),
+  fc.constant('https://github.com@phish.example/x'),
+  fc.constant('http://github.com/acme/docs/pull/7'),
+);
+
+const phases = [
+  'accepted',
+  'posting',
+  'creating',
+  'active',
+  'idle',
+  'not_started',
+  'start_unknown',
+  'gone',
+] as const;
+const outcomes: RunOutcome[] = [
+  'completed_pr',
+  'completed_no_changes',
+  'failed',
+  'archived',
+  'gone',
+  'stopped_watching',
+];
+
+const job = fc.record({
+  instruction: hostile,
+  requesterId: fc.oneof(fc.constant(REQUESTER), hostile),
+  agentJobId: fc.oneof(fc.constant(null), hostile),
+  prLink,
+  repository: fc.oneof(fc.constant(null), hostile),
+  ref: fc.oneof(fc.constant(null), hostile),
+  model: fc.oneof(fc.constant(null), hostile),
+  phase: fc.constantFrom(...phases),
+  lastOutcome: fc.constantFrom(null, ...outcomes),
+  channelId: fc.oneof(fc.constant('C0DOCS'), hostile),
+});
+
+const jobRecord = (fields: Partial<JobRecord>): JobRecord => ({
+  id: 1,
+  teamId: 'T0TEST',
+  channelId: 'C0DOCS',
+  threadTs: '1700000000.000100',
+  cardTs: '1700000000.000100',
+  origin: 'command',
+  projectId: null,
+  contextTs: null,
+  rootReaction: null,
+  requesterId: REQUESTER,
+  instruction: 'Add a quickstart',
+  triggerKey: 'command:t1',
+  responseUrl: null,
+  agentJobId: 'job_1',
+  phase: 'active',
+  agentStatus: null,
+  prLink: null,
+  lastOutcome: null,
+  repository: null,
+  ref: null,
+  model: null,
+  runCount: 1,
+  nextPollAt: null,
+  pollIntervalMs: 10_000,
+  pollFailures: 0,
+  runStartedAt: null,
+  lastError: null,
+  owner: null,
+  claimedBy: null,
+  claimedUntil: null,
+  createdAt: 1_700_000_000_000,
+  updatedAt: 1_700_000_000_000,
+  ...fields,
+});
+
+/** Every mrkdwn string in a message or view: its `text` and every mrkdwn text object. */
+function mrkdwnTexts(value: unknown, out: string[] = []): string[] {
+  if (Array.isArray(value)) for (const v of value) mrkdwnTexts(v, out);
+  else if (value && typeof value === 'object') {
+    const o = value as Record<string, unknown>;
+    if (o.type === 'mrkdwn' && typeof o.text === 'string') out.push(o.text);
+    for (const [k, v] of Object.entries(o)) if (k !== 'text' || typeof v !== 'string') mrkdwnTexts(v, out);
+  }
+  return out;
+}
+
+/**
+ * The checks every rendering must pass: no broadcast or group mention, and every `<…>` entity is
+ * one the bot meant: a mention of someone it notifies, a conversation, a date, or a link to an
+ * address it checked.
+ */
+function expectSafe(texts: string[], allowed: { mentions: string[]; urls: (string | undefined)[] }) {
+  const urls = new Set(allowed.urls.filter((u): u is string => u !== undefined));
+  for (const t of texts) {
+    expect(t).not.toMatch(/<!(?!date\^)/);
+    for (const [, inner] of t.matchAll(/<([^<>]*)>/g)) {
+      const entity = inner as string;
+      if (entity.startsWith('@')) expect(allowed.mentions).toContain(entity.slice(1));
+      else if (entity.startsWith('#')) expect(entity).toMatch(/^#[CGD][A-Z0-9]+$/);
+      else if (entity.startsWith('!date^')) expect(entity).toMatch(/^!date\^\d+\^[^|]+\|[^<>]*$/);
+      else {
+        const url = entity.split('|')[0]?.replace(/&amp;/g, '&');
+        expect(urls, `a link to ${url}`).toContain(url);
+      }
+    }
+  }
+}
+
+const trusted = (link: string | null) => checkUrl(link, HINTS.prLinkHosts);
+const mentionsOf = (...ids: string[]) => ids.filter((id) => /^[UW][A-Z0-9]{1,39}$/.test(id));
+
+describe('every renderer, over hostile strings from people and the agent API', () => {
+  it('the status card and its text', () => {
+    fc.assert(
+      fc.property(job, fc.integer({ min: 0, max: 10 ** 9 }), (j, elapsed) => {
+        const record = jobRecord(j);
+        const card = statusCard(record, record.createdAt + elapsed, HINTS);
+        expectSafe([card.text, ...mrkdwnTexts(card.blocks)], {
+          mentions: mentionsOf(record.requesterId),
+          urls: [trusted(record.prLink)],
+        });
+        expect(blockProblems(card.blocks, 50)).toEqual([]);
+        expect(card.text.length).toBeLessThanOrEqual(4_000);
+        for (const b of card.blocks) {
+          for (const el of (b.elements as { url?: string }[] | undefined) ?? [])
+            if (el.url) expect(el.url).toBe(trusted(record.prLink));
+        }
+        expectSafe([rootText(record, HINTS)], {
+          mentions: mentionsOf(record.requesterId),
+          urls: [trusted(record.prLink)],
+        });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('outcome posts', () => {
+    fc.assert(
+      fc.property(
+        job,
+        fc.constantFrom(...outcomes),
+        fc.array(hostile, { maxLength: 3 }),
+        (j, outcome, extra) => {
+          const record = jobRecord(j);
+          const notify = [record.requesterId, ...extra];
+          const post = outcomePost(outcome, record, notify, 86_400_000, HINTS);
+          expectSafe([post.text, ...mrkdwnTexts(post.blocks)], {
+            mentions: mentionsOf(...notify),
+            urls: [trusted(record.prLink)],
+          });
+          expect(blockProblems(post.blocks, 50)).toEqual([]);
+          expect(outcomeText(outcome, record, notify, 1, HINTS).length).toBeGreaterThan(0);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('lists and the App Home', () => {
+    fc.assert(
+      fc.property(fc.array(job, { minLength: 0, maxLength: 16 }), (js) => {
+        const records = js.map((j, i) => jobRecord({ ...j, id: i + 1 }));
+        const ctx = { workspaceUrl: WORKSPACE, now: 1_800_000_000_000, prLinkHosts: HINTS.prLinkHosts };
+        const urls = records.flatMap((r) => [
+          trusted(r.prLink),
+          permalink(WORKSPACE, r.channelId, r.cardTs ?? '', r.threadTs ?? ''),
+        ]);
+        for (const list of [
+          jobListMessage(records, { kind: 'mine' }, ctx),
+          jobListMessage(records, { kind: 'channel', channelId: 'C0DOCS' }, ctx),
+        ]) {
+          expectSafe([list.text, ...mrkdwnTexts(list.blocks)], { mentions: [], urls });
+          expect(blockProblems(list.blocks, 50)).toEqual([]);
+        }
+        const home = homeView(records, usage(HINTS), ctx);
+        expectSafe(mrkdwnTexts(home), { mentions: [], urls });
+        expect(viewProblems(home)).toEqual([]);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('the Send to docs agent modal', () => {
+    fc.assert(
+      fc.property(hostile, hostile, fc.oneof(fc.constant(undefined), hostile), (message, author, link) => {
+        const view = sendModal({
+          message: { text: message, author },
+          metadata: {
+            channel: 'C0DOCS',
+            ts: '1.2',
+            author,
+            ...(link === undefined ? {} : { permalink: link }),
+          },
+          maxPromptChars: 10_000,
+        });
+        expectSafe(mrkdwnTexts(view), {
+          mentions: mentionsOf(author).filter((a) => a.startsWith('U')),
+          urls: [checkUrl(link)],
+        });
+        expect(viewProblems(view)).toEqual([]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('private notes, refusals and errors', () => {
+    fc.assert(
+      fc.property(hostile, hostile, (word, detail) => {
+        const texts = [
+          text.unknownSubcommand(word),
+          text.cannotPost(word),
+          text.notInChannel(word),
+          text.followUpNoJob(word),
+          text.pollRefused(word),
+          text.restartedBeforeCreate(word),
+          text.followUpRestarted(word),
+          agentErrorText(new AgentBadRequestError(detail), 'job'),
+          agentErrorText(new AgentBadRequestError(detail), 'follow-up'),
+          agentErrorText(
+            new AgentRateLimitedError('limited', { resetAt: new Date(1_800_000_000_000) }),
+            'job',
+          ),
+          refusalText({ reason: 'rate', retryAt: new Date(1_800_000_000_000), limit: 3 }),
+          refusalText({ reason: 'guest' }),
+          usage({ ...HINTS, asideMarker: word }),
+        ];
+        expectSafe(texts, { mentions: mentionsOf(word), urls: [] });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('the direct message sent when a job’s thread is gone', () => {
+    fc.assert(
+      fc.property(hostile, hostile, (channel, code) => {
+        const note = md`${rescueIntro(channel, code)}\n${recordedMrkdwn(text.emptyFollowUp())}`;
+        expectSafe([note], { mentions: [], urls: [] });
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
