@@ -370,7 +370,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
         lines,
         // The message is what the user chose to send (at most 3,000 characters in the modal).
         Math.max(deps.threadContextMaxChars, 3_000),
-        request.permalink,
+        request.permalink ? { link: request.permalink } : {},
       );
       const triggerKey = `shortcut:${request.viewId}`;
       // In the message's own channel the job lives in its thread; elsewhere it gets a new one.

@@ -78,7 +78,7 @@ describe('@docs-agent mentions', () => {
     await h.anyEvent(mention);
     await waitFor('create call', () => h.agent.requestsFor('create').length === 1);
     const prompt = String(h.agent.requestsFor('create')[0]?.body?.prompt);
-    expect(prompt.startsWith('add this to the auth FAQ\n\n--- Context:')).toBe(true);
+    expect(prompt).toMatch(/^add this to the auth FAQ\n\n--- Context [0-9a-f]{12}:/);
     expect(prompt).toContain('alice: Tokens last 90 days (https://x.test/t), ask @bob');
     expect(prompt).toContain('bob: Customers keep asking about token expiry');
     // Bounded: the long old message is left out and counted; later messages are not context.
@@ -86,7 +86,7 @@ describe('@docs-agent mentions', () => {
     expect(prompt).toContain('[1 message left out for length]');
     expect(prompt).not.toContain('written after the mention');
     expect(prompt).not.toContain('bot card text');
-    expect(prompt.endsWith('--- End of context ---')).toBe(true);
+    expect(prompt).toMatch(/\n--- End of context [0-9a-f]{12} ---$/);
 
     const card = await waitFor('card in the thread', () =>
       h.slack.threadPosts(root).find((m) => m.text !== 'bot card text'),
