@@ -16,6 +16,7 @@ import { createPoller } from './poller/poller.js';
 import { createSlackApp } from './slack/bolt-app.js';
 import { createSlackGateway } from './slack/gateway.js';
 import { createIdentity } from './slack/identity.js';
+import { slackLogger } from './slack/slack-logger.js';
 import { createUserNames } from './slack/user-names.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/types.js';
@@ -54,7 +55,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     retryConfig: { retries: 0 },
     rejectRateLimitedCalls: true,
     timeout: 10_000,
-    logger: undefined,
+    // Its warnings (a refused call, a failed request) go through our logger and its redaction.
+    logger: slackLogger(logger, 'web-api', config.logLevel),
   });
   const slack = createSlackGateway({ client, logger });
   const identity = createIdentity(client, logger);

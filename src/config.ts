@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { databasePassword } from './secrets.js';
+import { DatabaseTlsError, parseDatabaseTls } from './store/postgres/connection-tls.js';
 
 /** Log levels, most verbose first. */
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
@@ -13,21 +15,24 @@ export interface Config {
     signingSecret: string | undefined;
     /** App-level token, `xapp-…`; when present the app runs in Socket Mode. */
     appToken: string | undefined;
-    /** Web API base URL, ending in `/`. */
+    /** Web API base URL, ending in `/`: `https:`, or `http:` to a loopback address. */
     apiUrl: string;
   };
   agent: {
     /** Admin API key, `mint_…`. */
     apiKey: string;
     projectId: string;
-    /** API base URL without a trailing slash. */
+    /** API base URL without a trailing slash: `https:`, or `http:` to a loopback address. */
     apiUrl: string;
     /** Per-request time-out in milliseconds. */
     timeoutMs: number;
   };
   /** SQLite file path (used when no `databaseUrl` is set). */
   databasePath: string;
-  /** PostgreSQL connection URL; when set, the store lives there instead of in SQLite. */
+  /**
+   * PostgreSQL connection URL; when set, the store lives there instead of in SQLite. Its TLS
+   * parameters (`sslmode`, `sslrootcert`…) are already checked, and keep libpq's meaning.
+   */
   databaseUrl: string | undefined;
   /**
    * On PostgreSQL, an instance not heard from for this many milliseconds is taken for dead and
@@ -117,23 +122,37 @@ const optionalSecret = (prefix: string, what: string) =>
       .optional(),
   );
 
-const httpUrl = (fallback: string) =>
+/** Hosts plain `http:` may reach: nothing on the way can read or change the traffic. */
+function isLoopbackHost(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
+}
+
+// Secrets travel to these URLs (the bot token, the admin key): plain http only on this machine.
+const serviceUrl = (fallback: string) =>
   z.preprocess(
     blankToUndefined,
     z
       .string()
       .default(fallback)
-      .refine(
-        (v) => {
-          try {
-            const url = new URL(v);
-            return url.protocol === 'http:' || url.protocol === 'https:';
-          } catch {
-            return false;
-          }
-        },
-        { error: 'must be an http(s) URL' },
-      ),
+      .superRefine((v, ctx) => {
+        let url: URL;
+        try {
+          url = new URL(v);
+        } catch {
+          ctx.addIssue({ code: 'custom', message: 'must be an http(s) URL' });
+          return;
+        }
+        if (url.protocol === 'https:') return;
+        if (url.protocol !== 'http:') {
+          ctx.addIssue({ code: 'custom', message: 'must be an http(s) URL' });
+        } else if (!isLoopbackHost(url.hostname)) {
+          ctx.addIssue({
+            code: 'custom',
+            message:
+              'must use https: the bot sends its credentials there (plain http is allowed only to a loopback address: localhost, 127.0.0.0/8, [::1])',
+          });
+        }
+      }),
   );
 
 const integer = (fallback: number, min: number, max: number, unit: string) =>
@@ -171,7 +190,7 @@ const envSchema = z.object({
   SLACK_BOT_TOKEN: secret('xoxb-', 'the bot token from OAuth & Permissions'),
   SLACK_SIGNING_SECRET: z.preprocess(blankToUndefined, z.string().optional()),
   SLACK_APP_TOKEN: optionalSecret('xapp-', 'an app-level token with connections:write'),
-  SLACK_API_URL: httpUrl('https://slack.com/api/'),
+  SLACK_API_URL: serviceUrl('https://slack.com/api/'),
   DOCS_AGENT_API_KEY: secret('mint_', 'an admin API key from the Mintlify dashboard'),
   DOCS_AGENT_PROJECT_ID: z.preprocess(
     blankToUndefined,
@@ -179,13 +198,22 @@ const envSchema = z.object({
       .string({ error: 'is required (the documentation project id)' })
       .regex(/^[A-Za-z0-9._-]+$/, { error: 'may contain only letters, digits, ".", "_" and "-"' }),
   ),
-  DOCS_AGENT_API_URL: httpUrl('https://api.mintlify.com'),
+  DOCS_AGENT_API_URL: serviceUrl('https://api.mintlify.com'),
   DOCS_AGENT_API_TIMEOUT_MS: integer(6_000, 100, 120_000, 'milliseconds'),
   DATABASE_URL: z.preprocess(
     blankToUndefined,
     z
       .string()
-      .refine((v) => /^postgres(ql)?:\/\//.test(v), { error: 'must be a postgres:// URL' })
+      .refine((v) => /^postgres(ql)?:\/\//.test(v), { error: 'must be a postgres:// URL', abort: true })
+      .superRefine((v, ctx) => {
+        // TLS parameters are read here too, so a bad sslmode stops start-up with the other problems.
+        try {
+          parseDatabaseTls(v);
+        } catch (error) {
+          if (!(error instanceof DatabaseTlsError)) throw error;
+          ctx.addIssue({ code: 'custom', message: error.message });
+        }
+      })
       .optional(),
   ),
   DATABASE_PATH: z.preprocess(blankToUndefined, z.string().default('./data/docs-agent.sqlite')),
@@ -330,17 +358,6 @@ export function readConfig(env: Env = process.env): Config {
     prLinkHosts: e.PR_LINK_HOSTS,
     logLevel: e.LOG_LEVEL,
   };
-}
-
-/** The password inside a database URL, if it has one (as written and decoded). */
-export function databasePassword(url: string | undefined): string[] {
-  if (!url) return [];
-  try {
-    const { password } = new URL(url);
-    return password ? [password, decodeURIComponent(password)] : [];
-  } catch {
-    return [];
-  }
 }
 
 /** Every secret value in the configuration, for log redaction. */

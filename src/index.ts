@@ -1,7 +1,8 @@
 import { config as loadDotEnv } from 'dotenv';
 import { startApp } from './app.js';
-import { ConfigError, databasePassword, readConfig } from './config.js';
+import { ConfigError, readConfig } from './config.js';
 import { createRedactor } from './logger.js';
+import { secretsOfEnv } from './secrets.js';
 
 /** Hard limit for shutdown; platforms send SIGKILL 30 s after SIGTERM, we aim well inside. */
 const EXIT_DEADLINE_MS = 9_500;
@@ -14,8 +15,10 @@ async function main(): Promise<void> {
     config = readConfig(process.env);
   } catch (error) {
     if (error instanceof ConfigError) {
+      // Problems name variables and never quote values; masked anyway, as every other line is.
+      const redact = createRedactor(secretsOfEnv(process.env));
       process.stderr.write(
-        `docs-agent cannot start. ${error.message}\nSee README.md, "Configuration", for every variable.\n`,
+        `docs-agent cannot start. ${redact(error.message)}\nSee README.md, "Configuration", for every variable.\n`,
       );
       process.exit(1);
     }
@@ -56,12 +59,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  const redact = createRedactor([
-    ...['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN', 'DOCS_AGENT_API_KEY'].map(
-      (n) => process.env[n] ?? '',
-    ),
-    ...databasePassword(process.env.DATABASE_URL),
-  ]);
+  const redact = createRedactor(secretsOfEnv(process.env));
   const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   process.stderr.write(`docs-agent failed to start: ${redact(message)}\n`);
   process.exit(1);

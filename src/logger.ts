@@ -15,15 +15,71 @@ export interface Logger {
 // (an xapp token echoed by a library, a key in an upstream error body) is still masked.
 const SECRET_PATTERNS = [/xox[abposre]-[A-Za-z0-9-]+/g, /xapp-[A-Za-z0-9-]+/g, /mint_[A-Za-z0-9_-]+/g];
 
-/** Returns a function that masks the given secret values and anything shaped like a token. */
-export function createRedactor(secrets: readonly string[]): (text: string) => string {
-  const values = [...new Set(secrets.filter((s) => s.length >= 4))].sort((a, b) => b.length - a.length);
+/** Shorter values are not masked: they would mangle ordinary words. */
+const MIN_SECRET_LENGTH = 4;
+const MASK = '[redacted]';
+
+const jsonEscaped = (text: string) => JSON.stringify(text).slice(1, -1);
+const lowerHex = (text: string) => text.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase());
+
+/** How a URL's userinfo writes the value (WHATWG percent-encoding, as `new URL` normalises it). */
+function userinfoEncoded(text: string): string {
+  const url = new URL('http://host');
+  url.password = text;
+  return url.password;
+}
+
+/**
+ * The ways a secret may be written where it leaks: as is, URL-encoded (a path or query, a
+ * form body with `+` for spaces, a URL's userinfo), base64 (a Basic credential), and each of
+ * those escaped once or twice as a JSON string (a body or a line quoted inside a message).
+ */
+export function secretForms(secret: string): string[] {
+  const encoded = [
+    encodeURIComponent(secret),
+    new URLSearchParams({ s: secret }).toString().slice(2),
+    encodeURI(secret),
+    userinfoEncoded(secret),
+  ];
+  const base = [secret, ...encoded, ...encoded.map(lowerHex), Buffer.from(secret).toString('base64')];
+  const forms = base.flatMap((form) => [form, jsonEscaped(form), jsonEscaped(jsonEscaped(form))]);
+  return [...new Set(forms)].filter((form) => form.length >= MIN_SECRET_LENGTH);
+}
+
+const regexpEscaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+
+/** One alternation of every form, longest first so a longer form is never cut by a shorter one. */
+function alternation(forms: Iterable<string>): RegExp | undefined {
+  const sorted = [...new Set(forms)].sort((a, b) => b.length - a.length);
+  return sorted.length ? new RegExp(sorted.map(regexpEscaped).join('|'), 'g') : undefined;
+}
+
+function maskWith(pattern: RegExp | undefined): (text: string) => string {
   return (text) => {
-    let out = text;
-    for (const value of values) out = out.split(value).join('[redacted]');
-    for (const pattern of SECRET_PATTERNS) out = out.replace(pattern, '[redacted]');
+    let out = pattern ? text.replace(pattern, MASK) : text;
+    for (const shape of SECRET_PATTERNS) out = out.replace(shape, MASK);
     return out;
   };
+}
+
+const usable = (secrets: readonly string[]) =>
+  [...new Set(secrets)].filter((s) => typeof s === 'string' && s.length >= MIN_SECRET_LENGTH);
+
+/**
+ * Returns a function that masks the given secret values, in every form of {@link secretForms},
+ * and anything shaped like a Slack or agent API token. For plain text: error messages, a
+ * string before it is serialised.
+ */
+export function createRedactor(secrets: readonly string[]): (text: string) => string {
+  return maskWith(alternation(usable(secrets).flatMap(secretForms)));
+}
+
+/**
+ * The same, for text that is already a JSON document: it masks each form only as JSON writes
+ * it, so a mask never lands inside an escape sequence.
+ */
+function createJsonRedactor(secrets: readonly string[]): (json: string) => string {
+  return maskWith(alternation(usable(secrets).flatMap(secretForms).map(jsonEscaped)));
 }
 
 function serializeError(error: Error): LogFields {
@@ -35,15 +91,9 @@ function serializeError(error: Error): LogFields {
   return fields;
 }
 
-function replacer(_key: string, value: unknown): unknown {
-  if (value instanceof Error) return serializeError(value);
-  if (typeof value === 'bigint') return value.toString();
-  return value;
-}
-
 export interface LoggerOptions {
   level: LogLevel;
-  /** Values that must never be written. */
+  /** Values that must never be written, in any form of {@link secretForms}. */
   secrets: readonly string[];
   /** Where lines go; defaults to stdout (warn and error to stderr). */
   write?: (line: string, level: LogLevel) => void;
@@ -54,34 +104,60 @@ const defaultWrite = (line: string, level: LogLevel) => {
   (level === 'warn' || level === 'error' ? process.stderr : process.stdout).write(`${line}\n`);
 };
 
-/** Creates a leveled JSON logger that redacts every secret from every line it writes. */
+/**
+ * Creates a leveled JSON logger that redacts every secret from every line it writes. Every
+ * string value (the message, fields, error messages, nested objects) is masked before it is
+ * serialised, while it still reads as written; the finished line is checked again for the
+ * forms JSON gives a secret, which also covers object keys.
+ */
 export function createLogger(options: LoggerOptions, bound: LogFields = {}): Logger {
   const threshold = LOG_LEVELS.indexOf(options.level);
   const redact = createRedactor(options.secrets);
+  const redactJson = createJsonRedactor(options.secrets);
   const write = options.write ?? defaultWrite;
   const now = options.now ?? (() => new Date());
+  const replacer = (_key: string, value: unknown): unknown => {
+    if (typeof value === 'string') return redact(value);
+    if (value instanceof Error) return serializeError(value);
+    if (typeof value === 'bigint') return value.toString();
+    return value;
+  };
 
-  const log = (level: LogLevel, msg: string, fields?: LogFields) => {
+  const log = (level: LogLevel, msg: string, fields: LogFields | undefined, context: LogFields) => {
     if (LOG_LEVELS.indexOf(level) < threshold) return;
+    const time = now().toISOString();
     let line: string;
     try {
-      line = JSON.stringify({ time: now().toISOString(), level, msg, ...bound, ...fields }, replacer);
+      line = JSON.stringify({ time, level, msg, ...context, ...fields }, replacer);
     } catch {
-      line = JSON.stringify({
-        time: now().toISOString(),
-        level,
-        msg,
-        note: 'fields could not be serialized',
-      });
+      line = JSON.stringify({ time, level, msg, note: 'fields could not be serialized' }, replacer);
     }
-    write(redact(line), level);
+    const checked = redactJson(line);
+    // A mask that broke the line landed inside an escape sequence: withhold the line rather than
+    // write part of a secret.
+    write(
+      checked === line || parses(checked)
+        ? checked
+        : JSON.stringify({ time, level, msg: MASK, note: 'line withheld: it held a secret' }),
+      level,
+    );
   };
 
-  return {
-    debug: (msg, fields) => log('debug', msg, fields),
-    info: (msg, fields) => log('info', msg, fields),
-    warn: (msg, fields) => log('warn', msg, fields),
-    error: (msg, fields) => log('error', msg, fields),
-    child: (fields) => createLogger(options, { ...bound, ...fields }),
-  };
+  const build = (context: LogFields): Logger => ({
+    debug: (msg, fields) => log('debug', msg, fields, context),
+    info: (msg, fields) => log('info', msg, fields, context),
+    warn: (msg, fields) => log('warn', msg, fields, context),
+    error: (msg, fields) => log('error', msg, fields, context),
+    child: (fields) => build({ ...context, ...fields }),
+  });
+  return build(bound);
+}
+
+function parses(json: string): boolean {
+  try {
+    JSON.parse(json);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, readConfig, secretsOf } from '../src/config.js';
+import { databasePassword, secretsOfEnv } from '../src/secrets.js';
+import { AWKWARD } from './helpers/secrets.js';
 
 const valid = {
   SLACK_BOT_TOKEN: 'xoxb-test',
@@ -174,5 +176,96 @@ describe('readConfig', () => {
     expect(problemsOf({ ...valid, SLACK_BOT_TOKEN: '  ' })).toEqual([
       expect.stringMatching(/^SLACK_BOT_TOKEN is required/),
     ]);
+  });
+});
+
+describe('service URLs', () => {
+  it('take https anywhere, and plain http only to a loopback address', () => {
+    for (const url of [
+      'https://slack.example.com/api/',
+      'http://localhost:3000/api',
+      'http://127.0.0.1:9/',
+      'http://127.8.9.10/',
+      'http://[::1]:8080/',
+    ]) {
+      const config = readConfig({ ...valid, SLACK_API_URL: url, DOCS_AGENT_API_URL: url });
+      expect(config.slack.apiUrl.startsWith(url.replace(/\/$/, ''))).toBe(true);
+    }
+  });
+
+  it('refuse plain http elsewhere, naming the variable and why', () => {
+    for (const url of [
+      'http://slack.example.com/api/',
+      'http://10.0.0.5/',
+      'http://localhost.example.com/',
+      'http://128.0.0.1/',
+      'http://[::2]/',
+    ]) {
+      const problems = problemsOf({ ...valid, SLACK_API_URL: url, DOCS_AGENT_API_URL: url });
+      expect(problems).toHaveLength(2);
+      expect(problems[0]).toMatch(/^SLACK_API_URL must use https: .*loopback/);
+      expect(problems[1]).toMatch(/^DOCS_AGENT_API_URL must use https: .*loopback/);
+    }
+    expect(problemsOf({ ...valid, DOCS_AGENT_API_URL: 'ftp://127.0.0.1/' })).toEqual([
+      'DOCS_AGENT_API_URL must be an http(s) URL',
+    ]);
+  });
+});
+
+describe('DATABASE_URL TLS parameters', () => {
+  it('accepts every libpq sslmode and refuses any other, naming the variable', () => {
+    for (const mode of ['disable', 'allow', 'prefer', 'require', 'verify-full']) {
+      expect(
+        readConfig({ ...valid, DATABASE_URL: `postgres://u@db.example.com/d?sslmode=${mode}` }),
+      ).toBeTruthy();
+    }
+    expect(
+      problemsOf({ ...valid, DATABASE_URL: 'postgres://u@db.example.com/d?sslmode=verify_full' }),
+    ).toEqual([
+      'DATABASE_URL sslmode "verify_full" is not one of disable, allow, prefer, require, verify-ca, verify-full',
+    ]);
+    expect(problemsOf({ ...valid, DATABASE_URL: 'postgres://u@db.example.com/d?sslmode=verify-ca' })).toEqual(
+      [expect.stringMatching(/^DATABASE_URL sslmode=verify-ca needs sslrootcert/)],
+    );
+  });
+
+  it('never quotes the URL or its password in a problem', () => {
+    const password = encodeURIComponent(AWKWARD.dbPassword);
+    const problems = problemsOf({
+      ...valid,
+      DATABASE_URL: `postgres://bot:${password}@db.example.com/d?sslmode=on&ssl=true`,
+    });
+    expect(problems).toEqual([
+      expect.stringMatching(/^DATABASE_URL parameter ssl is pg-specific; use sslmode/),
+    ]);
+    const text = problems.join('\n');
+    for (const leak of [password, AWKWARD.dbPassword, 'db.example.com']) expect(text).not.toContain(leak);
+  });
+});
+
+describe('secrets for redaction', () => {
+  it('finds a database password as written, as a URL parser writes it, and decoded', () => {
+    const encoded = encodeURIComponent(AWKWARD.dbPassword);
+    expect(databasePassword(`postgres://bot:${encoded}@db/x`)).toEqual(
+      expect.arrayContaining([encoded, AWKWARD.dbPassword]),
+    );
+    // Written without encoding, as people do: still found, even where a URL parser gives up.
+    expect(databasePassword('postgres://bot:50%off "pw"@db/x')).toEqual(
+      expect.arrayContaining(['50%off "pw"']),
+    );
+    expect(databasePassword('postgres://bot:p@ss/w#rd@db/x')).toEqual(expect.arrayContaining(['p@ss/w#rd']));
+    expect(databasePassword('postgres://bot@db:5432/x?options=a:b@c')).toEqual([]);
+  });
+
+  it('reads every secret of an environment that is not a valid configuration', () => {
+    const secrets = secretsOfEnv({
+      SLACK_BOT_TOKEN: AWKWARD.botToken,
+      SLACK_SIGNING_SECRET: AWKWARD.signingSecret,
+      SLACK_APP_TOKEN: AWKWARD.appToken,
+      DOCS_AGENT_API_KEY: AWKWARD.apiKey,
+      DATABASE_URL: `postgres://bot:${encodeURIComponent(AWKWARD.dbPassword)}@db/x?sslmode=bogus`,
+      PORT: 'not a port',
+    });
+    expect(secrets).toEqual(expect.arrayContaining(Object.values(AWKWARD)));
   });
 });

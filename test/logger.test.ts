@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger, createRedactor } from '../src/logger.js';
+import { createLogger, createRedactor, secretForms } from '../src/logger.js';
+import { AWKWARD, leaks } from './helpers/secrets.js';
 
 describe('logger', () => {
   it('masks configured secrets and anything shaped like a token, at every level', () => {
@@ -39,5 +40,51 @@ describe('logger', () => {
 
   it('redactor leaves ordinary text alone', () => {
     expect(createRedactor(['abcd'])('nothing secret here')).toBe('nothing secret here');
+  });
+
+  it('masks secrets with quotes, backslashes, %, + and spaces, however a line carries them', () => {
+    const lines: string[] = [];
+    const secrets = Object.values(AWKWARD);
+    const logger = createLogger({ level: 'debug', secrets, write: (l) => lines.push(l) });
+    for (const secret of secrets) {
+      logger.info(`plain ${secret}`, { field: secret, nested: { list: [`x${secret}y`] } });
+      logger.warn('an error', { error: new Error(`failed: ${secret}`, { cause: new Error(secret) }) });
+      // What libraries hand over: a body already serialised, or serialised twice.
+      logger.debug(`body ${JSON.stringify({ password: secret })}`);
+      logger.debug('quoted', { line: JSON.stringify(JSON.stringify({ token: secret })) });
+      logger.debug(`query ?t=${encodeURIComponent(secret)}&f=${new URLSearchParams({ s: secret })}`);
+      logger.debug(`url postgres://u:${encodeURIComponent(secret).toLowerCase()}@db/x`);
+      logger.debug(`basic ${Buffer.from(secret).toString('base64')}`);
+      logger.child({ bound: secret }).error('bound field', { [secret]: 'as a key' });
+    }
+    expect(lines).toHaveLength(secrets.length * 8);
+    expect(leaks(lines, AWKWARD)).toEqual([]);
+    expect(lines.join('\n')).not.toContain(Buffer.from(AWKWARD.dbPassword).toString('base64'));
+    for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
+    expect(JSON.parse(lines[0] as string)).toMatchObject({ msg: 'plain [redacted]', field: '[redacted]' });
+  });
+
+  it('writes ordinary text with quotes and backslashes unchanged', () => {
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'info', secrets: ['db "pa\\ss'], write: (l) => lines.push(l) });
+    logger.info('a "quoted" \\ path', { path: 'C:\\temp\\"x"' });
+    expect(JSON.parse(lines[0] as string)).toMatchObject({
+      msg: 'a "quoted" \\ path',
+      path: 'C:\\temp\\"x"',
+    });
+  });
+
+  it('lists the written forms of a secret, and none shorter than four characters', () => {
+    const forms = secretForms('a "b\\c d+e/f%');
+    expect(forms).toEqual(
+      expect.arrayContaining([
+        'a "b\\c d+e/f%',
+        'a \\"b\\\\c d+e/f%',
+        'a%20%22b%5Cc%20d%2Be%2Ff%25',
+        'a+%22b%5Cc+d%2Be%2Ff%25',
+        'a%20%22b%5cc%20d%2be%2ff%25',
+      ]),
+    );
+    expect(createRedactor(['abc'])('abc stays')).toBe('abc stays');
   });
 });

@@ -8,6 +8,7 @@ import { tempDatabase, testEnv } from './helpers/harness.js';
 import { rawRequest, STRAY_REQUESTS, waitFor } from './helpers/http.js';
 import { slashCommand } from './helpers/payloads.js';
 import { procfileArgs } from './helpers/procfile.js';
+import { AWKWARD, leaks } from './helpers/secrets.js';
 import { postSigned } from './helpers/signing.js';
 import { type SlackStandIn, startSlackStandIn } from './helpers/slack-stand-in.js';
 
@@ -127,5 +128,62 @@ describe('requests the app does not serve', () => {
     const out = running.output();
     expect(out).not.toMatch(/DeferredRequestError|IncomingMessage|\n\s+at /);
     expect(out).not.toContain('wp-admin');
+  });
+});
+
+describe('what the process writes', () => {
+  const awkwardEnv = {
+    SLACK_BOT_TOKEN: AWKWARD.botToken,
+    SLACK_SIGNING_SECRET: AWKWARD.signingSecret,
+    DOCS_AGENT_API_KEY: AWKWARD.apiKey,
+    DOCS_AGENT_PROJECT_ID: 'proj_test',
+    PORT: '0',
+  };
+  const password = encodeURIComponent(AWKWARD.dbPassword);
+
+  it('a start-up failure names the cause and no secret, in any written form', async () => {
+    running = run({
+      ...awkwardEnv,
+      DATABASE_URL: `postgres://bot:${password}@127.0.0.1:1/docs?sslmode=verify-full&sslrootcert=/nonexistent/ca.pem`,
+    });
+    expect(await running.exited).toBe(1);
+    expect(running.output()).toContain(
+      'docs-agent failed to start: DatabaseTlsError: sslrootcert: cannot read',
+    );
+    expect(leaks(running.output().split('\n'), AWKWARD)).toEqual([]);
+
+    // A password written unencoded, which no URL parser reads: a configuration problem.
+    running = run({ ...awkwardEnv, DATABASE_URL: `postgres://bot:${AWKWARD.dbPassword}#x@127.0.0.1:1/docs` });
+    expect(await running.exited).toBe(1);
+    expect(running.output()).toContain('DATABASE_URL is not a valid URL');
+    expect(leaks(running.output().split('\n'), AWKWARD)).toEqual([]);
+  });
+
+  it('is JSON lines from the app logger only: the Slack libraries write nothing of their own', async () => {
+    slack = await startSlackStandIn();
+    agent = await startAgentStandIn();
+    // A warning Slack attaches to an answer, which the Web API client logs.
+    slack.fail('auth.test', { warning: 'superfluous_charset' });
+    running = run(testEnv(slack, agent, tempDatabase(), { LOG_LEVEL: 'debug' }));
+    const port = await waitFor('ready line', () => portOf(running?.output() ?? ''), 10_000);
+    const res = await postSigned(`http://127.0.0.1:${port}`, slashCommand({ text: 'Document webhooks' }));
+    expect(res.status).toBe(200);
+    await waitFor('root posted', () => slack?.messages.length);
+    running.child.kill('SIGTERM');
+    expect(await running.exited).toBe(0);
+
+    const lines = running.output().split('\n').filter(Boolean);
+    const notOurs = lines.filter((line) => {
+      try {
+        const parsed = JSON.parse(line) as Record<string, unknown>;
+        return typeof parsed.time !== 'string' || typeof parsed.level !== 'string';
+      } catch {
+        return true;
+      }
+    });
+    expect(notOurs).toEqual([]);
+    expect(lines.some((l) => l.includes('"component":"web-api"') && l.includes('superfluous_charset'))).toBe(
+      true,
+    );
   });
 });

@@ -1,9 +1,10 @@
 import type { IncomingMessage } from 'node:http';
-import { App, HTTPReceiver, LogLevel, SocketModeReceiver } from '@slack/bolt';
+import { App, HTTPReceiver, SocketModeReceiver } from '@slack/bolt';
 import type { Config } from '../config.js';
 import { answerPlain, createFrontServer, type Route } from '../http/front-server.js';
 import type { Logger } from '../logger.js';
 import type { Identity } from './identity.js';
+import { slackLogger, slackLogLevel } from './slack-logger.js';
 
 /** Largest request body accepted on /slack/events. Slack's own payloads stay far below. */
 export const MAX_BODY_BYTES = 256 * 1024;
@@ -12,24 +13,6 @@ export const MAX_BODY_BYTES = 256 * 1024;
  * ones it sends (`ssl_check=1&token=…`); Bolt answers them and refuses any other unsigned body.
  */
 export const MAX_UNSIGNED_BODY_BYTES = 1024;
-
-/** Bolt logs through ours, so redaction applies to its lines too. */
-function boltLogger(logger: Logger) {
-  const log = logger.child({ component: 'bolt' });
-  const join = (msg: unknown[]) => msg.map((m) => (typeof m === 'string' ? m : JSON.stringify(m))).join(' ');
-  let level = LogLevel.INFO;
-  return {
-    debug: (...msg: unknown[]) => log.debug(join(msg)),
-    info: (...msg: unknown[]) => log.info(join(msg)),
-    warn: (...msg: unknown[]) => log.warn(join(msg)),
-    error: (...msg: unknown[]) => log.error(join(msg)),
-    setLevel: (l: typeof level) => {
-      level = l;
-    },
-    getLevel: () => level,
-    setName: () => {},
-  };
-}
 
 export interface SlackAppOptions {
   config: Config;
@@ -69,13 +52,17 @@ export function createSlackApp({
       res.end(JSON.stringify({ status: ready ? 'ok' : 'unavailable' }));
     },
   };
-  const log = boltLogger(logger);
+  // Bolt, its receivers and every client they build (its Web API clients, the Socket Mode
+  // client) log through ours, so redaction applies to their lines too.
+  const log = slackLogger(logger, 'bolt', config.logLevel);
+  const logLevel = slackLogLevel(config.logLevel);
   const authorize = async () => ({ botToken: config.slack.botToken, ...identity.peek() });
   const buildApp = (receiver: HTTPReceiver | SocketModeReceiver): App => {
     const app = new App({
       receiver,
       authorize,
       logger: log,
+      logLevel,
       clientOptions: { slackApiUrl: config.slack.apiUrl },
     });
     app.error(async (error) => {
@@ -91,6 +78,7 @@ export function createSlackApp({
     const receiver = new SocketModeReceiver({
       appToken: config.slack.appToken,
       logger: log,
+      logLevel,
       installerOptions: { clientOptions: { slackApiUrl: config.slack.apiUrl } },
     });
     const app = buildApp(receiver);

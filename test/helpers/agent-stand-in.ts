@@ -110,6 +110,8 @@ export interface AgentStandInOptions {
   latencyMs?: number;
   /** Documentation projects the key may use; default just PROJECT_ID. */
   projects?: string[];
+  /** The admin key requests must carry; default {@link API_KEY}. */
+  apiKey?: string;
 }
 
 export async function startAgentStandIn(options: AgentStandInOptions = {}) {
@@ -162,7 +164,8 @@ export async function startAgentStandIn(options: AgentStandInOptions = {}) {
       violations.push(`unexpected request ${req.method} ${url.pathname}`);
       return sendError(res, 405, 'Method not allowed');
     }
-    if (req.headers.authorization !== `Bearer ${API_KEY}`) return sendError(res, 401, 'Invalid API key');
+    if (req.headers.authorization !== `Bearer ${options.apiKey ?? API_KEY}`)
+      return sendError(res, 401, 'Invalid API key');
     if (!projects.has(projectId as string)) return sendError(res, 404, 'Project not found');
 
     let body: Json | undefined;

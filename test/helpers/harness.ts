@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect } from 'vitest';
 import { type RunningApp, startApp } from '../../src/app.js';
-import { readConfig } from '../../src/config.js';
+import { readConfig, secretsOf } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { inertSlackText } from '../../src/slack/mrkdwn.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
@@ -66,8 +66,13 @@ export async function startHarness(
     wrapStore?: (store: Store) => Store;
   } = {},
 ) {
-  const slack: SlackStandIn = await startSlackStandIn();
-  const agent: AgentStandIn = await startAgentStandIn(options.projects ? { projects: options.projects } : {});
+  // Secrets given as overrides are the ones the stand-ins expect and the requests are signed with.
+  const signingSecret = overrides.SLACK_SIGNING_SECRET ?? SIGNING_SECRET;
+  const slack: SlackStandIn = await startSlackStandIn({ botToken: overrides.SLACK_BOT_TOKEN ?? BOT_TOKEN });
+  const agent: AgentStandIn = await startAgentStandIn({
+    apiKey: overrides.DOCS_AGENT_API_KEY ?? API_KEY,
+    ...(options.projects ? { projects: options.projects } : {}),
+  });
   const databasePath = tempDatabase();
   const logs: string[] = [];
   const env = testEnv(slack, agent, databasePath, overrides);
@@ -75,7 +80,7 @@ export async function startHarness(
   const logger = () =>
     createLogger({
       level: 'debug',
-      secrets: [BOT_TOKEN, SIGNING_SECRET, API_KEY],
+      secrets: secretsOf(config),
       write: (line) => logs.push(line),
     });
 
@@ -100,18 +105,22 @@ export async function startHarness(
     },
     base,
     command: (fields: CommandFields = {}, options?: SendOptions) =>
-      postSigned(
-        base(),
-        slashCommand({ response_url: slack.responseUrl(`r${Date.now()}`), ...fields }),
-        options,
-      ),
+      postSigned(base(), slashCommand({ response_url: slack.responseUrl(`r${Date.now()}`), ...fields }), {
+        secret: signingSecret,
+        ...options,
+      }),
     event: (fields: MessageFields, envelope: { event_id?: string } = {}, options?: SendOptions) =>
-      postSigned(base(), messageEvent(fields, envelope), { contentType: 'application/json', ...options }),
+      postSigned(base(), messageEvent(fields, envelope), {
+        contentType: 'application/json',
+        secret: signingSecret,
+        ...options,
+      }),
     /** Any Events API event (app_mention, app_home_opened…), signed. */
     anyEvent: (event: Record<string, unknown>) =>
-      postSigned(base(), eventEnvelope(event), { contentType: 'application/json' }),
+      postSigned(base(), eventEnvelope(event), { contentType: 'application/json', secret: signingSecret }),
     /** An interactivity payload (shortcut, view submission, button click), signed. */
-    interact: (payload: Record<string, unknown>) => postSigned(base(), interaction(payload)),
+    interact: (payload: Record<string, unknown>) =>
+      postSigned(base(), interaction(payload), { secret: signingSecret }),
     /** Starts a job with `/docs-agent` and waits until the agent has it; returns its thread and id. */
     async startJob(fields: CommandFields = {}) {
       const before = agent.requestsFor('create').length;

@@ -42,7 +42,9 @@ export type SlackFault =
   | { status: number; retryAfter?: number }
   | { delayMs: number }
   /** Records the call as accepted (the message exists) but never answers: a lost answer. */
-  | { acceptThenHang: true };
+  | { acceptThenHang: true }
+  /** Answers as usual, with this warning in `response_metadata` (the Web API client logs it). */
+  | { warning: string };
 
 /**
  * A loopback stand-in for Slack's Web API (`SLACK_API_URL`) and for response_urls. It keeps
@@ -62,8 +64,11 @@ export async function startSlackStandIn(
     hooks?: SlackHooks;
     /** How long every Web API answer takes, in milliseconds (Slack is not on loopback). */
     latencyMs?: number;
+    /** The bot token calls must carry; default {@link BOT_TOKEN}. */
+    botToken?: string;
   } = {},
 ) {
+  const botToken = options.botToken ?? BOT_TOKEN;
   const calls: SlackCall[] = [];
   const responses: { path: string; body: Record<string, unknown> }[] = [];
   const messages: StoredMessage[] = [];
@@ -285,7 +290,7 @@ export async function startSlackStandIn(
       const ok = options.socketModeUrl && req.headers.authorization === `Bearer ${options.appToken}`;
       return send(res, ok ? { ok: true, url: options.socketModeUrl } : { ok: false, error: 'invalid_auth' });
     }
-    if (req.headers.authorization !== `Bearer ${BOT_TOKEN}`) {
+    if (req.headers.authorization !== `Bearer ${botToken}`) {
       send(res, { ok: false, error: 'invalid_auth' });
       return;
     }
@@ -319,6 +324,8 @@ export async function startSlackStandIn(
       res.socket?.destroy();
       return;
     }
+    if (fault && 'warning' in fault)
+      return send(res, { ...answer, response_metadata: { warnings: [fault.warning] } });
     send(res, answer);
   });
 

@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { migratePostgres, openPostgresStore, wantsTls } from '../../src/store/postgres/postgres-store.js';
+import { migratePostgres, openPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { freshSchemaUrl, postgresAvailable, TEST_DATABASE_URL } from '../helpers/postgres.js';
 import { storeContract } from './store-contract.js';
 
 const server = await postgresAvailable();
-
-describe('PostgreSQL connection settings', () => {
-  it('uses TLS when the URL asks for it', () => {
-    expect(wantsTls('postgres://u@db.example.com/app?sslmode=require')).toBe(true);
-    expect(wantsTls('postgres://u@db.example.com/app?sslmode=disable')).toBe(false);
-    expect(wantsTls('postgres://u@localhost/app')).toBe(false);
-  });
-});
 
 if (server.ok) {
   storeContract('PostgreSQL', async () => openPostgresStore(await freshSchemaUrl(), { max: 4 }));

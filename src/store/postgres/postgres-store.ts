@@ -11,6 +11,7 @@ import type {
   RunRecord,
   Store,
 } from '../types.js';
+import { type DatabaseTlsError, parseDatabaseTls, tlsOptions } from './connection-tls.js';
 import { pgMigrations } from './migrations.js';
 
 /** Advisory lock key held while migrating, so instances starting together migrate once. */
@@ -69,29 +70,24 @@ async function updateRow(db: Queryable, table: string, id: number, patch: Record
   await db.query(`UPDATE ${table} SET ${sets} WHERE id = $1`, [id, ...columns.map(([, v]) => v)]);
 }
 
-/** Whether a connection string asks for TLS (PaaS databases do: `sslmode=require`). */
-export function wantsTls(url: string): boolean {
-  const mode = new URL(url).searchParams.get('sslmode');
-  return mode !== null && mode !== 'disable';
-}
-
 /**
  * The store on PostgreSQL, for deployments without a persistent disk or with several instances.
- * Same behaviour as the SQLite store (one behaviour suite runs against both).
+ * Same behaviour as the SQLite store (one behaviour suite runs against both). TLS follows the
+ * URL's `sslmode` with libpq's meaning ({@link tlsOptions}); an unknown mode or an unreadable
+ * certificate file throws {@link DatabaseTlsError} before any connection is made.
  */
 export async function openPostgresStore(
   url: string,
   options: { max?: number } = {},
 ): Promise<Store & { pool: pg.Pool }> {
-  const parsed = new URL(url);
-  const tls = wantsTls(url);
-  parsed.searchParams.delete('sslmode');
+  const tls = parseDatabaseTls(url);
   const pool = new pg.Pool({
-    connectionString: parsed.toString(),
+    connectionString: tls.connectionString,
     max: options.max ?? 10,
     types,
-    // Managed databases present certificates from their own CA; the URL asked for encryption.
-    ...(tls ? { ssl: { rejectUnauthorized: false } } : {}),
+    // Always explicit, so neither pg's reading of the URL nor PGSSLMODE can weaken it.
+    ssl: tlsOptions(tls),
+    ...(tls.negotiation ? ({ sslnegotiation: tls.negotiation } as pg.PoolConfig) : {}),
   });
   await migratePostgres(pool);
 
