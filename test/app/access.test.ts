@@ -113,7 +113,7 @@ describe('bad input', () => {
       const body = (await res.json()) as { response_type: string; text: string };
       expect(body.response_type).toBe('ephemeral');
       expect(body.text).toContain('is not a /docs-agent subcommand');
-      expect(body.text).toContain('/docs-agent <instruction>');
+      expect(body.text).toContain('/docs-agent &lt;instruction&gt;');
       expect(h.agent.requests).toHaveLength(0);
     },
   );

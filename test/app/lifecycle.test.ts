@@ -113,7 +113,7 @@ describe('usage', () => {
     expect(res.status).toBe(200);
     const body = (await res.json()) as { response_type: string; text: string };
     expect(body.response_type).toBe('ephemeral');
-    expect(body.text).toContain('/docs-agent <instruction>');
+    expect(body.text).toContain('/docs-agent &lt;instruction&gt;');
     await new Promise((r) => setTimeout(r, 100));
     expect(h.agent.requestsFor('create')).toHaveLength(0);
     expect(h.slack.callsTo('chat.postMessage')).toHaveLength(0);

@@ -64,8 +64,8 @@ describe('/docs-agent list, status and help, and the App Home', () => {
   it('answers help with every way to use the bot, and starts nothing', async () => {
     const body = await answer('help');
     for (const part of [
-      '/docs-agent <instruction>',
-      '@docs-agent <instruction>',
+      '/docs-agent &lt;instruction&gt;',
+      '@docs-agent &lt;instruction&gt;',
       'Send to docs agent',
       '`//`',
       'list channel',
