@@ -74,6 +74,12 @@ export interface Config {
   threadContextMaxChars: number;
   /** Documentation project per channel id; channels not listed use `agent.projectId`. */
   channelProjects: ReadonlyMap<string, string>;
+  /**
+   * Days the texts of a finished job (instruction, prompts with thread context, follow-ups,
+   * response_url) and delivered messages are kept before they are erased. Default 90; 0 keeps
+   * them forever.
+   */
+  retentionDays: number;
   logLevel: LogLevel;
 }
 
@@ -246,6 +252,7 @@ const envSchema = z.object({
         error: 'lists a channel twice',
       }),
   ),
+  RETENTION_DAYS: integer(90, 0, 36_500, 'days; 0 keeps data forever'),
   LOG_LEVEL: z.preprocess(
     (v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : v),
     z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
@@ -307,6 +314,7 @@ export function readConfig(env: Env = process.env): Config {
     channelProjects: new Map(
       e.CHANNEL_PROJECTS.map(([channel, project]) => [channel as string, project as string]),
     ),
+    retentionDays: e.RETENTION_DAYS,
     logLevel: e.LOG_LEVEL,
   };
 }

@@ -180,7 +180,7 @@ export function agentErrorText(error: unknown, what: 'job' | 'follow-up'): strin
   return `:warning: Something went wrong on my side. ${nothingSent} Please try again.`;
 }
 
-const REFUSALS: Record<Exclude<RefusalReason, 'rate'>, string> = {
+const REFUSALS: Record<Exclude<RefusalReason, 'rate' | 'project_rate'>, string> = {
   team: ':no_entry: This docs agent serves another Slack workspace, so it cannot take instructions from here.',
   channel: ':no_entry: The docs agent is not enabled in this channel. Ask an admin which channels it serves.',
   user: ':no_entry: You are not on the list of people who may instruct the docs agent. Ask an admin to add you.',
@@ -193,6 +193,10 @@ export function refusalText(decision: { reason: RefusalReason; retryAt?: Date; l
   if (decision.reason === 'rate') {
     const when = decision.retryAt ? ` You can try again ${slackDate(decision.retryAt)}.` : '';
     return `:hourglass: You have given the docs agent ${decision.limit ?? 'the allowed number of'} instructions in the last hour, the most one person may, so this one was not sent.${when}`;
+  }
+  if (decision.reason === 'project_rate') {
+    const when = decision.retryAt ? ` You can try again ${slackDate(decision.retryAt)}.` : '';
+    return `:hourglass: The documentation project has reached its hourly limit of ${decision.limit ?? 'its'} agent instructions, so this one was not sent.${when}`;
   }
   return REFUSALS[decision.reason];
 }
