@@ -19,6 +19,7 @@ import { createIdentity } from './slack/identity.js';
 import { slackLogger } from './slack/slack-logger.js';
 import { createUserNames } from './slack/user-names.js';
 import { openStore } from './store/open-store.js';
+import { createRetentionSweep } from './store/retention.js';
 import type { Store } from './store/types.js';
 import { createTaskTracker } from './util/tasks.js';
 import { withTimeout } from './util/timeout.js';
@@ -101,7 +102,14 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
 
   // The poller and outbox are created after the service that wakes them.
   const wake = { outbox: () => {}, poller: () => {} };
-  const access = createAccessPolicy({ config: config.access, identity, slack, store, logger });
+  const access = createAccessPolicy({
+    config: config.access,
+    identity,
+    slack,
+    store,
+    logger,
+    defaultProject: config.agent.projectId,
+  });
   const jobs = createJobService({
     store,
     instanceId,
@@ -137,6 +145,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     concurrency: config.poll.concurrency,
     budget,
   });
+  const retention = createRetentionSweep({ store, logger, retentionDays: config.retentionDays });
   wake.outbox = () => outbox.kick();
   wake.poller = () => poller.kick();
 
@@ -161,6 +170,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const port = await slackApp.start();
   outbox.start();
   poller.start();
+  retention.start();
   health.setPollerRunning(true);
   membership.start();
   ready = true;
@@ -190,8 +200,11 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
         // or the agent API answered, so the next start picks them up again.
         logger.info('tasks drained', { drained });
         health.setPollerRunning(false);
-        await withTimeout(Promise.all([poller.stop(), outbox.stop()]), Math.max(500, deadline - Date.now()));
-        logger.info('poller and outbox stopped');
+        await withTimeout(
+          Promise.all([poller.stop(), outbox.stop(), retention.stop()]),
+          Math.max(500, deadline - Date.now()),
+        );
+        logger.info('poller, outbox and retention sweep stopped');
         // Other instances take over whatever is left at once instead of waiting for a time-out.
         await membership
           .leave()

@@ -84,6 +84,12 @@ export interface Config {
    * lower-case. Any other address is shown as inert text. Default `github.com`.
    */
   prLinkHosts: readonly string[];
+  /**
+   * Days the texts of a finished job (instruction, prompts with thread context, follow-ups,
+   * response_url) and delivered messages are kept before they are erased. Default 90; 0 keeps
+   * them forever.
+   */
+  retentionDays: number;
   logLevel: LogLevel;
 }
 
@@ -294,6 +300,7 @@ const envSchema = z.object({
         error: 'must be a comma-separated list of host names, such as github.com,gitlab.example.com',
       }),
   ),
+  RETENTION_DAYS: integer(90, 0, 36_500, 'days; 0 keeps data forever'),
   LOG_LEVEL: z.preprocess(
     (v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : v),
     z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
@@ -356,6 +363,7 @@ export function readConfig(env: Env = process.env): Config {
       e.CHANNEL_PROJECTS.map(([channel, project]) => [channel as string, project as string]),
     ),
     prLinkHosts: e.PR_LINK_HOSTS,
+    retentionDays: e.RETENTION_DAYS,
     logLevel: e.LOG_LEVEL,
   };
 }

@@ -67,6 +67,20 @@ describe('readConfig', () => {
     ]);
   });
 
+  it('reads RETENTION_DAYS: 90 by default, 0 keeps data forever, anything but a whole number of days is refused', () => {
+    expect(readConfig(valid).retentionDays).toBe(90);
+    expect(readConfig({ ...valid, RETENTION_DAYS: '30' }).retentionDays).toBe(30);
+    expect(readConfig({ ...valid, RETENTION_DAYS: '0' }).retentionDays).toBe(0);
+    expect(readConfig({ ...valid, RETENTION_DAYS: ' ' }).retentionDays).toBe(90);
+    for (const bad of ['-1', '1.5', 'ninety']) {
+      expect(problemsOf({ ...valid, RETENTION_DAYS: bad })).toEqual([
+        expect.stringMatching(
+          /^RETENTION_DAYS must be (a whole number|at least 0) \(days; 0 keeps data forever\)$/,
+        ),
+      ]);
+    }
+  });
+
   it('reads every variable of the contract', () => {
     const config = readConfig({
       ...valid,

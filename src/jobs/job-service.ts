@@ -136,13 +136,18 @@ export function createJobService(deps: JobServiceDeps): JobService {
     process: (runId, teamId) => service.processReply(runId, teamId),
   });
 
-  /** Checks length and access; returns the refusal to give, if any. */
+  /**
+   * Checks length and access, and counts the run against the hourly limits; returns the refusal
+   * to give, if any.
+   */
   async function refusal(
+    runId: number,
     prompt: string,
     who: { teamId: string | undefined; channelId: string; userId: string },
   ) {
     if (prompt.length > deps.maxPromptChars) return text.promptTooLong(prompt.length, deps.maxPromptChars);
-    const decision = await deps.access.check(who);
+    const checked = await deps.access.check(who);
+    const decision = checked.allowed ? await deps.access.reserve(runId) : checked;
     if (decision.allowed) return undefined;
     logger.info('instruction refused', { reason: decision.reason, user: who.userId, channel: who.channelId });
     return refusalText(decision);
@@ -397,7 +402,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
       const run = job && (await store.getRuns(job.id))[0];
       if (!job || !run || job.phase !== 'accepted') return;
       // Only the instruction counts against MAX_PROMPT_CHARS: context (a thread, a message) is extra.
-      const refused = await refusal(mrkdwnToPlain(job.instruction).trim(), {
+      const refused = await refusal(run.id, mrkdwnToPlain(job.instruction).trim(), {
         teamId: job.teamId,
         channelId: job.channelId,
         userId: job.requesterId,
@@ -455,7 +460,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
         responseUrl: null,
       };
       if (!run.prompt) return dropRun(job, run, 'empty', text.emptyFollowUp(), to);
-      const refused = await refusal(run.prompt, {
+      const refused = await refusal(run.id, run.prompt, {
         teamId: teamId ?? run.teamId ?? job.teamId,
         channelId: job.channelId,
         userId: run.authorId,

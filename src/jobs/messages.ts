@@ -230,7 +230,7 @@ export function agentErrorText(error: unknown, what: 'job' | 'follow-up'): Mrkdw
   return md`:warning: Something went wrong on my side. ${nothingSent} Please try again.`;
 }
 
-const REFUSALS: Record<Exclude<RefusalReason, 'rate'>, Mrkdwn> = {
+const REFUSALS: Record<Exclude<RefusalReason, 'rate' | 'project_rate'>, Mrkdwn> = {
   team: md`:no_entry: This docs agent serves another Slack workspace, so it cannot take instructions from here.`,
   channel: md`:no_entry: The docs agent is not enabled in this channel. Ask an admin which channels it serves.`,
   user: md`:no_entry: You are not on the list of people who may instruct the docs agent. Ask an admin to add you.`,
@@ -243,6 +243,11 @@ export function refusalText(decision: { reason: RefusalReason; retryAt?: Date; l
     const when = decision.retryAt ? md` You can try again ${slackDate(decision.retryAt, '{time}')}.` : md``;
     const limit = decision.limit ?? md`the allowed number of`;
     return md`:hourglass: You have given the docs agent ${limit} instructions in the last hour, the most one person may, so this one was not sent.${when}`;
+  }
+  if (decision.reason === 'project_rate') {
+    const when = decision.retryAt ? md` You can try again ${slackDate(decision.retryAt, '{time}')}.` : md``;
+    const limit = decision.limit ?? md`its`;
+    return md`:hourglass: The documentation project has reached its hourly limit of ${limit} agent instructions, so this one was not sent.${when}`;
   }
   return REFUSALS[decision.reason];
 }

@@ -8,6 +8,8 @@ import { type NewJob, THREAD_RELEASING_PHASES } from './types.js';
  */
 /** {@link THREAD_RELEASING_PHASES} as an SQL list. */
 const RELEASING = [...THREAD_RELEASING_PHASES].map((phase) => `'${phase}'`).join(', ');
+/** Phases of a job with nothing running or being started: what retention may erase. */
+const FINISHED = "'idle', 'not_started', 'start_unknown', 'gone'";
 
 const SHARED = {
   insertJob: `
@@ -17,9 +19,12 @@ const SHARED = {
     ON CONFLICT (trigger_key) DO NOTHING`,
   jobByThread: 'SELECT * FROM jobs WHERE channel_id = $1 AND thread_ts = $2',
   readyRuns: "SELECT * FROM runs WHERE state = 'ready' AND job_id = $1 AND kind = 'follow_up' ORDER BY seq",
-  /** ($1 job, $2 now, $3 instance): the claimer owns the batch, so a take-over finds all of it. */
+  /**
+   * ($1 job, $2 now, $3 instance): the claimer owns the batch, so a take-over finds all of it. A
+   * run sent counts as a use even if it somehow was never reserved.
+   */
   claimReadyRuns: `
-    UPDATE runs SET state = 'sending', sent_at = $2, owner = $3
+    UPDATE runs SET state = 'sending', sent_at = $2, owner = $3, reserved_at = COALESCE(reserved_at, $2)
     WHERE job_id = $1 AND state = 'ready' AND kind = 'follow_up'
     RETURNING *`,
   /** A job that never ran, or that the agent API forgot, gives its thread up to a new job. */
@@ -31,15 +36,63 @@ const SHARED = {
     'SELECT * FROM jobs WHERE requester_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2',
   recentJobsOfChannel: 'SELECT * FROM jobs WHERE channel_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2',
   /**
-   * Served by `runs_sent`: the agent API calls made in the window, per project. Replies sent
-   * together (one batch: one job, one send time) were one call.
+   * Served by `runs_reserved`: the uses of the agent API counted in the window ($1 since), per
+   * project. A reserved run counts until it ends `failed` (surely never sent).
    */
   instructionsSince: `
-    SELECT calls.project_id AS project_id, COUNT(*) AS n FROM (
-      SELECT DISTINCT j.project_id AS project_id, r.job_id AS job_id, r.sent_at AS sent_at
+    SELECT uses.project_id AS project_id, COUNT(*) AS n FROM (
+      SELECT DISTINCT j.project_id AS project_id, {{use}} AS use_key
       FROM runs r JOIN jobs j ON j.id = r.job_id
-      WHERE r.sent_at >= $1 AND r.state IN ('sending', 'sent', 'unknown')) calls
-    GROUP BY calls.project_id`,
+      WHERE r.reserved_at >= $1 AND r.state <> 'failed') uses
+    GROUP BY uses.project_id`,
+  /** A person's uses counted in the window ($1 person, $2 since); served by `runs_reserved_by`. */
+  recentInstructions: `
+    SELECT COUNT(*) AS n, MIN(reserved_at) AS oldest FROM runs
+    WHERE author_id = $1 AND reserved_at >= $2 AND state <> 'failed'`,
+  /** One project's uses counted in the window ($1 since, $2 the default project, $3 the project). */
+  projectUses: `
+    SELECT COUNT(DISTINCT {{use}}) AS n, MIN(r.reserved_at) AS oldest
+    FROM runs r JOIN jobs j ON j.id = r.job_id
+    WHERE r.reserved_at >= $1 AND r.state <> 'failed' AND COALESCE(j.project_id, $2) = $3`,
+  /** Whom and which project a run's use counts against ($1 run, $2 the default project). */
+  useOfRun: `
+    SELECT r.author_id AS author_id, r.reserved_at AS reserved_at, COALESCE(j.project_id, $2) AS project
+    FROM runs r JOIN jobs j ON j.id = r.job_id WHERE r.id = $1`,
+  reserveRun: 'UPDATE runs SET reserved_at = $2 WHERE id = $1 AND reserved_at IS NULL',
+  /**
+   * Retention ($1 before, $2 limit): finished jobs unchanged since before $1 that still hold text
+   * (never erased, or a later reply's prompt), with no run open and nothing left to deliver.
+   * Served by `jobs_finished`.
+   */
+  expiredJobs: `
+    SELECT j.id AS id FROM jobs j
+    WHERE j.phase IN (${FINISHED}) AND j.updated_at < $1
+      AND (j.erased_at IS NULL OR EXISTS (SELECT 1 FROM runs r WHERE r.job_id = j.id AND r.prompt <> ''))
+      AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.job_id = j.id AND r.state IN ('pending', 'ready', 'sending'))
+      AND NOT EXISTS (
+        SELECT 1 FROM outbox o WHERE o.job_id = j.id AND o.delivered_at IS NULL AND o.dead_at IS NULL)
+    ORDER BY j.updated_at LIMIT $2`,
+  /**
+   * ($1 job, $2 before, $3 erased text, $4 now): re-checked here, so a job that moved on since it
+   * was chosen keeps its texts.
+   */
+  eraseJob: `
+    UPDATE jobs SET instruction = $3, response_url = NULL, erased_at = $4
+    WHERE id = $1 AND updated_at < $2 AND phase IN (${FINISHED})`,
+  /** ($1 job, $2 before): a reply recorded after the job was chosen keeps its text. */
+  eraseRuns: `
+    UPDATE runs SET prompt = ''
+    WHERE job_id = $1 AND prompt <> '' AND created_at < $2 AND state NOT IN ('pending', 'ready', 'sending')`,
+  /**
+   * Outbox items delivered or abandoned before $1, at most $2. The newest item always stays: on
+   * SQLite a deleted highest id would be handed out again, and ids name messages in Slack.
+   */
+  deleteDoneOutbox: `
+    DELETE FROM outbox WHERE id IN (
+      SELECT id FROM outbox
+      WHERE (delivered_at < $1 OR dead_at < $1) AND id < (SELECT MAX(id) FROM outbox)
+      LIMIT $2)`,
+  deleteOldHomeViews: 'DELETE FROM home_views WHERE opened_at < $1',
   setRootReaction: 'UPDATE jobs SET root_reaction = $2 WHERE id = $1',
   latestCardUpdate: `
     SELECT MAX(id) AS id FROM outbox
@@ -169,6 +222,13 @@ const HELD = `(o.job_id IS NULL OR o.kind NOT IN ('post', 'update_root') OR NOT 
         WHERE p.job_id = o.job_id AND p.id < o.id AND p.delivered_at IS NULL AND p.dead_at IS NULL
           AND p.kind = 'update_root' AND o.kind = 'update_root'))`;
 
+/**
+ * What one use of the agent API is, per run: a run reserved and not yet sent is one; replies sent
+ * together (one batch: one job, one send time) were one call.
+ */
+const USE = `CASE WHEN r.sent_at IS NULL THEN 'run ' || CAST(r.id AS TEXT)
+      ELSE 'call ' || CAST(r.job_id AS TEXT) || ' ' || CAST(r.sent_at AS TEXT) END`;
+
 export type QueryName = keyof typeof SHARED;
 
 /** The shared queries in one dialect: SQLite binds `$1` as the named parameter `@p1`. */
@@ -176,7 +236,11 @@ export function queriesFor(dialect: Dialect): Record<QueryName, string> {
   const lock = dialect === 'postgres' ? 'FOR UPDATE SKIP LOCKED' : '';
   const out = {} as Record<QueryName, string>;
   for (const [name, sql] of Object.entries(SHARED) as [QueryName, string][]) {
-    const filled = sql.replace('{{held}}', HELD).replace('{{lock}}', lock).replace('{{alive}}', ALIVE);
+    const filled = sql
+      .replace('{{held}}', HELD)
+      .replace('{{lock}}', lock)
+      .replace('{{alive}}', ALIVE)
+      .replace('{{use}}', USE);
     out[name] = dialect === 'sqlite' ? filled.replace(/\$(\d+)/g, '@p$1') : filled;
   }
   return out;

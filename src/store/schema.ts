@@ -164,6 +164,26 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> 
       ALTER TABLE runs ADD COLUMN team_id TEXT;
     `,
   },
+  {
+    version: 5,
+    name: 'hourly limits reserved with the check; retention',
+    // reserved_at: when a run was counted against the per-person and per-project hourly limits,
+    // in the same transaction as the check. Runs checked or sent before this version count from
+    // when they were sent (or recorded), so an upgrade does not reset anyone's hour.
+    // erased_at: when the retention sweep erased a finished job's texts.
+    sql: `
+      ALTER TABLE runs ADD COLUMN reserved_at {{time}};
+      ALTER TABLE jobs ADD COLUMN erased_at {{time}};
+      UPDATE runs SET reserved_at = COALESCE(sent_at, created_at) WHERE state IN ('ready', 'sending', 'sent', 'unknown');
+      CREATE INDEX runs_reserved_by ON runs (author_id, reserved_at) WHERE reserved_at IS NOT NULL;
+      CREATE INDEX runs_reserved ON runs (reserved_at) WHERE reserved_at IS NOT NULL;
+      CREATE INDEX jobs_finished ON jobs (updated_at)
+        WHERE phase IN ('idle', 'not_started', 'start_unknown', 'gone');
+      CREATE INDEX outbox_delivered ON outbox (delivered_at) WHERE delivered_at IS NOT NULL;
+      CREATE INDEX outbox_dead ON outbox (dead_at) WHERE dead_at IS NOT NULL;
+      CREATE INDEX home_views_opened ON home_views (opened_at);
+    `,
+  },
 ];
 
 export function migrationsFor(dialect: Dialect): { version: number; name: string; sql: string }[] {

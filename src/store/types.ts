@@ -84,6 +84,11 @@ export interface JobRecord {
   /** Instance polling the job right now, until {@link JobRecord.claimedUntil}. */
   claimedBy: string | null;
   claimedUntil: number | null;
+  /**
+   * When the retention sweep last erased what people wrote in the job (its instruction, run
+   * prompts, response_url); null while they are kept. The job row and its thread stay.
+   */
+  erasedAt: number | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -127,6 +132,11 @@ export interface RunRecord {
   /** The author's workspace, when Slack named it (it differs from the job's in a shared channel). */
   teamId: string | null;
   createdAt: number;
+  /**
+   * When the run was counted against the hourly limits ({@link Store.reserveUse}); null until
+   * then. A `failed` run (surely never reached the agent) no longer counts.
+   */
+  reservedAt: number | null;
   sentAt: number | null;
   outcomeAt: number | null;
 }
@@ -247,6 +257,41 @@ export interface Change {
   expect?: { phase: JobPhase; runCount: number };
 }
 
+/** Hourly limits one use of the agent API (a first instruction or a follow-up) is counted against. */
+export interface UseQuota {
+  /** Most uses one person may have in the window (`MAX_INSTRUCTIONS_PER_USER_PER_HOUR`). */
+  perUser: number;
+  /** Most uses of one documentation project in the window (the agent API allows 100 per hour). */
+  perProject: number;
+  /** The project that jobs recorded without one ran on. */
+  defaultProject: string;
+  /** Length of the rolling window, in milliseconds (an hour). */
+  windowMs: number;
+}
+
+/** The answer of {@link Store.reserveUse}. */
+export type UseReservation =
+  | { reserved: true }
+  | {
+      reserved: false;
+      /** Which limit was reached: the person's, or the project's. */
+      limit: 'user' | 'project';
+      /** Uses counted in the window. */
+      count: number;
+      /** When the oldest counted use leaves the window (epoch ms): the earliest retry that can pass. */
+      freeAt: number;
+    };
+
+/** What one {@link Store.eraseExpired} call did. */
+export interface Erased {
+  /** Jobs whose instruction, prompts and response_url were erased. */
+  jobs: number;
+  /** Delivered (or abandoned) outbox items deleted. */
+  outboxItems: number;
+  /** App Home visits forgotten. */
+  homeViews: number;
+}
+
 export interface Store {
   /**
    * Whether several processes may use the store at once (a database server). When false (the
@@ -316,8 +361,9 @@ export interface Store {
   /** A person's (`requesterId`) or a channel's most recent jobs, newest first. */
   recentJobs(filter: { requesterId: string } | { channelId: string }, limit: number): Promise<JobRecord[]>;
   /**
-   * Instructions sent (or maybe sent) to the agent since `since`, per project (null: the default
-   * project): what counts against the agent API's hourly limit.
+   * Uses of the agent API counted since `since`, per project (null: the default project): runs
+   * reserved with {@link Store.reserveUse} that did not end `failed`, replies sent together as
+   * one. What counts against the agent API's hourly limit.
    */
   instructionsSince(since: number): Promise<{ projectId: string | null; count: number }[]>;
   /** Records the status emoji on the thread's root without touching the job's change time. */
@@ -351,9 +397,28 @@ export interface Store {
   nextOutboxAt(): Promise<number | undefined>;
   countActiveJobs(): Promise<number>;
   /**
-   * Instructions (first instructions and follow-ups) `userId` gave since `since` that went, or
-   * may have gone, to the agent; `oldest` is the earliest one's time.
+   * Instructions (first instructions and follow-ups) of `userId` counted against the hourly
+   * limit since `since` (reserved, not `failed`); `oldest` is the earliest one's reservation time.
    */
   recentInstructions(userId: string, since: number): Promise<{ count: number; oldest: number | null }>;
+  /**
+   * Counts a run as one use of the agent API, if its author and its job's project are both under
+   * their limits: the check and the reservation happen in one transaction, serialised per person
+   * and per project (also across instances), so a burst never gets past a limit. Reserving a run
+   * already reserved succeeds again without counting it twice. A reserved run counts from
+   * `now` for `quota.windowMs`, unless it ends `failed` (it surely never reached the agent).
+   * Project uses count as {@link Store.instructionsSince} does: replies sent together are one.
+   */
+  reserveUse(runId: number, quota: UseQuota, now: number): Promise<UseReservation>;
+  /**
+   * Retention: for jobs finished (idle, not started, start unknown or gone; no run open, nothing
+   * left to deliver) and unchanged since before `before`, replaces the instruction with
+   * `erasedInstruction`, empties every run's prompt (which carries thread context and follow-up
+   * texts) and forgets the response_url. The job row, its thread and its ids stay, so a reply in
+   * an old thread still finds its job. Also deletes outbox items delivered or abandoned before
+   * `before`, and App Home visits older than that. Handles at most `limit` jobs and `limit`
+   * outbox items per call; call again while it reports that many.
+   */
+  eraseExpired(before: number, erasedInstruction: string, now: number, limit: number): Promise<Erased>;
   close(): Promise<void>;
 }

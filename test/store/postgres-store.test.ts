@@ -1,12 +1,28 @@
 import { describe, expect, it } from 'vitest';
+import { pgMigrations } from '../../src/store/postgres/migrations.js';
 import { migratePostgres, openPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { freshSchemaUrl, postgresAvailable, TEST_DATABASE_URL } from '../helpers/postgres.js';
+import { retentionContract } from './retention-contract.js';
 import { storeContract } from './store-contract.js';
+import { usesContract } from './uses-contract.js';
 
 const server = await postgresAvailable();
 
 if (server.ok) {
   storeContract('PostgreSQL', async () => openPostgresStore(await freshSchemaUrl(), { max: 4 }));
+  retentionContract('PostgreSQL', async () => openPostgresStore(await freshSchemaUrl(), { max: 4 }));
+  {
+    // Two pools on one database: two instances of the bot.
+    let url = '';
+    usesContract(
+      'PostgreSQL (two pools: two instances)',
+      async () => {
+        url = await freshSchemaUrl();
+        return openPostgresStore(url, { max: 4 });
+      },
+      () => openPostgresStore(url, { max: 4 }),
+    );
+  }
 
   describe('PostgreSQL migrations', () => {
     it('apply once even when several instances start at the same time', async () => {
@@ -16,7 +32,7 @@ if (server.ok) {
       const { rows } = await (first as Awaited<ReturnType<typeof openPostgresStore>>).pool.query(
         'SELECT version FROM schema_migrations',
       );
-      expect(rows.map((r) => r.version).sort()).toEqual([1, 2, 3, 4]);
+      expect(rows.map((r) => r.version).sort()).toEqual(pgMigrations.map((m) => m.version));
       await migratePostgres((first as Awaited<ReturnType<typeof openPostgresStore>>).pool);
       await Promise.all(stores.map((s) => s.close()));
     });

@@ -1,6 +1,6 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { queriesFor, sqliteArgs } from '../../src/store/queries.js';
@@ -13,11 +13,29 @@ import {
   migrate,
   openSqliteStore,
 } from '../../src/store/sqlite/sqlite-store.js';
+import { retentionContract } from './retention-contract.js';
 import { createRun, followUp, newJob, post, storeContract, T0 } from './store-contract.js';
+import { usesContract } from './uses-contract.js';
 
 storeContract('SQLite (:memory:)', () => openSqliteStore(':memory:'));
+usesContract('SQLite (:memory:)', () => openSqliteStore(':memory:'));
+retentionContract('SQLite (:memory:)', () => openSqliteStore(':memory:'));
+{
+  // Two connections to one file: the second stands for a process started beside the first.
+  let file = '';
+  usesContract(
+    'SQLite (two connections to one file)',
+    () => {
+      file = join(mkdtempSync(join(tmpdir(), 'docs-agent-uses-')), 'store.sqlite');
+      return openSqliteStore(file);
+    },
+    () => openSqliteStore(file),
+  );
+}
 
 type SqliteStore = ReturnType<typeof openSqliteStore>;
+/** Permission bits of a file or folder. */
+const mode = (at: string) => statSync(at).mode & 0o777;
 
 describe('SQLite store on a file', () => {
   let dir: string;
@@ -52,6 +70,33 @@ describe('SQLite store on a file', () => {
     expect(store.db.pragma('busy_timeout', { simple: true })).toBe(5000);
     // NORMAL
     expect(store.db.pragma('synchronous', { simple: true })).toBe(1);
+  });
+
+  it('keeps the store private to the app’s user whatever the umask: folders it creates 0700, the file, -wal and -shm 0600', async () => {
+    const previous = process.umask(0o022);
+    try {
+      const store = open();
+      await store.insertJob(newJob('private'), createRun(), T0);
+      expect(mode(join(dir, 'nested'))).toBe(0o700);
+      expect(mode(join(dir, 'nested', 'deeper'))).toBe(0o700);
+      expect(mode(path)).toBe(0o600);
+      expect(mode(`${path}-wal`)).toBe(0o600);
+      expect(mode(`${path}-shm`)).toBe(0o600);
+    } finally {
+      process.umask(previous);
+    }
+  });
+
+  it('makes an existing store file private, and leaves an existing folder (maybe the working directory) alone', async () => {
+    mkdirSync(dirname(path), { recursive: true });
+    chmodSync(dirname(path), 0o755);
+    writeFileSync(path, '');
+    chmodSync(path, 0o644);
+    const store = open();
+    await store.insertJob(newJob('existing'), createRun(), T0);
+    expect(mode(path)).toBe(0o600);
+    expect(mode(`${path}-wal`)).toBe(0o600);
+    expect(mode(dirname(path))).toBe(0o755);
   });
 
   it('keeps jobs, runs and outbox items across a reopen', async () => {

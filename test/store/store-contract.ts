@@ -131,6 +131,7 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
           owner: null,
           claimedBy: null,
           claimedUntil: null,
+          erasedAt: null,
           createdAt: T0,
           updatedAt: T0,
         });
@@ -149,6 +150,7 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
           owner: null,
           teamId: null,
           createdAt: T0,
+          reservedAt: null,
           sentAt: null,
           outcomeAt: null,
         });
@@ -245,6 +247,7 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
           owner: null,
           teamId: null,
           createdAt: T0 + 10,
+          reservedAt: null,
           sentAt: null,
           outcomeAt: null,
         });

@@ -143,6 +143,7 @@ const jobRecord = (fields: Partial<JobRecord>): JobRecord => ({
   owner: null,
   claimedBy: null,
   claimedUntil: null,
+  erasedAt: null,
   createdAt: 1_700_000_000_000,
   updatedAt: 1_700_000_000_000,
   ...fields,

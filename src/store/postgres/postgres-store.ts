@@ -11,6 +11,7 @@ import type {
   RunRecord,
   Store,
 } from '../types.js';
+import { type CountedUses, UnknownRunError, useDecision } from '../uses.js';
 import { type DatabaseTlsError, parseDatabaseTls, tlsOptions } from './connection-tls.js';
 import { pgMigrations } from './migrations.js';
 
@@ -18,6 +19,13 @@ import { pgMigrations } from './migrations.js';
 export const MIGRATION_LOCK_KEY = 7_204_118_533;
 /** Advisory lock key held while taking over a gone instance's work, so two instances never both do. */
 export const ADOPTION_LOCK_KEY = 7_204_118_534;
+
+/**
+ * First keys of the two-key advisory locks that serialise use reservations: one lock per person
+ * and one per project (the second key hashes the id), always taken in that order.
+ */
+export const USER_USES_LOCK = 720_411;
+export const PROJECT_USES_LOCK = 720_412;
 
 const queries = queriesFor('postgres');
 
@@ -213,7 +221,7 @@ export async function openPostgresStore(
     insertFollowUp: (jobId, run, now) => transaction((db) => insertRun(db, jobId, run, now)),
     async claimRun(runId, now) {
       const r = await pool.query(
-        "UPDATE runs SET state = 'sending', sent_at = $1 WHERE id = $2 AND state = 'pending'",
+        "UPDATE runs SET state = 'sending', sent_at = $1, reserved_at = COALESCE(reserved_at, $1) WHERE id = $2 AND state = 'pending'",
         [now, runId],
       );
       return r.rowCount === 1;
@@ -330,13 +338,48 @@ export async function openPostgresStore(
       return Number(rows[0]?.n ?? 0);
     },
     async recentInstructions(userId, since) {
-      const { rows } = await pool.query(
-        `SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM runs
-         WHERE author_id = $1 AND created_at >= $2 AND state IN ('sending', 'sent', 'unknown')`,
-        [userId, since],
-      );
+      const { rows } = await pool.query(queries.recentInstructions, [userId, since]);
       return { count: Number(rows[0]?.n ?? 0), oldest: rows[0]?.oldest ?? null };
     },
+    reserveUse: (runId, quota, now) =>
+      transaction(async (db) => {
+        const run = await one<{ authorId: string; project: string }>(db, queries.useOfRun, [
+          runId,
+          quota.defaultProject,
+        ]);
+        if (!run) throw new UnknownRunError(runId);
+        // Held until commit: the next reservation for this person or project (on any instance)
+        // waits, and its counts, read after that, include this one.
+        await db.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [USER_USES_LOCK, run.authorId]);
+        await db.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [PROJECT_USES_LOCK, run.project]);
+        const current = await one<{ reservedAt: number | null }>(
+          db,
+          'SELECT reserved_at FROM runs WHERE id = $1 FOR UPDATE',
+          [runId],
+        );
+        if (current && current.reservedAt !== null) return { reserved: true as const };
+        const since = now - quota.windowMs;
+        const counts = async (sql: string, params: unknown[]): Promise<CountedUses> => {
+          const row = (await db.query(sql, params)).rows[0] as { n?: unknown; oldest?: unknown } | undefined;
+          return { n: Number(row?.n ?? 0), oldest: row?.oldest == null ? null : Number(row.oldest) };
+        };
+        const user = await counts(queries.recentInstructions, [run.authorId, since]);
+        const project = await counts(queries.projectUses, [since, quota.defaultProject, run.project]);
+        const decision = useDecision(quota, user, project, now);
+        if (decision.reserved) await db.query(queries.reserveRun, [runId, now]);
+        return decision;
+      }),
+    eraseExpired: (before, erasedInstruction, now, limit) =>
+      transaction(async (db) => {
+        const expired = (await db.query(queries.expiredJobs, [before, limit])).rows as { id: number }[];
+        for (const { id } of expired) {
+          await db.query(queries.eraseJob, [id, before, erasedInstruction, now]);
+          await db.query(queries.eraseRuns, [id, before]);
+        }
+        const outbox = await db.query(queries.deleteDoneOutbox, [before, limit]);
+        const homes = await db.query(queries.deleteOldHomeViews, [before]);
+        return { jobs: expired.length, outboxItems: outbox.rowCount ?? 0, homeViews: homes.rowCount ?? 0 };
+      }),
     async close() {
       await pool.end();
     },

@@ -1,10 +1,11 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { newJobArgs, type QueryName, queriesFor, sqliteArgs } from '../queries.js';
 import { fromRow, outboxFromRow, patchColumns, type Row } from '../rows.js';
 import type {
   Change,
+  Erased,
   JobPatch,
   JobRecord,
   NewJob,
@@ -15,7 +16,10 @@ import type {
   RunPatch,
   RunRecord,
   Store,
+  UseQuota,
+  UseReservation,
 } from '../types.js';
+import { type CountedUses, UnknownRunError, useDecision } from '../uses.js';
 import { migrations } from './migrations.js';
 
 /** `SET a = @a, b = @b` for the defined keys of a patch, with snake_case columns. */
@@ -61,12 +65,39 @@ export function migrate(db: Database.Database): void {
   }
 }
 
+/** Mode of folders created for the store: only the app's user may list or enter them. */
+export const STORE_DIRECTORY_MODE = 0o700;
+/** Mode of the database file and its `-wal` and `-shm` companions: only the app's user may read them. */
+export const STORE_FILE_MODE = 0o600;
+
+/**
+ * Makes the database file private before SQLite opens it, whatever the umask: folders created
+ * for it get 0700 (an existing folder, which may be the working directory, is left alone), and
+ * the file, created here if missing, gets 0600, as do companions left by an earlier run. SQLite
+ * creates `-wal` and `-shm` with the database file's mode.
+ */
+function preparePrivateFile(path: string): void {
+  const file = resolve(path);
+  const dir = dirname(file);
+  const first = mkdirSync(dir, { recursive: true, mode: STORE_DIRECTORY_MODE });
+  if (first) {
+    for (let at = dir; ; at = dirname(at)) {
+      chmodSync(at, STORE_DIRECTORY_MODE);
+      if (at === first || dirname(at) === at) break;
+    }
+  }
+  closeSync(openSync(file, 'a', STORE_FILE_MODE));
+  for (const companion of [file, `${file}-wal`, `${file}-shm`]) {
+    if (existsSync(companion)) chmodSync(companion, STORE_FILE_MODE);
+  }
+}
+
 /**
  * Opens (creating if needed) the SQLite store at `path` (`:memory:` for tests), in WAL mode,
- * with migrations applied.
+ * with migrations applied. The file and the folders created for it are private to the app's user.
  */
 export function openSqliteStore(path: string): Store & { db: Database.Database } {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') preparePrivateFile(path);
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   // NORMAL is durable against process crashes in WAL mode; only a power loss can lose the tail.
@@ -84,7 +115,9 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
       INSERT INTO runs (job_id, seq, kind, prompt, author_id, message_ts, state, owner, team_id, created_at)
       VALUES (@jobId, @seq, @kind, @prompt, @authorId, @messageTs, 'pending', @owner, @teamId, @now)`),
     runByMessage: db.prepare('SELECT * FROM runs WHERE job_id = ? AND message_ts = ?'),
-    claimRun: db.prepare("UPDATE runs SET state = 'sending', sent_at = ? WHERE id = ? AND state = 'pending'"),
+    claimRun: db.prepare(
+      "UPDATE runs SET state = 'sending', sent_at = @now, reserved_at = COALESCE(reserved_at, @now) WHERE id = @id AND state = 'pending'",
+    ),
     runById: db.prepare('SELECT * FROM runs WHERE id = ?'),
     runsOfJob: db.prepare('SELECT * FROM runs WHERE job_id = ? ORDER BY seq'),
     pendingRuns: db.prepare(
@@ -96,9 +129,6 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
       INSERT INTO outbox (job_id, dedupe_key, kind, payload, next_attempt_at, created_at)
       VALUES (@jobId, @dedupeKey, @kind, @payload, @now, @now)
       ON CONFLICT (dedupe_key) DO NOTHING`),
-    recentInstructions: db.prepare(
-      "SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM runs WHERE author_id = ? AND created_at >= ? AND state IN ('sending', 'sent', 'unknown')",
-    ),
     countActive: db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE phase = 'active'"),
   };
 
@@ -200,6 +230,37 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
     shared.forgetDeadInstances.run(args);
     return { jobs, runs };
   });
+  const reserveTx = db.transaction((runId: number, quota: UseQuota, now: number): UseReservation => {
+    // BEGIN IMMEDIATE: the database's one writer, so reservations are serialised, also across
+    // connections to the same file.
+    const run = shared.useOfRun.get(sqliteArgs([runId, quota.defaultProject])) as
+      | { author_id: string; reserved_at: number | null; project: string }
+      | undefined;
+    if (!run) throw new UnknownRunError(runId);
+    if (run.reserved_at !== null) return { reserved: true };
+    const since = now - quota.windowMs;
+    const user = shared.recentInstructions.get(sqliteArgs([run.author_id, since])) as CountedUses;
+    const project = shared.projectUses.get(
+      sqliteArgs([since, quota.defaultProject, run.project]),
+    ) as CountedUses;
+    const decision = useDecision(quota, user, project, now);
+    if (decision.reserved) shared.reserveRun.run(sqliteArgs([runId, now]));
+    return decision;
+  });
+  const eraseTx = db.transaction(
+    (before: number, erasedInstruction: string, now: number, limit: number): Erased => {
+      const expired = rows<{ id: number }>('expiredJobs', before, limit);
+      for (const { id } of expired) {
+        shared.eraseJob.run(sqliteArgs([id, before, erasedInstruction, now]));
+        shared.eraseRuns.run(sqliteArgs([id, before]));
+      }
+      return {
+        jobs: expired.length,
+        outboxItems: shared.deleteDoneOutbox.run(sqliteArgs([before, limit])).changes,
+        homeViews: shared.deleteOldHomeViews.run(sqliteArgs([before])).changes,
+      };
+    },
+  );
   const retireTx = db.transaction((instanceId: string) => {
     const args = sqliteArgs([instanceId]);
     shared.retireInstance.run(args);
@@ -217,7 +278,7 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
       return db.transaction(() => insertRun(jobId, run, now)).immediate();
     },
     async claimRun(runId, now) {
-      return stmt.claimRun.run(now, runId).changes === 1;
+      return stmt.claimRun.run({ now, id: runId }).changes === 1;
     },
     async transitionJob(jobId, from, to, now) {
       return stmt.transitionJob.run(to, now, jobId, from).changes === 1;
@@ -329,8 +390,14 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
       return (stmt.countActive.get() as { n: number }).n;
     },
     async recentInstructions(userId, since) {
-      const row = stmt.recentInstructions.get(userId, since) as { n: number; oldest: number | null };
+      const row = shared.recentInstructions.get(sqliteArgs([userId, since])) as CountedUses;
       return { count: row.n, oldest: row.oldest };
+    },
+    async reserveUse(runId, quota, now) {
+      return reserveTx.immediate(runId, quota, now);
+    },
+    async eraseExpired(before, erasedInstruction, now, limit) {
+      return eraseTx.immediate(before, erasedInstruction, now, limit);
     },
     async close() {
       if (db.open) db.close();

@@ -1,0 +1,72 @@
+import type { Logger } from '../logger.js';
+import { createLoop, type Loop } from '../util/loop.js';
+import type { Erased, Store } from './types.js';
+
+export const DAY_MS = 86_400_000;
+/** How often the retention sweep looks for expired data, in milliseconds (hourly). */
+export const RETENTION_SWEEP_MS = 3_600_000;
+/** Jobs (and outbox items) erased per store transaction, so a sweep never holds the store long. */
+export const RETENTION_BATCH = 200;
+
+/** What an erased instruction reads as wherever a job is shown. */
+export const erasedInstruction = (days: number) => `(erased after ${days} days)`;
+
+export interface RetentionOptions {
+  store: Store;
+  logger: Logger;
+  /** Days a finished job's texts are kept (`RETENTION_DAYS`); 0 keeps them forever. */
+  retentionDays: number;
+  /** Time between sweeps, in milliseconds; default {@link RETENTION_SWEEP_MS}. */
+  intervalMs?: number;
+  now?: () => number;
+}
+
+export interface RetentionSweep extends Loop {
+  /** One round: erases up to {@link RETENTION_BATCH} expired jobs and outbox items now. */
+  sweep(): Promise<Erased>;
+}
+
+/**
+ * The retention sweep: a background loop that, every {@link RETENTION_SWEEP_MS}, erases what
+ * people wrote in jobs finished more than `retentionDays` ago (instruction, prompts with their
+ * thread context, follow-up texts, response_url) and deletes outbox items delivered before then
+ * (see {@link Store.eraseExpired}). The job rows stay, so replies in old threads still route.
+ * Several instances may sweep at once: erasing twice changes nothing.
+ */
+export function createRetentionSweep(options: RetentionOptions): RetentionSweep {
+  const { store, logger, retentionDays } = options;
+  const now = options.now ?? Date.now;
+  const none: Erased = { jobs: 0, outboxItems: 0, homeViews: 0 };
+
+  async function sweep(): Promise<Erased> {
+    if (retentionDays === 0) return none;
+    const at = now();
+    const erased = await store.eraseExpired(
+      at - retentionDays * DAY_MS,
+      erasedInstruction(retentionDays),
+      at,
+      RETENTION_BATCH,
+    );
+    if (erased.jobs > 0 || erased.outboxItems > 0 || erased.homeViews > 0) {
+      logger.info('retention: erased data older than the retention period', { ...erased, retentionDays });
+    }
+    return erased;
+  }
+
+  const loop = createLoop({
+    name: 'retention sweep',
+    logger,
+    idleMs: options.intervalMs ?? RETENTION_SWEEP_MS,
+    async step() {
+      const erased = await sweep();
+      // A full batch means more may be waiting: go on at once.
+      return { busy: erased.jobs >= RETENTION_BATCH || erased.outboxItems >= RETENTION_BATCH };
+    },
+  });
+  return {
+    ...loop,
+    // Keeping data forever needs no loop at all.
+    start: () => (retentionDays === 0 ? undefined : loop.start()),
+    sweep,
+  };
+}
