@@ -7,6 +7,7 @@ import { readConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/types.js';
+import type { TaskTrackerOptions } from '../../src/util/tasks.js';
 import { type AgentStandIn, API_KEY, PROJECT_ID, startAgentStandIn } from './agent-stand-in.js';
 import { waitFor } from './http.js';
 import {
@@ -63,6 +64,8 @@ export async function startHarness(
     projects?: string[];
     /** Wraps the store the first app runs on (to inject store faults). */
     wrapStore?: (store: Store) => Store;
+    /** Bounds of the background work (small ones show back-pressure). */
+    tasks?: TaskTrackerOptions;
   } = {},
 ) {
   const slack: SlackStandIn = await startSlackStandIn();
@@ -85,6 +88,7 @@ export async function startHarness(
   }
   let app: RunningApp = await startApp(config, {
     logger: logger(),
+    ...(options.tasks ? { tasks: options.tasks } : {}),
     ...(options.wrapStore ? { store: options.wrapStore(openSqliteStore(databasePath)) } : {}),
   });
   const base = () => `http://127.0.0.1:${app.port}`;
@@ -130,7 +134,7 @@ export async function startHarness(
     /** Stops the app (as on SIGTERM) and starts a new one on the same store file. */
     async restart() {
       await app.stop();
-      app = await startApp(config, { logger: logger() });
+      app = await startApp(config, { logger: logger(), ...(options.tasks ? { tasks: options.tasks } : {}) });
     },
     async stop() {
       await app.stop();

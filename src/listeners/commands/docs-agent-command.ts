@@ -5,6 +5,7 @@ import { parseCommandText } from '../../jobs/command-text.js';
 import { text, usage } from '../../jobs/messages.js';
 import { jobListMessage, LIST_LIMIT } from '../../views/job-list.js';
 import { statusReport } from '../../views/status-report.js';
+import { runRecorded } from '../background.js';
 import type { ListenerDeps } from '../types.js';
 
 const commandSchema = z.object({
@@ -128,7 +129,7 @@ export function docsAgentCommand(deps: ListenerDeps) {
     await ack();
     if (jobId !== undefined) {
       const id = jobId;
-      deps.tasks.run('start job', () => deps.jobs.startJob(id));
+      runRecorded(deps, 'start job', () => deps.jobs.startJob(id), { jobId: id });
     }
   };
 }
