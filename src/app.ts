@@ -20,8 +20,8 @@ import { slackLogger } from './slack/slack-logger.js';
 import { createUserNames } from './slack/user-names.js';
 import { openStore } from './store/open-store.js';
 import { createRetentionSweep } from './store/retention.js';
-import type { Store } from './store/types.js';
-import { createTaskTracker } from './util/tasks.js';
+import type { Orphans, Store } from './store/types.js';
+import { createTaskTracker, type TaskTrackerOptions } from './util/tasks.js';
 import { withTimeout } from './util/timeout.js';
 
 /** How long shutdown lets in-flight work finish before closing anyway, in milliseconds. */
@@ -40,6 +40,8 @@ export interface StartOptions {
   logger?: Logger;
   /** Store to use instead of opening `config.databasePath`. */
   store?: Store;
+  /** Bounds of the background work (tests make them small); the defaults are in `util/tasks.ts`. */
+  tasks?: TaskTrackerOptions;
 }
 
 /** Wires every part together and starts serving. */
@@ -62,13 +64,31 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const slack = createSlackGateway({ client, logger });
   const identity = createIdentity(client, logger);
   void identity.get();
-  const tasks = createTaskTracker(logger);
+  const tasks = createTaskTracker(logger, options.tasks);
+  /**
+   * Carries on work the store gave this instance (left by a stopped instance, or handed back
+   * when no slot was free): one task per job or follow-up, and what finds no slot goes back.
+   */
+  const carryOn = (orphans: Orphans) => {
+    const left = { jobIds: [] as number[], runIds: [] as number[] };
+    for (const job of orphans.jobs) {
+      if (!tasks.run('recover interrupted work', () => jobs.recover({ jobs: [job], runs: [] })))
+        left.jobIds.push(job.id);
+    }
+    for (const run of orphans.runs) {
+      if (!tasks.run('recover interrupted work', () => jobs.recover({ jobs: [], runs: [run] })))
+        left.runIds.push(run.id);
+    }
+    void jobs.handBack(left);
+  };
   const membership = createMembership({
     store,
     instanceId,
     timeoutMs: config.instanceTimeoutMs,
     logger,
-    onOrphans: (orphans) => tasks.run('recover interrupted work', () => jobs.recover(orphans)),
+    onOrphans: carryOn,
+    // While every slot is taken, what waits stays in the store for a later round.
+    canTakeOver: () => tasks.hasRoom,
   });
   // POLL_MAX_RPS is the deployment's budget: instances sharing a store split it.
   const budget = createRequestBudget({ rate: () => config.poll.maxRps / membership.liveCount() });

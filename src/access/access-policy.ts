@@ -4,6 +4,7 @@ import type { SlackGateway, SlackUser } from '../slack/gateway.js';
 import { SlackCallError } from '../slack/gateway.js';
 import type { Identity } from '../slack/identity.js';
 import type { Store } from '../store/types.js';
+import { BoundedCache } from '../util/lru.js';
 import { AGENT_HOURLY_LIMIT } from '../views/status-report.js';
 
 /** Who is asking, and where. */
@@ -41,6 +42,8 @@ export interface AccessPolicy {
 
 /** How long account facts from users.info are trusted, in milliseconds. */
 export const USER_CACHE_MS = 10 * 60_000;
+/** Most people whose account facts are kept; the least recently seen are forgotten first. */
+export const MAX_CACHED_USERS = 5_000;
 export const HOUR_MS = 3_600_000;
 
 export interface AccessPolicyDeps {
@@ -65,15 +68,14 @@ export function createAccessPolicy(deps: AccessPolicyDeps): AccessPolicy {
   const { config, identity, slack, store, logger } = deps;
   const now = deps.now ?? Date.now;
   const projectLimit = deps.projectHourlyLimit ?? AGENT_HOURLY_LIMIT;
-  const users = new Map<string, { user: SlackUser; at: number }>();
+  const users = new BoundedCache<SlackUser>(MAX_CACHED_USERS, USER_CACHE_MS, now);
 
   async function isGuest(userId: string): Promise<boolean> {
     const cached = users.get(userId);
-    if (cached && now() - cached.at < USER_CACHE_MS)
-      return cached.user.isRestricted || cached.user.isUltraRestricted;
+    if (cached) return cached.isRestricted || cached.isUltraRestricted;
     try {
       const user = await slack.userInfo(userId);
-      users.set(userId, { user, at: now() });
+      users.set(userId, user);
       return user.isRestricted || user.isUltraRestricted;
     } catch (error) {
       // Slack could not say. A definite "no such user" refuses; an outage must not stop the

@@ -66,3 +66,19 @@ export class AgentOutcomeUnknownError extends AgentApiError {
 export class AgentInvalidResponseError extends AgentApiError {
   override name = 'AgentInvalidResponseError';
 }
+
+/**
+ * The API answered 2xx with a body longer than the client reads ({@link MAX_RESPONSE_BYTES} in
+ * `client.ts`): the request was aborted there. Handled exactly like a malformed answer, which it
+ * is: not retried in place, and for a POST the outcome is unknown.
+ */
+export class AgentResponseTooLargeError extends AgentInvalidResponseError {
+  override name = 'AgentResponseTooLargeError';
+  /** The most bytes the client reads of an answer. */
+  readonly limitBytes: number;
+
+  constructor(message: string, options: { status?: number; limitBytes: number; cause?: unknown }) {
+    super(message, { status: options.status, cause: options.cause });
+    this.limitBytes = options.limitBytes;
+  }
+}

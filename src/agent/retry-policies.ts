@@ -20,7 +20,8 @@ export const POST_MAX_RETRY_AFTER_MS = 5_000;
 
 /**
  * Reads are safe to repeat: retried on network errors, time-outs, 5xx and 429 with a
- * short (or no) Retry-After. Never on 401/403/404/400 or an invalid body.
+ * short (or no) Retry-After. Never on 401/403/404/400 or an invalid body (an overlong one
+ * included: the poller asks again on its own schedule).
  */
 export const getPolicy: RetryPolicy = {
   retries: 3,

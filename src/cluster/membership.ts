@@ -13,8 +13,13 @@ export interface MembershipOptions {
    */
   timeoutMs: number;
   logger: Logger;
-  /** Receives what a stopped instance left half done, now this instance's to finish. */
+  /**
+   * Receives what a stopped instance left half done (or a busy one handed back), now this
+   * instance's to finish.
+   */
   onOrphans(orphans: Orphans): void;
+  /** Whether this instance can take work over now; when false the round is skipped. Default: always. */
+  canTakeOver?: () => boolean;
   now?: () => number;
 }
 
@@ -49,9 +54,10 @@ export function createMembership(options: MembershipOptions): Membership {
   let adopting: Promise<void> | undefined;
 
   async function adopt(staleBefore: number): Promise<void> {
+    if (options.canTakeOver && !options.canTakeOver()) return;
     const orphans = await store.adoptOrphans(instanceId, staleBefore);
     if (orphans.jobs.length === 0 && orphans.runs.length === 0) return;
-    logger.warn('taking over work a stopped instance left half done', {
+    logger.warn('taking over work a stopped instance left half done, or a busy one handed back', {
       jobs: orphans.jobs.map((j) => j.id),
       runs: orphans.runs.map((r) => r.id),
     });

@@ -28,8 +28,8 @@ export interface FollowUpsDeps {
   pollIntervalMs: number;
   onEnqueued: () => void;
   onRunStarted: () => void;
-  /** Runs background work (a batch whose window has passed) among the tracked tasks. */
-  runTask: (name: string, work: () => Promise<void>) => void;
+  /** Runs background work (a batch whose window has passed) among the tracked tasks; false when full. */
+  runTask: (name: string, work: () => Promise<void>) => boolean;
   now: () => number;
 }
 
@@ -129,13 +129,15 @@ export function createFollowUps(deps: FollowUpsDeps): FollowUps {
     const timer = setTimeout(() => {
       batchTimers.delete(jobId);
       // The job may have moved on meanwhile, and more replies may have joined the batch.
-      deps.runTask('send follow-ups', () =>
+      const taken = deps.runTask('send follow-ups', () =>
         dispatchReady(jobId).catch((error: unknown) => {
           // The store could not be read: the replies stay `ready`; try again shortly.
           logger.warn('could not send waiting follow-ups; will retry', { jobId, error });
           waitForBatch(jobId, BATCH_RETRY_MS);
         }),
       );
+      // No slot free: the replies stay `ready` (one timer per job holds their turn).
+      if (!taken) waitForBatch(jobId, BATCH_RETRY_MS);
     }, ms);
     batchTimers.set(jobId, timer);
   }

@@ -83,6 +83,14 @@ export interface JobService {
    */
   recover(orphans: Orphans): Promise<void>;
   /**
+   * Leaves recorded work this instance has no background slot for to the store: the jobs still
+   * to start and the follow-ups still to send lose their owner, and the next take-over round
+   * (this instance's or another's, see {@link Store.adoptOrphans}) carries them on. Never
+   * rejects: if the store cannot be written, the work stays this instance's and its next start
+   * carries it on.
+   */
+  handBack(work: { jobIds?: number[]; runIds?: number[] }): Promise<void>;
+  /**
    * Stops waiting for batch windows. Replies still waiting stay recorded as `ready`, and the
    * instance that takes over this one's work (or this one's next start) sends them.
    */
@@ -118,8 +126,11 @@ export interface JobServiceDeps {
   onEnqueued: () => void;
   /** Wakes the poller after a run started. */
   onRunStarted: () => void;
-  /** Runs background work (a batch whose window has passed) among the tracked tasks. */
-  runTask: (name: string, work: () => Promise<void>) => void;
+  /**
+   * Runs background work (a batch whose window has passed) among the tracked tasks; false when
+   * no slot is free (the batch then waits and tries again).
+   */
+  runTask: (name: string, work: () => Promise<void>) => boolean;
   now?: () => number;
 }
 
@@ -308,6 +319,23 @@ export function createJobService(deps: JobServiceDeps): JobService {
   const service: JobService = {
     stop() {
       followUps.stop();
+    },
+
+    async handBack({ jobIds = [], runIds = [] }) {
+      if (jobIds.length === 0 && runIds.length === 0) return;
+      try {
+        await store.releaseWork(deps.instanceId, { jobIds, runIds });
+        logger.warn('no room for background work: left to the store for the next take-over round', {
+          jobs: jobIds,
+          runs: runIds,
+        });
+      } catch (error) {
+        logger.error('could not leave work to the store; it is carried on at the next start', {
+          jobs: jobIds,
+          runs: runIds,
+          error,
+        });
+      }
     },
 
     async acceptCommand(request) {
@@ -534,7 +562,12 @@ export function createJobService(deps: JobServiceDeps): JobService {
 
     async recover({ jobs, runs }) {
       for (const job of jobs) {
-        logger.warn('job interrupted: the process starting it stopped', { jobId: job.id, phase: job.phase });
+        if (job.phase === 'accepted') logger.info('taking over a job still to start', { jobId: job.id });
+        else
+          logger.warn('job interrupted: the process starting it stopped', {
+            jobId: job.id,
+            phase: job.phase,
+          });
         // Applied only if the job is still where the stopped process left it.
         const expect = { phase: job.phase, runCount: job.runCount };
         const first = (await store.getRuns(job.id))[0];

@@ -160,6 +160,14 @@ const SHARED = {
     WHERE state IN ('pending', 'ready', 'sending') AND kind = 'follow_up'
       AND (owner IS NULL OR (owner <> $1 AND owner NOT IN ({{alive}})))
     RETURNING *`,
+  /** ($1 job, $2 instance): the job goes back to the take-over round (see `adoptJobs`). */
+  releaseJobWork: `
+    UPDATE jobs SET owner = NULL
+    WHERE id = $1 AND owner = $2 AND phase IN ('accepted', 'posting', 'creating')`,
+  /** ($1 run, $2 instance): the follow-up goes back to the take-over round (see `adoptRuns`). */
+  releaseRunWork: `
+    UPDATE runs SET owner = NULL
+    WHERE id = $1 AND owner = $2 AND state IN ('pending', 'ready', 'sending') AND kind = 'follow_up'`,
   forgetDeadInstances: 'DELETE FROM instances WHERE heartbeat_at < $2 AND id <> $1',
   /**
    * Claims due outbox items and starts an attempt on each (counted, `started_at` set): ($1

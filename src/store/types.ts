@@ -349,6 +349,13 @@ export interface Store {
    * same row. `instanceId` itself always counts as alive.
    */
   adoptOrphans(instanceId: string, staleBefore: number): Promise<Orphans>;
+  /**
+   * Gives back work `instanceId` holds but has no room to carry on now: those of the jobs still
+   * to be started (`accepted`, `posting`, `creating`) and follow-ups still to be sent
+   * (`pending`, `ready`, `sending`) that it owns lose their owner, so the next
+   * {@link Store.adoptOrphans} round, of any instance, takes them. Others are left as they are.
+   */
+  releaseWork(instanceId: string, work: { jobIds: number[]; runIds: number[] }): Promise<void>;
   /** Follow-ups recorded while the job did not yet exist upstream. */
   pendingRuns(jobId: number): Promise<RunRecord[]>;
   /** Checked follow-ups of a job waiting to be sent, oldest first. */

@@ -4,9 +4,14 @@ import type { Logger } from '../logger.js';
 export interface TaskTracker {
   /**
    * Runs `work` in the background, or queues it while `concurrency` tasks run; errors are logged
-   * with `name`.
+   * with `name`. Returns false, and takes nothing, when the queue is full or the tracker is
+   * draining. Never waits: a listener can call it before Slack has its answer. A caller whose
+   * work is recorded in the store hands it back there (`JobService.handBack`); other work is
+   * either retried later by its owner or dropped, as the caller decides.
    */
-  run(name: string, work: () => Promise<void>): void;
+  run(name: string, work: () => Promise<void>): boolean;
+  /** Whether {@link TaskTracker.run} would take work now. */
+  readonly hasRoom: boolean;
   /**
    * Stops starting queued work and waits for running work, at most `timeoutMs`; true when
    * everything running finished. Queued work is left to the store: it is recorded there, and
@@ -19,11 +24,30 @@ export interface TaskTracker {
 
 /** Background tasks running at once by default: acknowledgements stay fast under a burst. */
 export const TASK_CONCURRENCY = 16;
+/**
+ * Background tasks waiting for a slot, at most. A waiting task is a small closure (a name and an
+ * id, a few hundred bytes), so a full queue holds about 1.5 MB: room for a burst of thousands of
+ * commands, and no more however long the flood. Beyond it, recorded work stays in the store and
+ * is carried on by the take-over round (see `JobService.handBack`): a burst delays work but
+ * loses none.
+ */
+export const MAX_QUEUED_TASKS = 5_000;
 
-export function createTaskTracker(logger: Logger, concurrency = TASK_CONCURRENCY): TaskTracker {
+export interface TaskTrackerOptions {
+  /** Tasks running at once; default {@link TASK_CONCURRENCY}. */
+  concurrency?: number;
+  /** Tasks waiting at most; default {@link MAX_QUEUED_TASKS}. */
+  maxQueued?: number;
+}
+
+export function createTaskTracker(logger: Logger, options: TaskTrackerOptions = {}): TaskTracker {
+  const concurrency = options.concurrency ?? TASK_CONCURRENCY;
+  const maxQueued = options.maxQueued ?? MAX_QUEUED_TASKS;
   const running = new Set<Promise<void>>();
   const queued: { name: string; work: () => Promise<void> }[] = [];
   let draining = false;
+  /** Work refused since the queue last had room: reported once per burst, not once per task. */
+  let refused = 0;
 
   function start(name: string, work: () => Promise<void>) {
     const task = (async () => {
@@ -38,14 +62,33 @@ export function createTaskTracker(logger: Logger, concurrency = TASK_CONCURRENCY
       running.delete(task);
       const next = draining ? undefined : queued.shift();
       if (next) start(next.name, next.work);
+      if (refused > 0 && queued.length < maxQueued) {
+        logger.info('background work has room again', { refused });
+        refused = 0;
+      }
     });
   }
 
+  const hasRoom = () => !draining && (running.size < concurrency || queued.length < maxQueued);
+
   return {
     run(name, work) {
-      if (draining) return;
+      if (!hasRoom()) {
+        if (!draining && refused++ === 0) {
+          logger.warn('background work is full; further work waits in the store', {
+            task: name,
+            running: running.size,
+            queued: queued.length,
+          });
+        }
+        return false;
+      }
       if (running.size < concurrency) start(name, work);
       else queued.push({ name, work });
+      return true;
+    },
+    get hasRoom() {
+      return hasRoom();
     },
     async drain(timeoutMs) {
       draining = true;

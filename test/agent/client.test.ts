@@ -1,5 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type AgentClientOptions, createAgentClient, parseRetryAfter } from '../../src/agent/client.js';
+import {
+  type AgentClientOptions,
+  clipDetail,
+  createAgentClient,
+  MAX_ERROR_BODY_BYTES,
+  MAX_RESPONSE_BYTES,
+  parseRetryAfter,
+} from '../../src/agent/client.js';
 import {
   AgentApiError,
   AgentBadRequestError,
@@ -7,6 +14,7 @@ import {
   AgentNotFoundError,
   AgentOutcomeUnknownError,
   AgentRateLimitedError,
+  AgentResponseTooLargeError,
   AgentUnauthorizedError,
   AgentUnavailableError,
 } from '../../src/agent/errors.js';
@@ -19,7 +27,7 @@ import {
   PROJECT_ID,
   startAgentStandIn,
 } from '../helpers/agent-stand-in.js';
-import { listen, sleep } from '../helpers/http.js';
+import { listen, sleep, waitFor } from '../helpers/http.js';
 
 const WRONG_KEY = 'mint_wrong_key_0123456789';
 /** A fixed clock for tests that check computed reset times exactly. */
@@ -542,6 +550,161 @@ describe('responses', () => {
     expect(job.status).toBe('archived');
     expect(job.archivedAt).toBe(stand.jobs.get('job_1')?.archivedAt);
     expect(job.archivedAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+  });
+});
+
+describe('bounded answers', () => {
+  const MB = 1_048_576;
+
+  it('cuts a 100 MB answer at 1 MiB as it streams in: the request is aborted, nothing more is read', async () => {
+    await seedJob();
+    // Paced, so what the stand-in got out is what the client took, not what kernel buffers hold.
+    stand.fail('get', { flood: { bytes: 100 * MB, chunkBytes: 16_384, paceMs: 1 } });
+    const heapBefore = process.memoryUsage().heapUsed;
+    const error = await failure(client().getJob('job_1'));
+    expect(error).toBeInstanceOf(AgentResponseTooLargeError);
+    // Handled exactly like a malformed answer.
+    expect(error).toBeInstanceOf(AgentInvalidResponseError);
+    expect((error as AgentResponseTooLargeError).status).toBe(200);
+    expect((error as AgentResponseTooLargeError).limitBytes).toBe(MAX_RESPONSE_BYTES);
+    expect(error.message).toContain(`over ${MAX_RESPONSE_BYTES} bytes`);
+    expect(MAX_RESPONSE_BYTES).toBe(MB);
+    const [flood] = stand.floods;
+    await waitFor('the stand-in to see the hang-up', () => flood?.cutOff);
+    expect(flood?.finished).toBe(false);
+    expect(flood?.written).toBeGreaterThan(MB);
+    expect(flood?.written).toBeLessThan(2 * MB);
+    // Not the body's size: at most the 1 MiB kept (as bytes and as a string) and some slack.
+    expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(20 * MB);
+    // Like a malformed answer, it is not retried in place (the poller tries again later).
+    expect(stand.requestsFor('get')).toHaveLength(1);
+    expect(answers).toEqual([200]);
+  });
+
+  it('cuts an unpaced flood too, long before its end', async () => {
+    await seedJob();
+    stand.fail('get', { flood: { bytes: 100 * MB, chunkBytes: 65_536 } });
+    const started = Date.now();
+    const error = await failure(client().getJob('job_1'));
+    expect(error).toBeInstanceOf(AgentResponseTooLargeError);
+    const [flood] = stand.floods;
+    await waitFor('the stand-in to see the hang-up', () => flood?.cutOff);
+    // Socket buffers on both sides hold a few MB at most; the client itself read 1 MiB.
+    expect(flood?.written).toBeLessThan(16 * MB);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('refuses an answer whose Content-Length is over the limit without reading it', async () => {
+    await seedJob();
+    // The stand-in announces 100 MB and then trickles: the client must not wait for any of it.
+    stand.fail('get', { flood: { bytes: 100 * MB, declareLength: true, chunkBytes: 1_024, paceMs: 50 } });
+    const started = Date.now();
+    const error = await failure(client().getJob('job_1'));
+    expect(error).toBeInstanceOf(AgentResponseTooLargeError);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    const [flood] = stand.floods;
+    await waitFor('the stand-in to see the hang-up', () => flood?.cutOff);
+    expect(flood?.written).toBeLessThan(64 * 1_024);
+  });
+
+  it('reads an answer of exactly 1 MiB (an overlong field in it is dropped, the job kept)', async () => {
+    await seedJob();
+    const prefix = '{"id": "job_1", "status": "active", "model": "';
+    const suffix = '"}';
+    const body = `${prefix}${'m'.repeat(MAX_RESPONSE_BYTES - prefix.length - suffix.length)}${suffix}`;
+    expect(Buffer.byteLength(body)).toBe(MAX_RESPONSE_BYTES);
+    stand.fail('get', { status: 200, body });
+    const job = await client().getJob('job_1');
+    expect(job).toMatchObject({ id: 'job_1', status: 'active', model: null });
+  });
+
+  it.each(['create', 'message'] as const)(
+    '%s: an overlong answer is an unknown outcome like a malformed one, one request',
+    async (op) => {
+      if (op === 'message') await seedJob();
+      stand.fail(op, { flood: { status: op === 'create' ? 201 : 200, bytes: 10 * MB } });
+      const error = await failure(post(op));
+      expect(error).toBeInstanceOf(AgentResponseTooLargeError);
+      expect(error).toBeInstanceOf(AgentInvalidResponseError);
+      expect(stand.requestsFor(op)).toHaveLength(1);
+      expect(retryLines()).toEqual([]);
+    },
+  );
+
+  it('reads at most 64 KiB of a huge error answer and shows at most 300 characters of it', async () => {
+    await seedJob();
+    stand.fail(
+      'get',
+      { flood: { status: 500, bytes: 50 * MB, prefix: '{"error": "', fill: 'x', paceMs: 1 } },
+      { flood: { status: 500, bytes: 50 * MB, prefix: '{"error": "', fill: 'x', paceMs: 1 } },
+    );
+    const job = await client().getJob('job_1');
+    // Still an ordinary 500: retried, and the third attempt succeeds.
+    expect(job.id).toBe('job_1');
+    expect(answers).toEqual([500, 500, 200]);
+    for (const flood of stand.floods) {
+      await waitFor('the stand-in to see the hang-up', () => flood.cutOff);
+      expect(flood.written).toBeLessThan(MAX_ERROR_BODY_BYTES + 200_000);
+    }
+    expect(Math.max(...lines.map((l) => l.length))).toBeLessThan(2_000);
+  });
+
+  it('cuts a long JSON error, and a long plain-text 429, to 300 characters on one line', async () => {
+    stand.fail('create', { status: 400, body: JSON.stringify({ error: `Bad\n${'b'.repeat(5_000)}` }) });
+    const bad = await failure(post('create'));
+    expect(bad).toBeInstanceOf(AgentBadRequestError);
+    expect((bad as AgentBadRequestError).detail.length).toBeLessThanOrEqual(300);
+    expect((bad as AgentBadRequestError).detail).toMatch(/^Bad b+…$/);
+
+    stand.fail('create', {
+      status: 429,
+      body: `Too Many Requests\n${'z'.repeat(200_000)}`,
+      headers: { 'content-type': 'text/plain' },
+    });
+    const limited = await failure(post('create'));
+    expect(limited).toBeInstanceOf(AgentRateLimitedError);
+    expect(limited.message).toContain('Too Many Requests z');
+    expect(limited.message.length).toBeLessThan(450);
+  });
+
+  it('masks the key before cutting, so no cut leaves part of it', async () => {
+    // The key straddles the 300th character.
+    const error = `${'e'.repeat(290)}${API_KEY} more`;
+    stand.fail('create', { status: 400, body: JSON.stringify({ error }) });
+    const bad = await failure(post('create'));
+    expect((bad as AgentBadRequestError).detail).not.toContain('mint_');
+    expect((bad as AgentBadRequestError).detail).toContain('[red');
+  });
+
+  it('clipDetail keeps one line and never splits a surrogate pair', () => {
+    expect(clipDetail('a\n\tb\u0000c')).toBe('a b c');
+    expect(clipDetail('x'.repeat(10), 5)).toBe('xxxx…');
+    const clipped = clipDetail(`abc${'😀'.repeat(5)}`, 5);
+    expect(clipped).toBe('abc…');
+  });
+});
+
+describe('job ids in request paths', () => {
+  it.each(['..', '.', 'job\u0000x', 'job\nx', 'j'.repeat(257)])(
+    'refuses %j before any request is sent',
+    async (id) => {
+      const c = client();
+      const get = await failure(c.getJob(id));
+      const message = await failure(c.sendMessage(id, 'hello'));
+      for (const error of [get, message]) {
+        expect(error).toBeInstanceOf(AgentApiError);
+        expect(error).not.toBeInstanceOf(AgentOutcomeUnknownError);
+        expect(error.message).toContain('cannot be used in a request path');
+      }
+      expect(stand.requests).toEqual([]);
+    },
+  );
+
+  it('refuses an answer whose job id could not be used in a path', async () => {
+    stand.fail('create', { status: 201, body: JSON.stringify({ id: '..', status: 'active' }) });
+    const error = await failure(post('create'));
+    expect(error).toBeInstanceOf(AgentInvalidResponseError);
+    expect(error.message).toContain('not an agent job');
   });
 });
 

@@ -67,7 +67,34 @@ export type AgentFault =
   /** Closes the connection without an answer. */
   | { hangUp: true }
   /** Does the work, then closes the connection without an answer (the outcome is lost). */
-  | { acceptThenHangUp: true };
+  | { acceptThenHangUp: true }
+  /**
+   * Answers `status` (default 200) with a body of `bytes` bytes (a JSON string that never ends
+   * soon), written `chunkBytes` at a time every `paceMs` (0: as fast as the socket takes it).
+   * With `declareLength`, the Content-Length header announces the whole size. See `floods`.
+   */
+  | {
+      flood: {
+        status?: number;
+        bytes: number;
+        chunkBytes?: number;
+        paceMs?: number;
+        declareLength?: boolean;
+        /** Sent first; the rest of the body is this character repeated. */
+        prefix?: string;
+        fill?: string;
+      };
+    };
+
+/** What a flood answer got out before the caller hung up (or it ended). */
+export interface FloodRecord {
+  /** Bytes handed to the socket so far. */
+  written: number;
+  /** True once the caller closed the connection before the body was all written. */
+  cutOff: boolean;
+  /** True once the whole body was written. */
+  finished: boolean;
+}
 
 export interface StandInJob {
   id: string;
@@ -123,6 +150,7 @@ export async function startAgentStandIn(options: AgentStandInOptions = {}) {
   const violations: string[] = [];
   /** GETs of a job that arrived while another GET of the same job was still unanswered. */
   const overlappingGets: { jobId: string; at: number }[] = [];
+  const floods: FloodRecord[] = [];
   const getsInFlight = new Map<string, number>();
   let counter = 0;
 
@@ -143,6 +171,46 @@ export async function startAgentStandIn(options: AgentStandInOptions = {}) {
   };
   const sendError = (res: ServerResponse, status: number, message: string) =>
     sendJson(res, status, { error: message });
+
+  /** Streams a long body, as a misbehaving API or proxy might, and records how much got out. */
+  const flood = (res: ServerResponse, f: Extract<AgentFault, { flood: unknown }>['flood']) => {
+    const record: FloodRecord = { written: 0, cutOff: false, finished: false };
+    floods.push(record);
+    res.writeHead(f.status ?? 200, {
+      'content-type': 'application/json',
+      ...(f.declareLength ? { 'content-length': String(f.bytes) } : {}),
+    });
+    res.on('close', () => {
+      if (!record.finished) record.cutOff = true;
+    });
+    const prefix = Buffer.from(f.prefix ?? '{"id": "job_1", "status": "active", "model": "');
+    const chunk = Buffer.alloc(f.chunkBytes ?? 16_384, f.fill ?? 'a');
+    const write = (buffer: Buffer) => {
+      record.written += buffer.length;
+      return res.write(buffer);
+    };
+    write(prefix);
+    const pump = () => {
+      while (!record.cutOff && !res.destroyed) {
+        const left = f.bytes - record.written;
+        if (left <= 0) {
+          record.finished = true;
+          res.end();
+          return;
+        }
+        const more = write(left < chunk.length ? chunk.subarray(0, left) : chunk);
+        if (f.paceMs) {
+          setTimeout(pump, f.paceMs);
+          return;
+        }
+        if (!more) {
+          res.once('drain', pump);
+          return;
+        }
+      }
+    };
+    pump();
+  };
 
   const stand = await listen(async (req, rawBody, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -209,6 +277,7 @@ export async function startAgentStandIn(options: AgentStandInOptions = {}) {
       res.socket?.destroy();
       return;
     }
+    if (fault && 'flood' in fault) return flood(res, fault.flood);
     if (fault && 'status' in fault) {
       res.writeHead(fault.status, { 'content-type': 'application/json', ...fault.headers });
       res.end(fault.body ?? JSON.stringify({ error: `Injected ${fault.status}` }));
@@ -277,6 +346,7 @@ export async function startAgentStandIn(options: AgentStandInOptions = {}) {
     requests,
     violations,
     overlappingGets,
+    floods,
     requestsFor: (op: AgentOperation) => requests.filter((r) => r.op === op),
     fail(op: AgentOperation, ...queued: AgentFault[]) {
       faults.set(op, [...(faults.get(op) ?? []), ...queued]);

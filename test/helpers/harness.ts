@@ -8,6 +8,7 @@ import { createLogger } from '../../src/logger.js';
 import { inertSlackText } from '../../src/slack/mrkdwn.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/types.js';
+import type { TaskTrackerOptions } from '../../src/util/tasks.js';
 import { type AgentStandIn, API_KEY, PROJECT_ID, startAgentStandIn } from './agent-stand-in.js';
 import { waitFor } from './http.js';
 import {
@@ -64,6 +65,8 @@ export async function startHarness(
     projects?: string[];
     /** Wraps the store the first app runs on (to inject store faults). */
     wrapStore?: (store: Store) => Store;
+    /** Bounds of the background work (small ones show back-pressure). */
+    tasks?: TaskTrackerOptions;
   } = {},
 ) {
   // Secrets given as overrides are the ones the stand-ins expect and the requests are signed with.
@@ -91,6 +94,7 @@ export async function startHarness(
   }
   let app: RunningApp = await startApp(config, {
     logger: logger(),
+    ...(options.tasks ? { tasks: options.tasks } : {}),
     ...(options.wrapStore ? { store: options.wrapStore(openSqliteStore(databasePath)) } : {}),
   });
   const base = () => `http://127.0.0.1:${app.port}`;
@@ -142,7 +146,7 @@ export async function startHarness(
     /** Stops the app (as on SIGTERM) and starts a new one on the same store file. */
     async restart() {
       await app.stop();
-      app = await startApp(config, { logger: logger() });
+      app = await startApp(config, { logger: logger(), ...(options.tasks ? { tasks: options.tasks } : {}) });
     },
     async stop() {
       await app.stop();

@@ -622,6 +622,44 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
       });
     });
 
+    describe('releaseWork', () => {
+      it('gives a live instance’s unstarted jobs and unsent follow-ups back to the next adoption', async () => {
+        await store.heartbeat('i-busy', T0 + 50_000);
+        const waiting = await store.insertJob(newJob('rel-accepted', { owner: 'i-busy' }), createRun(), T0);
+        const other = await store.insertJob(newJob('rel-other', { owner: 'i-other' }), createRun(), T0);
+        const active = await store.insertJob(newJob('rel-active', { owner: 'i-busy' }), createRun(), T0);
+        await store.apply({ jobId: active.job.id, job: { phase: 'active', nextPollAt: T0 + 10 } }, T0);
+        const reply = await store.insertFollowUp(active.job.id, { ...followUp('6.1'), owner: 'i-busy' }, T0);
+        const sent = await store.insertFollowUp(active.job.id, { ...followUp('6.2'), owner: 'i-busy' }, T0);
+        await store.apply(
+          { jobId: active.job.id, run: { id: sent.run.id, patch: { state: 'sent', sentAt: T0 } } },
+          T0,
+        );
+        // i-busy is alive: its work is not taken.
+        await store.heartbeat('i-other', T0 + 50_000);
+        expect(await store.adoptOrphans('i-next', T0 + 1_000)).toEqual({ jobs: [], runs: [] });
+
+        await store.releaseWork('i-busy', {
+          jobIds: [waiting.job.id, other.job.id, active.job.id],
+          runIds: [reply.run.id, sent.run.id],
+        });
+        // Only what i-busy owned and had still to do is given back.
+        expect((await store.getJob(other.job.id))?.owner).toBe('i-other');
+        expect((await store.getJob(active.job.id))?.owner).toBe('i-busy');
+        expect((await store.getRun(sent.run.id))?.owner).toBe('i-busy');
+        // Any instance's next round takes it, the releasing one's included.
+        const taken = await store.adoptOrphans('i-busy', T0 + 1_000);
+        expect([ids(taken.jobs), ids(taken.runs)]).toEqual([[waiting.job.id], [reply.run.id]]);
+        expect(taken.jobs[0]?.phase).toBe('accepted');
+        expect(taken.runs[0]?.state).toBe('pending');
+        expect(await store.adoptOrphans('i-next', T0 + 1_000)).toEqual({ jobs: [], runs: [] });
+      });
+
+      it('does nothing for an empty list', async () => {
+        await store.releaseWork('i-busy', { jobIds: [], runIds: [] });
+      });
+    });
+
     describe('claims', () => {
       it('claims due jobs once until the claim runs out, soonest first', async () => {
         const a = await jobWith('claim-a', { phase: 'active', nextPollAt: T0 + 20 });

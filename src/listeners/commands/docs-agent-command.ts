@@ -6,6 +6,7 @@ import { text, usage } from '../../jobs/messages.js';
 import { md } from '../../slack/mrkdwn.js';
 import { jobListMessage, LIST_LIMIT } from '../../views/job-list.js';
 import { statusReport } from '../../views/status-report.js';
+import { runRecorded } from '../background.js';
 import type { ListenerDeps } from '../types.js';
 
 const commandSchema = z.object({
@@ -126,7 +127,7 @@ export function docsAgentCommand(deps: ListenerDeps) {
     await ack();
     if (jobId !== undefined) {
       const id = jobId;
-      deps.tasks.run('start job', () => deps.jobs.startJob(id));
+      runRecorded(deps, 'start job', () => deps.jobs.startJob(id), { jobId: id });
     }
   };
 }

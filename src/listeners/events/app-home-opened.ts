@@ -12,6 +12,8 @@ export function appHomeOpened(deps: ListenerDeps) {
     if (!parsed.success || (parsed.data.tab !== undefined && parsed.data.tab !== 'home')) return;
     const userId = parsed.data.user;
     const teamId = (body as { team_id?: string }).team_id ?? null;
+    // A view refresh: when every background slot is taken it is left out, and the tab shows what
+    // was published last until the next open or job change (the tracker logs that).
     deps.tasks.run('publish App Home', async () => {
       await deps.store.recordHomeOpened(userId, teamId, Date.now());
       await deps.home.publish(userId);

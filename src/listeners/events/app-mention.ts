@@ -2,6 +2,7 @@ import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { text as say } from '../../jobs/messages.js';
 import { followUpText } from '../../slack/mentions.js';
+import { runRecorded } from '../background.js';
 import type { ListenerDeps } from '../types.js';
 import { authorTeam, botUserIdOf, isHumanMessage } from './event-facts.js';
 import { notRecorded } from './not-recorded.js';
@@ -52,14 +53,18 @@ export function appMention(deps: ListenerDeps) {
       return notRecorded(deps, error, context, where);
     }
     if (!outcome && !instruction) {
-      // A bare mention where no job runs: say how to use it, privately.
+      // A bare mention where no job runs: say how to use it, privately. Only a courtesy, so
+      // when every background slot is taken it is left out (the tracker logs that).
       deps.tasks.run('explain a bare mention', () =>
         deps.slack.postEphemeral({ ...where, text: say.bareMention() }),
       );
       return;
     }
-    if (outcome && 'job' in outcome) deps.tasks.run('start job', () => deps.jobs.startJob(outcome.job));
+    if (outcome && 'job' in outcome)
+      runRecorded(deps, 'start job', () => deps.jobs.startJob(outcome.job), { jobId: outcome.job });
     if (outcome && 'reply' in outcome)
-      deps.tasks.run('forward reply', () => deps.jobs.processReply(outcome.reply, teamId));
+      runRecorded(deps, 'forward reply', () => deps.jobs.processReply(outcome.reply, teamId), {
+        runId: outcome.reply,
+      });
   };
 }

@@ -19,7 +19,9 @@ export function notRecorded(
   const lastChance = deps.socketMode || (context.retryNum ?? 0) >= SLACK_EVENT_RETRIES;
   deps.logger.error('could not record an instruction', { error, redeliveryExpected: !lastChance });
   if (!lastChance) throw error;
-  deps.tasks.run('say an instruction was not recorded', () =>
+  const taken = deps.tasks.run('say an instruction was not recorded', () =>
     deps.slack.postEphemeral({ ...where, text: text.notRecorded() }),
   );
+  // Nothing holds this note (the store just failed): with no slot free, the log is its only trace.
+  if (!taken) deps.logger.error('no room to tell the person their instruction was not recorded', where);
 }

@@ -1,6 +1,7 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { followUpText, mentionsUser } from '../../slack/mentions.js';
+import { runRecorded } from '../background.js';
 import type { ListenerDeps } from '../types.js';
 import { authorTeam, botUserIdOf, isHumanMessage } from './event-facts.js';
 import { notRecorded } from './not-recorded.js';
@@ -55,6 +56,7 @@ export function threadReply(deps: ListenerDeps) {
         threadTs: reply.thread_ts,
       });
     }
-    if (runId !== undefined) deps.tasks.run('forward reply', () => deps.jobs.processReply(runId, teamId));
+    if (runId !== undefined)
+      runRecorded(deps, 'forward reply', () => deps.jobs.processReply(runId, teamId), { runId });
   };
 }

@@ -5,6 +5,7 @@ import type { ConversationFacts } from '../../slack/gateway.js';
 import { escapeMrkdwn } from '../../slack/mrkdwn.js';
 import { withTimeout } from '../../util/timeout.js';
 import { BLOCK, INPUT_ACTION, type ModalMetadata } from '../../views/send-modal.js';
+import { runRecorded } from '../background.js';
 import type { ListenerDeps } from '../types.js';
 
 /**
@@ -141,7 +142,7 @@ export function sendToDocsAgentSubmission(deps: ListenerDeps) {
     await ack();
     if (typeof accepted === 'object') {
       const id = accepted.job;
-      deps.tasks.run('start job', () => deps.jobs.startJob(id));
+      runRecorded(deps, 'start job', () => deps.jobs.startJob(id), { jobId: id });
     }
   };
 }

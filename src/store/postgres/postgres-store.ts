@@ -283,6 +283,11 @@ export async function openPostgresStore(
         await db.query(queries.forgetDeadInstances, args);
         return { jobs: byId(jobs), runs: byId(runs) };
       }),
+    releaseWork: (instanceId, work) =>
+      transaction(async (db) => {
+        for (const id of work.jobIds) await db.query(queries.releaseJobWork, [id, instanceId]);
+        for (const id of work.runIds) await db.query(queries.releaseRunWork, [id, instanceId]);
+      }),
     pendingRuns: (jobId) =>
       many<RunRecord>(
         "SELECT * FROM runs WHERE state = 'pending' AND job_id = $1 AND kind = 'follow_up' ORDER BY seq",

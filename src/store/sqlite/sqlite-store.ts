@@ -261,6 +261,10 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
       };
     },
   );
+  const releaseWorkTx = db.transaction((instanceId: string, work: { jobIds: number[]; runIds: number[] }) => {
+    for (const id of work.jobIds) shared.releaseJobWork.run(sqliteArgs([id, instanceId]));
+    for (const id of work.runIds) shared.releaseRunWork.run(sqliteArgs([id, instanceId]));
+  });
   const retireTx = db.transaction((instanceId: string) => {
     const args = sqliteArgs([instanceId]);
     shared.retireInstance.run(args);
@@ -329,6 +333,9 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
     },
     async adoptOrphans(instanceId, staleBefore) {
       return adoptTx.immediate(instanceId, staleBefore);
+    },
+    async releaseWork(instanceId, work) {
+      releaseWorkTx.immediate(instanceId, work);
     },
     async pendingRuns(jobId) {
       return (stmt.pendingRuns.all(jobId) as Row[]).map((r) => fromRow<RunRecord>(r));
