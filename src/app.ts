@@ -42,6 +42,8 @@ export interface StartOptions {
   store?: Store;
   /** Bounds of the background work (tests make them small); the defaults are in `util/tasks.ts`. */
   tasks?: TaskTrackerOptions;
+  /** First wait before a held instruction is checked again (tests make it short); default `HOLD_FIRST_RETRY_MS`. */
+  holdRetryMs?: number;
 }
 
 /** Wires every part together and starts serving. */
@@ -134,6 +136,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     store,
     instanceId,
     access,
+    ...(options.holdRetryMs !== undefined ? { holdRetryMs: options.holdRetryMs } : {}),
     maxPromptChars: config.maxPromptChars,
     agentFor,
     projectFor,

@@ -9,13 +9,19 @@ import { AGENT_HOURLY_LIMIT } from '../views/status-report.js';
 
 /** Who is asking, and where. */
 export interface Requester {
+  /** The author's own workspace (`user_team` in a shared channel). */
   teamId: string | undefined;
-  channelId: string;
+  /** Where they ask; undefined where no channel applies (the App Home). */
+  channelId: string | undefined;
   userId: string;
 }
 
-/** `rate`: the person's hourly limit; `project_rate`: the documentation project's. */
-export type RefusalReason = 'team' | 'channel' | 'user' | 'guest' | 'rate' | 'project_rate';
+/**
+ * `rate`: the person's hourly limit; `project_rate`: the documentation project's;
+ * `unverified`: Slack cannot say right now whether the author is a guest or of this workspace,
+ * so nothing may be sent for them yet (the instruction is held and checked again).
+ */
+export type RefusalReason = 'team' | 'channel' | 'user' | 'guest' | 'rate' | 'project_rate' | 'unverified';
 
 export type AccessDecision =
   | { allowed: true }
@@ -29,8 +35,17 @@ export type AccessDecision =
     };
 
 export interface AccessPolicy {
-  /** Whether this person may give the agent an instruction here (workspace, channel, person, guests). */
+  /**
+   * Whether this person may use the bot here (workspace, channel, person, guests). Fails closed:
+   * `unverified` when Slack cannot say who they are.
+   */
   check(requester: Requester): Promise<AccessDecision>;
+  /**
+   * Whether the author of a message could instruct the agent themselves (the same rules but the
+   * channel's, which is the job's): only their messages go to the agent as thread context.
+   * False when Slack cannot say, and for apps when only listed people may use the bot.
+   */
+  mayInstruct(author: { userId: string | undefined; teamId: string | undefined }): Promise<boolean>;
   /**
    * Counts the run (an instruction checked with {@link AccessPolicy.check}) as one use against its
    * author's hourly limit and its project's, or refuses it when either is reached. The check and
@@ -70,33 +85,51 @@ export function createAccessPolicy(deps: AccessPolicyDeps): AccessPolicy {
   const projectLimit = deps.projectHourlyLimit ?? AGENT_HOURLY_LIMIT;
   const users = new BoundedCache<SlackUser>(MAX_CACHED_USERS, USER_CACHE_MS, now);
 
-  async function isGuest(userId: string): Promise<boolean> {
+  /** Whether the person is a guest; `unknown` when Slack cannot say right now. */
+  async function guestStatus(userId: string): Promise<'guest' | 'member' | 'unknown'> {
     const cached = users.get(userId);
-    if (cached) return cached.isRestricted || cached.isUltraRestricted;
+    const isGuest = (u: SlackUser) => u.isRestricted || u.isUltraRestricted || u.deleted;
+    if (cached) return isGuest(cached) ? 'guest' : 'member';
     try {
       const user = await slack.userInfo(userId);
       users.set(userId, user);
-      return user.isRestricted || user.isUltraRestricted;
+      return isGuest(user) ? 'guest' : 'member';
     } catch (error) {
-      // Slack could not say. A definite "no such user" refuses; an outage must not stop the
-      // whole team, so the check is skipped and logged.
-      if (error instanceof SlackCallError && error.code === 'user_not_found') return true;
-      logger.warn('could not look up the account type; guest check skipped', { userId, error });
-      return false;
+      // A definite "no such user" refuses. Anything else (an outage, a time-out) leaves the
+      // question open: nothing is sent for this person until Slack answers.
+      if (error instanceof SlackCallError && error.code === 'user_not_found') return 'guest';
+      logger.warn('could not look up the account type; the instruction waits', { userId, error });
+      return 'unknown';
     }
   }
 
+  /** The installing workspace: from the requests themselves, else auth.test. */
+  const installedTeam = async () => identity.installedTeamId() ?? (await identity.get())?.teamId;
+
+  const decide = async ({ teamId, channelId, userId }: Requester): Promise<AccessDecision> => {
+    const installed = await installedTeam();
+    if (installed && teamId && teamId !== installed) return { allowed: false, reason: 'team' };
+    if (config.allowedChannelIds && channelId !== undefined && !config.allowedChannelIds.has(channelId))
+      return { allowed: false, reason: 'channel' };
+    if (config.allowedUserIds && !config.allowedUserIds.has(userId))
+      return { allowed: false, reason: 'user' };
+    if (!installed || !teamId) return { allowed: false, reason: 'unverified' };
+    if (config.allowGuests) return { allowed: true };
+    const guest = await guestStatus(userId);
+    if (guest === 'unknown') return { allowed: false, reason: 'unverified' };
+    return guest === 'guest' ? { allowed: false, reason: 'guest' } : { allowed: true };
+  };
+
   return {
-    async check({ teamId, channelId, userId }) {
-      const installed = (await identity.get())?.teamId;
-      if (installed && teamId && teamId !== installed) return { allowed: false, reason: 'team' };
-      if (config.allowedChannelIds && !config.allowedChannelIds.has(channelId)) {
-        return { allowed: false, reason: 'channel' };
+    check: decide,
+    async mayInstruct({ userId, teamId }) {
+      if (!userId) {
+        // An app's message: apps instruct nobody, but where anyone may use the bot an
+        // integration of this workspace is as trusted as its people.
+        const installed = await installedTeam();
+        return !config.allowedUserIds && installed !== undefined && teamId === installed;
       }
-      if (config.allowedUserIds && !config.allowedUserIds.has(userId))
-        return { allowed: false, reason: 'user' };
-      if (!config.allowGuests && (await isGuest(userId))) return { allowed: false, reason: 'guest' };
-      return { allowed: true };
+      return (await decide({ teamId, channelId: undefined, userId })).allowed;
     },
     async reserve(runId) {
       const perUser = config.maxInstructionsPerUserPerHour;

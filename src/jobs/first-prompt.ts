@@ -1,11 +1,17 @@
+import type { AccessPolicy } from '../access/access-policy.js';
 import type { Logger } from '../logger.js';
-import type { SlackGateway } from '../slack/gateway.js';
+import type { SlackGateway, ThreadMessage } from '../slack/gateway.js';
 import type { UserNames } from '../slack/user-names.js';
 import type { JobRecord, RunRecord } from '../store/types.js';
 import { BOT_EVENT_TYPES } from './outbox-items.js';
 import { CONTEXT_MESSAGES_READ, contextLines, peopleIn, withContext } from './thread-context.js';
 
+/** Most distinct authors of a thread checked for context; messages of any others are withheld. */
+export const CONTEXT_AUTHORS_CHECKED = 50;
+
 export function createFirstPrompt(deps: {
+  /** Who could instruct the agent: only their messages are context. */
+  access: Pick<AccessPolicy, 'mayInstruct'>;
   slack: SlackGateway;
   names: UserNames;
   logger: Logger;
@@ -18,6 +24,24 @@ export function createFirstPrompt(deps: {
    * earlier messages as context. Context is a courtesy: if Slack cannot give it, the job starts
    * without it.
    */
+  /**
+   * The messages whose authors could have instructed the agent themselves: a thread must not be
+   * a way to hand the agent words from a guest, another organisation or someone not on
+   * `ALLOWED_USER_IDS`. When Slack cannot say, the message is withheld.
+   */
+  async function byPeopleWhoMayInstruct(messages: ThreadMessage[]): Promise<ThreadMessage[]> {
+    const key = (m: ThreadMessage) => `${m.user ?? `app:${m.botId ?? ''}`}@${m.team ?? ''}`;
+    const authors = [...new Map(messages.map((m) => [key(m), m])).values()].slice(0, CONTEXT_AUTHORS_CHECKED);
+    const allowed = new Set<string>();
+    await Promise.all(
+      authors.map(async (m) => {
+        if (await deps.access.mayInstruct({ userId: m.user, teamId: m.team }).catch(() => false))
+          allowed.add(key(m));
+      }),
+    );
+    return messages.filter((m) => allowed.has(key(m)));
+  }
+
   return async function firstPrompt(job: JobRecord, run: RunRecord): Promise<string> {
     if (!job.contextTs || !job.threadTs || deps.threadContextMaxChars === 0) return run.prompt;
     try {
@@ -32,8 +56,11 @@ export function createFirstPrompt(deps: {
       )
         // Messages before the mention, without the bot's own cards and notices (they carry its metadata).
         .filter((m) => Number(m.ts) < Number(contextTs) && !BOT_EVENT_TYPES.has(m.eventType ?? ''));
-      const names = await deps.names.of(peopleIn(messages));
-      return withContext(run.prompt, contextLines(messages, names), deps.threadContextMaxChars);
+      const context = await byPeopleWhoMayInstruct(messages);
+      const names = await deps.names.of(peopleIn(context));
+      return withContext(run.prompt, contextLines(context, names), deps.threadContextMaxChars, {
+        withheld: messages.length - context.length,
+      });
     } catch (error) {
       logger.warn('could not read the thread for context; starting without it', { jobId: job.id, error });
       return run.prompt;

@@ -3,7 +3,7 @@ import type { AgentClient } from '../agent/client.js';
 import type { AgentJob } from '../agent/schema.js';
 import type { Logger } from '../logger.js';
 import { SlackCallError, type SlackGateway } from '../slack/gateway.js';
-import { md, mrkdwnToPlain, userMention } from '../slack/mrkdwn.js';
+import { type Mrkdwn, md, mrkdwnToPlain, userMention } from '../slack/mrkdwn.js';
 import type { UserNames } from '../slack/user-names.js';
 import {
   type JobPatch,
@@ -26,6 +26,7 @@ import {
 import { createReplyCatchUp } from './catch-up.js';
 import { createFirstPrompt } from './first-prompt.js';
 import { createFollowUps } from './follow-ups.js';
+import { createHolds } from './holds.js';
 import { agentErrorText, type RenderHints, refusalText, text } from './messages.js';
 import { type PrivateTarget, privateNote, rootMetadata, rootUpdate, threadPost } from './outbox-items.js';
 import type {
@@ -126,6 +127,8 @@ export interface JobServiceDeps {
   onEnqueued: () => void;
   /** Wakes the poller after a run started. */
   onRunStarted: () => void;
+  /** First wait before an instruction held for verification is checked again, in milliseconds. */
+  holdRetryMs?: number;
   /**
    * Runs background work (a batch whose window has passed) among the tracked tasks; false when
    * no slot is free (the batch then waits and tries again).
@@ -141,6 +144,11 @@ export function createJobService(deps: JobServiceDeps): JobService {
   const followUps = createFollowUps({ ...deps, now });
   const { dispatchReady, dropRun } = followUps;
   const firstPrompt = createFirstPrompt(deps);
+  const holds = createHolds({
+    ...deps,
+    now,
+    ...(deps.holdRetryMs !== undefined ? { firstRetryMs: deps.holdRetryMs } : {}),
+  });
   const catchUp = createReplyCatchUp({
     ...deps,
     accept: (request) => service.acceptReply(request),
@@ -155,11 +163,13 @@ export function createJobService(deps: JobServiceDeps): JobService {
     runId: number,
     prompt: string,
     who: { teamId: string | undefined; channelId: string; userId: string },
-  ) {
+  ): Promise<Mrkdwn | 'held' | undefined> {
     if (prompt.length > deps.maxPromptChars) return text.promptTooLong(prompt.length, deps.maxPromptChars);
     const checked = await deps.access.check(who);
     const decision = checked.allowed ? await deps.access.reserve(runId) : checked;
     if (decision.allowed) return undefined;
+    // Slack could not say who the author is: nothing goes to the agent until it can.
+    if (decision.reason === 'unverified') return 'held';
     logger.info('instruction refused', { reason: decision.reason, user: who.userId, channel: who.channelId });
     return refusalText(decision);
   }
@@ -319,6 +329,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
   const service: JobService = {
     stop() {
       followUps.stop();
+      holds.stop();
     },
 
     async handBack({ jobIds = [], runIds = [] }) {
@@ -430,11 +441,23 @@ export function createJobService(deps: JobServiceDeps): JobService {
       const run = job && (await store.getRuns(job.id))[0];
       if (!job || !run || job.phase !== 'accepted') return;
       // Only the instruction counts against MAX_PROMPT_CHARS: context (a thread, a message) is extra.
-      const refused = await refusal(run.id, mrkdwnToPlain(job.instruction).trim(), {
+      let refused = await refusal(run.id, mrkdwnToPlain(job.instruction).trim(), {
         teamId: job.teamId,
         channelId: job.channelId,
         userId: job.requesterId,
       });
+      if (refused === 'held') {
+        const held = await holds.hold({
+          kind: 'job',
+          id: job.id,
+          jobId: job.id,
+          since: job.createdAt,
+          to: requesterTarget(job),
+          recheck: () => service.startJob(job.id),
+        });
+        if (held) return;
+        refused = text.heldTooLong();
+      }
       if (refused) {
         await store.apply(
           {
@@ -488,11 +511,23 @@ export function createJobService(deps: JobServiceDeps): JobService {
         responseUrl: null,
       };
       if (!run.prompt) return dropRun(job, run, 'empty', text.emptyFollowUp(), to);
-      const refused = await refusal(run.id, run.prompt, {
+      let refused = await refusal(run.id, run.prompt, {
         teamId: teamId ?? run.teamId ?? job.teamId,
         channelId: job.channelId,
         userId: run.authorId,
       });
+      if (refused === 'held') {
+        const held = await holds.hold({
+          kind: 'reply',
+          id: run.id,
+          jobId: job.id,
+          since: run.createdAt,
+          to,
+          recheck: () => service.processReply(run.id, teamId),
+        });
+        if (held) return;
+        refused = text.heldTooLong();
+      }
       if (refused) return dropRun(job, run, 'refused', refused, to);
       await store.apply({ jobId: job.id, run: { id: run.id, patch: { state: 'ready' } } }, now());
       await dispatchReady(job.id);

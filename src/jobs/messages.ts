@@ -235,6 +235,7 @@ const REFUSALS: Record<Exclude<RefusalReason, 'rate' | 'project_rate'>, Mrkdwn> 
   channel: md`:no_entry: The docs agent is not enabled in this channel. Ask an admin which channels it serves.`,
   user: md`:no_entry: You are not on the list of people who may instruct the docs agent. Ask an admin to add you.`,
   guest: md`:no_entry: Guest accounts cannot instruct the docs agent, because its jobs open pull requests on the docs repository.`,
+  unverified: md`:hourglass: Slack could not confirm who you are just now, so I cannot answer yet. Please try again in a moment.`,
 };
 
 /** Why someone may not give the agent an instruction, said politely and privately. */
@@ -285,6 +286,10 @@ export const text = {
   followUpRestarted: (authorId: string) =>
     md`${userMention(authorId)} :grey_question: I restarted while sending your reply to the agent and cannot tell whether it arrived. I will not resend it; reply again if nothing happens.`,
   emptyFollowUp: () => md`:information_source: That reply has no text, so nothing was sent to the agent.`,
+  held: () =>
+    md`:hourglass: Slack could not confirm who you are just now, so your instruction has not been sent to the agent yet. I have kept it and will check again; once Slack answers it is sent, or you are told why not.`,
+  heldTooLong: () =>
+    md`:warning: Slack could not confirm who you are for half an hour, so your instruction was not sent to the agent. Please send it again.`,
   bareMention: () =>
     md`:wave: Tell me what to do after the mention, e.g. \`@docs-agent Document the new rate limits\`. Inside a thread, I read the earlier messages as context. Nothing was started.`,
 };

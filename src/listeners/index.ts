@@ -2,12 +2,14 @@ import type { App } from '@slack/bolt';
 import { registerActions } from './actions/index.js';
 import { registerCommands } from './commands/index.js';
 import { registerEvents } from './events/index.js';
+import { learnInstallation } from './installation.js';
 import { registerShortcuts } from './shortcuts/index.js';
 import type { ListenerDeps } from './types.js';
 import { registerViews } from './views/index.js';
 
 /** Registers every Slack surface the app answers. */
 export function registerListeners(app: App, deps: ListenerDeps): void {
+  app.use(learnInstallation(deps.identity));
   registerCommands(app, deps);
   registerEvents(app, deps);
   registerShortcuts(app, deps);

@@ -20,8 +20,21 @@ export function createIdentity(client: WebClient, logger: Logger, now: () => num
   let known: BotIdentity | undefined;
   let failedAt = Number.NEGATIVE_INFINITY;
   let pending: Promise<BotIdentity | undefined> | undefined;
+  let installation: string | undefined;
 
   return {
+    /**
+     * Records the installing workspace as an Events API request names it (its bot
+     * `authorizations`): a signed request says which installation it is for, so the bot knows
+     * its own workspace without waiting for auth.test.
+     */
+    noteInstallation(teamId: string): void {
+      installation ??= teamId;
+    },
+    /** The installing workspace, from auth.test or from a request; undefined while neither has said. */
+    installedTeamId(): string | undefined {
+      return known?.teamId ?? installation;
+    },
     /**
      * What is known now, without waiting; starts a look-up if nothing is. For the hot path
      * (acknowledging Slack), which must never wait on another Slack call.

@@ -20,7 +20,10 @@ function policy(now: () => number = Date.now) {
     },
   } as unknown as SlackGateway;
   const store = { recentInstructions: async () => ({ count: 0, oldest: undefined }) } as unknown as Store;
-  const identity = { get: async () => ({ teamId: 'T1' }) } as unknown as Identity;
+  const identity = {
+    get: async () => ({ teamId: 'T1' }),
+    installedTeamId: () => 'T1',
+  } as unknown as Identity;
   const access = createAccessPolicy({
     config: {
       allowedChannelIds: null,
@@ -63,5 +66,91 @@ describe('the account cache of the access policy', () => {
     expect(lookups).toHaveLength(people);
     await check('U0');
     expect(lookups).toHaveLength(people + 1);
+  });
+});
+
+/** A policy whose Slack answers as scripted: `userInfo` may fail, auth.test may not answer. */
+function scripted(options: {
+  userInfo: (id: string) => Promise<{ isRestricted: boolean }>;
+  authTest?: string;
+  learned?: string;
+  allowedUserIds?: string[];
+}) {
+  let calls = 0;
+  const slack = {
+    async userInfo(id: string) {
+      calls++;
+      const facts = await options.userInfo(id);
+      return { name: id, isUltraRestricted: false, isBot: false, deleted: false, ...facts };
+    },
+  } as unknown as SlackGateway;
+  const identity = {
+    get: async () => (options.authTest ? { teamId: options.authTest } : undefined),
+    installedTeamId: () => options.learned,
+  } as unknown as Identity;
+  const access = createAccessPolicy({
+    config: {
+      allowedChannelIds: null,
+      allowedUserIds: options.allowedUserIds ? new Set(options.allowedUserIds) : null,
+      allowGuests: false,
+      maxInstructionsPerUserPerHour: 30,
+    },
+    defaultProject: 'proj_test',
+    identity,
+    slack,
+    store: {} as Store,
+    logger: createLogger({ level: 'error', secrets: [], write: () => {} }),
+  });
+  return { access, calls: () => calls };
+}
+
+const member = async () => ({ isRestricted: false });
+const outage = async (): Promise<never> => {
+  throw new Error('users.info timed out');
+};
+
+describe('access fails closed', () => {
+  it('refuses an author of another organisation from the request alone, while auth.test cannot answer', async () => {
+    const { access, calls } = scripted({ userInfo: member, learned: 'T1' });
+    expect(await access.check({ teamId: 'T0OTHER', channelId: 'C1', userId: 'U0EXT' })).toMatchObject({
+      allowed: false,
+      reason: 'team',
+    });
+    expect(calls()).toBe(0);
+  });
+
+  it('holds everyone while neither auth.test nor a request has named the workspace', async () => {
+    const { access } = scripted({ userInfo: member });
+    expect(await access.check({ teamId: 'T1', channelId: 'C1', userId: 'U1' })).toMatchObject({
+      allowed: false,
+      reason: 'unverified',
+    });
+  });
+
+  it('holds a person whose account type Slack cannot give, instead of letting a guest through', async () => {
+    const { access } = scripted({ userInfo: outage, learned: 'T1' });
+    expect(await access.check({ teamId: 'T1', channelId: 'C1', userId: 'U1' })).toMatchObject({
+      allowed: false,
+      reason: 'unverified',
+    });
+  });
+
+  it('counts as context only the messages of people who could instruct the agent', async () => {
+    const guests = scripted({
+      userInfo: async (id) => ({ isRestricted: id.startsWith('UG') }),
+      learned: 'T1',
+    }).access;
+    expect(await guests.mayInstruct({ userId: 'U1', teamId: 'T1' })).toBe(true);
+    expect(await guests.mayInstruct({ userId: 'UGUEST', teamId: 'T1' })).toBe(false);
+    expect(await guests.mayInstruct({ userId: 'U1', teamId: 'T0OTHER' })).toBe(false);
+    expect(await guests.mayInstruct({ userId: 'U1', teamId: undefined })).toBe(false);
+    expect(await guests.mayInstruct({ userId: undefined, teamId: 'T1' })).toBe(true);
+    expect(await guests.mayInstruct({ userId: undefined, teamId: 'T0OTHER' })).toBe(false);
+    const unknown = scripted({ userInfo: outage, learned: 'T1' }).access;
+    expect(await unknown.mayInstruct({ userId: 'U1', teamId: 'T1' })).toBe(false);
+    const listed = scripted({ userInfo: member, learned: 'T1', allowedUserIds: ['U1'] }).access;
+    expect(await listed.mayInstruct({ userId: 'U1', teamId: 'T1' })).toBe(true);
+    expect(await listed.mayInstruct({ userId: 'U2', teamId: 'T1' })).toBe(false);
+    expect(await listed.mayInstruct({ userId: undefined, teamId: 'T1' })).toBe(false);
   });
 });

@@ -94,6 +94,8 @@ export async function startHarness(
   }
   let app: RunningApp = await startApp(config, {
     logger: logger(),
+    // Held instructions are checked again within tests' patience.
+    holdRetryMs: 50,
     ...(options.tasks ? { tasks: options.tasks } : {}),
     ...(options.wrapStore ? { store: options.wrapStore(openSqliteStore(databasePath)) } : {}),
   });
@@ -146,7 +148,11 @@ export async function startHarness(
     /** Stops the app (as on SIGTERM) and starts a new one on the same store file. */
     async restart() {
       await app.stop();
-      app = await startApp(config, { logger: logger(), ...(options.tasks ? { tasks: options.tasks } : {}) });
+      app = await startApp(config, {
+        logger: logger(),
+        holdRetryMs: 50,
+        ...(options.tasks ? { tasks: options.tasks } : {}),
+      });
     },
     async stop() {
       await app.stop();

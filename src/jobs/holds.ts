@@ -1,0 +1,88 @@
+import type { Logger } from '../logger.js';
+import type { Store } from '../store/types.js';
+import { text } from './messages.js';
+import { type PrivateTarget, privateNote } from './outbox-items.js';
+
+/** First wait before an instruction held for verification is checked again, in milliseconds. */
+export const HOLD_FIRST_RETRY_MS = 5_000;
+/** Longest wait between two checks of a held instruction, in milliseconds. */
+export const HOLD_MAX_RETRY_MS = 60_000;
+/** How long an instruction may wait for Slack to confirm its author before it is refused, in milliseconds. */
+export const HOLD_LIMIT_MS = 30 * 60_000;
+
+/** What is held: a job waiting to start, or a reply waiting to be sent. */
+export interface Held {
+  kind: 'job' | 'reply';
+  id: number;
+  jobId: number;
+  /** When it was recorded (epoch ms): it is refused {@link HOLD_LIMIT_MS} after. */
+  since: number;
+  /** Who is told, privately, that it waits. */
+  to: PrivateTarget;
+  /** Checks it again (and sends, refuses or holds it once more). */
+  recheck: () => Promise<void>;
+}
+
+export interface Holds {
+  /**
+   * Keeps an instruction whose author Slack could not confirm: tells the author once, and
+   * checks it again later with backoff. False when it has waited too long: the caller refuses
+   * it with {@link text.heldTooLong}.
+   */
+  hold(held: Held): Promise<boolean>;
+  /** Stops the timers. What is held stays recorded; recovery or the next start checks it again. */
+  stop(): void;
+}
+
+export function createHolds(deps: {
+  store: Store;
+  logger: Logger;
+  onEnqueued: () => void;
+  /** Runs background work; false when no slot is free. */
+  runTask: (name: string, work: () => Promise<void>) => boolean;
+  firstRetryMs?: number;
+  now: () => number;
+}): Holds {
+  const attempts = new Map<string, number>();
+  const timers = new Set<NodeJS.Timeout>();
+  let stopped = false;
+  const firstRetry = deps.firstRetryMs ?? HOLD_FIRST_RETRY_MS;
+
+  /** Checks again after `ms`; with no background slot free then, waits as long again. */
+  function later(recheck: () => Promise<void>, ms: number): void {
+    if (stopped) return;
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      if (!deps.runTask('check a held instruction again', recheck)) later(recheck, ms);
+    }, ms);
+    timer.unref();
+    timers.add(timer);
+  }
+
+  return {
+    async hold(held) {
+      const key = `${held.kind}:${held.id}`;
+      if (deps.now() - held.since > HOLD_LIMIT_MS) {
+        attempts.delete(key);
+        return false;
+      }
+      const attempt = attempts.get(key) ?? 0;
+      attempts.set(key, attempt + 1);
+      // Once per instruction, also across restarts: the dedupe key names it.
+      await deps.store.enqueue([privateNote(held.jobId, `held:${key}`, held.to, text.held())], deps.now());
+      deps.onEnqueued();
+      deps.logger.info('instruction held until Slack confirms its author', {
+        kind: held.kind,
+        id: held.id,
+        attempt,
+      });
+      later(held.recheck, Math.min(HOLD_MAX_RETRY_MS, firstRetry * 2 ** attempt));
+      return true;
+    },
+    stop() {
+      stopped = true;
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+    },
+  };
+}
