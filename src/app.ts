@@ -153,7 +153,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     onRunStarted: () => wake.poller(),
     runTask: (name, work) => tasks.run(name, work),
   });
-  const home = createHomePublisher({ store, slack, identity, logger, hints });
+  const home = createHomePublisher({ access, store, slack, identity, logger, hints });
   const outbox = createOutbox({ store, instanceId, slack, logger, hints, home });
   const poller = createPoller({
     store,
@@ -174,6 +174,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
 
   const slackApp = createSlackApp({ config, logger, identity, isReady: () => ready });
   registerListeners(slackApp.app, {
+    access,
     jobs,
     tasks,
     logger,

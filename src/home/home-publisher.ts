@@ -1,9 +1,10 @@
-import { type RenderHints, usage } from '../jobs/messages.js';
+import type { AccessPolicy } from '../access/access-policy.js';
+import { type RenderHints, refusalText, usage } from '../jobs/messages.js';
 import type { Logger } from '../logger.js';
 import type { SlackGateway } from '../slack/gateway.js';
 import type { Identity } from '../slack/identity.js';
 import type { Store } from '../store/types.js';
-import { HOME_LIMIT, homeView } from '../views/job-list.js';
+import { HOME_LIMIT, homeRefusedView, homeView } from '../views/job-list.js';
 
 export interface HomePublisher {
   /** Publishes the person's App Home: their recent jobs and the guide. */
@@ -13,6 +14,8 @@ export interface HomePublisher {
 }
 
 export function createHomePublisher(deps: {
+  /** The App Home shows jobs only to people who may use the bot. */
+  access: Pick<AccessPolicy, 'check'>;
   store: Store;
   slack: SlackGateway;
   identity: Identity;
@@ -23,6 +26,17 @@ export function createHomePublisher(deps: {
   const now = deps.now ?? Date.now;
   const publisher: HomePublisher = {
     async publish(userId) {
+      // The tab belongs to the installing workspace; guests and people not on the list see why
+      // they cannot use the bot, and nothing of the jobs.
+      const decision = await deps.access.check({
+        teamId: deps.identity.installedTeamId(),
+        channelId: undefined,
+        userId,
+      });
+      if (!decision.allowed) {
+        await deps.slack.publishHome(userId, homeRefusedView(refusalText(decision)));
+        return;
+      }
       const jobs = await deps.store.recentJobs({ requesterId: userId }, HOME_LIMIT);
       const workspaceUrl = (await deps.identity.get())?.url;
       await deps.slack.publishHome(

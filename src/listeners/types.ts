@@ -1,3 +1,4 @@
+import type { AccessPolicy } from '../access/access-policy.js';
 import type { Config } from '../config.js';
 import type { Health } from '../health.js';
 import type { HomePublisher } from '../home/home-publisher.js';
@@ -12,6 +13,8 @@ import type { TaskTracker } from '../util/tasks.js';
 
 /** What every listener is given. Listeners parse, acknowledge, and hand over; no business rules. */
 export interface ListenerDeps {
+  /** Who may use the bot: reports (list, status) answer only them. */
+  access: Pick<AccessPolicy, 'check'>;
   jobs: JobService;
   tasks: TaskTracker;
   logger: Logger;

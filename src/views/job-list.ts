@@ -98,3 +98,8 @@ export function homeView(jobs: JobRecord[], guide: Mrkdwn, ctx: ListContext): Re
   blocks.push(divider(), header('How to use docs-agent'), section(guide));
   return { type: 'home', callback_id: 'docs_agent_home', blocks };
 }
+
+/** The App Home of someone who may not use the bot: why, and nothing else. */
+export function homeRefusedView(why: Mrkdwn): Record<string, unknown> {
+  return { type: 'home', callback_id: 'docs_agent_home', blocks: [header('docs-agent'), section(why)] };
+}

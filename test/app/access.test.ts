@@ -86,6 +86,47 @@ describe('access rules', () => {
   });
 });
 
+describe('reports follow the access rules', () => {
+  /** The private answer to a report command (acknowledged directly). */
+  async function report(fields: Parameters<Harness['command']>[0]) {
+    const res = await h.command(fields);
+    expect(res.status).toBe(200);
+    return (await res.json()) as { response_type: string; text: string };
+  }
+
+  it('answers list, list channel and status only to people who may use the bot', async () => {
+    h = await startHarness({ ALLOWED_USER_IDS: 'U0ALICE,U0GUEST', ALLOWED_CHANNEL_IDS: 'C0GENERAL' });
+    h.slack.guests.add('U0GUEST');
+    await h.startJob({ text: 'Secret roadmap page' });
+    for (const text of ['list', 'list channel', 'status']) {
+      const outsider = await report({ text, user_id: 'U0MALLORY' });
+      expect(outsider.text).toContain('not on the list');
+      const guest = await report({ text, user_id: 'U0GUEST' });
+      expect(guest.text).toContain('Guest accounts cannot');
+      const elsewhere = await report({ text, channel_id: 'C0RANDOM' });
+      expect(elsewhere.text).toContain('not enabled in this channel');
+      for (const answer of [outsider, guest, elsewhere]) {
+        expect(answer.response_type).toBe('ephemeral');
+        expect(answer.text).not.toContain('Secret roadmap');
+        expect(answer.text).not.toContain('instructions used');
+      }
+    }
+    expect((await report({ text: 'list channel' })).text).toContain('Secret roadmap');
+  });
+
+  it('shows a guest why they cannot use the bot in the App Home, instead of their jobs', async () => {
+    h = await startHarness();
+    h.slack.guests.add('U0GUEST');
+    await h.anyEvent({ type: 'app_home_opened', user: 'U0GUEST', tab: 'home', channel: 'D0HOME' });
+    const home = await waitFor('home published', () => h.slack.homes.get('U0GUEST'));
+    expect(JSON.stringify(home)).toContain('Guest accounts cannot');
+    expect(JSON.stringify(home)).not.toContain('Your docs agent jobs');
+    await h.anyEvent({ type: 'app_home_opened', user: 'U0ALICE', tab: 'home', channel: 'D0HOME' });
+    const member = await waitFor('home published', () => h.slack.homes.get('U0ALICE'));
+    expect(JSON.stringify(member)).toContain('Your docs agent jobs');
+  });
+});
+
 describe('bad input', () => {
   it('refuses an instruction over MAX_PROMPT_CHARS and says the limit', async () => {
     h = await startHarness({ MAX_PROMPT_CHARS: '50' });

@@ -2,8 +2,9 @@ import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt'
 import { z } from 'zod';
 import { HOUR_MS } from '../../access/access-policy.js';
 import { parseCommandText } from '../../jobs/command-text.js';
-import { text, usage } from '../../jobs/messages.js';
+import { refusalText, text, usage } from '../../jobs/messages.js';
 import { md } from '../../slack/mrkdwn.js';
+import { withTimeout } from '../../util/timeout.js';
 import { jobListMessage, LIST_LIMIT } from '../../views/job-list.js';
 import { statusReport } from '../../views/status-report.js';
 import { runRecorded } from '../background.js';
@@ -20,6 +21,9 @@ const commandSchema = z.object({
   channel_name: z.string().optional(),
 });
 type Command = z.infer<typeof commandSchema>;
+
+/** How long a report waits for the access check (users.info) before answering that it cannot tell. */
+const REPORT_ACCESS_CHECK_MS = 1_500;
 
 /** Direct messages: the bot does not receive thread replies there, so a job could not be steered. */
 const isDirectMessage = (channelId: string, channelName: string | undefined) =>
@@ -88,7 +92,17 @@ export function docsAgentCommand(deps: ListenerDeps) {
         });
         return;
       case 'list':
-      case 'status':
+      case 'status': {
+        // Reports show jobs and quota: only for people who may use the bot, and fail closed
+        // when Slack cannot say in time (Slack wants the answer within 3 seconds).
+        const decision = await withTimeout(
+          deps.access.check({ teamId: body.team_id, channelId: body.channel_id, userId: body.user_id }),
+          REPORT_ACCESS_CHECK_MS,
+        ).catch(() => undefined);
+        if (!decision?.allowed) {
+          await ack({ response_type: 'ephemeral', text: refusalText(decision ?? { reason: 'unverified' }) });
+          return;
+        }
         try {
           const reply =
             parsedText.kind === 'list'
@@ -100,6 +114,7 @@ export function docsAgentCommand(deps: ListenerDeps) {
           await ack({ response_type: 'ephemeral', text: text.reportUnavailable() });
         }
         return;
+      }
       case 'instruction':
         break;
     }
