@@ -49,7 +49,7 @@ export interface StartOptions {
 /** Wires every part together and starts serving. */
 export async function startApp(config: Config, options: StartOptions = {}): Promise<RunningApp> {
   const logger = options.logger ?? createLogger({ level: config.logLevel, secrets: secretsOf(config) });
-  const store = options.store ?? (await openStore(config));
+  const store = options.store ?? (await openStore(config, logger));
   const instanceId = newInstanceId();
   let ready = false;
 
@@ -63,8 +63,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     // Its warnings (a refused call, a failed request) go through our logger and its redaction.
     logger: slackLogger(logger, 'web-api', config.logLevel),
   });
-  const slack = createSlackGateway({ client, logger });
   const identity = createIdentity(client, logger);
+  const slack = createSlackGateway({ client, logger, ownBotId: () => identity.peek()?.botId });
   void identity.get();
   const tasks = createTaskTracker(logger, options.tasks);
   /**

@@ -85,15 +85,19 @@ export function createAccessPolicy(deps: AccessPolicyDeps): AccessPolicy {
   const projectLimit = deps.projectHourlyLimit ?? AGENT_HOURLY_LIMIT;
   const users = new BoundedCache<SlackUser>(MAX_CACHED_USERS, USER_CACHE_MS, now);
 
-  /** Whether the person is a guest; `unknown` when Slack cannot say right now. */
-  async function guestStatus(userId: string): Promise<'guest' | 'member' | 'unknown'> {
+  /**
+   * The person's account as Slack knows it: a guest, a member (and of which workspace), or
+   * `unknown` when Slack cannot say right now.
+   */
+  async function account(userId: string): Promise<'guest' | { teamId: string | undefined } | 'unknown'> {
+    const facts = (u: SlackUser) =>
+      u.isRestricted || u.isUltraRestricted || u.deleted ? ('guest' as const) : { teamId: u.teamId };
     const cached = users.get(userId);
-    const isGuest = (u: SlackUser) => u.isRestricted || u.isUltraRestricted || u.deleted;
-    if (cached) return isGuest(cached) ? 'guest' : 'member';
+    if (cached) return facts(cached);
     try {
       const user = await slack.userInfo(userId);
       users.set(userId, user);
-      return isGuest(user) ? 'guest' : 'member';
+      return facts(user);
     } catch (error) {
       // A definite "no such user" refuses. Anything else (an outage, a time-out) leaves the
       // question open: nothing is sent for this person until Slack answers.
@@ -115,9 +119,13 @@ export function createAccessPolicy(deps: AccessPolicyDeps): AccessPolicy {
       return { allowed: false, reason: 'user' };
     if (!installed || !teamId) return { allowed: false, reason: 'unverified' };
     if (config.allowGuests) return { allowed: true };
-    const guest = await guestStatus(userId);
-    if (guest === 'unknown') return { allowed: false, reason: 'unverified' };
-    return guest === 'guest' ? { allowed: false, reason: 'guest' } : { allowed: true };
+    const found = await account(userId);
+    if (found === 'unknown') return { allowed: false, reason: 'unverified' };
+    if (found === 'guest') return { allowed: false, reason: 'guest' };
+    // Slack's own word on the person's workspace, for events that did not carry it.
+    return found.teamId && found.teamId !== installed
+      ? { allowed: false, reason: 'team' }
+      : { allowed: true };
   };
 
   return {

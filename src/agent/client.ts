@@ -92,8 +92,17 @@ function errorCode(error: unknown): string | undefined {
   return undefined;
 }
 
-/** Parses `Retry-After` (seconds or HTTP date) or a reset header into milliseconds from now. */
+/** Longest wait a rate-limit answer may ask for: the agent API's limits are hourly. */
+export const MAX_RETRY_AFTER_MS = 24 * 3_600_000;
+
+/** How long a rate-limit answer asks to wait, in milliseconds, at most {@link MAX_RETRY_AFTER_MS}. */
 export function parseRetryAfter(headers: Headers, nowMs: number): number | undefined {
+  const ms = retryAfterOf(headers, nowMs);
+  return ms === undefined || Number.isNaN(ms) ? undefined : Math.min(ms, MAX_RETRY_AFTER_MS);
+}
+
+/** Parses `Retry-After` (seconds or HTTP date) or a reset header into milliseconds from now. */
+function retryAfterOf(headers: Headers, nowMs: number): number | undefined {
   const retryAfter = headers.get('retry-after');
   if (retryAfter) {
     const trimmed = retryAfter.trim();
@@ -208,6 +217,9 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
         },
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: AbortSignal.timeout(options.timeoutMs),
+        // Never followed: a redirect would carry the prompt to an address nobody configured
+        // (and past the https-only rule). It is answered like any unexpected status.
+        redirect: 'manual',
       });
     } catch (error) {
       const code = errorCode(error);

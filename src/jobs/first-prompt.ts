@@ -1,8 +1,11 @@
 import type { AccessPolicy } from '../access/access-policy.js';
 import type { Logger } from '../logger.js';
 import type { SlackGateway, ThreadMessage } from '../slack/gateway.js';
+import { isAside } from '../slack/mentions.js';
+import { mrkdwnToPlain } from '../slack/mrkdwn.js';
 import type { UserNames } from '../slack/user-names.js';
 import type { JobRecord, RunRecord } from '../store/types.js';
+import type { RenderHints } from './messages.js';
 import { BOT_EVENT_TYPES } from './outbox-items.js';
 import { CONTEXT_MESSAGES_READ, contextLines, peopleIn, withContext } from './thread-context.js';
 
@@ -12,6 +15,8 @@ export const CONTEXT_AUTHORS_CHECKED = 50;
 export function createFirstPrompt(deps: {
   /** Who could instruct the agent: only their messages are context. */
   access: Pick<AccessPolicy, 'mayInstruct'>;
+  /** The aside marker: asides stay out of the context too. */
+  hints: Pick<RenderHints, 'asideMarker'>;
   slack: SlackGateway;
   names: UserNames;
   logger: Logger;
@@ -55,7 +60,9 @@ export function createFirstPrompt(deps: {
         })
       )
         // Messages before the mention, without the bot's own cards and notices (they carry its metadata).
-        .filter((m) => Number(m.ts) < Number(contextTs) && !BOT_EVENT_TYPES.has(m.eventType ?? ''));
+        .filter((m) => Number(m.ts) < Number(contextTs) && !BOT_EVENT_TYPES.has(m.eventType ?? ''))
+        // Asides were written for the people in the thread, never for the agent.
+        .filter((m) => !isAside(mrkdwnToPlain(m.text), deps.hints.asideMarker));
       const context = await byPeopleWhoMayInstruct(messages);
       const names = await deps.names.of(peopleIn(context));
       return withContext(run.prompt, contextLines(context, names), deps.threadContextMaxChars, {

@@ -8,7 +8,7 @@ import {
   AgentUnauthorizedError,
   AgentUnavailableError,
 } from '../agent/errors.js';
-import { checkUrl } from '../slack/links.js';
+import { checkPullRequestUrl } from '../slack/links.js';
 import {
   blockQuote,
   channelMention,
@@ -99,7 +99,7 @@ export function pullRequestLink(
   hints: Pick<RenderHints, 'prLinkHosts'>,
   label: string,
 ): Mrkdwn {
-  const url = checkUrl(prLink, hints.prLinkHosts);
+  const url = checkPullRequestUrl(prLink, hints.prLinkHosts);
   if (url) return link(url, label);
   return prLink ? md`${escapeMrkdwn(label)} at ${inertAddress(prLink)}` : escapeMrkdwn(label);
 }
@@ -177,7 +177,7 @@ export function outcomeText(
   const id = job.agentJobId ? codeSpan(job.agentJobId) : md`unknown`;
   switch (outcome) {
     case 'completed_pr': {
-      const url = checkUrl(job.prLink, hints.prLinkHosts);
+      const url = checkPullRequestUrl(job.prLink, hints.prLinkHosts);
       if (url)
         return md`${who} :white_check_mark: The docs agent finished and opened a pull request:\n*${link(url, 'Review the pull request')}*\n${escapeMrkdwn(url)}`;
       return job.prLink
@@ -212,7 +212,8 @@ export function agentErrorText(error: unknown, what: 'job' | 'follow-up'): Mrkdw
     return md`:lock: The docs agent API refused this bot's API key (HTTP ${error.status ?? 401}). ${nothingSent} Please ask a workspace admin to renew the bot's admin API key.`;
   }
   if (error instanceof AgentBadRequestError) {
-    return md`:warning: The docs agent API rejected the instruction: ${escapeMrkdwn(truncateText(error.detail, 300))}. ${nothingSent}`;
+    // The API's own words, in a code span: Slack would turn an address in them into a link.
+    return md`:warning: The docs agent API rejected the instruction: ${codeSpan(truncateText(error.detail, 300))}. ${nothingSent}`;
   }
   if (error instanceof AgentNotFoundError) {
     return what === 'job'

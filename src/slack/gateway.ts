@@ -96,6 +96,8 @@ export interface SlackUser {
   isUltraRestricted: boolean;
   isBot: boolean;
   deleted: boolean;
+  /** The person's own workspace, when Slack says (another organisation's, for a Slack Connect member). */
+  teamId: string | undefined;
 }
 
 /** A message of a thread, as read back for context. */
@@ -177,6 +179,8 @@ export interface SlackGateway {
 export interface SlackGatewayOptions {
   client: WebClient;
   logger: Logger;
+  /** The bot's own `bot_id` once known (auth.test): only its messages are its posts. */
+  ownBotId?: () => string | undefined;
   /** Per-request time-out for `respond`, in milliseconds. */
   timeoutMs?: number;
 }
@@ -199,15 +203,25 @@ async function withRateLimitWait<T>(fn: () => Promise<T>, tries = 3): Promise<T>
   }
 }
 
-function matches(message: unknown, metadata: PostMetadata): boolean {
-  const meta = (message as { metadata?: { event_type?: string; event_payload?: { key?: unknown } } })
-    .metadata;
+/**
+ * Whether a message is the bot's own post with this metadata. Metadata is visible to every app
+ * in the conversation, and any of them may write the same: when the bot's id is known, a copy
+ * by another app is not taken for the bot's post.
+ */
+function matches(message: unknown, metadata: PostMetadata, ownBotId: string | undefined): boolean {
+  const m = message as {
+    bot_id?: unknown;
+    metadata?: { event_type?: string; event_payload?: { key?: unknown } };
+  };
+  if (ownBotId !== undefined && m.bot_id !== ownBotId) return false;
+  const meta = m.metadata;
   return meta?.event_type === metadata.eventType && meta.event_payload?.key === metadata.key;
 }
 
 export function createSlackGateway({
   client,
   logger,
+  ownBotId,
   timeoutMs = 10_000,
 }: SlackGatewayOptions): SlackGateway {
   async function call<T>(method: string, fn: () => Promise<T>): Promise<T> {
@@ -244,7 +258,7 @@ export function createSlackGateway({
     }>,
   ): Promise<string | undefined> {
     for await (const result of pages(method, page)) {
-      const found = (result.messages ?? []).find((m) => matches(m, metadata));
+      const found = (result.messages ?? []).find((m) => matches(m, metadata, ownBotId?.()));
       if (found?.ts) return found.ts;
     }
     return undefined;
@@ -375,6 +389,7 @@ export function createSlackGateway({
         isUltraRestricted: user.is_ultra_restricted === true,
         isBot: user.is_bot === true,
         deleted: user.deleted === true,
+        teamId: typeof user.team_id === 'string' ? user.team_id : undefined,
       };
     },
     findInChannel: ({ channel, oldest, metadata }) =>

@@ -29,3 +29,22 @@ export function checkUrl(raw: string | null | undefined, hosts?: readonly string
   if (hosts && !hosts.includes(url.hostname.toLowerCase())) return undefined;
   return raw as SafeUrl;
 }
+
+/**
+ * The path of a pull request (GitHub `/owner/repo/pull/7`), merge request (GitLab
+ * `/group/project/-/merge_requests/7`) or Bitbucket pull request (`/team/repo/pull-requests/7`):
+ * a trusted host serves much else (sign-in pages, other people's repositories' settings), and
+ * only a pull request is what the button promises.
+ */
+const PULL_REQUEST_PATH = /^\/[^/]+(\/[^/]+)+\/(pull|-\/merge_requests|pull-requests)\/\d+\/?$/;
+
+/** A pull request address the bot shows as a link: {@link checkUrl} on `hosts`, with a pull request's path. */
+export function checkPullRequestUrl(
+  raw: string | null | undefined,
+  hosts: readonly string[],
+): SafeUrl | undefined {
+  const url = checkUrl(raw, hosts);
+  if (!url) return undefined;
+  const { pathname } = new URL(url);
+  return PULL_REQUEST_PATH.test(pathname) ? url : undefined;
+}

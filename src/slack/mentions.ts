@@ -12,7 +12,8 @@ const withoutMention = (text: string, userId: string) =>
     .trim();
 
 /** Whether a reply is an aside: it starts with the marker (empty: asides are off). */
-const isAside = (text: string, marker: string) => marker.length > 0 && text.trimStart().startsWith(marker);
+export const isAside = (text: string, marker: string) =>
+  marker.length > 0 && text.trimStart().startsWith(marker);
 
 /**
  * What a reply in a job's thread asks of the agent: its text without the bot's mention, or

@@ -80,9 +80,15 @@ export function channelMention(channelId: string): Mrkdwn {
     : escapeMrkdwn(channelId);
 }
 
+/** The largest time a JavaScript Date can hold, in epoch milliseconds. */
+const MAX_DATE_MS = 8.64e15;
+
 /** A time Slack shows in the reader's time zone; `format` is Slack's, e.g. `{time}`. */
 export function slackDate(at: Date | number, format: '{time}' | '{date_short_pretty} at {time}'): Mrkdwn {
   const ms = typeof at === 'number' ? at : at.getTime();
+  // A time from outside (an agent API's Retry-After) may be no time at all: never throw while
+  // telling someone what happened.
+  if (!Number.isFinite(ms) || Math.abs(ms) > MAX_DATE_MS) return md`later`;
   const fallback = `${new Date(ms).toISOString().slice(11, 16)} UTC`;
   return built(`<!date^${Math.floor(ms / 1000)}^${format}|${fallback}>`);
 }

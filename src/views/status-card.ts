@@ -8,13 +8,13 @@ import {
   statusLine,
 } from '../jobs/messages.js';
 import { actions, type Block, context, fieldsSection, LIMITS, linkButton, section } from '../slack/blocks.js';
-import { checkUrl } from '../slack/links.js';
+import { checkPullRequestUrl } from '../slack/links.js';
 import { codeSpan, type Mrkdwn, md, slackDate, truncateMrkdwn, userMention } from '../slack/mrkdwn.js';
 import type { JobRecord, RunOutcome } from '../store/types.js';
 
 /** The "View pull request" button, only for an address on the trusted hosts. */
 function pullRequestButton(job: JobRecord, hints: RenderHints): Block[] {
-  const url = checkUrl(job.prLink, hints.prLinkHosts);
+  const url = checkPullRequestUrl(job.prLink, hints.prLinkHosts);
   return url ? [actions(linkButton('View pull request', url, 'view_pull_request', true))] : [];
 }
 

@@ -5,6 +5,7 @@ import {
   createAgentClient,
   MAX_ERROR_BODY_BYTES,
   MAX_RESPONSE_BYTES,
+  MAX_RETRY_AFTER_MS,
   parseRetryAfter,
 } from '../../src/agent/client.js';
 import {
@@ -807,6 +808,15 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter(headers({ 'ratelimit-reset': '5' }), now)).toBe(5_000);
   });
 
+  it('caps an absurd wait at a day, so the time said to a person is a real one', () => {
+    for (const value of ['99999999999999999', '1e400', '9'.repeat(400)]) {
+      const ms = parseRetryAfter(headers({ 'retry-after': value }), NOW);
+      expect(ms === undefined || ms <= MAX_RETRY_AFTER_MS).toBe(true);
+    }
+    expect(parseRetryAfter(headers({ 'retry-after': '99999999999999999' }), NOW)).toBe(MAX_RETRY_AFTER_MS);
+    expect(parseRetryAfter(headers({ 'x-ratelimit-reset': '1e308' }), NOW)).toBe(MAX_RETRY_AFTER_MS);
+  });
+
   it('prefers Retry-After over a reset header', () => {
     expect(
       parseRetryAfter(headers({ 'retry-after': '2', 'x-ratelimit-reset': String(NOW / 1000 + 600) }), NOW),
@@ -838,5 +848,32 @@ describe('error classes', () => {
     expect(error).toBeInstanceOf(AgentApiError);
     expect(error.name).toBe('AgentOutcomeUnknownError');
     expect(new AgentBadRequestError('bad').message).toBe('agent API rejected the request: bad');
+  });
+});
+
+describe('redirects', () => {
+  it('are never followed: the prompt goes nowhere but the configured API', async () => {
+    const elsewhere: string[] = [];
+    const other = await listen((req, body, res) => {
+      elsewhere.push(`${req.method} ${req.url} ${body}`);
+      res.writeHead(201, { 'content-type': 'application/json' });
+      res.end('{}');
+    });
+    const redirecting = await listen((req, _body, res) => {
+      res.writeHead(307, { location: `${other.url}${req.url}` });
+      res.end();
+    });
+    try {
+      const error = await failure(
+        client({ baseUrl: redirecting.url }).createJob('Document the secret roadmap'),
+      );
+      expect(error).toBeInstanceOf(AgentOutcomeUnknownError);
+      const get = await failure(client({ baseUrl: redirecting.url }).getJob('job_1'));
+      expect(get).toBeInstanceOf(AgentUnavailableError);
+      expect(elsewhere).toEqual([]);
+    } finally {
+      await other.close();
+      await redirecting.close();
+    }
   });
 });

@@ -137,7 +137,7 @@ describe('thread replies', () => {
     [429, { 'retry-after': '1800' }, 'hourly limit'],
     [401, {}, 'refused this bot'],
     [404, {}, 'no longer knows this job'],
-    [400, {}, 'rejected the instruction: nope'],
+    [400, {}, 'rejected the instruction: `nope`'],
     [500, {}, 'cannot tell whether the agent received'],
   ])('explains a %i on follow-up in the thread', async (status, headers, words) => {
     const { threadTs, channel } = await h.startJob();

@@ -85,6 +85,8 @@ export async function startSlackStandIn(
   }[] = [];
   /** Multi-channel and single-channel guests, by user id. */
   const guests = new Set<string>();
+  /** People of another organisation (Slack Connect), by user id, with their workspace. */
+  const externalMembers = new Map<string, string>();
   const singleChannelGuests = new Set<string>();
   /** Blocks or views Slack would refuse, with what is wrong. */
   const invalid: string[] = [];
@@ -192,6 +194,7 @@ export async function startSlackStandIn(
           deleted: false,
           is_restricted: guests.has(id),
           is_ultra_restricted: singleChannelGuests.has(id),
+          team_id: externalMembers.get(id) ?? TEAM_ID,
         },
       };
     },
@@ -337,6 +340,7 @@ export async function startSlackStandIn(
     calls,
     responses,
     guests,
+    externalMembers,
     singleChannelGuests,
     messages,
     unexpected,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeMrkdwn, mrkdwnToPlain } from '../../src/slack/mrkdwn.js';
+import { escapeMrkdwn, mrkdwnToPlain, slackDate } from '../../src/slack/mrkdwn.js';
 
 describe('mrkdwnToPlain', () => {
   it.each([
@@ -22,5 +22,13 @@ describe('mrkdwnToPlain', () => {
 
   it('round-trips escaped text', () => {
     expect(mrkdwnToPlain(escapeMrkdwn('a < b & c > d'))).toBe('a < b & c > d');
+  });
+});
+
+describe('slackDate', () => {
+  it('says "later" for a time that is no time, instead of throwing', () => {
+    expect(slackDate(new Date(Number.NaN), '{time}')).toBe('later');
+    expect(slackDate(9e15, '{time}')).toBe('later');
+    expect(slackDate(1_800_000_000_000, '{time}')).toBe('<!date^1800000000^{time}|08:00 UTC>');
   });
 });

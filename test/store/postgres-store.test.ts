@@ -24,6 +24,23 @@ if (server.ok) {
     );
   }
 
+  describe('PostgreSQL connections', () => {
+    it('survive a connection failing while idle (a restart or fail-over of the server)', async () => {
+      const failures: Error[] = [];
+      const store = await openPostgresStore(await freshSchemaUrl(), {
+        max: 2,
+        onIdleError: (error) => failures.push(error),
+      });
+      // What pg-pool does when an idle client's connection ends: without a listener, this throws.
+      expect(() =>
+        store.pool.emit('error', new Error('terminating connection due to administrator command')),
+      ).not.toThrow();
+      expect(failures.map((e) => e.message)).toEqual(['terminating connection due to administrator command']);
+      expect(await store.getJob(1)).toBeUndefined();
+      await store.close();
+    });
+  });
+
   describe('PostgreSQL migrations', () => {
     it('apply once even when several instances start at the same time', async () => {
       const url = await freshSchemaUrl();

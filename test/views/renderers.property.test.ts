@@ -11,7 +11,7 @@ import {
   text,
   usage,
 } from '../../src/jobs/messages.js';
-import { checkUrl } from '../../src/slack/links.js';
+import { checkPullRequestUrl, checkUrl } from '../../src/slack/links.js';
 import { md, recordedMrkdwn } from '../../src/slack/mrkdwn.js';
 import { permalink } from '../../src/slack/permalink.js';
 import type { JobRecord, RunOutcome } from '../../src/store/types.js';
@@ -78,6 +78,8 @@ const prLink = fc.oneof(
   fc.constant(`${TRUSTED_PR}?${'a'.repeat(3_100)}`),
   fc.constant('https://github.com@phish.example/x'),
   fc.constant('http://github.com/acme/docs/pull/7'),
+  fc.constant('https://github.com/login/oauth/authorize?client_id=x'),
+  fc.constant('https://github.com/acme/docs/settings'),
 );
 
 const phases = [
@@ -182,7 +184,7 @@ function expectSafe(texts: string[], allowed: { mentions: string[]; urls: (strin
   }
 }
 
-const trusted = (link: string | null) => checkUrl(link, HINTS.prLinkHosts);
+const trusted = (link: string | null) => checkPullRequestUrl(link, HINTS.prLinkHosts);
 const mentionsOf = (...ids: string[]) => ids.filter((id) => /^[UW][A-Z0-9]{1,39}$/.test(id));
 
 describe('every renderer, over hostile strings from people and the agent API', () => {

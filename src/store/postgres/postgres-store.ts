@@ -86,7 +86,15 @@ async function updateRow(db: Queryable, table: string, id: number, patch: Record
  */
 export async function openPostgresStore(
   url: string,
-  options: { max?: number } = {},
+  options: {
+    max?: number;
+    /**
+     * Told when an idle connection fails (the server restarted, a fail-over, a dropped
+     * connection). The pool replaces it; without a listener the pool's 'error' event would end
+     * the process.
+     */
+    onIdleError?: (error: Error) => void;
+  } = {},
 ): Promise<Store & { pool: pg.Pool }> {
   const tls = parseDatabaseTls(url);
   const pool = new pg.Pool({
@@ -97,6 +105,7 @@ export async function openPostgresStore(
     ssl: tlsOptions(tls),
     ...(tls.negotiation ? ({ sslnegotiation: tls.negotiation } as pg.PoolConfig) : {}),
   });
+  pool.on('error', (error) => options.onIdleError?.(error));
   await migratePostgres(pool);
 
   const one = async <T>(db: Queryable, sql: string, params: unknown[]): Promise<T | undefined> => {
@@ -108,16 +117,20 @@ export async function openPostgresStore(
 
   async function transaction<T>(work: (db: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await pool.connect();
+    let broken: Error | undefined;
     try {
       await client.query('BEGIN');
       const result = await work(client);
       await client.query('COMMIT');
       return result;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      // A connection that cannot even roll back is discarded, not handed to the next caller.
+      await client.query('ROLLBACK').catch((rollback: Error) => {
+        broken = rollback;
+      });
       throw error;
     } finally {
-      client.release();
+      client.release(broken);
     }
   }
 

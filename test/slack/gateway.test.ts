@@ -1,0 +1,46 @@
+import { WebClient } from '@slack/web-api';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.js';
+import { createSlackGateway } from '../../src/slack/gateway.js';
+import { md } from '../../src/slack/mrkdwn.js';
+import {
+  BOT_ID,
+  BOT_TOKEN,
+  type HumanMessage,
+  type SlackStandIn,
+  startSlackStandIn,
+} from '../helpers/slack-stand-in.js';
+
+let slack: SlackStandIn | undefined;
+afterEach(async () => {
+  await slack?.close();
+});
+
+describe('finding the bot’s own posts by their metadata', () => {
+  it('does not take another app’s message carrying the same metadata for the bot’s post', async () => {
+    slack = await startSlackStandIn();
+    const client = new WebClient(BOT_TOKEN, { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } });
+    const logger = createLogger({ level: 'error', secrets: [BOT_TOKEN], write: () => {} });
+    const gateway = createSlackGateway({ client, logger, ownBotId: () => BOT_ID });
+    const metadata = { eventType: 'docs_agent_post', key: 'outcome:1:1' };
+    const root = await gateway.postMessage({ channel: 'C0DOCS', text: md`root` });
+    // Metadata is readable and writable by every app in the conversation.
+    slack.humans.push({
+      channel: 'C0DOCS',
+      ts: '1800000000.000100',
+      thread_ts: root,
+      user: 'U0OTHERAPP',
+      bot_id: 'B0OTHER',
+      text: 'looks like the outcome',
+      metadata: { event_type: metadata.eventType, event_payload: { key: metadata.key } },
+    } as HumanMessage);
+    expect(await gateway.findPosted({ channel: 'C0DOCS', threadTs: root, metadata })).toBeUndefined();
+    const own = await gateway.postMessage({
+      channel: 'C0DOCS',
+      threadTs: root,
+      text: md`the outcome`,
+      metadata,
+    });
+    expect(await gateway.findPosted({ channel: 'C0DOCS', threadTs: root, metadata })).toBe(own);
+  });
+});
