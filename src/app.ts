@@ -11,6 +11,8 @@ import { createJobService } from './jobs/job-service.js';
 import type { RenderHints } from './jobs/messages.js';
 import { registerListeners } from './listeners/index.js';
 import { createLogger, type Logger } from './logger.js';
+import { countNotRecorded } from './metrics/not-recorded.js';
+import { setUpMetrics } from './metrics/setup.js';
 import { createRequestBudget } from './poller/budget.js';
 import { createPoller } from './poller/poller.js';
 import { createSlackApp } from './slack/bolt-app.js';
@@ -52,6 +54,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const store = options.store ?? (await openStore(config, logger));
   const instanceId = newInstanceId();
   let ready = false;
+  const metrics = setUpMetrics(config, store, logger);
 
   const client = new WebClient(config.slack.botToken, {
     slackApiUrl: config.slack.apiUrl,
@@ -64,7 +67,12 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     logger: slackLogger(logger, 'web-api', config.logLevel),
   });
   const identity = createIdentity(client, logger);
-  const slack = createSlackGateway({ client, logger, ownBotId: () => identity.peek()?.botId });
+  const slack = createSlackGateway({
+    client,
+    logger,
+    ownBotId: () => identity.peek()?.botId,
+    onError: metrics.hooks.slackError,
+  });
   void identity.get();
   const tasks = createTaskTracker(logger, options.tasks);
   /**
@@ -109,6 +117,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
         logger,
         getBudget: budget,
         onAnswer: health.agentAnswered,
+        onRequest: metrics.hooks.agentRequest,
       });
       agents.set(id, agent);
     }
@@ -152,9 +161,18 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     onEnqueued: () => wake.outbox(),
     onRunStarted: () => wake.poller(),
     runTask: (name, work) => tasks.run(name, work),
+    metrics: metrics.hooks,
   });
   const home = createHomePublisher({ access, store, slack, identity, logger, hints });
-  const outbox = createOutbox({ store, instanceId, slack, logger, hints, home });
+  const outbox = createOutbox({
+    store,
+    instanceId,
+    slack,
+    logger,
+    hints,
+    home,
+    onGivenUp: metrics.hooks.outboxGivenUp,
+  });
   const poller = createPoller({
     store,
     instanceId,
@@ -172,10 +190,11 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   wake.outbox = () => outbox.kick();
   wake.poller = () => poller.kick();
 
-  const slackApp = createSlackApp({ config, logger, identity, isReady: () => ready });
+  const slackApp = createSlackApp({ config, logger, identity, isReady: () => ready, routes: metrics.routes });
   registerListeners(slackApp.app, {
     access,
-    jobs,
+    // Listeners are where instructions arrive: what the store cannot record is counted there.
+    jobs: countNotRecorded(jobs, metrics.hooks),
     tasks,
     logger,
     store,
@@ -203,6 +222,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     port,
     instanceId,
     pollIntervalMs: config.poll.intervalMs,
+    metrics: metrics.routes.length > 0,
   });
 
   let stopping: Promise<void> | undefined;

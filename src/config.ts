@@ -90,8 +90,18 @@ export interface Config {
    * them forever.
    */
   retentionDays: number;
+  /**
+   * Bearer token that `GET /metrics` requires; when absent there is no metrics route at all.
+   * At least {@link MIN_METRICS_TOKEN_CHARS} characters.
+   */
+  metricsToken: string | undefined;
   logLevel: LogLevel;
 }
+
+/** Shortest `METRICS_TOKEN` accepted: anything shorter could be guessed by a patient scraper. */
+export const MIN_METRICS_TOKEN_CHARS = 16;
+/** Longest `METRICS_TOKEN` accepted, so the header carrying it stays small. */
+export const MAX_METRICS_TOKEN_CHARS = 512;
 
 /** Thrown when the environment does not describe a runnable configuration. */
 export class ConfigError extends Error {
@@ -301,6 +311,21 @@ const envSchema = z.object({
       }),
   ),
   RETENTION_DAYS: integer(90, 0, 36_500, 'days; 0 keeps data forever'),
+  // A secret: the messages say what is wrong with it, never what it is.
+  METRICS_TOKEN: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .min(MIN_METRICS_TOKEN_CHARS, {
+        error: `must be at least ${MIN_METRICS_TOKEN_CHARS} characters (the bearer token /metrics requires)`,
+      })
+      .max(MAX_METRICS_TOKEN_CHARS, { error: `must be at most ${MAX_METRICS_TOKEN_CHARS} characters` })
+      // RFC 6750's token characters: the token must fit an Authorization header as it is.
+      .regex(/^[A-Za-z0-9\-._~+/]+=*$/, {
+        error: 'may contain only letters, digits and - . _ ~ + / (then = padding)',
+      })
+      .optional(),
+  ),
   LOG_LEVEL: z.preprocess(
     (v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : v),
     z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
@@ -364,6 +389,7 @@ export function readConfig(env: Env = process.env): Config {
     ),
     prLinkHosts: e.PR_LINK_HOSTS,
     retentionDays: e.RETENTION_DAYS,
+    metricsToken: e.METRICS_TOKEN,
     logLevel: e.LOG_LEVEL,
   };
 }
@@ -375,6 +401,7 @@ export function secretsOf(config: Config): string[] {
     config.slack.signingSecret,
     config.slack.appToken,
     config.agent.apiKey,
+    config.metricsToken,
     ...databasePassword(config.databaseUrl),
   ].filter((s): s is string => typeof s === 'string' && s.length > 0);
 }

@@ -40,12 +40,16 @@ export function databasePassword(url: string | undefined): string[] {
 /** The secret values an environment holds, for redaction when it is not a valid configuration. */
 export function secretsOfEnv(env: Record<string, string | undefined> = process.env): string[] {
   return [
-    ...['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN', 'DOCS_AGENT_API_KEY'].flatMap(
-      (name) => {
-        const value = env[name];
-        return value ? [value, value.trim()] : [];
-      },
-    ),
+    ...[
+      'SLACK_BOT_TOKEN',
+      'SLACK_SIGNING_SECRET',
+      'SLACK_APP_TOKEN',
+      'DOCS_AGENT_API_KEY',
+      'METRICS_TOKEN',
+    ].flatMap((name) => {
+      const value = env[name];
+      return value ? [value, value.trim()] : [];
+    }),
     ...databasePassword(env.DATABASE_URL?.trim()),
   ].filter((s) => s.length > 0);
 }

@@ -1,5 +1,6 @@
 import pRetry, { AbortError } from 'p-retry';
 import { createRedactor, type Logger } from '../logger.js';
+import type { AgentAnswer, AgentEndpoint } from '../metrics/hooks.js';
 import {
   AgentApiError,
   AgentBadRequestError,
@@ -58,6 +59,12 @@ export interface AgentClientOptions {
   getBudget?: { take(): Promise<void> };
   /** Called after every request the API answered, for health reporting. */
   onAnswer?: (status: number) => void;
+  /**
+   * Called once per request (each attempt, retries included) when it ended: with the HTTP status
+   * answered, or `timeout`/`network_error`, and the seconds from sending it to having the whole
+   * answer (waiting for the request budget not included). For metrics.
+   */
+  onRequest?: (endpoint: AgentEndpoint, answer: AgentAnswer, seconds: number) => void;
   now?: () => number;
 }
 
@@ -199,13 +206,31 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
   const redact = createRedactor([options.apiKey]);
   const base = `${options.baseUrl.replace(/\/+$/, '')}/v2/agent/${encodeURIComponent(options.projectId)}`;
 
-  async function attempt(
+  /** One request, timed and reported to {@link AgentClientOptions.onRequest}. */
+  async function timedAttempt(
+    endpoint: AgentEndpoint,
     method: 'GET' | 'POST',
     path: string,
     body: unknown,
     expected: number,
   ): Promise<AgentJob> {
     if (method === 'GET') await options.getBudget?.take();
+    const started = performance.now();
+    const seen: { answer: AgentAnswer } = { answer: 'network_error' };
+    try {
+      return await attempt(method, path, body, expected, seen);
+    } finally {
+      options.onRequest?.(endpoint, seen.answer, (performance.now() - started) / 1000);
+    }
+  }
+
+  async function attempt(
+    method: 'GET' | 'POST',
+    path: string,
+    body: unknown,
+    expected: number,
+    seen: { answer: AgentAnswer },
+  ): Promise<AgentJob> {
     let response: Response;
     try {
       response = await fetch(`${base}${path}`, {
@@ -225,6 +250,7 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
       const code = errorCode(error);
       const timedOut =
         error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+      if (timedOut) seen.answer = 'timeout';
       const noEffect = code !== undefined && CONNECT_ERROR_CODES.has(code);
       const what = timedOut
         ? `no answer within ${options.timeoutMs} ms`
@@ -237,6 +263,7 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
     }
 
     const status = response.status;
+    seen.answer = status;
     const ok = status === expected || (status >= 200 && status < 300);
     let text: string;
     let truncated: boolean;
@@ -325,6 +352,7 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
   }
 
   async function withRetry(
+    endpoint: AgentEndpoint,
     policy: RetryPolicy,
     method: 'GET' | 'POST',
     path: string,
@@ -335,7 +363,7 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
       return await pRetry(
         async () => {
           try {
-            return await attempt(method, path, body, expected);
+            return await timedAttempt(endpoint, method, path, body, expected);
           } catch (error) {
             if (
               error instanceof AttemptFailure &&
@@ -388,9 +416,9 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
   };
 
   return {
-    createJob: (prompt) => withRetry(policies.post, 'POST', '/job', { prompt }, 201),
+    createJob: (prompt) => withRetry('create_job', policies.post, 'POST', '/job', { prompt }, 201),
     sendMessage: async (jobId, prompt) =>
-      withRetry(policies.post, 'POST', `${jobPath(jobId)}/message`, { prompt }, 200),
-    getJob: async (jobId) => withRetry(policies.get, 'GET', jobPath(jobId), undefined, 200),
+      withRetry('send_message', policies.post, 'POST', `${jobPath(jobId)}/message`, { prompt }, 200),
+    getJob: async (jobId) => withRetry('get_job', policies.get, 'GET', jobPath(jobId), undefined, 200),
   };
 }

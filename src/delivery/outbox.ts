@@ -17,6 +17,8 @@ export interface OutboxOptions {
   hints: RenderHints;
   /** Refreshes a requester's App Home after their job's card changed. */
   home?: HomePublisher;
+  /** Called when Slack refused an item for good and it is given up, for metrics. */
+  onGivenUp?: () => void;
   /** How many items one round takes, and sends at once. */
   batchSize?: number;
   /** Idle sleep between rounds, in milliseconds. */
@@ -211,6 +213,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
           code,
         });
         await store.updateOutbox(item.id, { deadAt: now(), lastError: code, ...UNCLAIMED });
+        options.onGivenUp?.();
         return;
       }
       const backoff = Math.min(OUTBOX_MAX_RETRY_MS, OUTBOX_FIRST_RETRY_MS * 2 ** Math.min(attempts - 1, 16));

@@ -2,6 +2,7 @@ import type { AgentClient } from '../agent/client.js';
 import { AgentNotFoundError } from '../agent/errors.js';
 import type { AgentJob } from '../agent/schema.js';
 import type { Logger } from '../logger.js';
+import type { MetricsHooks } from '../metrics/hooks.js';
 import { joinMrkdwn, type Mrkdwn, md, userMention } from '../slack/mrkdwn.js';
 import type { JobRecord, RunRecord, Store } from '../store/types.js';
 import {
@@ -30,6 +31,8 @@ export interface FollowUpsDeps {
   onRunStarted: () => void;
   /** Runs background work (a batch whose window has passed) among the tracked tasks; false when full. */
   runTask: (name: string, work: () => Promise<void>) => boolean;
+  /** What becomes of the replies, for the metrics endpoint. */
+  metrics: Pick<MetricsHooks, 'instruction'>;
   now: () => number;
 }
 
@@ -84,6 +87,7 @@ export function createFollowUps(deps: FollowUpsDeps): FollowUps {
       const gone = error instanceof AgentNotFoundError;
       const note = md`${joinMrkdwn(authors.map(userMention), md` `)} ${agentErrorText(error, 'follow-up')}`;
       const state = isUnknownOutcome(error) ? ('unknown' as const) : ('failed' as const);
+      deps.metrics.instruction('reply', state, 'agent', runs.length);
       await store.apply(
         {
           jobId: job.id,
@@ -117,6 +121,7 @@ export function createFollowUps(deps: FollowUpsDeps): FollowUps {
       logger,
     );
     logger.info('follow-up sent', { jobId: job.id, agentJobId, runs: runs.map((r) => r.seq) });
+    deps.metrics.instruction('reply', 'sent', undefined, runs.length);
     deps.onRunStarted();
     deps.onEnqueued();
   }
@@ -174,6 +179,7 @@ export function createFollowUps(deps: FollowUpsDeps): FollowUps {
             threadTs: job.threadTs,
             responseUrl: null,
           };
+          deps.metrics.instruction('reply', 'refused', 'no_job');
           await dropRun(job, run, `job is ${job.phase}`, note, to);
         }
         return;

@@ -2,6 +2,7 @@ import type { AccessPolicy } from '../access/access-policy.js';
 import type { AgentClient } from '../agent/client.js';
 import type { AgentJob } from '../agent/schema.js';
 import type { Logger } from '../logger.js';
+import { type InstructionSurface, type MetricsHooks, noMetrics } from '../metrics/hooks.js';
 import { SlackCallError, type SlackGateway } from '../slack/gateway.js';
 import { type Mrkdwn, md, mrkdwnToPlain, userMention } from '../slack/mrkdwn.js';
 import type { UserNames } from '../slack/user-names.js';
@@ -134,14 +135,17 @@ export interface JobServiceDeps {
    * no slot is free (the batch then waits and tries again).
    */
   runTask: (name: string, work: () => Promise<void>) => boolean;
+  /** What becomes of instructions and runs, for the metrics endpoint. Default: not reported. */
+  metrics?: Pick<MetricsHooks, 'instruction' | 'runFinished'>;
   now?: () => number;
 }
 
 export function createJobService(deps: JobServiceDeps): JobService {
   const { store, slack, logger } = deps;
   const now = deps.now ?? Date.now;
+  const metrics = deps.metrics ?? noMetrics;
   const agentOf = (job: JobRecord) => deps.agentFor(job.projectId);
-  const followUps = createFollowUps({ ...deps, now });
+  const followUps = createFollowUps({ ...deps, metrics, now });
   const { dispatchReady, dropRun } = followUps;
   const firstPrompt = createFirstPrompt(deps);
   const holds = createHolds({
@@ -163,13 +167,19 @@ export function createJobService(deps: JobServiceDeps): JobService {
     runId: number,
     prompt: string,
     who: { teamId: string | undefined; channelId: string; userId: string },
+    surface: InstructionSurface,
   ): Promise<Mrkdwn | 'held' | undefined> {
-    if (prompt.length > deps.maxPromptChars) return text.promptTooLong(prompt.length, deps.maxPromptChars);
+    if (prompt.length > deps.maxPromptChars) {
+      metrics.instruction(surface, 'refused', 'too_long');
+      return text.promptTooLong(prompt.length, deps.maxPromptChars);
+    }
     const checked = await deps.access.check(who);
     const decision = checked.allowed ? await deps.access.reserve(runId) : checked;
     if (decision.allowed) return undefined;
-    // Slack could not say who the author is: nothing goes to the agent until it can.
+    // Slack could not say who the author is: nothing goes to the agent until it can (counted
+    // once it is sent or refused).
     if (decision.reason === 'unverified') return 'held';
+    metrics.instruction(surface, 'refused', decision.reason);
     logger.info('instruction refused', { reason: decision.reason, user: who.userId, channel: who.channelId });
     return refusalText(decision);
   }
@@ -182,6 +192,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
     } catch (error) {
       logAgentError(logger, error, { jobId: job.id, op: 'create' });
       const phase = isUnknownOutcome(error) ? ('start_unknown' as const) : ('not_started' as const);
+      metrics.instruction(job.origin, phase === 'start_unknown' ? 'unknown' : 'failed', 'agent');
       await store.apply(
         {
           jobId: job.id,
@@ -223,6 +234,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
         logger,
       );
       logger.info('job started', { jobId: job.id, agentJobId: agentJob.id, channel: job.channelId });
+      metrics.instruction(job.origin, 'started');
       deps.onRunStarted();
     }
     deps.onEnqueued();
@@ -252,6 +264,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
         return;
       }
       logger.warn('could not post the root message; job not started', { jobId: job.id, code });
+      metrics.instruction(job.origin, 'failed', 'slack');
       const note =
         code === 'not_in_channel' || code === 'channel_not_found'
           ? text.notInChannel(job.channelId)
@@ -441,11 +454,16 @@ export function createJobService(deps: JobServiceDeps): JobService {
       const run = job && (await store.getRuns(job.id))[0];
       if (!job || !run || job.phase !== 'accepted') return;
       // Only the instruction counts against MAX_PROMPT_CHARS: context (a thread, a message) is extra.
-      let refused = await refusal(run.id, mrkdwnToPlain(job.instruction).trim(), {
-        teamId: job.teamId,
-        channelId: job.channelId,
-        userId: job.requesterId,
-      });
+      let refused = await refusal(
+        run.id,
+        mrkdwnToPlain(job.instruction).trim(),
+        {
+          teamId: job.teamId,
+          channelId: job.channelId,
+          userId: job.requesterId,
+        },
+        job.origin,
+      );
       if (refused === 'held') {
         const held = await holds.hold({
           kind: 'job',
@@ -456,6 +474,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
           recheck: () => service.startJob(job.id),
         });
         if (held) return;
+        metrics.instruction(job.origin, 'refused', 'unverified');
         refused = text.heldTooLong();
       }
       if (refused) {
@@ -510,12 +529,20 @@ export function createJobService(deps: JobServiceDeps): JobService {
         threadTs: job.threadTs,
         responseUrl: null,
       };
-      if (!run.prompt) return dropRun(job, run, 'empty', text.emptyFollowUp(), to);
-      let refused = await refusal(run.id, run.prompt, {
-        teamId: teamId ?? run.teamId ?? job.teamId,
-        channelId: job.channelId,
-        userId: run.authorId,
-      });
+      if (!run.prompt) {
+        metrics.instruction('reply', 'refused', 'empty');
+        return dropRun(job, run, 'empty', text.emptyFollowUp(), to);
+      }
+      let refused = await refusal(
+        run.id,
+        run.prompt,
+        {
+          teamId: teamId ?? run.teamId ?? job.teamId,
+          channelId: job.channelId,
+          userId: run.authorId,
+        },
+        'reply',
+      );
       if (refused === 'held') {
         const held = await holds.hold({
           kind: 'reply',
@@ -526,6 +553,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
           recheck: () => service.processReply(run.id, teamId),
         });
         if (held) return;
+        metrics.instruction('reply', 'refused', 'unverified');
         refused = text.heldTooLong();
       }
       if (refused) return dropRun(job, run, 'refused', refused, to);
@@ -583,6 +611,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
         runs: open.map((r) => r.seq),
         outcome,
       });
+      metrics.runFinished(outcome);
       deps.onEnqueued();
       return true;
     },
@@ -622,6 +651,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
               await service.startJob(job.id);
             continue;
           }
+          metrics.instruction(job.origin, 'failed', 'restart');
           await store.apply(
             {
               jobId: job.id,
@@ -642,6 +672,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
             now(),
           );
         } else {
+          metrics.instruction(job.origin, 'unknown', 'restart');
           await store.apply(
             {
               jobId: job.id,
@@ -671,6 +702,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
         const job = await store.getJob(run.jobId);
         if (!job) continue;
         if (run.state === 'sending') {
+          metrics.instruction('reply', 'unknown', 'restart');
           await store.apply(
             {
               jobId: job.id,

@@ -183,6 +183,8 @@ export interface SlackGatewayOptions {
   ownBotId?: () => string | undefined;
   /** Per-request time-out for `respond`, in milliseconds. */
   timeoutMs?: number;
+  /** Called with every failed call's method (`response_url` for `respond`) and error code, for metrics. */
+  onError?: (method: string, code: string) => void;
 }
 
 /** Longest Retry-After a post waits out in place (a 429 surely posted nothing), in milliseconds. */
@@ -223,13 +225,15 @@ export function createSlackGateway({
   logger,
   ownBotId,
   timeoutMs = 10_000,
+  onError,
 }: SlackGatewayOptions): SlackGateway {
   async function call<T>(method: string, fn: () => Promise<T>): Promise<T> {
     try {
       return await fn();
     } catch (error) {
-      const typed = toSlackError(method, error);
+      const typed = error instanceof SlackCallError ? error : toSlackError(method, error);
       logger.debug('Slack call failed', { method, code: typed.code });
+      onError?.(method, typed.code);
       throw typed;
     }
   }
@@ -362,24 +366,25 @@ export function createSlackGateway({
         client.chat.postEphemeral({ channel, user, text, thread_ts: threadTs }),
       );
     },
-    async respond(responseUrl, text) {
-      let response: Response;
-      try {
-        response = await fetch(responseUrl, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ response_type: 'ephemeral', replace_original: false, text }),
-          signal: AbortSignal.timeout(timeoutMs),
-        });
-        await response.text();
-      } catch (error) {
-        throw new SlackCallError('response_url', 'request_failed', { cause: error });
-      }
-      // Slack answers 404 once a response_url has expired (30 minutes) or been used up.
-      if (response.status === 404 || response.status === 410)
-        throw new SlackCallError('response_url', 'expired_url');
-      if (!response.ok) throw new SlackCallError('response_url', `http_${response.status}`);
-    },
+    respond: (responseUrl, text) =>
+      call('response_url', async () => {
+        let response: Response;
+        try {
+          response = await fetch(responseUrl, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ response_type: 'ephemeral', replace_original: false, text }),
+            signal: AbortSignal.timeout(timeoutMs),
+          });
+          await response.text();
+        } catch (error) {
+          throw new SlackCallError('response_url', 'request_failed', { cause: error });
+        }
+        // Slack answers 404 once a response_url has expired (30 minutes) or been used up.
+        if (response.status === 404 || response.status === 410)
+          throw new SlackCallError('response_url', 'expired_url');
+        if (!response.ok) throw new SlackCallError('response_url', `http_${response.status}`);
+      }),
     async userInfo(userId) {
       const result = await call('users.info', () => client.users.info({ user: userId }));
       const user = result.user ?? {};

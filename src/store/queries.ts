@@ -141,6 +141,19 @@ const SHARED = {
     ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at`,
   retireInstance: 'DELETE FROM instances WHERE id = $1',
   liveInstances: 'SELECT COUNT(*) AS n FROM instances WHERE heartbeat_at >= $1',
+  /**
+   * The metrics endpoint's figures in one statement ($1 live since); the uses per project come
+   * from `instructionsSince`. Served by `jobs_due` and `outbox_due`, whose rows are the work in
+   * flight.
+   */
+  figures: `
+    SELECT
+      (SELECT COUNT(*) FROM jobs WHERE phase = 'active') AS active_jobs,
+      (SELECT MIN(next_poll_at) FROM jobs WHERE phase = 'active') AS earliest_poll_at,
+      (SELECT COUNT(*) FROM outbox WHERE delivered_at IS NULL AND dead_at IS NULL) AS outbox_backlog,
+      (SELECT MIN(created_at) FROM outbox WHERE delivered_at IS NULL AND dead_at IS NULL)
+        AS oldest_undelivered_at,
+      (SELECT COUNT(*) FROM instances WHERE heartbeat_at >= $1) AS live_instances`,
   releaseJobsOf: 'UPDATE jobs SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = $1',
   releaseOutboxOf: 'UPDATE outbox SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = $1',
   // Adoption: $1 is the adopting instance, $2 the heartbeat time before which an instance is gone.

@@ -292,6 +292,22 @@ export interface Erased {
   homeViews: number;
 }
 
+/** What the metrics endpoint reads from the store at each scrape (see {@link Store.figures}). */
+export interface StoreFigures {
+  /** Uses of the agent API counted since the given time, per project, as {@link Store.instructionsSince}. */
+  uses: { projectId: string | null; count: number }[];
+  /** Jobs in phase `active`: the agent is working on their latest run. */
+  activeJobs: number;
+  /** Earliest next-poll time among active jobs, claimed or not (epoch ms); null when none is active. */
+  earliestPollAt: number | null;
+  /** Outbox items neither delivered nor given up. */
+  outboxBacklog: number;
+  /** When the oldest of those was queued (epoch ms); null when there is none. */
+  oldestUndeliveredAt: number | null;
+  /** Instances heard from since the given time, as {@link Store.liveInstances}. */
+  liveInstances: number;
+}
+
 export interface Store {
   /**
    * Whether several processes may use the store at once (a database server). When false (the
@@ -403,6 +419,14 @@ export interface Store {
    */
   nextOutboxAt(): Promise<number | undefined>;
   countActiveJobs(): Promise<number>;
+  /**
+   * The deployment-wide figures the metrics endpoint shows: agent API uses since `usesSince`,
+   * active jobs and the most overdue poll, the outbox backlog and its oldest item, and instances
+   * heard from since `liveSince` (epoch ms). Read-only; served by the partial indexes on due jobs,
+   * undelivered outbox items and reserved runs, so its cost follows the work in flight, not the
+   * size of the history.
+   */
+  figures(usesSince: number, liveSince: number): Promise<StoreFigures>;
   /**
    * Instructions (first instructions and follow-ups) of `userId` counted against the hourly
    * limit since `since` (reserved, not `failed`); `oldest` is the earliest one's reservation time.

@@ -1117,5 +1117,59 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
         expect(await store.countActiveJobs()).toBe(1);
       });
     });
+
+    describe('figures', () => {
+      it('is all zero and null on an empty store', async () => {
+        expect(await store.figures(T0, T0)).toEqual({
+          uses: [],
+          activeJobs: 0,
+          earliestPollAt: null,
+          outboxBacklog: 0,
+          oldestUndeliveredAt: null,
+          liveInstances: 0,
+        });
+      });
+
+      it('reports uses per project, active jobs, the earliest poll, the undelivered outbox and live instances', async () => {
+        const a = await jobWith('fig-a', { phase: 'active', nextPollAt: T0 + 50 });
+        await jobWith('fig-b', { phase: 'active', nextPollAt: T0 + 20 });
+        // Not active: its poll time does not count.
+        await jobWith('fig-c', { phase: 'creating', nextPollAt: T0 + 1 });
+        const p = await job('fig-p', T0, { projectId: 'proj-a' });
+        const [aRun] = await store.getRuns(a.id);
+        if (!aRun) throw new Error('no first run');
+        await store.claimRun(aRun.id, T0 + 10);
+        await store.claimRun(p.run.id, T0 + 5);
+        await store.apply({ jobId: p.job.id, run: { id: p.run.id, patch: { state: 'sent' } } }, T0 + 6);
+
+        const delivered = await enqueueAt(item(null, 'delivered'), T0 + 2);
+        const dead = await enqueueAt(item(null, 'dead'), T0 + 3);
+        await enqueueAt(item(null, 'waiting'), T0 + 4);
+        const retried = await enqueueAt(item(null, 'retried'), T0 + 8);
+        await store.updateOutbox(delivered.id, { deliveredAt: T0 + 9 });
+        await store.updateOutbox(dead.id, { deadAt: T0 + 9, lastError: 'not_in_channel' });
+        // Queued at T0 + 8; a later next attempt does not make it younger.
+        await store.updateOutbox(retried.id, { attempts: 1, nextAttemptAt: T0 + 500 });
+
+        await store.heartbeat('i-live', T0 + 100);
+        await store.heartbeat('i-gone', T0);
+
+        const figures = await store.figures(T0, T0 + 50);
+        expect(figures.uses.sort((x, y) => String(x.projectId).localeCompare(String(y.projectId)))).toEqual([
+          { projectId: null, count: 1 },
+          { projectId: 'proj-a', count: 1 },
+        ]);
+        expect({ ...figures, uses: undefined }).toEqual({
+          uses: undefined,
+          activeJobs: 2,
+          earliestPollAt: T0 + 20,
+          outboxBacklog: 2,
+          oldestUndeliveredAt: T0 + 4,
+          liveInstances: 1,
+        });
+        // Uses before the window do not count.
+        expect((await store.figures(T0 + 6, T0)).uses).toEqual([{ projectId: null, count: 1 }]);
+      });
+    });
   });
 }

@@ -10,6 +10,7 @@ import type {
   OutboxPatch,
   RunRecord,
   Store,
+  StoreFigures,
 } from '../types.js';
 import { type CountedUses, UnknownRunError, useDecision } from '../uses.js';
 import { type DatabaseTlsError, parseDatabaseTls, tlsOptions } from './connection-tls.js';
@@ -354,6 +355,15 @@ export async function openPostgresStore(
     async countActiveJobs() {
       const { rows } = await pool.query("SELECT COUNT(*) AS n FROM jobs WHERE phase = 'active'");
       return Number(rows[0]?.n ?? 0);
+    },
+    async figures(usesSince, liveSince) {
+      // Two reads side by side: figures for a dashboard, where a moment between them is harmless.
+      const [counts, uses] = await Promise.all([
+        one<Omit<StoreFigures, 'uses'>>(pool, queries.figures, [liveSince]),
+        many<{ projectId: string | null; n: number }>(queries.instructionsSince, [usesSince]),
+      ]);
+      if (!counts) throw new Error('the figures query returned no row');
+      return { ...counts, uses: uses.map((r) => ({ projectId: r.projectId, count: Number(r.n) })) };
     },
     async recentInstructions(userId, since) {
       const { rows } = await pool.query(queries.recentInstructions, [userId, since]);

@@ -16,6 +16,7 @@ import type {
   RunPatch,
   RunRecord,
   Store,
+  StoreFigures,
   UseQuota,
   UseReservation,
 } from '../types.js';
@@ -221,6 +222,13 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
     (shared[name].all(sqliteArgs(args)) as Row[]).map((r) => fromRow<T>(r));
   const byId = <T extends { id: number }>(records: T[]) => records.sort((a, b) => a.id - b.id);
 
+  // One snapshot: both reads see the same moment.
+  const figuresTx = db.transaction((usesSince: number, liveSince: number): StoreFigures => {
+    const counts = fromRow<Omit<StoreFigures, 'uses'>>(shared.figures.get(sqliteArgs([liveSince])) as Row);
+    const uses = rows<{ projectId: string | null; n: number }>('instructionsSince', usesSince);
+    return { ...counts, uses: uses.map((r) => ({ projectId: r.projectId, count: Number(r.n) })) };
+  });
+
   const adoptTx = db.transaction((instanceId: string, staleBefore: number): Orphans => {
     const args = sqliteArgs([instanceId, staleBefore]);
     shared.releaseDeadJobClaims.run(args);
@@ -395,6 +403,9 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
     },
     async countActiveJobs() {
       return (stmt.countActive.get() as { n: number }).n;
+    },
+    async figures(usesSince, liveSince) {
+      return figuresTx(usesSince, liveSince);
     },
     async recentInstructions(userId, since) {
       const row = shared.recentInstructions.get(sqliteArgs([userId, since])) as CountedUses;

@@ -1,0 +1,123 @@
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import type { RunOutcome } from '../store/types.js';
+import type { AgentAnswer, MetricsHooks } from './hooks.js';
+import { registerStoreGauges, type StoreGaugesOptions } from './store-gauges.js';
+
+/** Upper bounds of the agent API latency buckets, in seconds (its time-out defaults to 6 s). */
+export const AGENT_LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 6, 10, 30];
+/** Longest Slack error code kept as a label value; Slack's own codes are far shorter. */
+const MAX_CODE_CHARS = 64;
+
+/** Run outcomes as label values: the words an operator reads. */
+const OUTCOME_LABELS: Record<RunOutcome, string> = {
+  completed_pr: 'pull_request',
+  completed_no_changes: 'no_changes',
+  failed: 'failed',
+  archived: 'archived',
+  gone: 'gone',
+  stopped_watching: 'stopped_watching',
+};
+
+export type MetricsOptions = Omit<StoreGaugesOptions, 'register'>;
+
+export interface Metrics {
+  /** What the parts of the app call as things happen. */
+  hooks: MetricsHooks;
+  /** The exposition text (Prometheus text format 0.0.4) and its content type. */
+  render(): Promise<{ contentType: string; body: string }>;
+}
+
+/**
+ * The app's metrics, in a registry of its own (never prom-client's global one: a test process
+ * starts many apps). Counters and histograms count what this process did; the gauges of
+ * {@link registerStoreGauges} show the deployment-wide figures of the shared store; the default
+ * process metrics (`process_*`, `nodejs_*`, event-loop lag included) describe this process.
+ */
+export function createMetrics(options: MetricsOptions): Metrics {
+  const register = new Registry();
+  collectDefaultMetrics({ register });
+  registerStoreGauges({ ...options, register });
+
+  const instructions = new Counter({
+    name: 'docs_agent_instructions_total',
+    help: 'Instructions by surface (command, mention, shortcut, reply) and result (started, sent, refused, failed, unknown, not_recorded); reason says why one was refused or failed.',
+    labelNames: ['surface', 'result', 'reason'],
+    registers: [register],
+  });
+  const runsFinished = new Counter({
+    name: 'docs_agent_runs_finished_total',
+    help: 'Runs ended, by outcome (pull_request, no_changes, failed, archived, gone, stopped_watching).',
+    labelNames: ['outcome'],
+    registers: [register],
+  });
+  // Every outcome shows from the start, so rate() and alerts have a series before the first one.
+  for (const outcome of Object.values(OUTCOME_LABELS)) runsFinished.inc({ outcome }, 0);
+  const agentRequests = new Counter({
+    name: 'docs_agent_agent_requests_total',
+    help: 'Agent API requests (each attempt), by endpoint and status class (2xx, 4xx, 5xx, timeout, network_error).',
+    labelNames: ['endpoint', 'status_class'],
+    registers: [register],
+  });
+  const agentLatency = new Histogram({
+    name: 'docs_agent_agent_request_duration_seconds',
+    help: 'Time from sending an agent API request to having its whole answer (or giving up), in seconds.',
+    labelNames: ['endpoint'],
+    buckets: AGENT_LATENCY_BUCKETS,
+    registers: [register],
+  });
+  const keyRefused = new Counter({
+    name: 'docs_agent_agent_key_refused_total',
+    help: 'Agent API answers 401 or 403: the admin key was refused (expired, revoked, IP allow-list). Renew DOCS_AGENT_API_KEY.',
+    labelNames: ['endpoint'],
+    registers: [register],
+  });
+  const slackErrors = new Counter({
+    name: 'docs_agent_slack_api_errors_total',
+    help: 'Failed Slack Web API calls (and response_url posts), by method and Slack error code.',
+    labelNames: ['method', 'code'],
+    registers: [register],
+  });
+  const givenUp = new Counter({
+    name: 'docs_agent_outbox_given_up_total',
+    help: 'Messages Slack refused for good, so they were never delivered.',
+    registers: [register],
+  });
+  givenUp.inc(0);
+
+  const hooks: MetricsHooks = {
+    instruction(surface, result, reason, count = 1) {
+      instructions.inc({ surface, result, reason: reason ?? '' }, count);
+    },
+    runFinished(outcome) {
+      runsFinished.inc({ outcome: OUTCOME_LABELS[outcome] ?? outcome });
+    },
+    agentRequest(endpoint, answer, seconds) {
+      agentRequests.inc({ endpoint, status_class: statusClass(answer) });
+      agentLatency.observe({ endpoint }, seconds);
+      if (answer === 401 || answer === 403) keyRefused.inc({ endpoint });
+    },
+    slackError(method, code) {
+      slackErrors.inc({ method, code: labelSafe(code) });
+    },
+    outboxGivenUp() {
+      givenUp.inc();
+    },
+  };
+
+  return {
+    hooks,
+    async render() {
+      return { contentType: register.contentType, body: await register.metrics() };
+    },
+  };
+}
+
+/** `2xx`, `4xx`… for an HTTP status; `timeout` or `network_error` when none came. */
+export function statusClass(answer: AgentAnswer): string {
+  return typeof answer === 'number' ? `${Math.floor(answer / 100)}xx` : answer;
+}
+
+/** A Slack error code fit for a label: Slack's own are snake_case; anything else is cut down to that. */
+function labelSafe(code: string): string {
+  return code.replace(/[^A-Za-z0-9_.]/g, '_').slice(0, MAX_CODE_CHARS) || 'unknown';
+}

@@ -1,0 +1,27 @@
+import type { Config } from '../config.js';
+import type { Route } from '../http/front-server.js';
+import type { Logger } from '../logger.js';
+import type { Store } from '../store/types.js';
+import { type MetricsHooks, noMetrics } from './hooks.js';
+import { createMetrics } from './metrics.js';
+import { metricsRoute } from './metrics-route.js';
+
+/**
+ * The metrics of one app start: with `METRICS_TOKEN` set, the hooks that count and the
+ * `GET /metrics` route; without it, hooks that do nothing and no route (`/metrics` is a 404).
+ */
+export function setUpMetrics(
+  config: Pick<Config, 'metricsToken' | 'agent' | 'channelProjects' | 'instanceTimeoutMs'>,
+  store: Store,
+  logger: Logger,
+): { hooks: MetricsHooks; routes: Route[] } {
+  if (config.metricsToken === undefined) return { hooks: noMetrics, routes: [] };
+  const metrics = createMetrics({
+    read: (usesSince, liveSince) => store.figures(usesSince, liveSince),
+    shared: store.shared,
+    projects: [...new Set([config.agent.projectId, ...config.channelProjects.values()])],
+    instanceTimeoutMs: config.instanceTimeoutMs,
+    logger,
+  });
+  return { hooks: metrics.hooks, routes: [metricsRoute({ token: config.metricsToken, metrics, logger })] };
+}
