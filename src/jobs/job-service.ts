@@ -27,7 +27,7 @@ import {
 import { createReplyCatchUp } from './catch-up.js';
 import { createFirstPrompt } from './first-prompt.js';
 import { createFollowUps } from './follow-ups.js';
-import { createHolds } from './holds.js';
+import { createHolds, type Held } from './holds.js';
 import { agentErrorText, type RenderHints, refusalText, text } from './messages.js';
 import { type PrivateTarget, privateNote, rootMetadata, rootUpdate, threadPost } from './outbox-items.js';
 import type {
@@ -182,6 +182,16 @@ export function createJobService(deps: JobServiceDeps): JobService {
     metrics.instruction(surface, 'refused', decision.reason);
     logger.info('instruction refused', { reason: decision.reason, user: who.userId, channel: who.channelId });
     return refusalText(decision);
+  }
+
+  /**
+   * Keeps an instruction whose author Slack could not confirm, to be checked again; once it has
+   * waited too long, the refusal to give instead (undefined while it is held).
+   */
+  async function holdOrGiveUp(held: Held, surface: InstructionSurface): Promise<Mrkdwn | undefined> {
+    if (await holds.hold(held)) return undefined;
+    metrics.instruction(surface, 'refused', 'unverified');
+    return text.heldTooLong();
   }
 
   async function createUpstream(job: JobRecord, run: RunRecord): Promise<void> {
@@ -465,17 +475,16 @@ export function createJobService(deps: JobServiceDeps): JobService {
         job.origin,
       );
       if (refused === 'held') {
-        const held = await holds.hold({
-          kind: 'job',
+        const given = {
+          kind: 'job' as const,
           id: job.id,
           jobId: job.id,
           since: job.createdAt,
           to: requesterTarget(job),
           recheck: () => service.startJob(job.id),
-        });
-        if (held) return;
-        metrics.instruction(job.origin, 'refused', 'unverified');
-        refused = text.heldTooLong();
+        };
+        refused = await holdOrGiveUp(given, job.origin);
+        if (!refused) return;
       }
       if (refused) {
         await store.apply(
@@ -544,17 +553,16 @@ export function createJobService(deps: JobServiceDeps): JobService {
         'reply',
       );
       if (refused === 'held') {
-        const held = await holds.hold({
-          kind: 'reply',
+        const given = {
+          kind: 'reply' as const,
           id: run.id,
           jobId: job.id,
           since: run.createdAt,
           to,
           recheck: () => service.processReply(run.id, teamId),
-        });
-        if (held) return;
-        metrics.instruction('reply', 'refused', 'unverified');
-        refused = text.heldTooLong();
+        };
+        refused = await holdOrGiveUp(given, 'reply');
+        if (!refused) return;
       }
       if (refused) return dropRun(job, run, 'refused', refused, to);
       await store.apply({ jobId: job.id, run: { id: run.id, patch: { state: 'ready' } } }, now());
