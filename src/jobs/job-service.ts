@@ -6,15 +6,7 @@ import { type InstructionSurface, type MetricsHooks, noMetrics } from '../metric
 import { SlackCallError, type SlackGateway } from '../slack/gateway.js';
 import { type Mrkdwn, md, mrkdwnToPlain, userMention } from '../slack/mrkdwn.js';
 import type { UserNames } from '../slack/user-names.js';
-import {
-  type JobPatch,
-  type JobRecord,
-  type Orphans,
-  type RunOutcome,
-  type RunRecord,
-  type Store,
-  THREAD_RELEASING_PHASES,
-} from '../store/types.js';
+import type { JobPatch, JobRecord, Orphans, RunOutcome, RunRecord, Store } from '../store/types.js';
 import { outcomePost, statusCard } from '../views/status-card.js';
 import {
   errorMessage,
@@ -30,6 +22,15 @@ import { createFollowUps } from './follow-ups.js';
 import { createHolds, type Held } from './holds.js';
 import { agentErrorText, type RenderHints, refusalText, text } from './messages.js';
 import { type PrivateTarget, privateNote, rootMetadata, rootUpdate, threadPost } from './outbox-items.js';
+import {
+  enterPhase,
+  expectPhase,
+  type JobIn,
+  moveJob,
+  POLLED,
+  STILL_STARTING,
+  THREAD_RELEASING_PHASES,
+} from './phases.js';
 import type {
   MentionOutcome,
   MentionRequest,
@@ -194,19 +195,19 @@ export function createJobService(deps: JobServiceDeps): JobService {
     return text.heldTooLong();
   }
 
-  async function createUpstream(job: JobRecord, run: RunRecord): Promise<void> {
+  async function createUpstream(job: JobIn<'creating'>, run: RunRecord): Promise<void> {
     const prompt = await firstPrompt(job, run);
     let agentJob: AgentJob | undefined;
     try {
       agentJob = await agentOf(job).createJob(prompt);
     } catch (error) {
       logAgentError(logger, error, { jobId: job.id, op: 'create' });
-      const phase = isUnknownOutcome(error) ? ('start_unknown' as const) : ('not_started' as const);
-      metrics.instruction(job.origin, phase === 'start_unknown' ? 'unknown' : 'failed', 'agent');
+      const ended = enterPhase(job.phase, isUnknownOutcome(error) ? 'start_unknown' : 'not_started');
+      metrics.instruction(job.origin, ended.phase === 'start_unknown' ? 'unknown' : 'failed', 'agent');
       await store.apply(
         {
           jobId: job.id,
-          job: { phase, lastError: errorMessage(error) },
+          job: { ...ended, lastError: errorMessage(error) },
           run: {
             id: run.id,
             patch: { state: isUnknownOutcome(error) ? 'unknown' : 'failed', error: errorMessage(error) },
@@ -219,7 +220,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
               'notice',
               run,
             ),
-            ...rootUpdate({ ...job, phase }),
+            ...rootUpdate({ ...job, ...ended }),
           ],
         },
         now(),
@@ -228,7 +229,10 @@ export function createJobService(deps: JobServiceDeps): JobService {
     if (agentJob) {
       // Only the agent call is in the try above: the agent has the job now.
       const at = now();
-      const patch = { ...startedPatch(agentJob, at, deps.pollIntervalMs), agentJobId: agentJob.id };
+      const patch = {
+        ...startedPatch(job.phase, agentJob, at, deps.pollIntervalMs),
+        agentJobId: agentJob.id,
+      };
       await recordAgentAnswer(
         () =>
           store.apply(
@@ -253,7 +257,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
   }
 
   /** Posts the status card: the thread's root for a command, a reply in the thread otherwise. */
-  async function postRoot(job: JobRecord, run: RunRecord): Promise<void> {
+  async function postRoot(job: JobIn<'posting'>, run: RunRecord): Promise<void> {
     let cardTs: string;
     try {
       const card = statusCard(job, now(), deps.hints);
@@ -282,7 +286,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
       await store.apply(
         {
           jobId: job.id,
-          job: { phase: 'not_started', lastError: `root post failed: ${code}` },
+          job: { ...enterPhase(job.phase, 'not_started'), lastError: `root post failed: ${code}` },
           run: { id: run.id, patch: { state: 'failed', error: `root post failed: ${code}` } },
           enqueue: [privateNote(job.id, `start-refused:${job.id}`, requesterTarget(job), note)],
         },
@@ -296,10 +300,10 @@ export function createJobService(deps: JobServiceDeps): JobService {
   }
 
   /** Records the thread and card, then makes the create call. */
-  async function rootRecorded(job: JobRecord, run: RunRecord, cardTs: string): Promise<void> {
+  async function rootRecorded(job: JobIn<'posting'>, run: RunRecord, cardTs: string): Promise<void> {
     const catchUpAfter = job.origin === 'mention' ? run.messageTs : null;
     // Recorded before the create call: a crash from here on leaves a row the next start explains.
-    const patch = { threadTs: job.threadTs ?? cardTs, cardTs, phase: 'creating' as const };
+    const patch = { threadTs: job.threadTs ?? cardTs, cardTs, ...enterPhase(job.phase, 'creating') };
     await store.apply(
       { jobId: job.id, job: patch, run: { id: run.id, patch: { state: 'sending', sentAt: now() } } },
       now(),
@@ -490,7 +494,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
         await store.apply(
           {
             jobId: job.id,
-            job: { phase: 'not_started', lastError: 'refused' },
+            job: { ...enterPhase(job.phase, 'not_started'), lastError: 'refused' },
             run: { id: run.id, patch: { state: 'failed', error: 'refused' } },
             enqueue: [privateNote(job.id, `refused:${job.id}`, requesterTarget(job), refused)],
           },
@@ -502,8 +506,8 @@ export function createJobService(deps: JobServiceDeps): JobService {
         return;
       }
       // Only one caller (the command's task or recovery) may go on.
-      if (!(await store.transitionJob(job.id, 'accepted', 'posting', now()))) return;
-      await postRoot({ ...job, phase: 'posting' }, run);
+      if (!(await moveJob(store, job.id, job.phase, 'posting', now()))) return;
+      await postRoot({ ...job, ...enterPhase(job.phase, 'posting') }, run);
     },
 
     async acceptReply(request) {
@@ -575,9 +579,11 @@ export function createJobService(deps: JobServiceDeps): JobService {
       const open = (await store.getRuns(job.id)).filter((r) => r.state === 'sent' && r.outcome === null);
       const latest = open.at(-1);
       const at = now();
+      // The poller finishes the runs of the jobs it watches, and only those.
+      const from = expectPhase(job.phase, POLLED);
       const patch: JobPatch = {
         ...(agentJob ? fromAgentJob(agentJob) : {}),
-        phase: outcome === 'gone' ? 'gone' : 'idle',
+        ...enterPhase(from, outcome === 'gone' ? 'gone' : 'idle'),
         lastOutcome: outcome,
         nextPollAt: null,
       };
@@ -633,7 +639,9 @@ export function createJobService(deps: JobServiceDeps): JobService {
     },
 
     async recover({ jobs, runs }) {
-      for (const job of jobs) {
+      for (const adopted of jobs) {
+        // Only jobs still being started are taken over (see Store.adoptOrphans).
+        const job = { ...adopted, phase: expectPhase(adopted.phase, STILL_STARTING) };
         if (job.phase === 'accepted') logger.info('taking over a job still to start', { jobId: job.id });
         else
           logger.warn('job interrupted: the process starting it stopped', {
@@ -650,12 +658,13 @@ export function createJobService(deps: JobServiceDeps): JobService {
           // The create call was surely never made. If Slack has the root message, carry on from
           // it; if it surely does not, start over; if Slack cannot say, tell the requester.
           const found = await findRoot(job);
+          const posting = { ...job, phase: job.phase };
           if (found?.ts && first) {
-            await rootRecorded(job, first, found.ts);
+            await rootRecorded(posting, first, found.ts);
             continue;
           }
           if (found && first) {
-            if (await store.transitionJob(job.id, 'posting', 'accepted', now()))
+            if (await moveJob(store, job.id, posting.phase, 'accepted', now()))
               await service.startJob(job.id);
             continue;
           }
@@ -664,7 +673,10 @@ export function createJobService(deps: JobServiceDeps): JobService {
             {
               jobId: job.id,
               expect,
-              job: { phase: 'not_started', lastError: 'restarted while posting the root message' },
+              job: {
+                ...enterPhase(posting.phase, 'not_started'),
+                lastError: 'restarted while posting the root message',
+              },
               ...(first
                 ? { run: { id: first.id, patch: { state: 'failed' as const, error: 'restarted' } } }
                 : {}),
@@ -680,12 +692,13 @@ export function createJobService(deps: JobServiceDeps): JobService {
             now(),
           );
         } else {
+          const unknown = enterPhase(job.phase, 'start_unknown');
           metrics.instruction(job.origin, 'unknown', 'restart');
           await store.apply(
             {
               jobId: job.id,
               expect,
-              job: { phase: 'start_unknown', lastError: 'restarted while creating the job' },
+              job: { ...unknown, lastError: 'restarted while creating the job' },
               ...(first
                 ? { run: { id: first.id, patch: { state: 'unknown' as const, error: 'restarted' } } }
                 : {}),
@@ -697,7 +710,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
                   'notice',
                   first,
                 ),
-                ...rootUpdate({ ...job, phase: 'start_unknown' }),
+                ...rootUpdate({ ...job, ...unknown }),
               ],
             },
             now(),
