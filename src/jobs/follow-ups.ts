@@ -14,6 +14,7 @@ import {
 } from './agent-outcomes.js';
 import { agentErrorText, text } from './messages.js';
 import { type PrivateTarget, privateNote, receivedReaction, rootUpdate, threadPost } from './outbox-items.js';
+import { keys } from './outbox-registry.js';
 import { enterPhase, type JobIn, STILL_STARTING, TAKES_FOLLOW_UPS } from './phases.js';
 
 /** How soon a batch whose sending failed before reaching the agent API is tried again, in milliseconds. */
@@ -61,7 +62,7 @@ export function createFollowUps(deps: FollowUpsDeps): FollowUps {
       {
         jobId: job.id,
         run: { id: run.id, patch: { state: 'failed', error: reason } },
-        enqueue: [privateNote(job.id, `dropped:${run.id}`, to, note)],
+        enqueue: [privateNote(job.id, keys.dropped({ runId: run.id }), to, note)],
       },
       now(),
     );
@@ -96,7 +97,14 @@ export function createFollowUps(deps: FollowUpsDeps): FollowUps {
           ...(forgotten ? { job: forgotten } : {}),
           runs: runs.map((r) => ({ id: r.id, patch: { state, error: errorMessage(error) } })),
           enqueue: [
-            threadPost(job, `followup-error:${first.id}`, note, 'notice', first, runs),
+            threadPost({
+              job,
+              key: keys.followUpError({ jobId: job.id, runId: first.id }),
+              kind: 'notice',
+              text: note,
+              run: first,
+              covers: runs,
+            }),
             ...(forgotten ? rootUpdate({ ...job, ...forgotten }) : []),
           ],
         },

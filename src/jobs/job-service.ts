@@ -21,7 +21,8 @@ import { createFirstPrompt } from './first-prompt.js';
 import { createFollowUps } from './follow-ups.js';
 import { createHolds, type Held } from './holds.js';
 import { agentErrorText, type RenderHints, refusalText, text } from './messages.js';
-import { type PrivateTarget, privateNote, rootMetadata, rootUpdate, threadPost } from './outbox-items.js';
+import { type PrivateTarget, privateNote, rootUpdate, threadPost } from './outbox-items.js';
+import { keys, rootMetadata } from './outbox-registry.js';
 import {
   enterPhase,
   expectPhase,
@@ -213,13 +214,13 @@ export function createJobService(deps: JobServiceDeps): JobService {
             patch: { state: isUnknownOutcome(error) ? 'unknown' : 'failed', error: errorMessage(error) },
           },
           enqueue: [
-            threadPost(
+            threadPost({
               job,
-              'start-error',
-              md`${userMention(job.requesterId)} ${agentErrorText(error, 'job')}`,
-              'notice',
+              key: keys.startError({ jobId: job.id }),
+              kind: 'notice',
+              text: md`${userMention(job.requesterId)} ${agentErrorText(error, 'job')}`,
               run,
-            ),
+            }),
             ...rootUpdate({ ...job, ...ended }),
           ],
         },
@@ -288,7 +289,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
           jobId: job.id,
           job: { ...enterPhase(job.phase, 'not_started'), lastError: `root post failed: ${code}` },
           run: { id: run.id, patch: { state: 'failed', error: `root post failed: ${code}` } },
-          enqueue: [privateNote(job.id, `start-refused:${job.id}`, requesterTarget(job), note)],
+          enqueue: [privateNote(job.id, keys.startRefused({ jobId: job.id }), requesterTarget(job), note)],
         },
         now(),
       );
@@ -496,7 +497,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
             jobId: job.id,
             job: { ...enterPhase(job.phase, 'not_started'), lastError: 'refused' },
             run: { id: run.id, patch: { state: 'failed', error: 'refused' } },
-            enqueue: [privateNote(job.id, `refused:${job.id}`, requesterTarget(job), refused)],
+            enqueue: [privateNote(job.id, keys.refused({ jobId: job.id }), requesterTarget(job), refused)],
           },
           now(),
         );
@@ -599,15 +600,15 @@ export function createJobService(deps: JobServiceDeps): JobService {
           enqueue: [
             ...(latest
               ? [
-                  threadPost(
-                    updated,
-                    `outcome:${latest.seq}`,
-                    post.text,
-                    'outcome',
-                    latest,
-                    open,
-                    post.blocks,
-                  ),
+                  threadPost({
+                    job: updated,
+                    key: keys.outcome({ jobId: job.id, runSeq: latest.seq }),
+                    kind: 'outcome',
+                    text: post.text,
+                    run: latest,
+                    covers: open,
+                    blocks: post.blocks,
+                  }),
                 ]
               : []),
             ...rootUpdate(updated),
@@ -632,7 +633,14 @@ export function createJobService(deps: JobServiceDeps): JobService {
 
     async notePollRefused(job) {
       await store.enqueue(
-        [threadPost(job, `poll-refused:${job.runCount}`, text.pollRefused(job.requesterId), 'notice')],
+        [
+          threadPost({
+            job,
+            key: keys.pollRefused({ jobId: job.id, runCount: job.runCount }),
+            kind: 'notice',
+            text: text.pollRefused(job.requesterId),
+          }),
+        ],
         now(),
       );
       deps.onEnqueued();
@@ -683,7 +691,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
               enqueue: [
                 privateNote(
                   job.id,
-                  `restart-refused:${job.id}`,
+                  keys.restartRefused({ jobId: job.id }),
                   requesterTarget(job),
                   text.restartedBeforePost(),
                 ),
@@ -703,13 +711,13 @@ export function createJobService(deps: JobServiceDeps): JobService {
                 ? { run: { id: first.id, patch: { state: 'unknown' as const, error: 'restarted' } } }
                 : {}),
               enqueue: [
-                threadPost(
+                threadPost({
                   job,
-                  'start-unknown',
-                  text.restartedBeforeCreate(job.requesterId),
-                  'notice',
-                  first,
-                ),
+                  key: keys.startUnknown({ jobId: job.id }),
+                  kind: 'notice',
+                  text: text.restartedBeforeCreate(job.requesterId),
+                  run: first,
+                }),
                 ...rootUpdate({ ...job, ...unknown }),
               ],
             },
@@ -729,13 +737,13 @@ export function createJobService(deps: JobServiceDeps): JobService {
               jobId: job.id,
               run: { id: run.id, patch: { state: 'unknown', error: 'restarted while sending' } },
               enqueue: [
-                threadPost(
+                threadPost({
                   job,
-                  `followup-unknown:${run.id}`,
-                  text.followUpRestarted(run.authorId),
-                  'notice',
+                  key: keys.followUpUnknown({ jobId: job.id, runId: run.id }),
+                  kind: 'notice',
+                  text: text.followUpRestarted(run.authorId),
                   run,
-                ),
+                }),
               ],
             },
             now(),
