@@ -1,5 +1,6 @@
 import type { HomePublisher } from '../home/home-publisher.js';
 import type { RenderHints } from '../jobs/messages.js';
+import { parseOutboxPayload, unkeyedPostKey } from '../jobs/outbox-registry.js';
 import type { Logger } from '../logger.js';
 import { type Blocks, SlackCallError, type SlackGateway } from '../slack/gateway.js';
 import { channelMention, codeSpan, md, recordedMrkdwn, truncateMrkdwn } from '../slack/mrkdwn.js';
@@ -83,7 +84,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
         const metadata = {
           eventType: payload.eventType,
           // The dedupe key is stable across restarts and names the run; the id is the fallback.
-          key: item.dedupeKey ?? `outbox-${item.id}`,
+          key: item.dedupeKey ?? unkeyedPostKey(item.id),
           ...(payload.about ? { fields: { ...payload.about } } : {}),
         };
         // An earlier attempt started and never recorded its answer: Slack may already have the
@@ -167,7 +168,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
     if (payload.type !== 'post') return false;
     const metadata = {
       eventType: payload.eventType,
-      key: item.dedupeKey ?? `outbox-${item.id}`,
+      key: item.dedupeKey ?? unkeyedPostKey(item.id),
       fields: { ...payload.about, thread: payload.threadTs },
     };
     try {
@@ -193,7 +194,20 @@ export function createOutbox(options: OutboxOptions): Outbox {
     }
   }
 
-  async function deliver(item: OutboxItem): Promise<void> {
+  async function deliver(stored: OutboxItem): Promise<void> {
+    // Written by this or another release: a payload this one cannot read is given up, and the
+    // other items go on.
+    const checked = parseOutboxPayload(stored.payload);
+    if (!checked.ok) {
+      logger.error('an outbox item cannot be read; it is given up', {
+        outboxId: stored.id,
+        jobId: stored.jobId,
+        error: checked.error,
+      });
+      await store.updateOutbox(stored.id, { deadAt: now(), lastError: 'invalid_payload', ...UNCLAIMED });
+      return;
+    }
+    const item = { ...stored, payload: checked.payload };
     // The claim counted this attempt and recorded its start.
     const attempts = item.attempts;
     try {

@@ -6,6 +6,7 @@ import {
 import type { AgentJob } from '../agent/schema.js';
 import type { Logger } from '../logger.js';
 import type { JobPatch, RunOutcome } from '../store/types.js';
+import { enterPhase } from './phases.js';
 
 /** Job fields taken from an agent job record. */
 export function fromAgentJob(agentJob: AgentJob): JobPatch {
@@ -37,10 +38,18 @@ export const isUnknownOutcome = (error: unknown) =>
   error instanceof AgentOutcomeUnknownError || error instanceof AgentInvalidResponseError;
 export const errorMessage = (error: unknown) => String((error as Error)?.message ?? error);
 
-/** The job's fields once the agent accepted a run: active, polled from `at` on. */
-export const startedPatch = (agentJob: AgentJob, at: number, pollIntervalMs: number): JobPatch => ({
+/**
+ * The job's fields once the agent accepted a run: active, polled from `at` on. `from` is the
+ * job's phase when the run was sent (being created, or taking a follow-up).
+ */
+export const startedPatch = (
+  from: 'creating' | 'active' | 'idle',
+  agentJob: AgentJob,
+  at: number,
+  pollIntervalMs: number,
+): JobPatch => ({
   ...fromAgentJob(agentJob),
-  phase: 'active',
+  ...enterPhase(from, 'active'),
   lastOutcome: null,
   runStartedAt: at,
   nextPollAt: at + pollIntervalMs,

@@ -14,6 +14,8 @@ import {
 } from './agent-outcomes.js';
 import { agentErrorText, text } from './messages.js';
 import { type PrivateTarget, privateNote, receivedReaction, rootUpdate, threadPost } from './outbox-items.js';
+import { keys } from './outbox-registry.js';
+import { enterPhase, type JobIn, STILL_STARTING, TAKES_FOLLOW_UPS } from './phases.js';
 
 /** How soon a batch whose sending failed before reaching the agent API is tried again, in milliseconds. */
 export const BATCH_RETRY_MS = 5_000;
@@ -60,7 +62,7 @@ export function createFollowUps(deps: FollowUpsDeps): FollowUps {
       {
         jobId: job.id,
         run: { id: run.id, patch: { state: 'failed', error: reason } },
-        enqueue: [privateNote(job.id, `dropped:${run.id}`, to, note)],
+        enqueue: [privateNote(job.id, keys.dropped({ runId: run.id }), to, note)],
       },
       now(),
     );
@@ -71,7 +73,7 @@ export function createFollowUps(deps: FollowUpsDeps): FollowUps {
   const batchPrompt = (runs: RunRecord[]) => runs.map((r) => r.prompt).join('\n\n');
 
   /** Sends every checked reply of the job as one follow-up (a batch). */
-  async function sendBatch(job: JobRecord): Promise<void> {
+  async function sendBatch(job: JobIn<'active' | 'idle'>): Promise<void> {
     const agentJobId = job.agentJobId;
     if (!agentJobId) return;
     // Claimed atomically: each reply's task, and the flush after create, may all get here.
@@ -88,14 +90,22 @@ export function createFollowUps(deps: FollowUpsDeps): FollowUps {
       const note = md`${joinMrkdwn(authors.map(userMention), md` `)} ${agentErrorText(error, 'follow-up')}`;
       const state = isUnknownOutcome(error) ? ('unknown' as const) : ('failed' as const);
       deps.metrics.instruction('reply', state, 'agent', runs.length);
+      const forgotten = gone ? { ...enterPhase(job.phase, 'gone'), nextPollAt: null } : undefined;
       await store.apply(
         {
           jobId: job.id,
-          ...(gone ? { job: { phase: 'gone' as const, nextPollAt: null } } : {}),
+          ...(forgotten ? { job: forgotten } : {}),
           runs: runs.map((r) => ({ id: r.id, patch: { state, error: errorMessage(error) } })),
           enqueue: [
-            threadPost(job, `followup-error:${first.id}`, note, 'notice', first, runs),
-            ...(gone ? rootUpdate({ ...job, phase: 'gone' }) : []),
+            threadPost({
+              job,
+              key: keys.followUpError({ jobId: job.id, runId: first.id }),
+              kind: 'notice',
+              text: note,
+              run: first,
+              covers: runs,
+            }),
+            ...(forgotten ? rootUpdate({ ...job, ...forgotten }) : []),
           ],
         },
         now(),
@@ -105,7 +115,7 @@ export function createFollowUps(deps: FollowUpsDeps): FollowUps {
     }
     // Only the agent call is in the try above: the agent has the follow-up now.
     const at = now();
-    const patch = startedPatch(agentJob, at, deps.pollIntervalMs);
+    const patch = startedPatch(job.phase, agentJob, at, deps.pollIntervalMs);
     await recordAgentAnswer(
       () =>
         store.apply(
@@ -156,34 +166,24 @@ export function createFollowUps(deps: FollowUpsDeps): FollowUps {
     const ready = job ? await store.readyRuns(jobId) : [];
     const oldest = ready[0];
     if (!job || !oldest) return;
-    switch (job.phase) {
-      case 'accepted':
-      case 'posting':
-      case 'creating':
-        // Sent as soon as the create call answers.
-        return;
-      case 'active':
-      case 'idle': {
-        const wait = oldest.createdAt + deps.batchMs - now();
-        if (wait > 0) return waitForBatch(jobId, wait);
-        return sendBatch(job);
-      }
-      case 'not_started':
-      case 'start_unknown':
-      case 'gone': {
-        const note = job.phase === 'gone' ? text.followUpJobGone() : text.followUpNoJob(job.phase);
-        for (const run of ready) {
-          const to = {
-            channelId: job.channelId,
-            userId: run.authorId,
-            threadTs: job.threadTs,
-            responseUrl: null,
-          };
-          deps.metrics.instruction('reply', 'refused', 'no_job');
-          await dropRun(job, run, `job is ${job.phase}`, note, to);
-        }
-        return;
-      }
+    // Sent as soon as the create call answers.
+    if (STILL_STARTING.has(job.phase)) return;
+    if (TAKES_FOLLOW_UPS.has(job.phase)) {
+      const wait = oldest.createdAt + deps.batchMs - now();
+      if (wait > 0) return waitForBatch(jobId, wait);
+      return sendBatch({ ...job, phase: job.phase });
+    }
+    // The job has ended: there is nothing to send the replies to.
+    const note = job.phase === 'gone' ? text.followUpJobGone() : text.followUpNoJob(job.phase);
+    for (const run of ready) {
+      const to = {
+        channelId: job.channelId,
+        userId: run.authorId,
+        threadTs: job.threadTs,
+        responseUrl: null,
+      };
+      deps.metrics.instruction('reply', 'refused', 'no_job');
+      await dropRun(job, run, `job is ${job.phase}`, note, to);
     }
   }
 

@@ -2,6 +2,7 @@ import type { Logger } from '../logger.js';
 import type { Store } from '../store/types.js';
 import { text } from './messages.js';
 import { type PrivateTarget, privateNote } from './outbox-items.js';
+import { keys } from './outbox-registry.js';
 
 /** First wait before an instruction held for verification is checked again, in milliseconds. */
 export const HOLD_FIRST_RETRY_MS = 5_000;
@@ -69,7 +70,10 @@ export function createHolds(deps: {
       const attempt = attempts.get(key) ?? 0;
       attempts.set(key, attempt + 1);
       // Once per instruction, also across restarts: the dedupe key names it.
-      await deps.store.enqueue([privateNote(held.jobId, `held:${key}`, held.to, text.held())], deps.now());
+      await deps.store.enqueue(
+        [privateNote(held.jobId, keys.held({ kind: held.kind, id: held.id }), held.to, text.held())],
+        deps.now(),
+      );
       deps.onEnqueued();
       deps.logger.info('instruction held until Slack confirms its author', {
         kind: held.kind,

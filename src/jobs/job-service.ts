@@ -6,15 +6,7 @@ import { type InstructionSurface, type MetricsHooks, noMetrics } from '../metric
 import { SlackCallError, type SlackGateway } from '../slack/gateway.js';
 import { type Mrkdwn, md, mrkdwnToPlain, userMention } from '../slack/mrkdwn.js';
 import type { UserNames } from '../slack/user-names.js';
-import {
-  type JobPatch,
-  type JobRecord,
-  type Orphans,
-  type RunOutcome,
-  type RunRecord,
-  type Store,
-  THREAD_RELEASING_PHASES,
-} from '../store/types.js';
+import type { JobPatch, JobRecord, Orphans, RunOutcome, RunRecord, Store } from '../store/types.js';
 import { outcomePost, statusCard } from '../views/status-card.js';
 import {
   errorMessage,
@@ -29,7 +21,17 @@ import { createFirstPrompt } from './first-prompt.js';
 import { createFollowUps } from './follow-ups.js';
 import { createHolds, type Held } from './holds.js';
 import { agentErrorText, type RenderHints, refusalText, text } from './messages.js';
-import { type PrivateTarget, privateNote, rootMetadata, rootUpdate, threadPost } from './outbox-items.js';
+import { type PrivateTarget, privateNote, rootUpdate, threadPost } from './outbox-items.js';
+import { keys, rootMetadata } from './outbox-registry.js';
+import {
+  enterPhase,
+  expectPhase,
+  type JobIn,
+  moveJob,
+  POLLED,
+  STILL_STARTING,
+  THREAD_RELEASING_PHASES,
+} from './phases.js';
 import type {
   MentionOutcome,
   MentionRequest,
@@ -194,32 +196,32 @@ export function createJobService(deps: JobServiceDeps): JobService {
     return text.heldTooLong();
   }
 
-  async function createUpstream(job: JobRecord, run: RunRecord): Promise<void> {
+  async function createUpstream(job: JobIn<'creating'>, run: RunRecord): Promise<void> {
     const prompt = await firstPrompt(job, run);
     let agentJob: AgentJob | undefined;
     try {
       agentJob = await agentOf(job).createJob(prompt);
     } catch (error) {
       logAgentError(logger, error, { jobId: job.id, op: 'create' });
-      const phase = isUnknownOutcome(error) ? ('start_unknown' as const) : ('not_started' as const);
-      metrics.instruction(job.origin, phase === 'start_unknown' ? 'unknown' : 'failed', 'agent');
+      const ended = enterPhase(job.phase, isUnknownOutcome(error) ? 'start_unknown' : 'not_started');
+      metrics.instruction(job.origin, ended.phase === 'start_unknown' ? 'unknown' : 'failed', 'agent');
       await store.apply(
         {
           jobId: job.id,
-          job: { phase, lastError: errorMessage(error) },
+          job: { ...ended, lastError: errorMessage(error) },
           run: {
             id: run.id,
             patch: { state: isUnknownOutcome(error) ? 'unknown' : 'failed', error: errorMessage(error) },
           },
           enqueue: [
-            threadPost(
+            threadPost({
               job,
-              'start-error',
-              md`${userMention(job.requesterId)} ${agentErrorText(error, 'job')}`,
-              'notice',
+              key: keys.startError({ jobId: job.id }),
+              kind: 'notice',
+              text: md`${userMention(job.requesterId)} ${agentErrorText(error, 'job')}`,
               run,
-            ),
-            ...rootUpdate({ ...job, phase }),
+            }),
+            ...rootUpdate({ ...job, ...ended }),
           ],
         },
         now(),
@@ -228,7 +230,10 @@ export function createJobService(deps: JobServiceDeps): JobService {
     if (agentJob) {
       // Only the agent call is in the try above: the agent has the job now.
       const at = now();
-      const patch = { ...startedPatch(agentJob, at, deps.pollIntervalMs), agentJobId: agentJob.id };
+      const patch = {
+        ...startedPatch(job.phase, agentJob, at, deps.pollIntervalMs),
+        agentJobId: agentJob.id,
+      };
       await recordAgentAnswer(
         () =>
           store.apply(
@@ -253,7 +258,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
   }
 
   /** Posts the status card: the thread's root for a command, a reply in the thread otherwise. */
-  async function postRoot(job: JobRecord, run: RunRecord): Promise<void> {
+  async function postRoot(job: JobIn<'posting'>, run: RunRecord): Promise<void> {
     let cardTs: string;
     try {
       const card = statusCard(job, now(), deps.hints);
@@ -282,9 +287,9 @@ export function createJobService(deps: JobServiceDeps): JobService {
       await store.apply(
         {
           jobId: job.id,
-          job: { phase: 'not_started', lastError: `root post failed: ${code}` },
+          job: { ...enterPhase(job.phase, 'not_started'), lastError: `root post failed: ${code}` },
           run: { id: run.id, patch: { state: 'failed', error: `root post failed: ${code}` } },
-          enqueue: [privateNote(job.id, `start-refused:${job.id}`, requesterTarget(job), note)],
+          enqueue: [privateNote(job.id, keys.startRefused({ jobId: job.id }), requesterTarget(job), note)],
         },
         now(),
       );
@@ -296,10 +301,10 @@ export function createJobService(deps: JobServiceDeps): JobService {
   }
 
   /** Records the thread and card, then makes the create call. */
-  async function rootRecorded(job: JobRecord, run: RunRecord, cardTs: string): Promise<void> {
+  async function rootRecorded(job: JobIn<'posting'>, run: RunRecord, cardTs: string): Promise<void> {
     const catchUpAfter = job.origin === 'mention' ? run.messageTs : null;
     // Recorded before the create call: a crash from here on leaves a row the next start explains.
-    const patch = { threadTs: job.threadTs ?? cardTs, cardTs, phase: 'creating' as const };
+    const patch = { threadTs: job.threadTs ?? cardTs, cardTs, ...enterPhase(job.phase, 'creating') };
     await store.apply(
       { jobId: job.id, job: patch, run: { id: run.id, patch: { state: 'sending', sentAt: now() } } },
       now(),
@@ -490,9 +495,9 @@ export function createJobService(deps: JobServiceDeps): JobService {
         await store.apply(
           {
             jobId: job.id,
-            job: { phase: 'not_started', lastError: 'refused' },
+            job: { ...enterPhase(job.phase, 'not_started'), lastError: 'refused' },
             run: { id: run.id, patch: { state: 'failed', error: 'refused' } },
-            enqueue: [privateNote(job.id, `refused:${job.id}`, requesterTarget(job), refused)],
+            enqueue: [privateNote(job.id, keys.refused({ jobId: job.id }), requesterTarget(job), refused)],
           },
           now(),
         );
@@ -502,8 +507,8 @@ export function createJobService(deps: JobServiceDeps): JobService {
         return;
       }
       // Only one caller (the command's task or recovery) may go on.
-      if (!(await store.transitionJob(job.id, 'accepted', 'posting', now()))) return;
-      await postRoot({ ...job, phase: 'posting' }, run);
+      if (!(await moveJob(store, job.id, job.phase, 'posting', now()))) return;
+      await postRoot({ ...job, ...enterPhase(job.phase, 'posting') }, run);
     },
 
     async acceptReply(request) {
@@ -575,9 +580,11 @@ export function createJobService(deps: JobServiceDeps): JobService {
       const open = (await store.getRuns(job.id)).filter((r) => r.state === 'sent' && r.outcome === null);
       const latest = open.at(-1);
       const at = now();
+      // The poller finishes the runs of the jobs it watches, and only those.
+      const from = expectPhase(job.phase, POLLED);
       const patch: JobPatch = {
         ...(agentJob ? fromAgentJob(agentJob) : {}),
-        phase: outcome === 'gone' ? 'gone' : 'idle',
+        ...enterPhase(from, outcome === 'gone' ? 'gone' : 'idle'),
         lastOutcome: outcome,
         nextPollAt: null,
       };
@@ -593,15 +600,15 @@ export function createJobService(deps: JobServiceDeps): JobService {
           enqueue: [
             ...(latest
               ? [
-                  threadPost(
-                    updated,
-                    `outcome:${latest.seq}`,
-                    post.text,
-                    'outcome',
-                    latest,
-                    open,
-                    post.blocks,
-                  ),
+                  threadPost({
+                    job: updated,
+                    key: keys.outcome({ jobId: job.id, runSeq: latest.seq }),
+                    kind: 'outcome',
+                    text: post.text,
+                    run: latest,
+                    covers: open,
+                    blocks: post.blocks,
+                  }),
                 ]
               : []),
             ...rootUpdate(updated),
@@ -626,14 +633,23 @@ export function createJobService(deps: JobServiceDeps): JobService {
 
     async notePollRefused(job) {
       await store.enqueue(
-        [threadPost(job, `poll-refused:${job.runCount}`, text.pollRefused(job.requesterId), 'notice')],
+        [
+          threadPost({
+            job,
+            key: keys.pollRefused({ jobId: job.id, runCount: job.runCount }),
+            kind: 'notice',
+            text: text.pollRefused(job.requesterId),
+          }),
+        ],
         now(),
       );
       deps.onEnqueued();
     },
 
     async recover({ jobs, runs }) {
-      for (const job of jobs) {
+      for (const adopted of jobs) {
+        // Only jobs still being started are taken over (see Store.adoptOrphans).
+        const job = { ...adopted, phase: expectPhase(adopted.phase, STILL_STARTING) };
         if (job.phase === 'accepted') logger.info('taking over a job still to start', { jobId: job.id });
         else
           logger.warn('job interrupted: the process starting it stopped', {
@@ -650,12 +666,13 @@ export function createJobService(deps: JobServiceDeps): JobService {
           // The create call was surely never made. If Slack has the root message, carry on from
           // it; if it surely does not, start over; if Slack cannot say, tell the requester.
           const found = await findRoot(job);
+          const posting = { ...job, phase: job.phase };
           if (found?.ts && first) {
-            await rootRecorded(job, first, found.ts);
+            await rootRecorded(posting, first, found.ts);
             continue;
           }
           if (found && first) {
-            if (await store.transitionJob(job.id, 'posting', 'accepted', now()))
+            if (await moveJob(store, job.id, posting.phase, 'accepted', now()))
               await service.startJob(job.id);
             continue;
           }
@@ -664,14 +681,17 @@ export function createJobService(deps: JobServiceDeps): JobService {
             {
               jobId: job.id,
               expect,
-              job: { phase: 'not_started', lastError: 'restarted while posting the root message' },
+              job: {
+                ...enterPhase(posting.phase, 'not_started'),
+                lastError: 'restarted while posting the root message',
+              },
               ...(first
                 ? { run: { id: first.id, patch: { state: 'failed' as const, error: 'restarted' } } }
                 : {}),
               enqueue: [
                 privateNote(
                   job.id,
-                  `restart-refused:${job.id}`,
+                  keys.restartRefused({ jobId: job.id }),
                   requesterTarget(job),
                   text.restartedBeforePost(),
                 ),
@@ -680,24 +700,25 @@ export function createJobService(deps: JobServiceDeps): JobService {
             now(),
           );
         } else {
+          const unknown = enterPhase(job.phase, 'start_unknown');
           metrics.instruction(job.origin, 'unknown', 'restart');
           await store.apply(
             {
               jobId: job.id,
               expect,
-              job: { phase: 'start_unknown', lastError: 'restarted while creating the job' },
+              job: { ...unknown, lastError: 'restarted while creating the job' },
               ...(first
                 ? { run: { id: first.id, patch: { state: 'unknown' as const, error: 'restarted' } } }
                 : {}),
               enqueue: [
-                threadPost(
+                threadPost({
                   job,
-                  'start-unknown',
-                  text.restartedBeforeCreate(job.requesterId),
-                  'notice',
-                  first,
-                ),
-                ...rootUpdate({ ...job, phase: 'start_unknown' }),
+                  key: keys.startUnknown({ jobId: job.id }),
+                  kind: 'notice',
+                  text: text.restartedBeforeCreate(job.requesterId),
+                  run: first,
+                }),
+                ...rootUpdate({ ...job, ...unknown }),
               ],
             },
             now(),
@@ -716,13 +737,13 @@ export function createJobService(deps: JobServiceDeps): JobService {
               jobId: job.id,
               run: { id: run.id, patch: { state: 'unknown', error: 'restarted while sending' } },
               enqueue: [
-                threadPost(
+                threadPost({
                   job,
-                  `followup-unknown:${run.id}`,
-                  text.followUpRestarted(run.authorId),
-                  'notice',
+                  key: keys.followUpUnknown({ jobId: job.id, runId: run.id }),
+                  kind: 'notice',
+                  text: text.followUpRestarted(run.authorId),
                   run,
-                ),
+                }),
               ],
             },
             now(),

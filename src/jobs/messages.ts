@@ -25,6 +25,7 @@ import {
 } from '../slack/mrkdwn.js';
 import { truncateText } from '../slack/truncate.js';
 import type { JobRecord, RunOutcome } from '../store/types.js';
+import { STILL_STARTING, TAKES_FOLLOW_UPS } from './phases.js';
 
 /**
  * Everything the bot says in Slack, in one place so wording stays consistent. Every text is
@@ -106,11 +107,8 @@ export function pullRequestLink(
 
 /** The job's status in a few words, with its emoji. */
 export function statusLine(job: JobRecord, hints: Pick<RenderHints, 'prLinkHosts'>): Mrkdwn {
+  if (STILL_STARTING.has(job.phase)) return md`:hourglass_flowing_sand: Starting…`;
   switch (job.phase) {
-    case 'accepted':
-    case 'posting':
-    case 'creating':
-      return md`:hourglass_flowing_sand: Starting…`;
     case 'active':
       return job.runCount > 1
         ? md`:hourglass_flowing_sand: Working (run ${job.runCount})…`
@@ -159,7 +157,7 @@ export function rootText(job: JobRecord, hints: RenderHints): Mrkdwn {
     md`*Status:* ${statusLine(job, hints)}`,
   ];
   if (job.agentJobId) lines.push(md`Job ${codeSpan(job.agentJobId)}`);
-  if (job.phase === 'active' || job.phase === 'idle') {
+  if (TAKES_FOLLOW_UPS.has(job.phase)) {
     lines.push(md`_${followUpHint(hints)}_`);
   }
   return joinMrkdwn(lines);

@@ -1,33 +1,33 @@
 import type { Mrkdwn } from '../slack/mrkdwn.js';
 import type { JobRecord, NewOutboxItem, PostKind, RunRecord } from '../store/types.js';
+import { keys, OUTBOX_ITEMS, POST_EVENT_TYPE } from './outbox-registry.js';
 
 /** Emoji added to a follow-up once the agent accepted it. */
 export const RECEIVED_REACTION = 'eyes';
-/** Metadata event type of the bot's thread posts. */
-export const POST_EVENT_TYPE = 'docs_agent_post';
-/** Metadata event type of a job's root message. */
-export const ROOT_EVENT_TYPE = 'docs_agent_root';
 
-/** The metadata event types of everything the bot posts: its own messages carry one of them. */
-export const BOT_EVENT_TYPES: ReadonlySet<string> = new Set([POST_EVENT_TYPE, ROOT_EVENT_TYPE]);
+export { BOT_EVENT_TYPES, POST_EVENT_TYPE, ROOT_EVENT_TYPE, rootMetadata } from './outbox-registry.js';
 
-/** Metadata that lets a restarted bot find a root message it posted but did not record. */
-export const rootMetadata = (jobId: number) => ({ eventType: ROOT_EVENT_TYPE, key: `root:${jobId}` });
+/** What a thread post says, and about which run. */
+export interface ThreadPost {
+  job: JobRecord;
+  /** Its dedupe key, from {@link keys}: also the key in the message's metadata. */
+  key: string;
+  /** An outcome of a run, or a notice that an instruction did not (surely) reach the agent. */
+  kind: PostKind;
+  text: Mrkdwn;
+  /** The run the post is about. */
+  run?: RunRecord | undefined;
+  /** All the runs the post answers, when several merged into one result. */
+  covers?: RunRecord[];
+  /** Block Kit layout; `text` stays the notification and screen-reader fallback. */
+  blocks?: unknown[];
+}
 
 /** A thread post about one run: its outcome, or a notice that it did not (surely) reach the agent. */
-export function threadPost(
-  job: JobRecord,
-  key: string,
-  text: Mrkdwn,
-  kind: PostKind,
-  run?: RunRecord,
-  /** All the runs the post answers, when several merged into one result. */
-  covers?: RunRecord[],
-  blocks?: unknown[],
-): NewOutboxItem {
+export function threadPost({ job, key, kind, text, run, covers, blocks }: ThreadPost): NewOutboxItem {
   return {
     jobId: job.id,
-    dedupeKey: `${key}:${job.id}`,
+    dedupeKey: key,
     payload: {
       type: 'post',
       channel: job.channelId,
@@ -57,7 +57,13 @@ export function threadPost(
 export function rootUpdate(job: JobRecord): NewOutboxItem[] {
   const ts = cardTsOf(job);
   return ts
-    ? [{ jobId: job.id, dedupeKey: null, payload: { type: 'update_root', channel: job.channelId, ts } }]
+    ? [
+        {
+          jobId: job.id,
+          dedupeKey: OUTBOX_ITEMS.cardUpdate.key,
+          payload: { type: 'update_root', channel: job.channelId, ts },
+        },
+      ]
     : [];
 }
 
@@ -73,7 +79,7 @@ export function receivedReaction(job: JobRecord, run: RunRecord): NewOutboxItem[
     ? [
         {
           jobId: job.id,
-          dedupeKey: `received:${run.id}`,
+          dedupeKey: keys.received({ runId: run.id }),
           payload: { type: 'reaction', channel: job.channelId, ts: run.messageTs, name: RECEIVED_REACTION },
         },
       ]
@@ -89,6 +95,7 @@ export interface PrivateTarget {
   responseUrl: string | null;
 }
 
+/** A private note to one person; `dedupeKey` from {@link keys}. */
 export function privateNote(
   jobId: number | null,
   dedupeKey: string,

@@ -1,15 +1,16 @@
+import { FINISHED, STILL_STARTING, sqlList, THREAD_RELEASING_PHASES } from '../jobs/phases.js';
 import type { Dialect } from './schema.js';
-import { type NewJob, THREAD_RELEASING_PHASES } from './types.js';
+import type { NewJob } from './types.js';
 
 /**
  * Queries whose text is the same on SQLite and PostgreSQL, written with PostgreSQL's `$1`
  * placeholders. `{{lock}}` marks where PostgreSQL takes row locks that concurrent claimers skip;
  * SQLite has a single writer and needs none.
  */
-/** {@link THREAD_RELEASING_PHASES} as an SQL list. */
-const RELEASING = [...THREAD_RELEASING_PHASES].map((phase) => `'${phase}'`).join(', ');
-/** Phases of a job with nothing running or being started: what retention may erase. */
-const FINISHED = "'idle', 'not_started', 'start_unknown', 'gone'";
+// The phase sets the queries filter on, written once with the job's phases.
+const RELEASING = sqlList(THREAD_RELEASING_PHASES);
+const ERASABLE = sqlList(FINISHED);
+const STARTING = sqlList(STILL_STARTING);
 
 const SHARED = {
   insertJob: `
@@ -66,7 +67,7 @@ const SHARED = {
    */
   expiredJobs: `
     SELECT j.id AS id FROM jobs j
-    WHERE j.phase IN (${FINISHED}) AND j.updated_at < $1
+    WHERE j.phase IN (${ERASABLE}) AND j.updated_at < $1
       AND (j.erased_at IS NULL OR EXISTS (SELECT 1 FROM runs r WHERE r.job_id = j.id AND r.prompt <> ''))
       AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.job_id = j.id AND r.state IN ('pending', 'ready', 'sending'))
       AND NOT EXISTS (
@@ -78,7 +79,7 @@ const SHARED = {
    */
   eraseJob: `
     UPDATE jobs SET instruction = $3, response_url = NULL, erased_at = $4
-    WHERE id = $1 AND updated_at < $2 AND phase IN (${FINISHED})`,
+    WHERE id = $1 AND updated_at < $2 AND phase IN (${ERASABLE})`,
   /** ($1 job, $2 before): a reply recorded after the job was chosen keeps its text. */
   eraseRuns: `
     UPDATE runs SET prompt = ''
@@ -165,7 +166,7 @@ const SHARED = {
     WHERE claimed_by IS NOT NULL AND claimed_by <> $1 AND claimed_by NOT IN ({{alive}})`,
   adoptJobs: `
     UPDATE jobs SET owner = $1
-    WHERE phase IN ('accepted', 'posting', 'creating')
+    WHERE phase IN (${STARTING})
       AND (owner IS NULL OR (owner <> $1 AND owner NOT IN ({{alive}})))
     RETURNING *`,
   adoptRuns: `
@@ -176,7 +177,7 @@ const SHARED = {
   /** ($1 job, $2 instance): the job goes back to the take-over round (see `adoptJobs`). */
   releaseJobWork: `
     UPDATE jobs SET owner = NULL
-    WHERE id = $1 AND owner = $2 AND phase IN ('accepted', 'posting', 'creating')`,
+    WHERE id = $1 AND owner = $2 AND phase IN (${STARTING})`,
   /** ($1 run, $2 instance): the follow-up goes back to the take-over round (see `adoptRuns`). */
   releaseRunWork: `
     UPDATE runs SET owner = NULL

@@ -4,32 +4,10 @@
  * embedded SQLite one without touching callers. All times are epoch milliseconds.
  */
 
-/**
- * Where a job is in its life.
- * - `accepted`: recorded when the command arrived; nothing else done yet.
- * - `posting`: the root message is being posted.
- * - `creating`: root message posted, create call being made.
- * - `active`: the agent is working; the poller watches it.
- * - `idle`: the latest run ended; a follow-up can start another.
- * - `not_started`: the create call was refused or never sent; nothing runs upstream.
- * - `start_unknown`: the create call was sent and its answer lost; nobody can know if it ran.
- * - `gone`: the agent API no longer knows the job (404).
- */
-export type JobPhase =
-  | 'accepted'
-  | 'posting'
-  | 'creating'
-  | 'active'
-  | 'idle'
-  | 'not_started'
-  | 'start_unknown'
-  | 'gone';
+import type { JobPhase } from '../jobs/phases.js';
 
-/**
- * Phases of a job that gives its thread up to a new job started there: it never ran, or the
- * agent API forgot it. Any other job keeps its thread (a mention there is a follow-up).
- */
-export const THREAD_RELEASING_PHASES: ReadonlySet<JobPhase> = new Set(['not_started', 'gone']);
+// The job's phases, their named sets and their transitions live with the job rules.
+export { type JobPhase, THREAD_RELEASING_PHASES } from '../jobs/phases.js';
 
 /** Where a job was started: the slash command, an @mention, or the message shortcut. */
 export type JobOrigin = 'command' | 'mention' | 'shortcut';

@@ -7,6 +7,7 @@ import {
   rootText,
   statusLine,
 } from '../jobs/messages.js';
+import { STILL_STARTING, TAKES_FOLLOW_UPS } from '../jobs/phases.js';
 import { actions, type Block, context, fieldsSection, LIMITS, linkButton, section } from '../slack/blocks.js';
 import { checkPullRequestUrl } from '../slack/links.js';
 import { codeSpan, type Mrkdwn, md, slackDate, truncateMrkdwn, userMention } from '../slack/mrkdwn.js';
@@ -47,16 +48,14 @@ export function statusCard(
     fieldsSection(fields),
     ...pullRequestButton(job, hints),
   ];
-  if (job.phase === 'active' || job.phase === 'idle') blocks.push(context(followUpHint(hints)));
+  if (TAKES_FOLLOW_UPS.has(job.phase)) blocks.push(context(followUpHint(hints)));
   return { text: truncateMrkdwn(rootText(job, hints), LIMITS.messageText), blocks };
 }
 
 /** The emoji on the thread's root that mirrors the card: working, done, failed (or none). */
 export function statusReaction(job: JobRecord): string | null {
+  if (STILL_STARTING.has(job.phase)) return 'hourglass_flowing_sand';
   switch (job.phase) {
-    case 'accepted':
-    case 'posting':
-    case 'creating':
     case 'active':
       return 'hourglass_flowing_sand';
     case 'not_started':

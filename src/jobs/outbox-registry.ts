@@ -1,0 +1,127 @@
+import { z } from 'zod';
+import type { OutboxPayload, PostKind } from '../store/types.js';
+
+/*
+ * Every kind of outbox item the bot queues: what it asks Slack to do (its payload), the key
+ * that makes it once-only, and the metadata its Slack message carries. The keys are the
+ * database's uniqueness keys *and* the metadata a restarted bot reads back from Slack to tell
+ * whether a message is already there: items written by an earlier release must still be
+ * recognised after an upgrade, so a key's text never changes (a test pins each one).
+ */
+
+/** Metadata event type of the bot's thread posts. */
+export const POST_EVENT_TYPE = 'docs_agent_post';
+/** Metadata event type of a job's root message (its status card). */
+export const ROOT_EVENT_TYPE = 'docs_agent_root';
+
+/** The metadata event types of everything the bot posts: its own messages carry one of them. */
+export const BOT_EVENT_TYPES: ReadonlySet<string> = new Set([POST_EVENT_TYPE, ROOT_EVENT_TYPE]);
+
+type JobKey = { jobId: number };
+type RunKey = { runId: number };
+
+/** A thread post about a run: its Slack message carries {@link POST_EVENT_TYPE} metadata. */
+const post = <A>(about: PostKind, key: (args: A) => string) =>
+  ({ payload: 'post', about, eventType: POST_EVENT_TYPE, key }) as const;
+/** A private note to one person (a response_url reply, or an ephemeral message): no metadata. */
+const note = <A>(key: (args: A) => string) => ({ payload: 'private', key }) as const;
+
+/** The kinds of outbox items, by name. */
+export const OUTBOX_ITEMS = {
+  /** The outcome of a run (and of the follow-ups merged into it), by the run's sequence number. */
+  outcome: post('outcome', ({ jobId, runSeq }: JobKey & { runSeq: number }) => `outcome:${runSeq}:${jobId}`),
+  /** The create call failed: the job did not (surely) start. */
+  startError: post('notice', ({ jobId }: JobKey) => `start-error:${jobId}`),
+  /** A restart came between the create call and its answer. */
+  startUnknown: post('notice', ({ jobId }: JobKey) => `start-unknown:${jobId}`),
+  /** Polling is refused (the admin key), once per run count. */
+  pollRefused: post(
+    'notice',
+    ({ jobId, runCount }: JobKey & { runCount: number }) => `poll-refused:${runCount}:${jobId}`,
+  ),
+  /** A batch of follow-ups failed to send, by the batch's first run. */
+  followUpError: post('notice', ({ jobId, runId }: JobKey & RunKey) => `followup-error:${runId}:${jobId}`),
+  /** A restart came while a follow-up was being sent. */
+  followUpUnknown: post(
+    'notice',
+    ({ jobId, runId }: JobKey & RunKey) => `followup-unknown:${runId}:${jobId}`,
+  ),
+  /** The root message could not be posted: the job was not started. */
+  startRefused: note(({ jobId }: JobKey) => `start-refused:${jobId}`),
+  /** The first instruction was refused (length, access, hourly limits). */
+  refused: note(({ jobId }: JobKey) => `refused:${jobId}`),
+  /** A restart came while the root message was being posted: nothing was started. */
+  restartRefused: note(({ jobId }: JobKey) => `restart-refused:${jobId}`),
+  /** A follow-up refused or not sent, told to its author. */
+  dropped: note(({ runId }: RunKey) => `dropped:${runId}`),
+  /** An instruction held until Slack confirms its author, told once per instruction. */
+  held: note(({ kind, id }: { kind: 'job' | 'reply'; id: number }) => `held:${kind}:${id}`),
+  /** The emoji on a follow-up the agent accepted. */
+  received: { payload: 'reaction', key: ({ runId }: RunKey) => `received:${runId}` },
+  /** A re-render of the status card: never deduplicated, newer ones supersede older ones. */
+  cardUpdate: { payload: 'update_root', key: null },
+} as const;
+
+type Items = typeof OUTBOX_ITEMS;
+type KeyedItem = { [K in keyof Items]: Items[K]['key'] extends null ? never : K }[keyof Items];
+
+/** The dedupe key of each kind of outbox item, from typed arguments. */
+export const keys = Object.fromEntries(
+  Object.entries(OUTBOX_ITEMS).flatMap(([name, item]) => (item.key ? [[name, item.key]] : [])),
+) as { [K in KeyedItem]: NonNullable<Items[K]['key']> };
+
+/** The Slack metadata of a job's root message, so a restarted bot finds one it did not record. */
+export const rootMetadata = (jobId: number) => ({ eventType: ROOT_EVENT_TYPE, key: `root:${jobId}` });
+
+/** The metadata key of a thread post queued without a dedupe key: its outbox id. */
+export const unkeyedPostKey = (outboxId: number) => `outbox-${outboxId}`;
+
+const about = z.looseObject({
+  kind: z.enum(['outcome', 'notice']),
+  run: z.number().nullable(),
+  source: z.string().nullable(),
+  covers: z.string().optional(),
+  sources: z.string().optional(),
+});
+
+/**
+ * What an outbox item asks Slack to do, checked when it is read back from the store (it may
+ * have been written by another release). Fields this release does not know are kept.
+ */
+export const outboxPayloadSchema = z.discriminatedUnion('type', [
+  z.looseObject({
+    type: z.literal('post'),
+    channel: z.string(),
+    threadTs: z.string(),
+    text: z.string(),
+    eventType: z.string(),
+    about: about.optional(),
+    blocks: z.array(z.unknown()).optional(),
+  }),
+  z.looseObject({ type: z.literal('update_root'), channel: z.string(), ts: z.string() }),
+  z.looseObject({ type: z.literal('reaction'), channel: z.string(), ts: z.string(), name: z.string() }),
+  z.looseObject({
+    type: z.literal('respond'),
+    responseUrl: z.string(),
+    text: z.string(),
+    fallback: z.looseObject({ channel: z.string(), user: z.string() }).optional(),
+  }),
+  z.looseObject({
+    type: z.literal('ephemeral'),
+    channel: z.string(),
+    user: z.string(),
+    threadTs: z.string().nullable(),
+    text: z.string(),
+  }),
+]);
+
+/** Checks a payload read back from the store; an error names what is wrong. */
+export function parseOutboxPayload(
+  payload: unknown,
+): { ok: true; payload: OutboxPayload } | { ok: false; error: string } {
+  const result = outboxPayloadSchema.safeParse(payload);
+  if (!result.success) return { ok: false, error: z.prettifyError(result.error) };
+  // Typed: what the schema lets through is a payload the code knows how to deliver.
+  const checked: OutboxPayload = result.data;
+  return { ok: true, payload: checked };
+}

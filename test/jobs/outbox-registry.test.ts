@@ -1,0 +1,210 @@
+import { WebClient } from '@slack/web-api';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createOutbox } from '../../src/delivery/outbox.js';
+import { privateNote, receivedReaction, rootUpdate, threadPost } from '../../src/jobs/outbox-items.js';
+import {
+  BOT_EVENT_TYPES,
+  keys,
+  OUTBOX_ITEMS,
+  POST_EVENT_TYPE,
+  parseOutboxPayload,
+  ROOT_EVENT_TYPE,
+  rootMetadata,
+  unkeyedPostKey,
+} from '../../src/jobs/outbox-registry.js';
+import { createLogger } from '../../src/logger.js';
+import { createSlackGateway } from '../../src/slack/gateway.js';
+import { md } from '../../src/slack/mrkdwn.js';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { JobRecord, NewOutboxItem, OutboxPayload, RunRecord } from '../../src/store/types.js';
+import { waitFor } from '../helpers/http.js';
+import { BOT_TOKEN, type SlackStandIn, startSlackStandIn } from '../helpers/slack-stand-in.js';
+
+describe('outbox item keys', () => {
+  // Keys written by one release are read back by the next (unique index, Slack metadata):
+  // these texts never change.
+  it('are the keys earlier releases wrote', () => {
+    expect(keys.outcome({ jobId: 7, runSeq: 2 })).toBe('outcome:2:7');
+    expect(keys.startError({ jobId: 7 })).toBe('start-error:7');
+    expect(keys.startUnknown({ jobId: 7 })).toBe('start-unknown:7');
+    expect(keys.pollRefused({ jobId: 7, runCount: 3 })).toBe('poll-refused:3:7');
+    expect(keys.followUpError({ jobId: 7, runId: 41 })).toBe('followup-error:41:7');
+    expect(keys.followUpUnknown({ jobId: 7, runId: 41 })).toBe('followup-unknown:41:7');
+    expect(keys.startRefused({ jobId: 7 })).toBe('start-refused:7');
+    expect(keys.refused({ jobId: 7 })).toBe('refused:7');
+    expect(keys.restartRefused({ jobId: 7 })).toBe('restart-refused:7');
+    expect(keys.dropped({ runId: 41 })).toBe('dropped:41');
+    expect(keys.held({ kind: 'job', id: 7 })).toBe('held:job:7');
+    expect(keys.held({ kind: 'reply', id: 41 })).toBe('held:reply:41');
+    expect(keys.received({ runId: 41 })).toBe('received:41');
+    expect(OUTBOX_ITEMS.cardUpdate.key).toBeNull();
+    expect(unkeyedPostKey(12)).toBe('outbox-12');
+  });
+
+  it('are the metadata event types earlier releases wrote', () => {
+    expect(POST_EVENT_TYPE).toBe('docs_agent_post');
+    expect(ROOT_EVENT_TYPE).toBe('docs_agent_root');
+    expect([...BOT_EVENT_TYPES].sort()).toEqual(['docs_agent_post', 'docs_agent_root']);
+    expect(rootMetadata(7)).toEqual({ eventType: 'docs_agent_root', key: 'root:7' });
+    const posts = Object.entries(OUTBOX_ITEMS).filter(([, item]) => item.payload === 'post');
+    expect(posts.map(([name]) => name).sort()).toEqual(
+      ['followUpError', 'followUpUnknown', 'outcome', 'pollRefused', 'startError', 'startUnknown'].sort(),
+    );
+    for (const [, item] of posts) expect('eventType' in item && item.eventType).toBe('docs_agent_post');
+  });
+
+  it('name each kind once: no two kinds can make the same key', () => {
+    const prefixes = Object.values(OUTBOX_ITEMS).flatMap((item) =>
+      item.key
+        ? [
+            (item.key as (a: object) => string)({
+              jobId: 1,
+              runId: 1,
+              runSeq: 1,
+              runCount: 1,
+              kind: 'job',
+              id: 1,
+            }).split(':')[0],
+          ]
+        : [],
+    );
+    expect(new Set(prefixes).size).toBe(prefixes.length);
+  });
+});
+
+const job = {
+  id: 7,
+  channelId: 'C0DOCS',
+  threadTs: '1700000000.000100',
+  cardTs: '1700000000.000100',
+  origin: 'command',
+} as JobRecord;
+const run = (id: number, seq: number, messageTs: string | null) => ({ id, seq, messageTs }) as RunRecord;
+
+describe('outbox items', () => {
+  it('queue a thread post with its key, its run and the runs merged into it', () => {
+    const item = threadPost({
+      job,
+      key: keys.outcome({ jobId: job.id, runSeq: 3 }),
+      kind: 'outcome',
+      text: md`done`,
+      run: run(43, 3, '1700000000.000300'),
+      covers: [run(42, 2, '1700000000.000200'), run(43, 3, '1700000000.000300')],
+      blocks: [{ type: 'divider' }],
+    });
+    expect(item).toEqual({
+      jobId: 7,
+      dedupeKey: 'outcome:3:7',
+      payload: {
+        type: 'post',
+        channel: 'C0DOCS',
+        threadTs: '1700000000.000100',
+        text: 'done',
+        blocks: [{ type: 'divider' }],
+        eventType: 'docs_agent_post',
+        about: {
+          kind: 'outcome',
+          run: 3,
+          source: '1700000000.000300',
+          covers: '2,3',
+          sources: '1700000000.000200,1700000000.000300',
+        },
+      },
+    });
+  });
+
+  it('pass the check they are read back with', () => {
+    const to = { channelId: 'C0DOCS', userId: 'U0ALICE', threadTs: null, responseUrl: null };
+    const items: NewOutboxItem[] = [
+      threadPost({ job, key: keys.startError({ jobId: 7 }), kind: 'notice', text: md`no` }),
+      privateNote(7, keys.refused({ jobId: 7 }), to, md`no`),
+      privateNote(7, keys.refused({ jobId: 7 }), { ...to, responseUrl: 'https://hooks.slack.com/x' }, md`no`),
+      ...receivedReaction(job, run(41, 2, '1700000000.000200')),
+      ...rootUpdate(job),
+    ];
+    expect(items.map((i) => i.payload.type)).toEqual([
+      'post',
+      'ephemeral',
+      'respond',
+      'reaction',
+      'update_root',
+    ]);
+    for (const item of items) {
+      // Through JSON, as the store keeps them.
+      expect(parseOutboxPayload(JSON.parse(JSON.stringify(item.payload)))).toEqual({
+        ok: true,
+        payload: item.payload,
+      });
+    }
+  });
+
+  it('keep fields a later release added, and refuse what they cannot deliver', () => {
+    const later = { type: 'reaction', channel: 'C0DOCS', ts: '1.2', name: 'eyes', extra: 1 };
+    expect(parseOutboxPayload(later)).toEqual({ ok: true, payload: later });
+    expect(parseOutboxPayload({ type: 'post', channel: 'C0DOCS' }).ok).toBe(false);
+    expect(parseOutboxPayload({ type: 'teleport' }).ok).toBe(false);
+    expect(parseOutboxPayload('not an object').ok).toBe(false);
+  });
+});
+
+let slack: SlackStandIn | undefined;
+afterEach(async () => {
+  await slack?.close();
+});
+
+describe('the outbox', () => {
+  it('gives up an item whose payload it cannot read, and delivers the others', async () => {
+    slack = await startSlackStandIn();
+    const client = new WebClient(BOT_TOKEN, { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } });
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'error', secrets: [BOT_TOKEN], write: (line) => lines.push(line) });
+    const store = openSqliteStore(':memory:');
+    const broken = { type: 'post', channel: 'C0DOCS' } as unknown as OutboxPayload;
+    const good: OutboxPayload = {
+      type: 'ephemeral',
+      channel: 'C0DOCS',
+      user: 'U0ALICE',
+      threadTs: null,
+      text: 'hi',
+    };
+    await store.enqueue(
+      [
+        { jobId: null, dedupeKey: 'broken', payload: broken },
+        { jobId: null, dedupeKey: 'good', payload: good },
+      ],
+      Date.now(),
+    );
+    const outbox = createOutbox({
+      store,
+      instanceId: 'i-test',
+      slack: createSlackGateway({ client, logger }),
+      logger,
+      hints: { mode: 'all', asideMarker: '//', prLinkHosts: ['github.com'] },
+    });
+    outbox.start();
+    try {
+      await waitFor('both items settled', async () => (await store.nextOutboxAt()) === undefined);
+    } finally {
+      await outbox.stop();
+    }
+    const rows = store.db
+      .prepare('SELECT dedupe_key, delivered_at, dead_at, last_error FROM outbox ORDER BY id')
+      .all() as {
+      dedupe_key: string;
+      delivered_at: number | null;
+      dead_at: number | null;
+      last_error: string;
+    }[];
+    expect(
+      rows.map((r) => [r.dedupe_key, r.delivered_at !== null, r.dead_at !== null, r.last_error]),
+    ).toEqual([
+      ['broken', false, true, 'invalid_payload'],
+      ['good', true, false, null],
+    ]);
+    expect(slack.callsTo('chat.postMessage')).toHaveLength(0);
+    expect(slack.callsTo('chat.postEphemeral')).toHaveLength(1);
+    expect(lines.join('\n')).toContain('an outbox item cannot be read');
+    expect(lines.join('\n')).not.toContain('delivery crashed');
+    await store.close();
+  });
+});
