@@ -1,13 +1,5 @@
 import pg from 'pg';
-import { type Params, toPostgres } from '../queries/named.js';
-import {
-  newJobParams,
-  type PatchedTable,
-  POSTGRES_ONLY,
-  type QueryName,
-  queriesFor,
-  updateStatement,
-} from '../queries.js';
+import { newJobParams } from '../queries.js';
 import {
   parseAt,
   parseCount,
@@ -22,39 +14,15 @@ import {
   parseReservation,
   parseRun,
   parseUseOfRun,
-  type Row,
 } from '../rows.js';
 import type { Change, JobRecord, NewJob, NewRun, OutboxItem, Store } from '../types.js';
 import { UnknownRunError, useDecision } from '../uses.js';
 import { type DatabaseTlsError, parseDatabaseTls, tlsOptions } from './connection-tls.js';
 import { ADOPTION_LOCK_KEY, migratePostgres, PROJECT_USES_LOCK, types, USER_USES_LOCK } from './migrate.js';
 
+import { exec, inTransaction, many, one, type Queryable, updateRow, write } from './statements.js';
+
 export { migratePostgres } from './migrate.js';
-
-const queries = { ...queriesFor('postgres'), ...POSTGRES_ONLY };
-type Name = QueryName | keyof typeof POSTGRES_ONLY;
-type Queryable = Pick<pg.PoolClient, 'query'>;
-
-/** Runs a statement by name, its `:name` parameters bound as `$n`. */
-const exec = (db: Queryable, name: Name, params: Params = {}) => {
-  const { text, values } = toPostgres(queries[name], params);
-  return db.query(text, values);
-};
-const one = async <T>(db: Queryable, name: Name, params: Params, parse: (row: Row) => T) => {
-  const row = (await exec(db, name, params)).rows[0] as Row | undefined;
-  return row === undefined ? undefined : parse(row);
-};
-const many = async <T>(db: Queryable, name: Name, params: Params, parse: (row: Row) => T) =>
-  ((await exec(db, name, params)).rows as Row[]).map(parse);
-const write = async (db: Queryable, name: Name, params: Params) =>
-  (await exec(db, name, params)).rowCount ?? 0;
-
-async function updateRow(db: Queryable, table: PatchedTable, id: number, patch: Record<string, unknown>) {
-  const update = updateStatement(table, id, patch);
-  if (!update) return;
-  const { text, values } = toPostgres(update.sql, update.params);
-  await db.query(text, values);
-}
 
 /**
  * The store on PostgreSQL, for deployments without a persistent disk or with several instances.
@@ -86,24 +54,7 @@ export async function openPostgresStore(
   pool.on('error', (error) => options.onIdleError?.(error));
   await migratePostgres(pool);
 
-  async function transaction<T>(work: (db: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await pool.connect();
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      // A connection that cannot even roll back is discarded, not handed to the next caller.
-      await client.query('ROLLBACK').catch((rollback: Error) => {
-        broken = rollback;
-      });
-      throw error;
-    } finally {
-      client.release(broken);
-    }
-  }
+  const transaction = <T>(work: (db: pg.PoolClient) => Promise<T>) => inTransaction(pool, work);
 
   async function insertRun(db: Queryable, jobId: number, run: NewRun, now: number) {
     await exec(db, 'lockJobPostgres', { jobId });
