@@ -1,29 +1,174 @@
-import type { OutboxItem } from './types.js';
+import { z } from 'zod';
+import type {
+  JobOrigin,
+  JobPhase,
+  JobRecord,
+  OutboxItem,
+  OutboxPayload,
+  RunKind,
+  RunOutcome,
+  RunRecord,
+  RunState,
+  StoreFigures,
+} from './types.js';
+import type { CountedUses } from './uses.js';
 
 /** A database row, snake_case columns. */
 export type Row = Record<string, unknown>;
 
-export const toSnake = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+/** Thrown when a row does not have the columns its parser expects: the schema and the code disagree. */
+export class RowShapeError extends Error {
+  override name = 'RowShapeError';
+  constructor(what: string, cause: unknown) {
+    super(`a ${what} row does not have the expected columns: ${(cause as Error).message}`, { cause });
+  }
+}
+
 const toCamel = (key: string) => key.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
 
-/** A record from a row: camelCase keys, values as stored. */
-export function fromRow<T>(row: Row): T {
-  const out: Row = {};
-  for (const [key, value] of Object.entries(row)) out[toCamel(key)] = value;
-  return out as T;
+/**
+ * A parser of one row type: camelCase keys, every column checked. Strict, so a column added,
+ * dropped or renamed without its parser fails the first test that reads the row.
+ */
+function parser<T>(what: string, schema: z.ZodType<T>): (row: Row) => T {
+  return (row) => {
+    const camel: Row = {};
+    for (const [key, value] of Object.entries(row)) camel[toCamel(key)] = value;
+    const parsed = schema.safeParse(camel);
+    if (!parsed.success) throw new RowShapeError(what, parsed.error);
+    return parsed.data;
+  };
 }
 
-export function outboxFromRow(row: Row): OutboxItem {
-  const { kind: _kind, ...item } = fromRow<OutboxItem & { payload: string | object; kind: string }>(row);
-  return {
-    ...item,
-    payload: typeof item.payload === 'string' ? JSON.parse(item.payload) : item.payload,
-  } as OutboxItem;
-}
+const int = z.number().int();
+const time = z.number().int();
+const text = z.string();
+/**
+ * A text column holding one of a type's words. Only the store writes these, from typed values;
+ * the words themselves are {@link JobPhase}'s and the others' in `types.ts`, not repeated here.
+ */
+const word = <T extends string>() => z.custom<T>((value) => typeof value === 'string');
 
-/** The defined entries of a patch, as [snake_case column, value] pairs. */
-export function patchColumns(patch: Record<string, unknown>): [string, unknown][] {
-  return Object.entries(patch)
-    .filter(([, value]) => value !== undefined)
-    .map(([key, value]) => [toSnake(key), value]);
-}
+export const parseJob = parser<JobRecord>(
+  'job',
+  z.strictObject({
+    id: int,
+    teamId: text,
+    channelId: text,
+    threadTs: text.nullable(),
+    cardTs: text.nullable(),
+    origin: word<JobOrigin>(),
+    projectId: text.nullable(),
+    contextTs: text.nullable(),
+    rootReaction: text.nullable(),
+    requesterId: text,
+    instruction: text,
+    triggerKey: text,
+    responseUrl: text.nullable(),
+    agentJobId: text.nullable(),
+    phase: word<JobPhase>(),
+    agentStatus: text.nullable(),
+    prLink: text.nullable(),
+    lastOutcome: word<RunOutcome>().nullable(),
+    repository: text.nullable(),
+    ref: text.nullable(),
+    model: text.nullable(),
+    runCount: int,
+    nextPollAt: time.nullable(),
+    pollIntervalMs: int,
+    pollFailures: int,
+    runStartedAt: time.nullable(),
+    lastError: text.nullable(),
+    owner: text.nullable(),
+    claimedBy: text.nullable(),
+    claimedUntil: time.nullable(),
+    erasedAt: time.nullable(),
+    createdAt: time,
+    updatedAt: time,
+  }),
+);
+
+export const parseRun = parser<RunRecord>(
+  'run',
+  z.strictObject({
+    id: int,
+    jobId: int,
+    seq: int,
+    kind: word<RunKind>(),
+    prompt: text,
+    authorId: text,
+    messageTs: text.nullable(),
+    state: word<RunState>(),
+    error: text.nullable(),
+    outcome: word<RunOutcome>().nullable(),
+    owner: text.nullable(),
+    teamId: text.nullable(),
+    createdAt: time,
+    reservedAt: time.nullable(),
+    sentAt: time.nullable(),
+    outcomeAt: time.nullable(),
+  }),
+);
+
+/** The payload is JSON text on SQLite and JSONB (already an object) on PostgreSQL. */
+const payload = z.preprocess(
+  (value) => (typeof value === 'string' ? JSON.parse(value) : value),
+  z.custom<OutboxPayload>((value) => typeof (value as { type?: unknown } | null)?.type === 'string'),
+);
+
+export const parseOutboxItem = parser<OutboxItem>(
+  'outbox',
+  z
+    .strictObject({
+      id: int,
+      jobId: int.nullable(),
+      dedupeKey: text.nullable(),
+      // The payload's type, stored for the partial indexes; the item carries it in its payload.
+      kind: text,
+      payload,
+      attempts: int,
+      nextAttemptAt: time,
+      startedAt: time.nullable(),
+      deliveredAt: time.nullable(),
+      deadAt: time.nullable(),
+      lastError: text.nullable(),
+      claimedBy: text.nullable(),
+      claimedUntil: time.nullable(),
+      createdAt: time,
+    })
+    .transform(({ kind: _kind, ...item }) => item),
+);
+
+/** A job's phase and run count, as `Change.expect` is checked. */
+export const parseJobState = parser('job state', z.strictObject({ phase: text, runCount: int }));
+/** A count (`COUNT(*) AS n`). */
+export const parseCount = parser('count', z.strictObject({ n: int }));
+/** An earliest time (`MIN(…) AS at`), null when there is none. */
+export const parseAt = parser('time', z.strictObject({ at: time.nullable() }));
+/** The highest id (`MAX(id) AS id`), null when there is none. */
+export const parseMaxId = parser('highest id', z.strictObject({ id: int.nullable() }));
+/** A job id. */
+export const parseId = parser('id', z.strictObject({ id: int }));
+export const parseCountedUses = parser<CountedUses>(
+  'counted uses',
+  z.strictObject({ n: int, oldest: time.nullable() }),
+);
+export const parseProjectUses = parser(
+  'uses per project',
+  z.strictObject({ projectId: text.nullable(), n: int }),
+);
+export const parseUseOfRun = parser(
+  'use of a run',
+  z.strictObject({ authorId: text, reservedAt: time.nullable(), project: text }),
+);
+export const parseReservation = parser('reservation', z.strictObject({ reservedAt: time.nullable() }));
+export const parseFigures = parser<Omit<StoreFigures, 'uses'>>(
+  'figures',
+  z.strictObject({
+    activeJobs: int,
+    earliestPollAt: time.nullable(),
+    outboxBacklog: int,
+    oldestUndeliveredAt: time.nullable(),
+    liveInstances: int,
+  }),
+);

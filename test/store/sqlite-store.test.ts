@@ -3,16 +3,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { queriesFor, sqliteArgs } from '../../src/store/queries.js';
+import { queriesFor } from '../../src/store/queries.js';
 import { migrations } from '../../src/store/sqlite/migrations.js';
-import {
-  CLAIM_JOBS_SQL,
-  CLAIM_OUTBOX_SQL,
-  DUE_JOBS_SQL,
-  DUE_OUTBOX_SQL,
-  migrate,
-  openSqliteStore,
-} from '../../src/store/sqlite/sqlite-store.js';
+import { migrate, openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { retentionContract } from './retention-contract.js';
 import { createRun, followUp, newJob, post, storeContract, T0 } from './store-contract.js';
 import { usesContract } from './uses-contract.js';
@@ -176,12 +169,12 @@ describe('SQLite store constraints', () => {
 
 describe('SQLite query plans', () => {
   let store: SqliteStore;
-  const plan = (sql: string, ...params: unknown[]) =>
-    (
-      store.db
-        .prepare(`EXPLAIN QUERY PLAN ${sql}`)
-        .all(...(sql.includes('@p1') ? [sqliteArgs(params)] : params)) as Array<{ detail: string }>
-    ).map((r) => r.detail);
+  // The statements the store runs, as it runs them.
+  const q = queriesFor('sqlite');
+  const plan = (sql: string, params: Record<string, unknown>) =>
+    (store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as Array<{ detail: string }>).map(
+      (r) => r.detail,
+    );
   /** A full table scan of `table` (not a scan through an index). */
   const fullScan = (table: string) => new RegExp(`^SCAN (TABLE )?${table}$`);
 
@@ -212,7 +205,7 @@ describe('SQLite query plans', () => {
   });
 
   it('finds due jobs through jobs_due, without a table scan or a sort', () => {
-    const details = plan(DUE_JOBS_SQL, T0 + 1_000, 50);
+    const details = plan(q.dueJobs, { now: T0 + 1_000, limit: 50 });
     expect(
       details.some((d) => /USING INDEX jobs_due\b/.test(d)),
       details.join('; '),
@@ -222,7 +215,12 @@ describe('SQLite query plans', () => {
   });
 
   it('claims due jobs through a due-jobs index, never scanning every job', () => {
-    const details = plan(CLAIM_JOBS_SQL, 'i-1', T0 + 1_000, 50, T0 + 2_000);
+    const details = plan(q.claimDueJobs, {
+      instanceId: 'i-1',
+      now: T0 + 1_000,
+      limit: 50,
+      until: T0 + 2_000,
+    });
     // The due rows come from the partial index per channel and next poll; only they are sorted
     // into turns (the fair share), not the table.
     expect(
@@ -233,7 +231,7 @@ describe('SQLite query plans', () => {
   });
 
   it('claims outbox items through outbox_due and outbox_job_pending', () => {
-    const details = plan(CLAIM_OUTBOX_SQL, 'i-1', T0 + 1_000, 50, T0 + 2_000);
+    const details = plan(q.claimOutbox, { instanceId: 'i-1', now: T0 + 1_000, limit: 50, until: T0 + 2_000 });
     expect(
       details.some((d) => /USING INDEX outbox_due\b/.test(d)),
       details.join('; '),
@@ -246,12 +244,12 @@ describe('SQLite query plans', () => {
   });
 
   it('takes over a gone instance’s work through partial indexes, never scanning every job or run', () => {
-    const q = queriesFor('sqlite');
+    const adoption = { instanceId: 'i-1', staleBefore: T0 };
     const plans = {
-      adoptJobs: plan(q.adoptJobs, 'i-1', T0),
-      adoptRuns: plan(q.adoptRuns, 'i-1', T0),
-      releaseDeadJobClaims: plan(q.releaseDeadJobClaims, 'i-1', T0),
-      releaseDeadOutboxClaims: plan(q.releaseDeadOutboxClaims, 'i-1', T0),
+      adoptJobs: plan(q.adoptJobs, adoption),
+      adoptRuns: plan(q.adoptRuns, adoption),
+      releaseDeadJobClaims: plan(q.releaseDeadJobClaims, adoption),
+      releaseDeadOutboxClaims: plan(q.releaseDeadOutboxClaims, adoption),
     };
     expect(
       plans.adoptJobs.some((d) => /USING INDEX jobs_interrupted\b/.test(d)),
@@ -272,11 +270,7 @@ describe('SQLite query plans', () => {
   });
 
   it('finds a job by thread through jobs_thread', () => {
-    const details = plan(
-      'SELECT * FROM jobs WHERE channel_id = ? AND thread_ts = ?',
-      'C0CHAN1',
-      '1700000000.000001',
-    );
+    const details = plan(q.jobByThread, { channelId: 'C0CHAN1', threadTs: '1700000000.000001' });
     expect(
       details.some((d) => /USING INDEX jobs_thread\b/.test(d)),
       details.join('; '),
@@ -285,7 +279,7 @@ describe('SQLite query plans', () => {
   });
 
   it('finds due outbox items through outbox_due, and earlier items of a job through outbox_job_pending', () => {
-    const details = plan(DUE_OUTBOX_SQL, T0 + 1_000, 50);
+    const details = plan(q.dueOutbox, { now: T0 + 1_000, limit: 50 });
     expect(
       details.some((d) => /^(SEARCH|SCAN) o USING INDEX outbox_due\b/.test(d)),
       details.join('; '),

@@ -1,0 +1,53 @@
+import pg from 'pg';
+import { pgMigrations } from './migrations.js';
+
+/** Advisory lock key held while migrating, so instances starting together migrate once. */
+export const MIGRATION_LOCK_KEY = 7_204_118_533;
+/** Advisory lock key held while taking over a gone instance's work, so two instances never both do. */
+export const ADOPTION_LOCK_KEY = 7_204_118_534;
+
+/**
+ * First keys of the two-key advisory locks that serialise use reservations: one lock per person
+ * and one per project (the second key hashes the id), always taken in that order.
+ */
+export const USER_USES_LOCK = 720_411;
+export const PROJECT_USES_LOCK = 720_412;
+
+// BIGINT (epoch milliseconds) and COUNT come back as numbers, not strings.
+export const types = {
+  getTypeParser: ((oid: number, format?: string) =>
+    oid === 20
+      ? (v: string) => Number(v)
+      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+};
+
+/** Applies the numbered migrations not yet applied, under an advisory lock. */
+export async function migratePostgres(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)',
+    );
+    const { rows } = await client.query('SELECT version FROM schema_migrations');
+    const applied = new Set(rows.map((r) => Number(r.version)));
+    for (const migration of pgMigrations) {
+      if (applied.has(migration.version)) continue;
+      await client.query('BEGIN');
+      try {
+        await client.query(migration.sql);
+        await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [
+          migration.version,
+          Date.now(),
+        ]);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK');
+        throw error;
+      }
+    }
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+    client.release();
+  }
+}

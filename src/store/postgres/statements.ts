@@ -1,0 +1,61 @@
+import type pg from 'pg';
+import { type Params, toPostgres } from '../queries/named.js';
+import { type PatchedTable, POSTGRES_ONLY, type QueryName, queriesFor, updateStatement } from '../queries.js';
+import type { Row } from '../rows.js';
+
+/**
+ * The store's statements on PostgreSQL, run by name with named parameters, and its transactions.
+ */
+const queries = { ...queriesFor('postgres'), ...POSTGRES_ONLY };
+type Name = QueryName | keyof typeof POSTGRES_ONLY;
+export type Queryable = Pick<pg.PoolClient, 'query'>;
+
+/** Runs a statement by name, its `:name` parameters bound as `$n`. */
+export const exec = (db: Queryable, name: Name, params: Params = {}) => {
+  const { text, values } = toPostgres(queries[name], params);
+  return db.query(text, values);
+};
+/** The first row, parsed; undefined when there is none. */
+export const one = async <T>(db: Queryable, name: Name, params: Params, parse: (row: Row) => T) => {
+  const row = (await exec(db, name, params)).rows[0] as Row | undefined;
+  return row === undefined ? undefined : parse(row);
+};
+/** Every row, parsed. */
+export const many = async <T>(db: Queryable, name: Name, params: Params, parse: (row: Row) => T) =>
+  ((await exec(db, name, params)).rows as Row[]).map(parse);
+/** The number of rows the statement changed. */
+export const write = async (db: Queryable, name: Name, params: Params) =>
+  (await exec(db, name, params)).rowCount ?? 0;
+
+/** Applies a patch's defined keys to one row (see {@link updateStatement}). */
+export async function updateRow(
+  db: Queryable,
+  table: PatchedTable,
+  id: number,
+  patch: Record<string, unknown>,
+) {
+  const update = updateStatement(table, id, patch);
+  if (!update) return;
+  const { text, values } = toPostgres(update.sql, update.params);
+  await db.query(text, values);
+}
+
+/** Runs `work` in one transaction on one connection of the pool. */
+export async function inTransaction<T>(pool: pg.Pool, work: (db: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    // A connection that cannot even roll back is discarded, not handed to the next caller.
+    await client.query('ROLLBACK').catch((rollback: Error) => {
+      broken = rollback;
+    });
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * Outbox statements, one text for SQLite and PostgreSQL with `:name` parameters. `{{lock}}`
+ * marks where PostgreSQL locks the rows it claims, skipping those a concurrent claimer holds;
+ * SQLite has a single writer and needs none.
+ */
+
+/**
+ * A thread post is held back while an earlier post of its job is undelivered, and a status card
+ * update while an earlier update of its card is (so an older rendering never lands last). Served
+ * by the partial indexes `outbox_job_pending` and `outbox_job_card`.
+ */
+const HELD = `(o.job_id IS NULL OR o.kind NOT IN ('post', 'update_root') OR NOT EXISTS (
+        SELECT 1 FROM outbox p
+        WHERE p.job_id = o.job_id AND p.id < o.id AND p.delivered_at IS NULL AND p.dead_at IS NULL
+          AND p.kind = 'post' AND o.kind = 'post')
+      AND NOT EXISTS (
+        SELECT 1 FROM outbox p
+        WHERE p.job_id = o.job_id AND p.id < o.id AND p.delivered_at IS NULL AND p.dead_at IS NULL
+          AND p.kind = 'update_root' AND o.kind = 'update_root'))`;
+
+export const OUTBOX_QUERIES = {
+  /** A repeated dedupe key keeps the first item. */
+  enqueue: `
+    INSERT INTO outbox (job_id, dedupe_key, kind, payload, next_attempt_at, created_at)
+    VALUES (:jobId, :dedupeKey, :kind, :payload, :now, :now)
+    ON CONFLICT (dedupe_key) DO NOTHING`,
+  latestCardUpdate: `
+    SELECT MAX(id) AS id FROM outbox
+    WHERE job_id = :jobId AND kind = 'update_root' AND delivered_at IS NULL AND dead_at IS NULL`,
+  supersedeCardUpdates: `
+    UPDATE outbox SET delivered_at = :now, claimed_by = NULL, claimed_until = NULL
+    WHERE job_id = :jobId AND kind = 'update_root' AND id <= :uptoId AND delivered_at IS NULL AND dead_at IS NULL
+      AND (claimed_by IS NULL OR claimed_by = :instanceId)`,
+  /** Claims due outbox items and starts an attempt on each (counted, `started_at` set). */
+  claimOutbox: `
+    UPDATE outbox SET claimed_by = :instanceId, claimed_until = :until, attempts = attempts + 1, started_at = :now
+    WHERE id IN (
+      SELECT o.id FROM outbox o
+      WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.next_attempt_at <= :now
+        AND (o.claimed_until IS NULL OR o.claimed_until <= :now) AND ${HELD}
+      ORDER BY o.next_attempt_at, o.id LIMIT :limit {{lock}})
+    RETURNING *`,
+  /**
+   * Due outbox items. A thread post waits for earlier undelivered posts of its job (order in the
+   * thread); the check is served by the partial index `outbox_job_pending`.
+   */
+  dueOutbox: `
+    SELECT * FROM outbox o
+    WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.next_attempt_at <= :now
+      AND (o.claimed_until IS NULL OR o.claimed_until <= :now) AND ${HELD}
+    ORDER BY o.next_attempt_at, o.id LIMIT :limit`,
+  /** When the next deliverable item can be taken: items held back behind an earlier post do not count. */
+  nextOutboxAt: `
+    SELECT MIN(CASE WHEN o.claimed_until > o.next_attempt_at THEN o.claimed_until ELSE o.next_attempt_at END) AS at
+    FROM outbox o WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND ${HELD}`,
+} as const;
