@@ -34,6 +34,8 @@ export interface RunningApp {
   port: number;
   store: Store;
   logger: Logger;
+  /** Background tasks running or queued right now: read-only, for observers waiting for quiet. */
+  readonly backgroundTasks: number;
   /** Stops taking work, lets in-flight work finish (bounded), closes the store. */
   stop(): Promise<void>;
 }
@@ -230,6 +232,9 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     port,
     store,
     logger,
+    get backgroundTasks() {
+      return tasks.size;
+    },
     stop() {
       stopping ??= (async () => {
         ready = false;

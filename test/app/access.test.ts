@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../helpers/harness.js';
-import { sleep, waitFor } from '../helpers/http.js';
+import { waitFor } from '../helpers/http.js';
 
 let h: Harness;
 afterEach(async () => {
@@ -23,7 +23,7 @@ describe('access rules', () => {
   it('refuses channels outside ALLOWED_CHANNEL_IDS, privately, sending nothing upstream', async () => {
     h = await startHarness({ ALLOWED_CHANNEL_IDS: 'C0DOCS, C0WRITERS' });
     expect(await refusedCommand({ channel_id: 'C0GENERAL' })).toContain('not enabled in this channel');
-    await sleep(100);
+    await h.settled();
     expect(h.agent.requests).toHaveLength(0);
     expect(h.slack.callsTo('chat.postMessage')).toHaveLength(0);
     await h.startJob({ channel_id: 'C0DOCS' });
@@ -37,7 +37,7 @@ describe('access rules', () => {
     const eph = await waitFor('private refusal', () => h.slack.callsTo('chat.postEphemeral')[0]);
     expect(eph.args).toMatchObject({ user: 'U0MALLORY', channel, thread_ts: threadTs });
     expect(String(eph.args.text)).toContain('not on the list');
-    await sleep(100);
+    await h.settled();
     expect(h.agent.requestsFor('message')).toHaveLength(0);
   });
 

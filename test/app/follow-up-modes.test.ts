@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../helpers/harness.js';
-import { sleep, waitFor } from '../helpers/http.js';
+import { waitFor } from '../helpers/http.js';
 import { appMention } from '../helpers/payloads.js';
 
 let h: Harness;
@@ -17,7 +17,7 @@ describe('follow-up mode, asides and batches', () => {
     await h.event({ channel, thread_ts: threadTs, text: '  //also an aside' });
     await h.event({ channel, thread_ts: threadTs, text: 'Use the v2 endpoint // not v1' });
     await waitFor('follow-up', () => h.agent.requestsFor('message').length === 1);
-    await sleep(200);
+    await h.settled();
     expect(h.agent.requestsFor('message').map((r) => r.body?.prompt)).toEqual([
       'Use the v2 endpoint // not v1',
     ]);
@@ -29,7 +29,7 @@ describe('follow-up mode, asides and batches', () => {
     await h.event({ channel, thread_ts: threadTs, text: '(aside) lunch?' });
     await h.event({ channel, thread_ts: threadTs, text: '// now sent' });
     await waitFor('follow-up', () => h.agent.requestsFor('message').length === 1);
-    await sleep(150);
+    await h.settled();
     expect(h.agent.requestsFor('message').map((r) => r.body?.prompt)).toEqual(['// now sent']);
   });
 
@@ -42,7 +42,7 @@ describe('follow-up mode, asides and batches', () => {
     await h.event({ channel, thread_ts: threadTs, ts: mention.ts, text: mention.text });
     await h.anyEvent(mention);
     await waitFor('follow-up', () => h.agent.requestsFor('message').length === 1);
-    await sleep(200);
+    await h.settled();
     expect(h.agent.requestsFor('message')).toHaveLength(1);
     expect(h.agent.requestsFor('message')[0]).toMatchObject({
       jobId,
@@ -73,7 +73,7 @@ describe('follow-up mode, asides and batches', () => {
     const job = await h.app.store.findJobByThread(channel, threadTs);
     expect(job?.runCount).toBe(2);
 
-    await sleep(700);
+    // The batch went out: a reply now starts a new one.
     await h.event({ channel, thread_ts: threadTs, text: 'One more thing' });
     await waitFor('second follow-up', () => h.agent.requestsFor('message').length === 2);
     expect(h.agent.requestsFor('message')[1]?.body?.prompt).toBe('One more thing');

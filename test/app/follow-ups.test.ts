@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useHarness } from '../helpers/harness.js';
-import { sleep, waitFor } from '../helpers/http.js';
+import { waitFor } from '../helpers/http.js';
 import { BOT_ID, BOT_USER_ID } from '../helpers/slack-stand-in.js';
 
 const h = useHarness();
@@ -35,7 +35,7 @@ describe('thread replies', () => {
     expect(second.text).toContain('<@U0BOB>');
     const job = await h.app.store.findJobByThread(channel, threadTs);
     expect(job?.runCount).toBe(2);
-    await sleep(200);
+    await h.settled();
     expect(h.slack.threadPosts(threadTs)).toHaveLength(2);
   });
 
@@ -48,7 +48,7 @@ describe('thread replies', () => {
     expect(post.text).toContain('<@U0ALICE>');
     expect(post.text).toContain('<@U0BOB>');
     expect(post.metadata?.event_payload).toMatchObject({ kind: 'outcome', run: 2, covers: '1,2' });
-    await sleep(200);
+    await h.settled();
     expect(h.slack.threadPosts(threadTs)).toHaveLength(1);
     const runs = await h.app.store.getRuns((await h.app.store.findJobByThread(channel, threadTs))?.id ?? 0);
     expect(runs.map((r) => r.outcome)).toEqual(['completed_pr', 'completed_pr']);
@@ -63,8 +63,8 @@ describe('thread replies', () => {
     await waitFor('slow poll under way', () => h.agent.requestsFor('get').length > gets);
     await h.event({ channel, thread_ts: threadTs, user: 'U0BOB', text: 'one more thing' });
     await waitFor('follow-up sent', () => h.agent.requestsFor('message').length === 1);
-    await sleep(1_000);
-    expect(h.logs.some((l) => l.includes('poll answer ignored'))).toBe(true);
+    await waitFor('late poll answer ignored', () => h.logs.some((l) => l.includes('poll answer ignored')));
+    await h.settled();
     expect(h.slack.threadPosts(threadTs)).toHaveLength(0);
     expect((await h.app.store.findJobByThread(channel, threadTs))?.phase).toBe('active');
     h.agent.complete(jobId, 'https://github.com/example/docs/pull/7');
@@ -91,7 +91,7 @@ describe('thread replies', () => {
       { event_id: 'Ev0OTHER' },
     );
     await waitFor('follow-up sent', () => h.agent.requestsFor('message').length === 1);
-    await sleep(200);
+    await h.settled();
     expect(h.agent.requestsFor('message')).toHaveLength(1);
   });
 
@@ -105,19 +105,22 @@ describe('thread replies', () => {
     const { threadTs, channel } = await h.startJob();
     const res = await h.event({ channel, thread_ts: threadTs, text: 'should not be sent', ...fields });
     expect(res.status).toBe(200);
-    await sleep(150);
-    expect(h.agent.requestsFor('message')).toHaveLength(0);
-    // Control: a plain human reply in the same thread is sent.
+    // Control: a plain human reply in the same thread after it is sent, and only that one.
     await h.event({ channel, thread_ts: threadTs, text: 'this one is' });
     await waitFor('control follow-up', () => h.agent.requestsFor('message').length === 1);
+    await h.settled();
+    expect(h.agent.requestsFor('message').map((r) => r.body)).toEqual([{ prompt: 'this one is' }]);
   });
 
   it('ignores replies in threads that belong to no job, and top-level messages', async () => {
-    const { channel } = await h.startJob();
+    const { channel, threadTs } = await h.startJob();
     await h.event({ channel, thread_ts: '1699999999.000001', text: 'unrelated thread' });
     await h.event({ channel, text: 'top level chatter' });
-    await sleep(200);
-    expect(h.agent.requestsFor('message')).toHaveLength(0);
+    // Control: a reply in the job's thread after them is sent, and only that one.
+    await h.event({ channel, thread_ts: threadTs, text: 'in the thread' });
+    await waitFor('control follow-up', () => h.agent.requestsFor('message').length === 1);
+    await h.settled();
+    expect(h.agent.requestsFor('message').map((r) => r.body)).toEqual([{ prompt: 'in the thread' }]);
     expect(h.slack.callsTo('chat.postEphemeral')).toHaveLength(0);
   });
 
@@ -127,7 +130,9 @@ describe('thread replies', () => {
     const root = await waitFor('root', () => h.slack.messages.find((m) => !m.thread_ts));
     await waitFor('create in flight', () => h.agent.requestsFor('create').length === 1);
     await h.event({ channel: root.channel, thread_ts: root.ts, text: 'and add a troubleshooting section' });
-    await sleep(100);
+    const job = await waitFor('job recorded', () => h.app.store.findJobByThread(root.channel, root.ts));
+    await waitFor('reply recorded', async () => (await h.app.store.getRuns(job.id)).length === 2);
+    // Kept, not sent, while the create call has not answered.
     expect(h.agent.requestsFor('message')).toHaveLength(0);
     await waitFor('queued follow-up sent', () => h.agent.requestsFor('message').length === 1, 3_000);
     expect(h.agent.requestsFor('message')[0]?.body).toEqual({ prompt: 'and add a troubleshooting section' });

@@ -4,8 +4,8 @@ import { readConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { API_KEY, startAgentStandIn } from '../helpers/agent-stand-in.js';
-import { tempDatabase, testEnv } from '../helpers/harness.js';
-import { sleep, waitFor } from '../helpers/http.js';
+import { settled, tempDatabase, testEnv } from '../helpers/harness.js';
+import { waitFor } from '../helpers/http.js';
 import { messageEvent, slashCommand } from '../helpers/payloads.js';
 import { freshSchemaUrl, postgresAvailable, TEST_DATABASE_URL } from '../helpers/postgres.js';
 import { postSigned, SIGNING_SECRET } from '../helpers/signing.js';
@@ -75,7 +75,7 @@ if (server.ok) {
         pair?.slack.responses.find((r) => r.path === '/respond/lim-3'),
       );
       expect(String(refusal.body.text)).toMatch(/2 instructions/);
-      await sleep(200);
+      await Promise.all(pair.apps.map((app) => settled(app)));
       expect(pair.agent.requestsFor('create')).toHaveLength(2);
     });
 
@@ -93,7 +93,7 @@ if (server.ok) {
       const answers = await Promise.all([pair.event(0, body), pair.event(1, body), pair.event(1, body)]);
       expect(answers.map((r) => r.status)).toEqual([200, 200, 200]);
       await waitFor('follow-up sent', () => pair?.agent.requestsFor('message').length === 1);
-      await sleep(300);
+      await Promise.all(pair.apps.map((app) => settled(app)));
       expect(pair.agent.requestsFor('message')).toHaveLength(1);
     });
 
@@ -106,7 +106,7 @@ if (server.ok) {
       pair.agent.complete('job_1', 'https://github.com/example/docs/pull/77');
       const outcome = await waitFor('outcome', () => pair?.slack.threadPosts(root.ts)[0]);
       expect(outcome.text).toContain('pull/77');
-      await sleep(300);
+      await settled(pair.apps[1] as RunningApp);
       expect(pair.slack.threadPosts(root.ts)).toHaveLength(1);
     });
 

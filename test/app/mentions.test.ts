@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useHarness } from '../helpers/harness.js';
-import { sleep, waitFor } from '../helpers/http.js';
+import { waitFor } from '../helpers/http.js';
 import { appMention } from '../helpers/payloads.js';
 
 const h = useHarness({ THREAD_CONTEXT_MAX_CHARS: '300' });
@@ -107,7 +107,7 @@ describe('@docs-agent mentions', () => {
       jobId,
       body: { prompt: 'also cover pagination' },
     });
-    await sleep(200);
+    await h.settled();
     expect(h.agent.requestsFor('message')).toHaveLength(1);
     expect(h.agent.requestsFor('create')).toHaveLength(1);
   });
@@ -121,7 +121,7 @@ describe('@docs-agent mentions', () => {
       'job active',
       async () => (await h.app.store.findJobByThread('C0GENERAL', mention.ts))?.phase === 'active',
     );
-    await sleep(150);
+    await h.settled();
     expect(h.agent.requestsFor('create')).toHaveLength(1);
     expect(h.agent.requestsFor('message')).toHaveLength(0);
   });
@@ -194,7 +194,7 @@ describe('@docs-agent mentions', () => {
     await waitFor('create call', () => h.agent.requestsFor('create').length === 1);
     await waitFor('follow-up', () => h.agent.requestsFor('message').length === 1);
     expect(h.agent.requestsFor('message')[0]?.body).toEqual({ prompt: 'include CSV' });
-    await sleep(200);
+    await h.settled();
     expect(h.agent.requestsFor('message')).toHaveLength(1);
   });
 
@@ -203,15 +203,18 @@ describe('@docs-agent mentions', () => {
     const note = await waitFor('ephemeral', () => h.slack.callsTo('chat.postEphemeral')[0]);
     expect(note.args).toMatchObject({ channel: 'C0GENERAL', user: 'U0ALICE' });
     expect(String(note.args.text)).toContain('Tell me what to do');
-    await sleep(100);
+    await h.settled();
     expect(h.agent.requestsFor('create')).toHaveLength(0);
   });
 
   it('ignores mentions by other apps and asides', async () => {
     await h.anyEvent({ ...appMention({ text: '<@U0BOT> deploy' }), bot_id: 'B0OTHER' });
     await h.anyEvent(appMention({ text: '<@U0BOT> // just showing Ann the bot' }));
-    await sleep(200);
-    expect(h.agent.requestsFor('create')).toHaveLength(0);
-    expect(await h.app.store.recentJobs({ requesterId: 'U0ALICE' }, 5)).toEqual([]);
+    // Control: a plain mention after them starts the one job.
+    await h.anyEvent(appMention({ text: '<@U0BOT> Document the CLI' }));
+    await waitFor('control job', () => h.agent.requestsFor('create').length === 1);
+    await h.settled();
+    expect(h.agent.requestsFor('create').map((r) => r.body)).toEqual([{ prompt: 'Document the CLI' }]);
+    expect(await h.app.store.recentJobs({ requesterId: 'U0ALICE' }, 5)).toHaveLength(1);
   });
 });

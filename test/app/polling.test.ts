@@ -49,13 +49,16 @@ describe('polling faults', () => {
 
   it('stops watching a job that stays active beyond the maximum age', async () => {
     h = await startHarness({ POLL_MAX_AGE_MS: '1000' });
-    const { threadTs } = await h.startJob();
+    const { threadTs, jobId } = await h.startJob();
     const post = await waitFor('stopped watching', () => h.slack.threadPosts(threadTs)[0], 5_000);
     expect(post.text).toContain('stopped watching');
     expect(post.text).toContain('still running after 1 second');
-    const gets = h.agent.requestsFor('get').length;
-    await sleep(300);
-    expect(h.agent.requestsFor('get').length).toBe(gets);
+    const getsOf = (id: string) => h.agent.requestsFor('get').filter((r) => r.jobId === id).length;
+    const gets = getsOf(jobId);
+    // Control: a job started after it is polled again and again, the first one no more.
+    const other = await h.startJob({ text: 'Document the next thing' });
+    await waitFor('the next job polled twice', () => getsOf(other.jobId) >= 2);
+    expect(getsOf(jobId)).toBe(gets);
   });
 
   it('spreads polls of many jobs evenly within POLL_MAX_RPS', async () => {

@@ -3,7 +3,7 @@ import { HOUR_MS } from '../../src/access/access-policy.js';
 import { AGENT_HOURLY_LIMIT } from '../../src/views/status-report.js';
 import { PROJECT_ID } from '../helpers/agent-stand-in.js';
 import { useHarness } from '../helpers/harness.js';
-import { sleep, waitFor } from '../helpers/http.js';
+import { waitFor } from '../helpers/http.js';
 
 describe('per-person hourly limit under a burst', () => {
   const h = useHarness({ MAX_INSTRUCTIONS_PER_USER_PER_HOUR: '3' });
@@ -27,7 +27,7 @@ describe('per-person hourly limit under a burst', () => {
     });
     await waitFor('three jobs started', () => h.agent.requestsFor('create').length >= 3);
     // Let any straggler that wrongly got through reach the agent stand-in.
-    await sleep(300);
+    await h.settled();
     expect(h.agent.requestsFor('create')).toHaveLength(3);
     expect(h.slack.responses.filter((r) => r.path.startsWith('/respond/burst'))).toHaveLength(12);
     for (const refusal of refusals) {
@@ -53,7 +53,7 @@ describe('per-person hourly limit under a burst', () => {
         .map((r) => JSON.stringify(r.body))
         .join(' ');
     await waitFor('two replies sent', () => replies.filter((r) => sentText().includes(r)).length >= 2);
-    await sleep(300);
+    await h.settled();
     expect(replies.filter((r) => sentText().includes(r))).toHaveLength(2);
     expect(h.slack.callsTo('chat.postEphemeral')).toHaveLength(4);
     for (const refusal of refusals)
@@ -111,7 +111,7 @@ describe('the project’s hourly limit', () => {
     expect(reply.body.response_type).toBe('ephemeral');
     expect(String(reply.body.text)).toContain('hourly limit');
     expect(String(reply.body.text)).toMatch(/<!date\^\d+\^/);
-    await sleep(100);
+    await h.settled();
     expect(h.agent.requestsFor('create')).toHaveLength(0);
 
     const status = await h.command({ text: 'status' });

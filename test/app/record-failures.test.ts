@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Change, Store } from '../../src/store/types.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
-import { sleep, waitFor } from '../helpers/http.js';
+import { waitFor } from '../helpers/http.js';
 import { appMention } from '../helpers/payloads.js';
 
 let h: Harness;
@@ -31,7 +31,7 @@ describe('when the store fails', () => {
     const { threadTs, channel } = await h.startJob();
     expect(h.agent.requestsFor('create')).toHaveLength(1);
     expect((await h.app.store.findJobByThread(channel, threadTs))?.agentJobId).toBe('job_1');
-    await sleep(200);
+    await h.settled();
     expect(
       h.slack
         .threadPosts(threadTs)
@@ -71,7 +71,7 @@ describe('when the store fails', () => {
       h.slack.callsTo('chat.postEphemeral').find((c) => String(c.args.text).includes('Tell me what to do')),
     );
     expect(hint.args.thread_ts).toBe(first.ts);
-    await sleep(150);
+    await h.settled();
     expect(h.agent.requestsFor('create')).toHaveLength(1);
   });
 });

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/types.js';
 import type { AgentStandIn } from '../helpers/agent-stand-in.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
-import { sleep, waitFor } from '../helpers/http.js';
+import { waitFor } from '../helpers/http.js';
 import type { SlackStandIn } from '../helpers/slack-stand-in.js';
 
 let h: Harness;
@@ -125,7 +125,7 @@ describe('restarts', () => {
       jobId: 'job_seed',
       body: { prompt: 'Add the install step' },
     });
-    await sleep(200);
+    await h.settled();
     expect(h.agent.requestsFor('message')).toHaveLength(1);
   });
 
@@ -137,7 +137,7 @@ describe('restarts', () => {
     const note = await waitFor('refusal', () => h.slack.callsTo('chat.postEphemeral')[0]);
     expect(note.args).toMatchObject({ user: 'U0BOB' });
     expect(String(note.args.text)).toContain('serves another Slack workspace');
-    await sleep(200);
+    await h.settled();
     expect(h.agent.requestsFor('message')).toHaveLength(0);
   });
 
@@ -148,7 +148,7 @@ describe('restarts', () => {
     h.agent.complete(jobId, 'https://github.com/example/docs/pull/3');
     await waitFor('outcome after restart', () => h.slack.threadPosts(threadTs)[0]);
     await h.restart();
-    await sleep(300);
+    await h.settled();
     expect(h.slack.threadPosts(threadTs)).toHaveLength(1);
   });
 
@@ -162,7 +162,7 @@ describe('restarts', () => {
     await h.restart();
     h.slack.outage.end('chat.postMessage');
     await waitFor('outcome delivered after restart', () => h.slack.threadPosts(threadTs)[0], 8_000);
-    await sleep(300);
+    await h.settled();
     expect(h.slack.threadPosts(threadTs)).toHaveLength(1);
   });
 
@@ -174,7 +174,7 @@ describe('restarts', () => {
     const post = await waitFor('explanation', () => h.slack.threadPosts('1690000000.000001')[0]);
     expect(post.text).toContain('<@U0ALICE>');
     expect(post.text).toContain('cannot tell whether the docs agent received it');
-    await sleep(200);
+    await h.settled();
     expect(h.agent.requestsFor('create')).toHaveLength(0);
     expect((await h.app.store.findJobByThread('C0GENERAL', '1690000000.000001'))?.phase).toBe(
       'start_unknown',
@@ -281,7 +281,7 @@ describe('restarts', () => {
       },
     );
     await waitFor('Slack asked what it holds', () => h.slack.callsTo('conversations.replies')[0]);
-    await sleep(300);
+    await h.settled();
     expect(h.slack.threadPosts(threadTs)).toHaveLength(1);
     expect(h.slack.callsTo('chat.postMessage')).toHaveLength(0);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useHarness } from '../helpers/harness.js';
-import { sleep, waitFor } from '../helpers/http.js';
+import { waitFor } from '../helpers/http.js';
 import { messageShortcut, viewSubmission } from '../helpers/payloads.js';
 
 const h = useHarness({ MAX_PROMPT_CHARS: '500', ALLOWED_CHANNEL_IDS: 'C0GENERAL,C0OTHER,C0OUTSIDE' });
@@ -129,7 +129,7 @@ describe('the Send to docs agent shortcut', () => {
     expect((await submit(view, { instruction: 'Go', channel: 'C0OUTSIDE' })).errors?.channel).toContain(
       'I am not a member of that channel',
     );
-    await sleep(100);
+    await h.settled();
     expect(h.agent.requestsFor('create')).toHaveLength(0);
     expect(await h.app.store.recentJobs({ requesterId: 'U0ALICE' }, 10)).toEqual([]);
   });
@@ -147,7 +147,7 @@ describe('the Send to docs agent shortcut', () => {
     const again = await openModal();
     const body = await submit(again, { instruction: 'Second', channel: 'C0GENERAL' });
     expect(body.errors?.channel).toContain('already has a docs agent job');
-    await sleep(100);
+    await h.settled();
     expect(h.agent.requestsFor('create')).toHaveLength(1);
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useHarness } from '../helpers/harness.js';
-import { sleep, waitFor } from '../helpers/http.js';
+import { waitFor } from '../helpers/http.js';
 import { slashCommand } from '../helpers/payloads.js';
 import { postSigned } from '../helpers/signing.js';
 
@@ -32,7 +32,7 @@ describe('when the agent API refuses to create the job', () => {
     const post = await waitFor('explanation', () => h.slack.threadPosts(root.ts)[0]);
     expect(post.text).toContain('refused this bot');
     expect(post.text).toContain('admin');
-    await sleep(200);
+    await h.settled();
     expect(h.agent.requestsFor('create')).toHaveLength(1);
     expect(h.logs.some((l) => l.includes('"level":"error"') && l.includes('DOCS_AGENT_API_KEY'))).toBe(true);
   });
@@ -54,7 +54,7 @@ describe('when the agent API refuses to create the job', () => {
     const root = await rootOf();
     const post = await waitFor('explanation', () => h.slack.threadPosts(root.ts)[0]);
     expect(post.text).toContain('cannot tell whether the job started');
-    await sleep(300);
+    await h.settled();
     expect(h.agent.requestsFor('create')).toHaveLength(1);
     const job = await h.app.store.findJobByThread(root.channel, root.ts);
     expect(job?.phase).toBe('start_unknown');
@@ -83,7 +83,7 @@ describe('when the bot cannot post in the channel', () => {
       expect(reply.path).toBe('/respond/r1');
       expect(reply.body.response_type).toBe('ephemeral');
       expect(String(reply.body.text)).toContain('/invite @docs-agent');
-      await sleep(200);
+      await h.settled();
       expect(h.agent.requestsFor('create')).toHaveLength(0);
     },
   );
@@ -93,7 +93,7 @@ describe('when the bot cannot post in the channel', () => {
     const body = (await res.json()) as { response_type: string; text: string };
     expect(body.response_type).toBe('ephemeral');
     expect(body.text).toContain('Run /docs-agent in a channel');
-    await sleep(100);
+    await h.settled();
     expect(h.slack.callsTo('chat.postMessage')).toHaveLength(0);
     expect(h.agent.requests).toHaveLength(0);
   });
@@ -127,7 +127,7 @@ describe('request authenticity', () => {
   it('rejects a bad signature with 401 and creates nothing', async () => {
     const res = await postSigned(h.base(), slashCommand(), { secret: 'not-the-secret' });
     expect(res.status).toBe(401);
-    await sleep(150);
+    await h.settled();
     expect(h.slack.callsTo('chat.postMessage')).toHaveLength(0);
     expect(h.agent.requestsFor('create')).toHaveLength(0);
   });
@@ -137,7 +137,7 @@ describe('request authenticity', () => {
       timestamp: Math.floor(Date.now() / 1000) - 6 * 60,
     });
     expect(res.status).toBe(401);
-    await sleep(150);
+    await h.settled();
     expect(h.agent.requestsFor('create')).toHaveLength(0);
   });
 
@@ -151,7 +151,7 @@ describe('request authenticity', () => {
     await postSigned(h.base(), body);
     await postSigned(h.base(), body);
     await waitFor('create', () => h.agent.requestsFor('create').length === 1);
-    await sleep(200);
+    await h.settled();
     expect(h.agent.requestsFor('create')).toHaveLength(1);
     expect(h.slack.messages.filter((m) => !m.thread_ts)).toHaveLength(1);
   });

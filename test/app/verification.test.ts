@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../helpers/harness.js';
-import { sleep, waitFor } from '../helpers/http.js';
+import { waitFor } from '../helpers/http.js';
 import { appMention } from '../helpers/payloads.js';
 
 let h: Harness;
@@ -42,7 +42,7 @@ describe('who an author is, when Slack cannot say', () => {
     });
     const note = await waitFor('private refusal', () => ephemeralsTo('U0EXTERNAL')[0]);
     expect(String(note.args.text)).toContain('serves another Slack workspace');
-    await sleep(100);
+    await h.settled();
     expect(h.agent.requestsFor('message')).toHaveLength(0);
   });
 
@@ -54,7 +54,7 @@ describe('who an author is, when Slack cannot say', () => {
     await h.event({ channel, thread_ts: threadTs, user: 'U0EXTERNAL', text: 'publish our pricing' });
     const note = await waitFor('private refusal', () => ephemeralsTo('U0EXTERNAL')[0]);
     expect(String(note.args.text)).toContain('serves another Slack workspace');
-    await sleep(100);
+    await h.settled();
     expect(h.agent.requestsFor('message')).toHaveLength(0);
   });
 
@@ -95,7 +95,10 @@ describe('who an author is, when Slack cannot say', () => {
       h.slack.responses.find((r) => String(r.body.text).includes('could not confirm who you are')),
     );
     expect(held).toBeDefined();
-    await sleep(150);
+    // Checked again at least once while the workspace is still unknown, and still not started.
+    const holds = () => h.logs.filter((l) => l.includes('instruction held until Slack confirms')).length;
+    await waitFor('a second check', () => holds() >= 2);
+    await h.settled();
     expect(h.agent.requestsFor('create')).toHaveLength(0);
     // Any signed event names the installation (its bot authorization).
     await h.anyEvent({ type: 'app_home_opened', user: 'U0ALICE', tab: 'messages', channel: 'D0HOME' });

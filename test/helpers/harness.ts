@@ -145,6 +145,13 @@ export async function startHarness(
       );
       return { threadTs: root.ts, channel: root.channel, jobId };
     },
+    /**
+     * Resolves once the app has finished what it was sent: no background task running or queued
+     * and no outbox item due, on two checks in a row. A test that asserts something did not
+     * happen waits for this (after the positive sign that its request arrived) instead of a
+     * guessed pause.
+     */
+    settled: () => settled(app),
     /** Stops the app (as on SIGTERM) and starts a new one on the same store file. */
     async restart() {
       await app.stop();
@@ -161,6 +168,23 @@ export async function startHarness(
     },
   };
   return harness;
+}
+
+/**
+ * Resolves once `app` has no background task running or queued and no outbox item due, on two
+ * checks in a row (work handed over between two awaits is not missed).
+ */
+export async function settled(app: RunningApp, timeoutMs = 5_000): Promise<void> {
+  let quiet = 0;
+  await waitFor(
+    'the app to settle',
+    async () => {
+      const idle = app.backgroundTasks === 0 && (await app.store.dueOutbox(Date.now(), 1)).length === 0;
+      quiet = idle ? quiet + 1 : 0;
+      return quiet >= 2;
+    },
+    timeoutMs,
+  );
 }
 
 export type Harness = Awaited<ReturnType<typeof startHarness>>;
