@@ -19,19 +19,28 @@ afterEach(async () => {
   await agent?.close();
 });
 
+/** The app in Socket Mode against fresh stand-ins, connected. */
+async function startInSocketMode() {
+  const started = {
+    socket: await startSocketModeStandIn(),
+    agent: await startAgentStandIn(),
+  };
+  const stand = await startSlackStandIn({ socketModeUrl: started.socket.url, appToken: APP_TOKEN });
+  const env = testEnv(stand, started.agent, tempDatabase(), {
+    SLACK_APP_TOKEN: APP_TOKEN,
+    SLACK_SIGNING_SECRET: '',
+  });
+  const running = await startApp(readConfig(env), { logger: createLogger({ level: 'error', secrets: [] }) });
+  app = running;
+  await waitFor('socket connected', () => started.socket.connected());
+  return { ...started, slack: stand, port: running.port };
+}
+
 describe('Socket Mode', () => {
   it('connects with the app token, takes a command over the socket, and still serves /healthz', async () => {
-    socket = await startSocketModeStandIn();
-    slack = await startSlackStandIn({ socketModeUrl: socket.url, appToken: APP_TOKEN });
-    agent = await startAgentStandIn();
-    const env = testEnv(slack, agent, tempDatabase(), {
-      SLACK_APP_TOKEN: APP_TOKEN,
-      SLACK_SIGNING_SECRET: '',
-    });
-    const config = readConfig(env);
-    app = await startApp(config, { logger: createLogger({ level: 'error', secrets: [] }) });
-    await waitFor('socket connected', () => socket?.connected());
-    expect((await fetch(`http://127.0.0.1:${app.port}/healthz`)).status).toBe(200);
+    const started = await startInSocketMode();
+    ({ socket, slack, agent } = started);
+    expect((await fetch(`http://127.0.0.1:${started.port}/healthz`)).status).toBe(200);
 
     const envelope = socket.send('slash_commands', {
       team_id: 'T0TEST',
@@ -48,16 +57,9 @@ describe('Socket Mode', () => {
   });
 
   it('answers requests it does not serve with 404 or 405 and keeps its socket', async () => {
-    socket = await startSocketModeStandIn();
-    slack = await startSlackStandIn({ socketModeUrl: socket.url, appToken: APP_TOKEN });
-    agent = await startAgentStandIn();
-    const env = testEnv(slack, agent, tempDatabase(), {
-      SLACK_APP_TOKEN: APP_TOKEN,
-      SLACK_SIGNING_SECRET: '',
-    });
-    app = await startApp(readConfig(env), { logger: createLogger({ level: 'error', secrets: [] }) });
-    await waitFor('socket connected', () => socket?.connected());
-    const port = app.port;
+    const started = await startInSocketMode();
+    ({ socket, slack, agent } = started);
+    const port = started.port;
     for (const stray of STRAY_REQUESTS) {
       // Socket Mode serves no /slack/events at all.
       const expected = stray.path === '/slack/events' ? 404 : stray.expect;

@@ -11,6 +11,7 @@ import {
   text,
   usage,
 } from '../../src/jobs/messages.js';
+import { JOB_PHASES } from '../../src/jobs/phases.js';
 import { checkPullRequestUrl, checkUrl } from '../../src/slack/links.js';
 import { md, recordedMrkdwn } from '../../src/slack/mrkdwn.js';
 import { permalink } from '../../src/slack/permalink.js';
@@ -82,16 +83,6 @@ const prLink = fc.oneof(
   fc.constant('https://github.com/acme/docs/settings'),
 );
 
-const phases = [
-  'accepted',
-  'posting',
-  'creating',
-  'active',
-  'idle',
-  'not_started',
-  'start_unknown',
-  'gone',
-] as const;
 const outcomes: RunOutcome[] = [
   'completed_pr',
   'completed_no_changes',
@@ -109,7 +100,7 @@ const job = fc.record({
   repository: fc.oneof(fc.constant(null), hostile),
   ref: fc.oneof(fc.constant(null), hostile),
   model: fc.oneof(fc.constant(null), hostile),
-  phase: fc.constantFrom(...phases),
+  phase: fc.constantFrom(...JOB_PHASES),
   lastOutcome: fc.constantFrom(null, ...outcomes),
   channelId: fc.oneof(fc.constant('C0DOCS'), hostile),
 });
