@@ -1,22 +1,14 @@
-import type { AgentJob } from '../agent/schema.js';
-import type { JobRecord, Orphans, RunOutcome } from '../store/types.js';
+import type { Orphans } from '../store/types.js';
 import { createReplyCatchUp } from './catch-up.js';
 import { createFollowUps } from './follow-ups.js';
 import { createHolds } from './holds.js';
 import { createInstructionChecks } from './instruction-checks.js';
 import { createJobContext, type JobServiceDeps } from './job-context.js';
-import { createRunOutcomes } from './outcomes.js';
+import { createRunOutcomes, type RunOutcomes } from './outcomes.js';
 import { createRecovery } from './recovery.js';
-import { createReplies } from './replies.js';
-import type {
-  MentionOutcome,
-  MentionRequest,
-  ReplyRequest,
-  ShortcutRequest,
-  StartRequest,
-} from './requests.js';
-import { createJobAcceptance } from './start/accept.js';
-import { createJobStart } from './start/start-job.js';
+import { createReplies, type Replies } from './replies.js';
+import { createJobAcceptance, type JobAcceptance } from './start/accept.js';
+import { createJobStart, type JobStart } from './start/start-job.js';
 
 export { outcomeOf } from './agent-outcomes.js';
 export type { JobServiceDeps } from './job-context.js';
@@ -33,32 +25,7 @@ export type {
  * Slack is acknowledged), then *processed* in the background; a crash in between leaves a row
  * that {@link JobService.recover} picks up.
  */
-export interface JobService {
-  /** Records a command. Returns the new job's id, or undefined when it is a repeat. */
-  acceptCommand(request: StartRequest): Promise<number | undefined>;
-  /**
-   * Records a mention: a new job in its thread, or, where the thread already has a job, a
-   * follow-up to it. Undefined when it is a repeat.
-   */
-  acceptMention(request: MentionRequest): Promise<MentionOutcome>;
-  /**
-   * Records a shortcut submission: the new job's id; `repeat` for the same submission again;
-   * `thread_taken` when the message's thread already has a job (nothing recorded).
-   */
-  acceptShortcut(request: ShortcutRequest): Promise<{ job: number } | 'repeat' | 'thread_taken'>;
-  /** Checks access, posts the root message and creates the job upstream. */
-  startJob(jobId: number): Promise<void>;
-  /** Records a reply in a job's thread. Returns the run's id, or undefined (no job, or a repeat). */
-  acceptReply(request: ReplyRequest): Promise<number | undefined>;
-  /** Checks access and sends a recorded reply to the agent (or explains why not). */
-  processReply(runId: number, teamId?: string): Promise<void>;
-  /**
-   * Records the terminal outcome of the job's open runs and queues its post. `job` is the
-   * snapshot the outcome was observed against; false when the job has moved on since.
-   */
-  finishRun(job: JobRecord, outcome: RunOutcome, agentJob?: AgentJob): Promise<boolean>;
-  /** Tells the thread, once per run, that polling is refused (the admin key). */
-  notePollRefused(job: JobRecord): Promise<void>;
+export interface JobService extends JobAcceptance, Pick<JobStart, 'startJob'>, Replies, RunOutcomes {
   /**
    * Finishes or explains what a stopped process left half done (taken over with
    * {@link Store.adoptOrphans}).
