@@ -1,0 +1,58 @@
+import type { InstructionSurface } from '../metrics/hooks.js';
+import type { Mrkdwn } from '../slack/mrkdwn.js';
+import type { Held, Holds } from './holds.js';
+import type { JobContext } from './job-context.js';
+import { refusalText, text } from './messages.js';
+
+/** The checks an instruction passes before it goes to the agent: a new job's, or a reply's. */
+export interface InstructionChecks {
+  /**
+   * Checks length and access, and counts the run against the hourly limits; returns the refusal
+   * to give, `held` when Slack could not say who the author is, or undefined when it may go.
+   */
+  refusal(
+    runId: number,
+    prompt: string,
+    who: { teamId: string | undefined; channelId: string; userId: string },
+    surface: InstructionSurface,
+  ): Promise<Mrkdwn | 'held' | undefined>;
+  /**
+   * Keeps an instruction whose author Slack could not confirm, to be checked again; once it has
+   * waited too long, the refusal to give instead (undefined while it is held).
+   */
+  holdOrGiveUp(held: Held, surface: InstructionSurface): Promise<Mrkdwn | undefined>;
+}
+
+export function createInstructionChecks(
+  ctx: Pick<JobContext, 'access' | 'logger' | 'metrics' | 'maxPromptChars'>,
+  holds: Pick<Holds, 'hold'>,
+): InstructionChecks {
+  const { metrics, logger } = ctx;
+  return {
+    async refusal(runId, prompt, who, surface) {
+      if (prompt.length > ctx.maxPromptChars) {
+        metrics.instruction(surface, 'refused', 'too_long');
+        return text.promptTooLong(prompt.length, ctx.maxPromptChars);
+      }
+      const checked = await ctx.access.check(who);
+      const decision = checked.allowed ? await ctx.access.reserve(runId) : checked;
+      if (decision.allowed) return undefined;
+      // Slack could not say who the author is: nothing goes to the agent until it can (counted
+      // once it is sent or refused).
+      if (decision.reason === 'unverified') return 'held';
+      metrics.instruction(surface, 'refused', decision.reason);
+      logger.info('instruction refused', {
+        reason: decision.reason,
+        user: who.userId,
+        channel: who.channelId,
+      });
+      return refusalText(decision);
+    },
+
+    async holdOrGiveUp(held, surface) {
+      if (await holds.hold(held)) return undefined;
+      metrics.instruction(surface, 'refused', 'unverified');
+      return text.heldTooLong();
+    },
+  };
+}

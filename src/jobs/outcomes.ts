@@ -1,0 +1,95 @@
+import type { AgentJob } from '../agent/schema.js';
+import type { JobPatch, JobRecord, RunOutcome } from '../store/types.js';
+import { outcomePost } from '../views/status-card.js';
+import { fromAgentJob } from './agent-outcomes.js';
+import type { JobContext } from './job-context.js';
+import { text } from './messages.js';
+import { rootUpdate, threadPost } from './outbox-items.js';
+import { keys } from './outbox-registry.js';
+import { enterPhase, expectPhase, POLLED } from './phases.js';
+
+/** What the poller observed of a run: its outcome, or that it may not poll. */
+export interface RunOutcomes {
+  /**
+   * Records the terminal outcome of the job's open runs and queues its post. `job` is the
+   * snapshot the outcome was observed against; false when the job has moved on since.
+   */
+  finishRun(job: JobRecord, outcome: RunOutcome, agentJob?: AgentJob): Promise<boolean>;
+  /** Tells the thread, once per run, that polling is refused (the admin key). */
+  notePollRefused(job: JobRecord): Promise<void>;
+}
+
+export function createRunOutcomes(ctx: JobContext): RunOutcomes {
+  const { store, logger, metrics, now } = ctx;
+  return {
+    async finishRun(job, outcome, agentJob) {
+      // Every run the agent accepted and that has no outcome yet ends here: a follow-up sent
+      // while the agent was still working merges into the same result.
+      const open = (await store.getRuns(job.id)).filter((r) => r.state === 'sent' && r.outcome === null);
+      const latest = open.at(-1);
+      const at = now();
+      // The poller finishes the runs of the jobs it watches, and only those.
+      const from = expectPhase(job.phase, POLLED);
+      const patch: JobPatch = {
+        ...(agentJob ? fromAgentJob(agentJob) : {}),
+        ...enterPhase(from, outcome === 'gone' ? 'gone' : 'idle'),
+        lastOutcome: outcome,
+        nextPollAt: null,
+      };
+      const updated = { ...job, ...patch };
+      const notify = [...new Set([job.requesterId, ...open.map((r) => r.authorId)])];
+      const post = outcomePost(outcome, updated, notify, ctx.maxAgeMs, ctx.hints);
+      const applied = await ctx.applyQueued(
+        {
+          jobId: job.id,
+          expect: { phase: job.phase, runCount: job.runCount },
+          job: patch,
+          runs: open.map((r) => ({ id: r.id, patch: { outcome, outcomeAt: at } })),
+          enqueue: [
+            ...(latest
+              ? [
+                  threadPost({
+                    job: updated,
+                    key: keys.outcome({ jobId: job.id, runSeq: latest.seq }),
+                    kind: 'outcome',
+                    text: post.text,
+                    run: latest,
+                    covers: open,
+                    blocks: post.blocks,
+                  }),
+                ]
+              : []),
+            ...rootUpdate(updated),
+          ],
+        },
+        at,
+      );
+      if (!applied) {
+        logger.info('poll answer ignored: the job changed meanwhile', { jobId: job.id });
+        return false;
+      }
+      logger.info('run finished', {
+        jobId: job.id,
+        agentJobId: job.agentJobId,
+        runs: open.map((r) => r.seq),
+        outcome,
+      });
+      metrics.runFinished(outcome);
+      return true;
+    },
+
+    async notePollRefused(job) {
+      await ctx.enqueue(
+        [
+          threadPost({
+            job,
+            key: keys.pollRefused({ jobId: job.id, runCount: job.runCount }),
+            kind: 'notice',
+            text: text.pollRefused(job.requesterId),
+          }),
+        ],
+        now(),
+      );
+    },
+  };
+}

@@ -1,0 +1,140 @@
+import type { JobRecord, Orphans, RunRecord } from '../store/types.js';
+import { type JobContext, requesterTarget } from './job-context.js';
+import { text } from './messages.js';
+import { privateNote, rootUpdate, threadPost } from './outbox-items.js';
+import { keys } from './outbox-registry.js';
+import { enterPhase, expectPhase, type JobIn, type JobPhase, moveJob, STILL_STARTING } from './phases.js';
+import type { JobStart } from './start/start-job.js';
+
+/** The flows recovery carries interrupted work on with. */
+export interface RecoveryParts extends JobStart {
+  /** Checks and sends a recorded reply (see {@link Replies.processReply}). */
+  processReply: (runId: number) => Promise<void>;
+  /** Sends (or explains) the follow-ups that waited for a job to be created. */
+  dispatchReady: (jobId: number) => Promise<void>;
+}
+
+/** The job's state when the stopped process left it: applied only if it is still there. */
+type Expect = { phase: JobPhase; runCount: number };
+
+/**
+ * Finishes or explains what a stopped process left half done (taken over with
+ * {@link Store.adoptOrphans}): one step per phase the job was left in, then the replies.
+ */
+export function createRecovery(ctx: JobContext, parts: RecoveryParts) {
+  const { store, logger, metrics, now } = ctx;
+
+  /** Nothing was done for it yet: carry on as if the command had just arrived. */
+  async function fromAccepted(job: JobIn<'accepted'>): Promise<void> {
+    await parts.startJob(job.id);
+    await parts.dispatchReady(job.id);
+  }
+
+  /**
+   * The create call was surely never made. If Slack has the root message, carry on from it; if
+   * it surely does not, start over; if Slack cannot say, tell the requester.
+   */
+  async function fromPosting(job: JobIn<'posting'>, expect: Expect, first: RunRecord | undefined) {
+    const found = await parts.findRoot(job);
+    if (found?.ts && first) return parts.rootRecorded(job, first, found.ts);
+    if (found && first) {
+      if (await moveJob(store, job.id, job.phase, 'accepted', now())) await parts.startJob(job.id);
+      return;
+    }
+    metrics.instruction(job.origin, 'failed', 'restart');
+    await ctx.applyQueued(
+      {
+        jobId: job.id,
+        expect,
+        job: {
+          ...enterPhase(job.phase, 'not_started'),
+          lastError: 'restarted while posting the root message',
+        },
+        ...(first ? { run: { id: first.id, patch: { state: 'failed' as const, error: 'restarted' } } } : {}),
+        enqueue: [
+          privateNote(
+            job.id,
+            keys.restartRefused({ jobId: job.id }),
+            requesterTarget(job),
+            text.restartedBeforePost(),
+          ),
+        ],
+      },
+      now(),
+    );
+    await parts.dispatchReady(job.id);
+  }
+
+  /** The create call may have reached the agent: nobody can say whether the job started. */
+  async function fromCreating(job: JobIn<'creating'>, expect: Expect, first: RunRecord | undefined) {
+    const unknown = enterPhase(job.phase, 'start_unknown');
+    metrics.instruction(job.origin, 'unknown', 'restart');
+    await ctx.applyQueued(
+      {
+        jobId: job.id,
+        expect,
+        job: { ...unknown, lastError: 'restarted while creating the job' },
+        ...(first ? { run: { id: first.id, patch: { state: 'unknown' as const, error: 'restarted' } } } : {}),
+        enqueue: [
+          threadPost({
+            job,
+            key: keys.startUnknown({ jobId: job.id }),
+            kind: 'notice',
+            text: text.restartedBeforeCreate(job.requesterId),
+            run: first,
+          }),
+          ...rootUpdate({ ...job, ...unknown }),
+        ],
+      },
+      now(),
+    );
+    // Follow-ups that waited for this job to be created (other instances may hold them).
+    await parts.dispatchReady(job.id);
+  }
+
+  async function recoverJob(adopted: JobRecord): Promise<void> {
+    // Only jobs still being started are taken over (see Store.adoptOrphans).
+    const job = { ...adopted, phase: expectPhase(adopted.phase, STILL_STARTING) };
+    if (job.phase === 'accepted') logger.info('taking over a job still to start', { jobId: job.id });
+    else logger.warn('job interrupted: the process starting it stopped', { jobId: job.id, phase: job.phase });
+    const expect = { phase: job.phase, runCount: job.runCount };
+    const first = (await store.getRuns(job.id))[0];
+    if (job.phase === 'accepted') return fromAccepted({ ...job, phase: job.phase });
+    if (job.phase === 'posting') return fromPosting({ ...job, phase: job.phase }, expect, first);
+    return fromCreating({ ...job, phase: job.phase }, expect, first);
+  }
+
+  /** A reply being sent may have reached the agent; one only recorded is safe to process now. */
+  async function recoverRun(run: RunRecord): Promise<void> {
+    const job = await store.getJob(run.jobId);
+    if (!job) return;
+    if (run.state !== 'sending') return parts.processReply(run.id);
+    metrics.instruction('reply', 'unknown', 'restart');
+    await ctx.applyQueued(
+      {
+        jobId: job.id,
+        run: { id: run.id, patch: { state: 'unknown', error: 'restarted while sending' } },
+        enqueue: [
+          threadPost({
+            job,
+            key: keys.followUpUnknown({ jobId: job.id, runId: run.id }),
+            kind: 'notice',
+            text: text.followUpRestarted(run.authorId),
+            run,
+          }),
+        ],
+      },
+      now(),
+    );
+  }
+
+  return {
+    async recover({ jobs, runs }: Orphans): Promise<void> {
+      for (const job of jobs) await recoverJob(job);
+      for (const run of runs) await recoverRun(run);
+      // Each step woke the outbox for what it queued; one more wake at the end keeps a take-over
+      // round, even one that queued nothing, ending with the outbox looking.
+      ctx.onEnqueued();
+    },
+  };
+}

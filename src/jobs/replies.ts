@@ -1,0 +1,89 @@
+import { mrkdwnToPlain } from '../slack/mrkdwn.js';
+import type { FollowUps } from './follow-ups.js';
+import type { InstructionChecks } from './instruction-checks.js';
+import type { JobContext } from './job-context.js';
+import { text } from './messages.js';
+import { THREAD_RELEASING_PHASES } from './phases.js';
+import type { ReplyRequest } from './requests.js';
+
+/** Replies in a job's thread: recorded first, then checked and handed to the follow-up batches. */
+export interface Replies {
+  /** Records a reply in a job's thread. Returns the run's id, or undefined (no job, or a repeat). */
+  acceptReply(request: ReplyRequest): Promise<number | undefined>;
+  /** Checks access and sends a recorded reply to the agent (or explains why not). */
+  processReply(runId: number, teamId?: string): Promise<void>;
+}
+
+export function createReplies(
+  ctx: JobContext,
+  parts: { checks: InstructionChecks; followUps: Pick<FollowUps, 'dispatchReady' | 'dropRun'> },
+): Replies {
+  const { store, logger, metrics, now } = ctx;
+  const { checks } = parts;
+  const { dispatchReady, dropRun } = parts.followUps;
+
+  async function acceptReply(request: ReplyRequest): Promise<number | undefined> {
+    const job = await store.findJobByThread(request.channelId, request.threadTs);
+    if (!job || (request.mentionsBot && THREAD_RELEASING_PHASES.has(job.phase))) return undefined;
+    const { run, created } = await store.insertFollowUp(
+      job.id,
+      {
+        kind: 'follow_up',
+        prompt: mrkdwnToPlain(request.text).trim(),
+        authorId: request.userId,
+        messageTs: request.messageTs,
+        owner: ctx.instanceId,
+        teamId: request.teamId ?? null,
+      },
+      now(),
+    );
+    if (!created) logger.info('repeated reply ignored', { jobId: job.id, messageTs: request.messageTs });
+    return created ? run.id : undefined;
+  }
+
+  async function processReply(runId: number, teamId?: string): Promise<void> {
+    const run = await store.getRun(runId);
+    const job = run && (await store.getJob(run.jobId));
+    if (!run || !job) return;
+    // Checked before a restart: only its batch is left to send.
+    if (run.state === 'ready') return dispatchReady(job.id);
+    if (run.state !== 'pending') return;
+    const to = {
+      channelId: job.channelId,
+      userId: run.authorId,
+      threadTs: job.threadTs,
+      responseUrl: null,
+    };
+    if (!run.prompt) {
+      metrics.instruction('reply', 'refused', 'empty');
+      return dropRun(job, run, 'empty', text.emptyFollowUp(), to);
+    }
+    let refused = await checks.refusal(
+      run.id,
+      run.prompt,
+      {
+        teamId: teamId ?? run.teamId ?? job.teamId,
+        channelId: job.channelId,
+        userId: run.authorId,
+      },
+      'reply',
+    );
+    if (refused === 'held') {
+      const given = {
+        kind: 'reply' as const,
+        id: run.id,
+        jobId: job.id,
+        since: run.createdAt,
+        to,
+        recheck: () => processReply(run.id, teamId),
+      };
+      refused = await checks.holdOrGiveUp(given, 'reply');
+      if (!refused) return;
+    }
+    if (refused) return dropRun(job, run, 'refused', refused, to);
+    await store.apply({ jobId: job.id, run: { id: run.id, patch: { state: 'ready' } } }, now());
+    await dispatchReady(job.id);
+  }
+
+  return { acceptReply, processReply };
+}

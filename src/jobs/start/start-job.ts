@@ -1,0 +1,219 @@
+import type { AgentJob } from '../../agent/schema.js';
+import { SlackCallError } from '../../slack/gateway.js';
+import { md, mrkdwnToPlain, userMention } from '../../slack/mrkdwn.js';
+import type { JobRecord, RunRecord } from '../../store/types.js';
+import { statusCard } from '../../views/status-card.js';
+import {
+  errorMessage,
+  isUnknownOutcome,
+  logAgentError,
+  recordAgentAnswer,
+  startedPatch,
+} from '../agent-outcomes.js';
+import { createFirstPrompt } from '../first-prompt.js';
+import type { InstructionChecks } from '../instruction-checks.js';
+import { type JobContext, requesterTarget } from '../job-context.js';
+import { agentErrorText, text } from '../messages.js';
+import { privateNote, rootUpdate, threadPost } from '../outbox-items.js';
+import { keys, rootMetadata } from '../outbox-registry.js';
+import { enterPhase, type JobIn, moveJob } from '../phases.js';
+
+/** Starting an accepted job: the checks, the status card, and the create call upstream. */
+export interface JobStart {
+  /** Checks access, posts the root message and creates the job upstream. */
+  startJob(jobId: number): Promise<void>;
+  /** Records the thread and card Slack holds for a job being posted, then makes the create call. */
+  rootRecorded(job: JobIn<'posting'>, run: RunRecord, cardTs: string): Promise<void>;
+  /** The status card Slack holds for this job: `{ ts }` (undefined ts: none); undefined when Slack cannot say. */
+  findRoot(job: JobRecord): Promise<{ ts: string | undefined } | undefined>;
+}
+
+export function createJobStart(
+  ctx: JobContext,
+  parts: {
+    checks: InstructionChecks;
+    /** Sends (or explains) the follow-ups that waited for the job to be created. */
+    dispatchReady: (jobId: number) => Promise<void>;
+    /** Records the replies posted in a mention's thread before its job was recorded. */
+    catchUp: (job: JobRecord, afterTs: string, beforeTs: string) => Promise<void>;
+  },
+): JobStart {
+  const { store, slack, logger, metrics, now } = ctx;
+  const { checks, dispatchReady, catchUp } = parts;
+  const firstPrompt = createFirstPrompt(ctx);
+
+  async function createUpstream(job: JobIn<'creating'>, run: RunRecord): Promise<void> {
+    const prompt = await firstPrompt(job, run);
+    let agentJob: AgentJob | undefined;
+    try {
+      agentJob = await ctx.agentFor(job.projectId).createJob(prompt);
+    } catch (error) {
+      logAgentError(logger, error, { jobId: job.id, op: 'create' });
+      const ended = enterPhase(job.phase, isUnknownOutcome(error) ? 'start_unknown' : 'not_started');
+      metrics.instruction(job.origin, ended.phase === 'start_unknown' ? 'unknown' : 'failed', 'agent');
+      await ctx.applyQueued(
+        {
+          jobId: job.id,
+          job: { ...ended, lastError: errorMessage(error) },
+          run: {
+            id: run.id,
+            patch: { state: isUnknownOutcome(error) ? 'unknown' : 'failed', error: errorMessage(error) },
+          },
+          enqueue: [
+            threadPost({
+              job,
+              key: keys.startError({ jobId: job.id }),
+              kind: 'notice',
+              text: md`${userMention(job.requesterId)} ${agentErrorText(error, 'job')}`,
+              run,
+            }),
+            ...rootUpdate({ ...job, ...ended }),
+          ],
+        },
+        now(),
+      );
+    }
+    if (agentJob) {
+      // Only the agent call is in the try above: the agent has the job now.
+      const at = now();
+      const patch = {
+        ...startedPatch(job.phase, agentJob, at, ctx.pollIntervalMs),
+        agentJobId: agentJob.id,
+      };
+      await recordAgentAnswer(
+        () =>
+          ctx.applyQueued(
+            {
+              jobId: job.id,
+              job: patch,
+              run: { id: run.id, patch: { state: 'sent', sentAt: at } },
+              incrementRunCount: true,
+              enqueue: rootUpdate({ ...job, ...patch }),
+            },
+            at,
+          ),
+        logger,
+      );
+      logger.info('job started', { jobId: job.id, agentJobId: agentJob.id, channel: job.channelId });
+      metrics.instruction(job.origin, 'started');
+      ctx.onRunStarted();
+    }
+    // Follow-ups that arrived while the job was being created.
+    await dispatchReady(job.id);
+  }
+
+  /** Posts the status card: the thread's root for a command, a reply in the thread otherwise. */
+  async function postRoot(job: JobIn<'posting'>, run: RunRecord): Promise<void> {
+    let cardTs: string;
+    try {
+      const card = statusCard(job, now(), ctx.hints);
+      cardTs = await slack.postMessage({
+        channel: job.channelId,
+        ...(job.threadTs ? { threadTs: job.threadTs } : {}),
+        text: card.text,
+        blocks: card.blocks,
+        metadata: rootMetadata(job.id),
+      });
+    } catch (error) {
+      const code = error instanceof SlackCallError ? error.code : 'unexpected_error';
+      // An answer lost on the way back (time-out, 5xx) does not mean Slack refused the post.
+      const found =
+        error instanceof SlackCallError && !error.isPlatformError ? (await findRoot(job))?.ts : undefined;
+      if (found) {
+        await rootRecorded(job, run, found);
+        return;
+      }
+      logger.warn('could not post the root message; job not started', { jobId: job.id, code });
+      metrics.instruction(job.origin, 'failed', 'slack');
+      const note =
+        code === 'not_in_channel' || code === 'channel_not_found'
+          ? text.notInChannel(job.channelId)
+          : text.cannotPost(code);
+      await ctx.applyQueued(
+        {
+          jobId: job.id,
+          job: { ...enterPhase(job.phase, 'not_started'), lastError: `root post failed: ${code}` },
+          run: { id: run.id, patch: { state: 'failed', error: `root post failed: ${code}` } },
+          enqueue: [privateNote(job.id, keys.startRefused({ jobId: job.id }), requesterTarget(job), note)],
+        },
+        now(),
+      );
+      await dispatchReady(job.id);
+      return;
+    }
+    await rootRecorded(job, run, cardTs);
+  }
+
+  async function rootRecorded(job: JobIn<'posting'>, run: RunRecord, cardTs: string): Promise<void> {
+    const catchUpAfter = job.origin === 'mention' ? run.messageTs : null;
+    // Recorded before the create call: a crash from here on leaves a row the next start explains.
+    const patch = { threadTs: job.threadTs ?? cardTs, cardTs, ...enterPhase(job.phase, 'creating') };
+    await store.apply(
+      { jobId: job.id, job: patch, run: { id: run.id, patch: { state: 'sending', sentAt: now() } } },
+      now(),
+    );
+    await createUpstream({ ...job, ...patch }, run);
+    if (catchUpAfter) await catchUp({ ...job, ...patch }, catchUpAfter, cardTs);
+  }
+
+  const findRoot = (job: JobRecord): Promise<{ ts: string | undefined } | undefined> =>
+    (job.threadTs
+      ? slack.findPosted({ channel: job.channelId, threadTs: job.threadTs, metadata: rootMetadata(job.id) })
+      : slack.findInChannel({
+          channel: job.channelId,
+          oldest: Math.floor(job.createdAt / 1000) - 1,
+          metadata: rootMetadata(job.id),
+        })
+    ).then(
+      (ts) => ({ ts }),
+      () => undefined,
+    );
+
+  async function startJob(jobId: number): Promise<void> {
+    const job = await store.getJob(jobId);
+    const run = job && (await store.getRuns(job.id))[0];
+    if (!job || !run || job.phase !== 'accepted') return;
+    // Only the instruction counts against MAX_PROMPT_CHARS: context (a thread, a message) is extra.
+    let refused = await checks.refusal(
+      run.id,
+      mrkdwnToPlain(job.instruction).trim(),
+      {
+        teamId: job.teamId,
+        channelId: job.channelId,
+        userId: job.requesterId,
+      },
+      job.origin,
+    );
+    if (refused === 'held') {
+      const given = {
+        kind: 'job' as const,
+        id: job.id,
+        jobId: job.id,
+        since: job.createdAt,
+        to: requesterTarget(job),
+        recheck: () => startJob(job.id),
+      };
+      refused = await checks.holdOrGiveUp(given, job.origin);
+      if (!refused) return;
+    }
+    if (refused) {
+      await ctx.applyQueued(
+        {
+          jobId: job.id,
+          job: { ...enterPhase(job.phase, 'not_started'), lastError: 'refused' },
+          run: { id: run.id, patch: { state: 'failed', error: 'refused' } },
+          enqueue: [privateNote(job.id, keys.refused({ jobId: job.id }), requesterTarget(job), refused)],
+        },
+        now(),
+      );
+      // Replies that arrived in the thread meanwhile are told there is no job.
+      await dispatchReady(job.id);
+      return;
+    }
+    // Only one caller (the command's task or recovery) may go on.
+    if (!(await moveJob(store, job.id, job.phase, 'posting', now()))) return;
+    await postRoot({ ...job, ...enterPhase(job.phase, 'posting') }, run);
+  }
+
+  return { startJob, rootRecorded, findRoot };
+}
