@@ -12,26 +12,20 @@ import {
   AgentUnauthorizedError,
   AgentUnavailableError,
 } from './errors.js';
-import { type RetryPolicy, retryPolicies } from './retry-policies.js';
+import { CONNECT_ERROR_CODES, errorCode } from './network-errors.js';
 import {
-  type AgentJob,
-  agentErrorSchema,
-  agentJobSchema,
-  isSafeJobId,
-  MAX_ERROR_DETAIL_CHARS,
-} from './schema.js';
+  clipDetail,
+  describeBody,
+  MAX_ERROR_BODY_BYTES,
+  MAX_RESPONSE_BYTES,
+  readBodyCapped,
+} from './response-body.js';
+import { parseRetryAfter } from './retry-after.js';
+import { type RetryPolicy, retryPolicies } from './retry-policies.js';
+import { type AgentJob, agentJobSchema, isSafeJobId } from './schema.js';
 
-/**
- * Most bytes read of a successful answer (1 MiB). An agent job is well under 10 KB; a longer
- * body is cut off here, the request aborted, and the answer treated as malformed
- * ({@link AgentResponseTooLargeError}), so no answer can fill the process's memory.
- */
-export const MAX_RESPONSE_BYTES = 1_048_576;
-/**
- * Most bytes read of an error answer (64 KiB): `{"error": string}` is a sentence. The rest is
- * not read; only the first {@link MAX_ERROR_DETAIL_CHARS} characters of it are ever shown.
- */
-export const MAX_ERROR_BODY_BYTES = 65_536;
+export { clipDetail, MAX_ERROR_BODY_BYTES, MAX_RESPONSE_BYTES, readBodyCapped } from './response-body.js';
+export { MAX_RETRY_AFTER_MS, parseRetryAfter } from './retry-after.js';
 
 /** The three operations of the agent API (Mintlify Admin API v2) the bot uses. */
 export interface AgentClient {
@@ -78,125 +72,6 @@ class AttemptFailure extends Error {
   ) {
     super(error.message);
   }
-}
-
-const CONNECT_ERROR_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-]);
-
-function errorCode(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
-    const code = (current as Error & { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    current = current.cause;
-  }
-  return undefined;
-}
-
-/** Longest wait a rate-limit answer may ask for: the agent API's limits are hourly. */
-export const MAX_RETRY_AFTER_MS = 24 * 3_600_000;
-
-/** How long a rate-limit answer asks to wait, in milliseconds, at most {@link MAX_RETRY_AFTER_MS}. */
-export function parseRetryAfter(headers: Headers, nowMs: number): number | undefined {
-  const ms = retryAfterOf(headers, nowMs);
-  return ms === undefined || Number.isNaN(ms) ? undefined : Math.min(ms, MAX_RETRY_AFTER_MS);
-}
-
-/** Parses `Retry-After` (seconds or HTTP date) or a reset header into milliseconds from now. */
-function retryAfterOf(headers: Headers, nowMs: number): number | undefined {
-  const retryAfter = headers.get('retry-after');
-  if (retryAfter) {
-    const trimmed = retryAfter.trim();
-    if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
-    // Only an HTTP date is valid otherwise; a negative number is not a date.
-    const date = /^-?[\d.]+$/.test(trimmed) ? Number.NaN : Date.parse(trimmed);
-    if (!Number.isNaN(date)) return Math.max(0, date - nowMs);
-  }
-  const reset = headers.get('x-ratelimit-reset') ?? headers.get('ratelimit-reset');
-  if (reset) {
-    const value = Number(reset);
-    if (Number.isFinite(value) && value >= 0) {
-      // Large values are epoch seconds, small ones a delta in seconds.
-      return value > 1e9 ? Math.max(0, value * 1000 - nowMs) : Math.round(value * 1000);
-    }
-  }
-  return undefined;
-}
-
-/**
- * Reads at most `limit` bytes of a body, as a stream: once more arrive, reading stops and the
- * body is cancelled (which aborts the request), so a huge or endless body is never held whole.
- * A `Content-Length` over the limit is refused before reading anything.
- */
-export async function readBodyCapped(
-  response: Response,
-  limit: number,
-): Promise<{ text: string; truncated: boolean }> {
-  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
-  const body = response.body;
-  if (!body) return { text: '', truncated: false };
-  if (declared > limit) {
-    await body.cancel().catch(() => undefined);
-    return { text: '', truncated: true };
-  }
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (total + value.byteLength > limit) {
-      chunks.push(value.subarray(0, limit - total));
-      total = limit;
-      await reader.cancel().catch(() => undefined);
-      return { text: decode(chunks, total), truncated: true };
-    }
-    chunks.push(value);
-    total += value.byteLength;
-  }
-  return { text: decode(chunks, total), truncated: false };
-}
-
-function decode(chunks: Uint8Array[], total: number): string {
-  const all = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return new TextDecoder().decode(all);
-}
-
-/** One line of at most `max` characters: whitespace and control characters collapsed, never half a surrogate pair. */
-export function clipDetail(text: string, max = MAX_ERROR_DETAIL_CHARS): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed
-  const line = text.replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
-  if (line.length <= max) return line;
-  let cut = max - 1;
-  const code = line.charCodeAt(cut - 1);
-  if (code >= 0xd800 && code <= 0xdbff) cut -= 1;
-  return `${line.slice(0, cut).trimEnd()}…`;
-}
-
-/**
- * The API's own explanation, at most {@link MAX_ERROR_DETAIL_CHARS} characters on one line; it
- * may be shown to users, so secrets are masked (before cutting, so no cut can split a secret out
- * of the mask's reach).
- */
-function describeBody(text: string, redact: (s: string) => string): string {
-  try {
-    const parsed = agentErrorSchema.safeParse(JSON.parse(text));
-    if (parsed.success) return clipDetail(redact(parsed.data.error));
-  } catch {
-    // Not JSON (or cut off): the API, or a proxy in front of it, answered in plain text.
-  }
-  return clipDetail(redact(text));
 }
 
 /** Creates the agent API client. Nothing here reads the environment. */
