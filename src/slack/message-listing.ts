@@ -1,0 +1,100 @@
+/** Most pages of a message listing read (of up to 200 messages each). */
+export const LISTING_PAGES = 10;
+
+/** Message metadata the bot attaches to its own posts, readable back with `include_all_metadata`. */
+export interface PostMetadata {
+  eventType: string;
+  /** Identifies this post; never a secret (metadata is visible to the workspace). */
+  key: string;
+  /** More facts about the post, for whoever reads the thread's metadata. */
+  fields?: Record<string, string | number | null>;
+}
+
+/** A message of a thread, as read back for context. */
+export interface ThreadMessage {
+  ts: string;
+  /** Author's user id; absent for some bot and integration messages. */
+  user: string | undefined;
+  /** Set on messages posted by apps and bots. */
+  botId: string | undefined;
+  /** Bot messages' own name, when they have one. */
+  username: string | undefined;
+  text: string;
+  /** The message metadata's event type: the bot's own posts carry one. */
+  eventType: string | undefined;
+  /** The author's workspace (differs from ours in a shared channel). */
+  team: string | undefined;
+}
+
+/** Runs one Web API call, its errors turned into `SlackCallError` (the gateway's `call`). */
+type Call = <T>(method: string, fn: () => Promise<T>) => Promise<T>;
+
+/** The pages of a message listing, oldest first, at most {@link LISTING_PAGES}. */
+export async function* listPages<P extends { response_metadata?: { next_cursor?: string } }>(
+  call: Call,
+  method: string,
+  page: (cursor: string | undefined) => Promise<P>,
+): AsyncGenerator<P> {
+  let cursor: string | undefined;
+  for (let n = 0; n < LISTING_PAGES; n++) {
+    const result = await call(method, () => page(cursor));
+    yield result;
+    cursor = result.response_metadata?.next_cursor || undefined;
+    if (!cursor) return;
+  }
+}
+
+/**
+ * Whether a message is the bot's own post with this metadata. Metadata is visible to every app
+ * in the conversation, and any of them may write the same: when the bot's id is known, a copy
+ * by another app is not taken for the bot's post.
+ */
+function matches(message: unknown, metadata: PostMetadata, ownBotId: string | undefined): boolean {
+  const m = message as {
+    bot_id?: unknown;
+    metadata?: { event_type?: string; event_payload?: { key?: unknown } };
+  };
+  if (ownBotId !== undefined && m.bot_id !== ownBotId) return false;
+  const meta = m.metadata;
+  return meta?.event_type === metadata.eventType && meta.event_payload?.key === metadata.key;
+}
+
+/** ts of the first listed message that is the bot's own post with this metadata, if any. */
+export async function findByMetadata(
+  pages: AsyncIterable<{ messages?: { ts?: string }[] }>,
+  metadata: PostMetadata,
+  ownBotId: string | undefined,
+): Promise<string | undefined> {
+  for await (const result of pages) {
+    const found = (result.messages ?? []).find((m) => matches(m, metadata, ownBotId));
+    if (found?.ts) return found.ts;
+  }
+  return undefined;
+}
+
+/** The newest `limit` messages of a thread's pages, oldest first. */
+export async function newestThreadMessages(
+  pages: AsyncIterable<{
+    messages?: { ts?: string; user?: string; bot_id?: string; text?: string; team?: string }[];
+  }>,
+  limit: number,
+): Promise<ThreadMessage[]> {
+  let out: ThreadMessage[] = [];
+  for await (const page of pages) {
+    for (const m of page.messages ?? []) {
+      if (typeof m.ts !== 'string') continue;
+      out.push({
+        ts: m.ts,
+        user: m.user,
+        botId: m.bot_id,
+        username: (m as { username?: string }).username,
+        text: m.text ?? '',
+        eventType: (m as { metadata?: { event_type?: string } }).metadata?.event_type,
+        team: (m as { user_team?: string }).user_team ?? m.team,
+      });
+    }
+    // Slack pages oldest first: keep the newest `limit`.
+    if (out.length > limit) out = out.slice(out.length - limit);
+  }
+  return out;
+}
