@@ -1,10 +1,13 @@
-import { z } from 'zod';
+import { envSchema, type LogLevel } from './config/env-schema.js';
+import { blankToUndefined } from './config/fields.js';
 import { databasePassword } from './secrets.js';
-import { DatabaseTlsError, parseDatabaseTls } from './store/postgres/connection-tls.js';
 
-/** Log levels, most verbose first. */
-export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+export {
+  LOG_LEVELS,
+  type LogLevel,
+  MAX_METRICS_TOKEN_CHARS,
+  MIN_METRICS_TOKEN_CHARS,
+} from './config/env-schema.js';
 
 /** Validated configuration. Built once at start-up by {@link readConfig} and passed in. */
 export interface Config {
@@ -98,11 +101,6 @@ export interface Config {
   logLevel: LogLevel;
 }
 
-/** Shortest `METRICS_TOKEN` accepted: anything shorter could be guessed by a patient scraper. */
-export const MIN_METRICS_TOKEN_CHARS = 16;
-/** Longest `METRICS_TOKEN` accepted, so the header carrying it stays small. */
-export const MAX_METRICS_TOKEN_CHARS = 512;
-
 /** Thrown when the environment does not describe a runnable configuration. */
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -116,221 +114,6 @@ export class ConfigError extends Error {
 }
 
 type Env = Record<string, string | undefined>;
-
-const blankToUndefined = (value: unknown) =>
-  typeof value === 'string' && value.trim() === '' ? undefined : value;
-
-// Secrets are checked by shape only; messages never echo the value.
-const secret = (prefix: string, what: string) =>
-  z.preprocess(
-    blankToUndefined,
-    z
-      .string({ error: `is required (${what})` })
-      .refine((v) => v.startsWith(prefix), { error: `must start with "${prefix}" (${what})` }),
-  );
-
-const optionalSecret = (prefix: string, what: string) =>
-  z.preprocess(
-    blankToUndefined,
-    z
-      .string()
-      .refine((v) => v.startsWith(prefix), { error: `must start with "${prefix}" (${what})` })
-      .optional(),
-  );
-
-/** Hosts plain `http:` may reach: nothing on the way can read or change the traffic. */
-function isLoopbackHost(hostname: string): boolean {
-  return hostname === 'localhost' || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
-}
-
-// Secrets travel to these URLs (the bot token, the admin key): plain http only on this machine.
-const serviceUrl = (fallback: string) =>
-  z.preprocess(
-    blankToUndefined,
-    z
-      .string()
-      .default(fallback)
-      .superRefine((v, ctx) => {
-        let url: URL;
-        try {
-          url = new URL(v);
-        } catch {
-          ctx.addIssue({ code: 'custom', message: 'must be an http(s) URL' });
-          return;
-        }
-        if (url.protocol === 'https:') return;
-        if (url.protocol !== 'http:') {
-          ctx.addIssue({ code: 'custom', message: 'must be an http(s) URL' });
-        } else if (!isLoopbackHost(url.hostname)) {
-          ctx.addIssue({
-            code: 'custom',
-            message:
-              'must use https: the bot sends its credentials there (plain http is allowed only to a loopback address: localhost, 127.0.0.0/8, [::1])',
-          });
-        }
-      }),
-  );
-
-const integer = (fallback: number, min: number, max: number, unit: string) =>
-  z.preprocess(
-    blankToUndefined,
-    z.coerce
-      .number({ error: `must be a whole number (${unit})` })
-      .int({ error: `must be a whole number (${unit})` })
-      .min(min, { error: `must be at least ${min} (${unit})` })
-      .max(max, { error: `must be at most ${max} (${unit})` })
-      .default(fallback),
-  );
-
-/** A comma-separated list of Slack ids; empty means "no restriction". */
-const idList = (what: string) =>
-  z.preprocess(
-    blankToUndefined,
-    z
-      .string()
-      .optional()
-      .transform((v) =>
-        v
-          ? v
-              .split(',')
-              .map((id) => id.trim())
-              .filter(Boolean)
-          : [],
-      )
-      .refine((ids) => ids.every((id) => /^[A-Z0-9]+$/.test(id)), {
-        error: `must be a comma-separated list of ${what}`,
-      }),
-  );
-
-const envSchema = z.object({
-  SLACK_BOT_TOKEN: secret('xoxb-', 'the bot token from OAuth & Permissions'),
-  SLACK_SIGNING_SECRET: z.preprocess(blankToUndefined, z.string().optional()),
-  SLACK_APP_TOKEN: optionalSecret('xapp-', 'an app-level token with connections:write'),
-  SLACK_API_URL: serviceUrl('https://slack.com/api/'),
-  DOCS_AGENT_API_KEY: secret('mint_', 'an admin API key from the Mintlify dashboard'),
-  DOCS_AGENT_PROJECT_ID: z.preprocess(
-    blankToUndefined,
-    z
-      .string({ error: 'is required (the documentation project id)' })
-      .regex(/^[A-Za-z0-9._-]+$/, { error: 'may contain only letters, digits, ".", "_" and "-"' }),
-  ),
-  DOCS_AGENT_API_URL: serviceUrl('https://api.mintlify.com'),
-  DOCS_AGENT_API_TIMEOUT_MS: integer(6_000, 100, 120_000, 'milliseconds'),
-  DATABASE_URL: z.preprocess(
-    blankToUndefined,
-    z
-      .string()
-      .refine((v) => /^postgres(ql)?:\/\//.test(v), { error: 'must be a postgres:// URL', abort: true })
-      .superRefine((v, ctx) => {
-        // TLS parameters are read here too, so a bad sslmode stops start-up with the other problems.
-        try {
-          parseDatabaseTls(v);
-        } catch (error) {
-          if (!(error instanceof DatabaseTlsError)) throw error;
-          ctx.addIssue({ code: 'custom', message: error.message });
-        }
-      })
-      .optional(),
-  ),
-  DATABASE_PATH: z.preprocess(blankToUndefined, z.string().default('./data/docs-agent.sqlite')),
-  INSTANCE_TIMEOUT_MS: integer(30_000, 500, 600_000, 'milliseconds'),
-  PORT: integer(3000, 0, 65_535, 'a TCP port'),
-  POLL_INTERVAL_MS: integer(10_000, 10, 3_600_000, 'milliseconds'),
-  POLL_BACKOFF_AFTER_MS: integer(600_000, 0, 24 * 3_600_000, 'milliseconds'),
-  POLL_MAX_INTERVAL_MS: integer(300_000, 10, 3_600_000, 'milliseconds'),
-  POLL_MAX_RPS: integer(10, 1, 10_000, 'requests per second'),
-  POLL_MAX_AGE_MS: integer(24 * 3_600_000, 1_000, 30 * 24 * 3_600_000, 'milliseconds'),
-  POLL_CONCURRENCY: z.preprocess(
-    blankToUndefined,
-    z.coerce
-      .number({ error: 'must be a whole number (polls in flight)' })
-      .int({ error: 'must be a whole number (polls in flight)' })
-      .min(1, { error: 'must be at least 1 (polls in flight)' })
-      .max(1_000, { error: 'must be at most 1000 (polls in flight)' })
-      .optional(),
-  ),
-  ALLOWED_CHANNEL_IDS: idList('channel ids such as C0123ABCD'),
-  ALLOWED_USER_IDS: idList('user ids such as U0123ABCD'),
-  ALLOW_GUESTS: z.preprocess(
-    (v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : v),
-    z
-      .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
-      .default('false')
-      .transform((v) => v === 'true' || v === '1' || v === 'yes'),
-  ),
-  MAX_INSTRUCTIONS_PER_USER_PER_HOUR: integer(20, 1, 100_000, 'instructions'),
-  MAX_PROMPT_CHARS: integer(10_000, 1, 1_000_000, 'characters'),
-  FOLLOW_UP_MODE: z.preprocess(
-    (v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : v),
-    z.enum(['all', 'mention'], { error: 'must be all or mention' }).default('all'),
-  ),
-  // Not trimmed to nothing: an explicitly empty value turns asides off.
-  ASIDE_MARKER: z
-    .string()
-    .default('//')
-    .transform((v) => v.trim())
-    .refine((v) => v.length <= 10, { error: 'must be at most 10 characters (or empty to turn asides off)' }),
-  FOLLOW_UP_BATCH_MS: integer(3_000, 0, 60_000, 'milliseconds'),
-  THREAD_CONTEXT_MAX_CHARS: integer(4_000, 0, 100_000, 'characters'),
-  CHANNEL_PROJECTS: z.preprocess(
-    blankToUndefined,
-    z
-      .string()
-      .optional()
-      .transform((v) =>
-        (v ?? '')
-          .split(',')
-          .map((pair) => pair.trim())
-          .filter(Boolean)
-          .map((pair) => pair.split(':').map((part) => part.trim())),
-      )
-      .refine(
-        (pairs) =>
-          pairs.every(
-            (p) => p.length === 2 && /^[A-Z0-9]+$/.test(p[0] ?? '') && /^[A-Za-z0-9._-]+$/.test(p[1] ?? ''),
-          ),
-        { error: 'must be comma-separated channel:project pairs, such as C0123ABCD:docs-site' },
-      )
-      .refine((pairs) => new Set(pairs.map((p) => p[0])).size === pairs.length, {
-        error: 'lists a channel twice',
-      }),
-  ),
-  PR_LINK_HOSTS: z.preprocess(
-    blankToUndefined,
-    z
-      .string()
-      .default('github.com')
-      .transform((v) =>
-        v
-          .split(',')
-          .map((host) => host.trim().toLowerCase())
-          .filter(Boolean),
-      )
-      .refine((hosts) => hosts.length > 0 && hosts.every((h) => /^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(h)), {
-        error: 'must be a comma-separated list of host names, such as github.com,gitlab.example.com',
-      }),
-  ),
-  RETENTION_DAYS: integer(90, 0, 36_500, 'days; 0 keeps data forever'),
-  // A secret: the messages say what is wrong with it, never what it is.
-  METRICS_TOKEN: z.preprocess(
-    blankToUndefined,
-    z
-      .string()
-      .min(MIN_METRICS_TOKEN_CHARS, {
-        error: `must be at least ${MIN_METRICS_TOKEN_CHARS} characters (the bearer token /metrics requires)`,
-      })
-      .max(MAX_METRICS_TOKEN_CHARS, { error: `must be at most ${MAX_METRICS_TOKEN_CHARS} characters` })
-      // RFC 6750's token characters: the token must fit an Authorization header as it is.
-      .regex(/^[A-Za-z0-9\-._~+/]+=*$/, {
-        error: 'may contain only letters, digits and - . _ ~ + / (then = padding)',
-      })
-      .optional(),
-  ),
-  LOG_LEVEL: z.preprocess(
-    (v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : v),
-    z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
-  ),
-});
 
 /**
  * Reads and validates configuration from `env` (default `process.env`).

@@ -1,0 +1,143 @@
+import { z } from 'zod';
+import { DatabaseTlsError, parseDatabaseTls } from '../store/postgres/connection-tls.js';
+import { blankToUndefined, idList, integer, optionalSecret, secret, serviceUrl } from './fields.js';
+
+/** Log levels, most verbose first. */
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Shortest `METRICS_TOKEN` accepted: anything shorter could be guessed by a patient scraper. */
+export const MIN_METRICS_TOKEN_CHARS = 16;
+/** Longest `METRICS_TOKEN` accepted, so the header carrying it stays small. */
+export const MAX_METRICS_TOKEN_CHARS = 512;
+
+/** The environment variables the bot reads, each checked and given its default. */
+export const envSchema = z.object({
+  SLACK_BOT_TOKEN: secret('xoxb-', 'the bot token from OAuth & Permissions'),
+  SLACK_SIGNING_SECRET: z.preprocess(blankToUndefined, z.string().optional()),
+  SLACK_APP_TOKEN: optionalSecret('xapp-', 'an app-level token with connections:write'),
+  SLACK_API_URL: serviceUrl('https://slack.com/api/'),
+  DOCS_AGENT_API_KEY: secret('mint_', 'an admin API key from the Mintlify dashboard'),
+  DOCS_AGENT_PROJECT_ID: z.preprocess(
+    blankToUndefined,
+    z
+      .string({ error: 'is required (the documentation project id)' })
+      .regex(/^[A-Za-z0-9._-]+$/, { error: 'may contain only letters, digits, ".", "_" and "-"' }),
+  ),
+  DOCS_AGENT_API_URL: serviceUrl('https://api.mintlify.com'),
+  DOCS_AGENT_API_TIMEOUT_MS: integer(6_000, 100, 120_000, 'milliseconds'),
+  DATABASE_URL: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .refine((v) => /^postgres(ql)?:\/\//.test(v), { error: 'must be a postgres:// URL', abort: true })
+      .superRefine((v, ctx) => {
+        // TLS parameters are read here too, so a bad sslmode stops start-up with the other problems.
+        try {
+          parseDatabaseTls(v);
+        } catch (error) {
+          if (!(error instanceof DatabaseTlsError)) throw error;
+          ctx.addIssue({ code: 'custom', message: error.message });
+        }
+      })
+      .optional(),
+  ),
+  DATABASE_PATH: z.preprocess(blankToUndefined, z.string().default('./data/docs-agent.sqlite')),
+  INSTANCE_TIMEOUT_MS: integer(30_000, 500, 600_000, 'milliseconds'),
+  PORT: integer(3000, 0, 65_535, 'a TCP port'),
+  POLL_INTERVAL_MS: integer(10_000, 10, 3_600_000, 'milliseconds'),
+  POLL_BACKOFF_AFTER_MS: integer(600_000, 0, 24 * 3_600_000, 'milliseconds'),
+  POLL_MAX_INTERVAL_MS: integer(300_000, 10, 3_600_000, 'milliseconds'),
+  POLL_MAX_RPS: integer(10, 1, 10_000, 'requests per second'),
+  POLL_MAX_AGE_MS: integer(24 * 3_600_000, 1_000, 30 * 24 * 3_600_000, 'milliseconds'),
+  POLL_CONCURRENCY: z.preprocess(
+    blankToUndefined,
+    z.coerce
+      .number({ error: 'must be a whole number (polls in flight)' })
+      .int({ error: 'must be a whole number (polls in flight)' })
+      .min(1, { error: 'must be at least 1 (polls in flight)' })
+      .max(1_000, { error: 'must be at most 1000 (polls in flight)' })
+      .optional(),
+  ),
+  ALLOWED_CHANNEL_IDS: idList('channel ids such as C0123ABCD'),
+  ALLOWED_USER_IDS: idList('user ids such as U0123ABCD'),
+  ALLOW_GUESTS: z.preprocess(
+    (v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : v),
+    z
+      .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
+      .default('false')
+      .transform((v) => v === 'true' || v === '1' || v === 'yes'),
+  ),
+  MAX_INSTRUCTIONS_PER_USER_PER_HOUR: integer(20, 1, 100_000, 'instructions'),
+  MAX_PROMPT_CHARS: integer(10_000, 1, 1_000_000, 'characters'),
+  FOLLOW_UP_MODE: z.preprocess(
+    (v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : v),
+    z.enum(['all', 'mention'], { error: 'must be all or mention' }).default('all'),
+  ),
+  // Not trimmed to nothing: an explicitly empty value turns asides off.
+  ASIDE_MARKER: z
+    .string()
+    .default('//')
+    .transform((v) => v.trim())
+    .refine((v) => v.length <= 10, { error: 'must be at most 10 characters (or empty to turn asides off)' }),
+  FOLLOW_UP_BATCH_MS: integer(3_000, 0, 60_000, 'milliseconds'),
+  THREAD_CONTEXT_MAX_CHARS: integer(4_000, 0, 100_000, 'characters'),
+  CHANNEL_PROJECTS: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .optional()
+      .transform((v) =>
+        (v ?? '')
+          .split(',')
+          .map((pair) => pair.trim())
+          .filter(Boolean)
+          .map((pair) => pair.split(':').map((part) => part.trim())),
+      )
+      .refine(
+        (pairs) =>
+          pairs.every(
+            (p) => p.length === 2 && /^[A-Z0-9]+$/.test(p[0] ?? '') && /^[A-Za-z0-9._-]+$/.test(p[1] ?? ''),
+          ),
+        { error: 'must be comma-separated channel:project pairs, such as C0123ABCD:docs-site' },
+      )
+      .refine((pairs) => new Set(pairs.map((p) => p[0])).size === pairs.length, {
+        error: 'lists a channel twice',
+      }),
+  ),
+  PR_LINK_HOSTS: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .default('github.com')
+      .transform((v) =>
+        v
+          .split(',')
+          .map((host) => host.trim().toLowerCase())
+          .filter(Boolean),
+      )
+      .refine((hosts) => hosts.length > 0 && hosts.every((h) => /^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(h)), {
+        error: 'must be a comma-separated list of host names, such as github.com,gitlab.example.com',
+      }),
+  ),
+  RETENTION_DAYS: integer(90, 0, 36_500, 'days; 0 keeps data forever'),
+  // A secret: the messages say what is wrong with it, never what it is.
+  METRICS_TOKEN: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .min(MIN_METRICS_TOKEN_CHARS, {
+        error: `must be at least ${MIN_METRICS_TOKEN_CHARS} characters (the bearer token /metrics requires)`,
+      })
+      .max(MAX_METRICS_TOKEN_CHARS, { error: `must be at most ${MAX_METRICS_TOKEN_CHARS} characters` })
+      // RFC 6750's token characters: the token must fit an Authorization header as it is.
+      .regex(/^[A-Za-z0-9\-._~+/]+=*$/, {
+        error: 'may contain only letters, digits and - . _ ~ + / (then = padding)',
+      })
+      .optional(),
+  ),
+  LOG_LEVEL: z.preprocess(
+    (v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : v),
+    z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
+  ),
+});
