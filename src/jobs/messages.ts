@@ -1,13 +1,3 @@
-import type { RefusalReason } from '../access/access-policy.js';
-import {
-  AgentBadRequestError,
-  AgentInvalidResponseError,
-  AgentNotFoundError,
-  AgentOutcomeUnknownError,
-  AgentRateLimitedError,
-  AgentUnauthorizedError,
-  AgentUnavailableError,
-} from '../agent/errors.js';
 import { checkPullRequestUrl } from '../slack/links.js';
 import {
   blockQuote,
@@ -19,13 +9,14 @@ import {
   link,
   type Mrkdwn,
   md,
-  slackDate,
   truncateMrkdwn,
   userMention,
 } from '../slack/mrkdwn.js';
 import { truncateText } from '../slack/truncate.js';
 import type { JobRecord, RunOutcome } from '../store/types.js';
 import { STILL_STARTING, TAKES_FOLLOW_UPS } from './phases.js';
+
+export { agentErrorText, modalText, refusalText } from './refusal-texts.js';
 
 /**
  * Everything the bot says in Slack, in one place so wording stays consistent. Every text is
@@ -197,61 +188,6 @@ export function outcomeText(
   }
 }
 
-/** Why an instruction did not reach the agent, in words for the person who gave it. */
-export function agentErrorText(error: unknown, what: 'job' | 'follow-up'): Mrkdwn {
-  const nothingSent = what === 'job' ? md`No job was started.` : md`This reply was not sent to the agent.`;
-  if (error instanceof AgentRateLimitedError) {
-    const when = error.resetAt
-      ? md`You can try again ${slackDate(error.resetAt, '{time}')}.`
-      : md`Try again later in the hour.`;
-    return md`:hourglass: The documentation project has reached its hourly limit of agent instructions. ${nothingSent} ${when}`;
-  }
-  if (error instanceof AgentUnauthorizedError) {
-    return md`:lock: The docs agent API refused this bot's API key (HTTP ${error.status ?? 401}). ${nothingSent} Please ask a workspace admin to renew the bot's admin API key.`;
-  }
-  if (error instanceof AgentBadRequestError) {
-    // The API's own words, in a code span: Slack would turn an address in them into a link.
-    return md`:warning: The docs agent API rejected the instruction: ${codeSpan(truncateText(error.detail, 300))}. ${nothingSent}`;
-  }
-  if (error instanceof AgentNotFoundError) {
-    return what === 'job'
-      ? md`:warning: The docs agent API does not know this bot's documentation project (HTTP 404). ${nothingSent} Please ask an admin to check the project id.`
-      : md`:ghost: The agent API no longer knows this job (HTTP 404). ${nothingSent} Start a new job with /docs-agent.`;
-  }
-  if (error instanceof AgentOutcomeUnknownError || error instanceof AgentInvalidResponseError) {
-    return what === 'job'
-      ? md`:grey_question: I sent this to the docs agent but did not get a usable answer, so I cannot tell whether the job started. I will not resend it, to avoid duplicate work. If nothing happens, run /docs-agent again.`
-      : md`:grey_question: I sent this to the docs agent but did not get a usable answer, so I cannot tell whether the agent received this reply. I will not resend it, to avoid duplicate work. If nothing happens, reply again.`;
-  }
-  if (error instanceof AgentUnavailableError) {
-    return md`:warning: The docs agent API is not reachable right now. ${nothingSent} Please try again in a few minutes.`;
-  }
-  return md`:warning: Something went wrong on my side. ${nothingSent} Please try again.`;
-}
-
-const REFUSALS: Record<Exclude<RefusalReason, 'rate' | 'project_rate'>, Mrkdwn> = {
-  team: md`:no_entry: This docs agent serves another Slack workspace, so it cannot take instructions from here.`,
-  channel: md`:no_entry: The docs agent is not enabled in this channel. Ask an admin which channels it serves.`,
-  user: md`:no_entry: You are not on the list of people who may instruct the docs agent. Ask an admin to add you.`,
-  guest: md`:no_entry: Guest accounts cannot instruct the docs agent, because its jobs open pull requests on the docs repository.`,
-  unverified: md`:hourglass: Slack could not confirm who you are just now, so I cannot answer yet. Please try again in a moment.`,
-};
-
-/** Why someone may not give the agent an instruction, said politely and privately. */
-export function refusalText(decision: { reason: RefusalReason; retryAt?: Date; limit?: number }): Mrkdwn {
-  if (decision.reason === 'rate') {
-    const when = decision.retryAt ? md` You can try again ${slackDate(decision.retryAt, '{time}')}.` : md``;
-    const limit = decision.limit ?? md`the allowed number of`;
-    return md`:hourglass: You have given the docs agent ${limit} instructions in the last hour, the most one person may, so this one was not sent.${when}`;
-  }
-  if (decision.reason === 'project_rate') {
-    const when = decision.retryAt ? md` You can try again ${slackDate(decision.retryAt, '{time}')}.` : md``;
-    const limit = decision.limit ?? md`its`;
-    return md`:hourglass: The documentation project has reached its hourly limit of ${limit} agent instructions, so this one was not sent.${when}`;
-  }
-  return REFUSALS[decision.reason];
-}
-
 const count = (n: number) => escapeMrkdwn(n.toLocaleString('en-US'));
 
 export const text = {
@@ -291,27 +227,4 @@ export const text = {
     md`:warning: Slack could not confirm who you are for half an hour, so your instruction was not sent to the agent. Please send it again.`,
   bareMention: () =>
     md`:wave: Tell me what to do after the mention, e.g. \`@docs-agent Document the new rate limits\`. Inside a thread, I read the earlier messages as context. Nothing was started.`,
-};
-
-/**
- * Errors shown under a modal's inputs. Slack shows them as plain text (it parses no markup
- * there), so they are plain strings and name channels in words.
- */
-export const modalText = {
-  notUnderstood: () => 'I could not read this form. Close it and use the shortcut again.',
-  noInstruction: () => 'Write what the docs agent should do.',
-  tooLong: (length: number, max: number) =>
-    `That is ${length.toLocaleString('en-US')} characters; the limit is ${max.toLocaleString('en-US')}. Shorten it, or send the rest as a follow-up in the job’s thread.`,
-  noChannel: () => 'Pick the channel to run the job in.',
-  direct: () => 'Jobs run in channels, where everyone can follow the thread. Pick a channel.',
-  channelNotAllowed: () =>
-    'The docs agent is not enabled in that channel. Pick another channel, or ask an admin which channels it serves.',
-  channelMissing: () => 'I cannot see that channel. Pick a channel I am a member of.',
-  archived: () => 'That channel is archived. Pick another channel.',
-  notMember: () =>
-    'I am not a member of that channel, so I cannot post the job there. Invite me with /invite @docs-agent, or pick another channel.',
-  threadHasJob: () =>
-    'This message’s thread already has a docs agent job: reply in that thread to send it a follow-up, or pick another channel to start a new job.',
-  notRecorded: () =>
-    'I could not record that instruction, so nothing was started. Please try again in a moment.',
 };
