@@ -1,0 +1,190 @@
+/**
+ * The store's records: jobs, their runs, and the outbox items that carry every Slack post. All
+ * times are epoch milliseconds.
+ */
+
+import type { JobPhase } from '../jobs/phases.js';
+
+/** Where a job was started: the slash command, an @mention, or the message shortcut. */
+export type JobOrigin = 'command' | 'mention' | 'shortcut';
+
+export interface JobRecord {
+  id: number;
+  teamId: string;
+  channelId: string;
+  /**
+   * ts of the thread's root message: the job's thread. The bot's own root message for a slash
+   * command (null until posted); the existing message for a job started inside a conversation.
+   */
+  threadTs: string | null;
+  /** ts of the bot's status card: the root itself for a command, a reply in the thread otherwise. */
+  cardTs: string | null;
+  origin: JobOrigin;
+  /** The documentation project the job runs on; null means the deployment's default project. */
+  projectId: string | null;
+  /** When set, the thread's messages before this ts are given to the agent as context. */
+  contextTs: string | null;
+  /** The status emoji the bot last put on the thread's root message. */
+  rootReaction: string | null;
+  requesterId: string;
+  /** The instruction as the user typed it (Slack mrkdwn). */
+  instruction: string;
+  /** Unique per user action (slash command trigger id), so a repeat never makes a second job. */
+  triggerKey: string;
+  /** Slack's response_url for private replies to the requester, valid 30 minutes. */
+  responseUrl: string | null;
+  agentJobId: string | null;
+  phase: JobPhase;
+  /** Last status the agent API reported (may be a value the API added later). */
+  agentStatus: string | null;
+  prLink: string | null;
+  /** Outcome of the latest finished run, shown on the root message. */
+  lastOutcome: RunOutcome | null;
+  repository: string | null;
+  ref: string | null;
+  model: string | null;
+  /** Number of runs: the first instruction and each follow-up that reached the agent. */
+  runCount: number;
+  nextPollAt: number | null;
+  /** Current backoff interval between polls. */
+  pollIntervalMs: number;
+  /** Consecutive failed polls. */
+  pollFailures: number;
+  /** When the current run was sent to the agent. */
+  runStartedAt: number | null;
+  lastError: string | null;
+  /** Instance that accepted the job; it alone starts it while it is alive. */
+  owner: string | null;
+  /** Instance polling the job right now, until {@link JobRecord.claimedUntil}. */
+  claimedBy: string | null;
+  claimedUntil: number | null;
+  /**
+   * When the retention sweep last erased what people wrote in the job (its instruction, run
+   * prompts, response_url); null while they are kept. The job row and its thread stay.
+   */
+  erasedAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type RunKind = 'create' | 'follow_up';
+/**
+ * - `pending`: recorded, not yet checked or sent.
+ * - `ready`: a follow-up checked and waiting to be sent (for its batch window, or for the job to exist).
+ * - `sending`: the request is being made; after a crash its effect is unknown.
+ * - `sent`: the agent accepted it.
+ * - `failed`: refused or not sent; the user was told.
+ * - `unknown`: sent and the answer lost; the user was told.
+ */
+export type RunState = 'pending' | 'ready' | 'sending' | 'sent' | 'failed' | 'unknown';
+
+/** Terminal outcome of a run, as posted to the thread. */
+export type RunOutcome =
+  | 'completed_pr'
+  | 'completed_no_changes'
+  | 'failed'
+  | 'archived'
+  | 'gone'
+  | 'stopped_watching';
+
+export interface RunRecord {
+  id: number;
+  jobId: number;
+  /** 1 for the first instruction, then one more per follow-up. */
+  seq: number;
+  kind: RunKind;
+  /** Plain-text prompt sent to the agent. */
+  prompt: string;
+  authorId: string;
+  /** ts of the Slack message that carried a follow-up. */
+  messageTs: string | null;
+  state: RunState;
+  error: string | null;
+  outcome: RunOutcome | null;
+  /** Instance that accepted the run; it alone sends it while it is alive. */
+  owner: string | null;
+  /** The author's workspace, when Slack named it (it differs from the job's in a shared channel). */
+  teamId: string | null;
+  createdAt: number;
+  /**
+   * When the run was counted against the hourly limits ({@link Store.reserveUse}); null until
+   * then. A `failed` run (surely never reached the agent) no longer counts.
+   */
+  reservedAt: number | null;
+  sentAt: number | null;
+  outcomeAt: number | null;
+}
+
+export type NewJob = Pick<
+  JobRecord,
+  'teamId' | 'channelId' | 'requesterId' | 'instruction' | 'triggerKey' | 'responseUrl' | 'pollIntervalMs'
+> &
+  Partial<Pick<JobRecord, 'owner' | 'origin' | 'projectId' | 'threadTs' | 'contextTs'>>;
+
+export type NewRun = Pick<RunRecord, 'kind' | 'prompt' | 'authorId' | 'messageTs'> & {
+  jobId?: number;
+  owner?: string | null;
+  teamId?: string | null;
+};
+
+/** An outcome of a run, or a notice that an instruction did not (surely) reach the agent. */
+export type PostKind = 'outcome' | 'notice';
+
+export interface PostAbout {
+  kind: PostKind;
+  /** The run's sequence number in its job. */
+  run: number | null;
+  /** ts of the Slack message that carried the instruction, for follow-ups. */
+  source: string | null;
+  /** When several runs merged into one result: their sequence numbers, comma-separated. */
+  covers?: string;
+  /** …and their source message ts, comma-separated (empty for the first instruction). */
+  sources?: string;
+}
+
+/** What an outbox item asks Slack to do. */
+export type OutboxPayload =
+  | {
+      type: 'post';
+      channel: string;
+      threadTs: string;
+      text: string;
+      /** Written into the message's metadata so a re-post after a crash can be detected. */
+      eventType: string;
+      /** Which run the post is about, also written into the metadata (nothing secret). */
+      about?: PostAbout;
+      /** Block Kit layout; `text` stays the notification and screen-reader fallback. */
+      blocks?: unknown[];
+    }
+  | { type: 'update_root'; channel: string; ts: string }
+  | { type: 'reaction'; channel: string; ts: string; name: string }
+  | {
+      type: 'respond';
+      responseUrl: string;
+      text: string;
+      /** Where to say it instead once the response_url has expired. */
+      fallback?: { channel: string; user: string };
+    }
+  | { type: 'ephemeral'; channel: string; user: string; threadTs: string | null; text: string };
+
+export interface NewOutboxItem {
+  jobId: number | null;
+  /** Unique: enqueueing the same key twice keeps the first. */
+  dedupeKey: string | null;
+  payload: OutboxPayload;
+}
+
+export interface OutboxItem extends NewOutboxItem {
+  id: number;
+  attempts: number;
+  nextAttemptAt: number;
+  /** Set when an attempt starts; a row with this set and no delivery may already be in Slack. */
+  startedAt: number | null;
+  deliveredAt: number | null;
+  deadAt: number | null;
+  lastError: string | null;
+  /** Instance delivering the item right now, until {@link OutboxItem.claimedUntil}. */
+  claimedBy: string | null;
+  claimedUntil: number | null;
+  createdAt: number;
+}
