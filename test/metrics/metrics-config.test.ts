@@ -1,23 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, readConfig, secretsOf } from '../../src/config.js';
+import { readConfig, secretsOf } from '../../src/config.js';
 import { secretsOfEnv } from '../../src/secrets.js';
+import { problemsOf, VALID_ENV } from '../helpers/config.js';
 
-const valid = {
-  SLACK_BOT_TOKEN: 'xoxb-test',
-  SLACK_SIGNING_SECRET: 'test-secret',
-  DOCS_AGENT_API_KEY: 'mint_test',
-  DOCS_AGENT_PROJECT_ID: 'proj_test',
-};
-
-function problemsOf(env: Record<string, string | undefined>): string[] {
-  try {
-    readConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
+const valid = VALID_ENV;
 
 describe('METRICS_TOKEN', () => {
   it('is off by default and when blank', () => {
