@@ -5,6 +5,7 @@ import { createLogger } from '../../src/logger.js';
 import { type AgentStandIn, startAgentStandIn } from '../helpers/agent-stand-in.js';
 import { type Harness, startHarness, tempDatabase, testEnv } from '../helpers/harness.js';
 import { waitFor } from '../helpers/http.js';
+import { socketSlashCommand } from '../helpers/payloads.js';
 import { freshSchemaUrl, postgresAvailable } from '../helpers/postgres.js';
 import { AWKWARD, leaks } from '../helpers/secrets.js';
 import { type SlackStandIn, startSlackStandIn } from '../helpers/slack-stand-in.js';
@@ -136,15 +137,7 @@ describe('secrets in Socket Mode', () => {
     });
     stops.unshift(() => app.stop());
     await waitFor('socket connected', () => socket.connected());
-    const envelope = socket.send('slash_commands', {
-      team_id: 'T0TEST',
-      channel_id: 'C0GENERAL',
-      user_id: 'U0ALICE',
-      command: '/docs-agent',
-      text: 'Explain rate limits',
-      trigger_id: 'trigger.socket.1',
-      response_url: slack.responseUrl('socket'),
-    });
+    const envelope = socket.send('slash_commands', socketSlashCommand(slack.responseUrl('socket')));
     await waitFor('ack', () => socket.acks.has(envelope));
     await waitFor('job created', () => agent.requestsFor('create').length === 1);
     await app.stop();

@@ -5,6 +5,7 @@ import { createLogger } from '../../src/logger.js';
 import { type AgentStandIn, startAgentStandIn } from '../helpers/agent-stand-in.js';
 import { tempDatabase, testEnv } from '../helpers/harness.js';
 import { rawRequest, STRAY_REQUESTS, waitFor } from '../helpers/http.js';
+import { socketSlashCommand } from '../helpers/payloads.js';
 import { type SlackStandIn, startSlackStandIn } from '../helpers/slack-stand-in.js';
 import { APP_TOKEN, startSocketModeStandIn } from '../helpers/socket-mode-stand-in.js';
 
@@ -42,15 +43,7 @@ describe('Socket Mode', () => {
     ({ socket, slack, agent } = started);
     expect((await fetch(`http://127.0.0.1:${started.port}/healthz`)).status).toBe(200);
 
-    const envelope = socket.send('slash_commands', {
-      team_id: 'T0TEST',
-      channel_id: 'C0GENERAL',
-      user_id: 'U0ALICE',
-      command: '/docs-agent',
-      text: 'Explain rate limits',
-      trigger_id: 'trigger.socket.1',
-      response_url: slack.responseUrl('socket'),
-    });
+    const envelope = socket.send('slash_commands', socketSlashCommand(slack.responseUrl('socket')));
     await waitFor('ack', () => socket?.acks.has(envelope));
     await waitFor('job created', () => agent?.requestsFor('create').length === 1);
     expect(agent.requestsFor('create')[0]?.body).toEqual({ prompt: 'Explain rate limits' });

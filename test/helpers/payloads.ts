@@ -138,3 +138,19 @@ export function viewSubmission(
     },
   };
 }
+
+/** A `/docs-agent` command as Socket Mode delivers it (an object, not a form body). */
+export function socketSlashCommand(
+  responseUrl: string,
+  text = 'Explain rate limits',
+): Record<string, unknown> {
+  return {
+    team_id: TEAM_ID,
+    channel_id: 'C0GENERAL',
+    user_id: 'U0ALICE',
+    command: '/docs-agent',
+    text,
+    trigger_id: `trigger.socket.${unique()}`,
+    response_url: responseUrl,
+  };
+}
