@@ -1,11 +1,11 @@
-import type { Config } from '../config.js';
-import type { Logger } from '../logger.js';
+import { AGENT_HOURLY_LIMIT } from '../agent/limits.js';
+import type { Config } from '../config/config.js';
+import type { Logger } from '../logging/logger.js';
 import type { SlackGateway, SlackUser } from '../slack/gateway.js';
 import { SlackCallError } from '../slack/gateway.js';
 import type { Identity } from '../slack/identity.js';
 import type { Store } from '../store/types.js';
 import { BoundedCache } from '../util/lru.js';
-import { AGENT_HOURLY_LIMIT } from '../views/status-report.js';
 
 /** Who is asking, and where. */
 export interface Requester {

@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { DatabaseTlsError, parseDatabaseTls } from '../store/postgres/connection-tls.js';
+import { LOG_LEVELS, type LogLevel } from '../logging/logger.js';
+import { DatabaseTlsError, parseDatabaseTls } from './database-tls.js';
 import { blankToUndefined, idList, integer, optionalSecret, secret, serviceUrl } from './fields.js';
 
-/** Log levels, most verbose first. */
-export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+export { LOG_LEVELS, type LogLevel };
 
 /** Shortest `METRICS_TOKEN` accepted: anything shorter could be guessed by a patient scraper. */
 export const MIN_METRICS_TOKEN_CHARS = 16;

@@ -1,12 +1,12 @@
+import type { RenderHints } from '../blocks/messages.js';
+import { statusCard, statusReaction } from '../blocks/status-card.js';
+import { parseOutboxPayload, unkeyedPostKey } from '../domain/outbox-registry.js';
 import type { HomePublisher } from '../home/home-publisher.js';
-import type { RenderHints } from '../jobs/messages.js';
-import { parseOutboxPayload, unkeyedPostKey } from '../jobs/outbox-registry.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../logging/logger.js';
 import { type Blocks, SlackCallError, type SlackGateway } from '../slack/gateway.js';
 import { channelMention, codeSpan, md, recordedMrkdwn, truncateMrkdwn } from '../slack/mrkdwn.js';
 import type { JobRecord, OutboxItem, Store } from '../store/types.js';
 import { createLoop, type Loop } from '../util/loop.js';
-import { statusCard, statusReaction } from '../views/status-card.js';
 
 export interface OutboxOptions {
   store: Store;

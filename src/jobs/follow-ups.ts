@@ -1,10 +1,13 @@
 import type { AgentClient } from '../agent/client.js';
 import { AgentNotFoundError } from '../agent/errors.js';
 import type { AgentJob } from '../agent/schema.js';
-import type { Logger } from '../logger.js';
+import { agentErrorText, text } from '../blocks/messages.js';
+import { keys } from '../domain/outbox-registry.js';
+import { enterPhase, STILL_STARTING, TAKES_FOLLOW_UPS } from '../domain/phases.js';
+import type { Logger } from '../logging/logger.js';
 import type { MetricsHooks } from '../metrics/hooks.js';
 import { joinMrkdwn, type Mrkdwn, md, userMention } from '../slack/mrkdwn.js';
-import type { JobRecord, RunRecord, Store } from '../store/types.js';
+import type { JobIn, JobRecord, RunRecord, Store } from '../store/types.js';
 import {
   errorMessage,
   isUnknownOutcome,
@@ -12,10 +15,7 @@ import {
   recordAgentAnswer,
   startedPatch,
 } from './agent-outcomes.js';
-import { agentErrorText, text } from './messages.js';
 import { type PrivateTarget, privateNote, receivedReaction, rootUpdate, threadPost } from './outbox-items.js';
-import { keys } from './outbox-registry.js';
-import { enterPhase, type JobIn, STILL_STARTING, TAKES_FOLLOW_UPS } from './phases.js';
 
 /** How soon a batch whose sending failed before reaching the agent API is tried again, in milliseconds. */
 export const BATCH_RETRY_MS = 5_000;

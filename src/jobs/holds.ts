@@ -1,8 +1,8 @@
-import type { Logger } from '../logger.js';
+import { text } from '../blocks/messages.js';
+import { keys } from '../domain/outbox-registry.js';
+import type { Logger } from '../logging/logger.js';
 import type { Store } from '../store/types.js';
-import { text } from './messages.js';
 import { type PrivateTarget, privateNote } from './outbox-items.js';
-import { keys } from './outbox-registry.js';
 
 /** First wait before an instruction held for verification is checked again, in milliseconds. */
 export const HOLD_FIRST_RETRY_MS = 5_000;

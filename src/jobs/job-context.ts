@@ -1,11 +1,11 @@
 import type { AccessPolicy } from '../access/access-policy.js';
 import type { AgentClient } from '../agent/client.js';
-import type { Logger } from '../logger.js';
+import type { RenderHints } from '../blocks/messages.js';
+import type { Logger } from '../logging/logger.js';
 import { type MetricsHooks, noMetrics } from '../metrics/hooks.js';
 import type { SlackGateway } from '../slack/gateway.js';
 import type { UserNames } from '../slack/user-names.js';
 import type { Change, JobRecord, NewOutboxItem, Store } from '../store/types.js';
-import type { RenderHints } from './messages.js';
 import type { PrivateTarget } from './outbox-items.js';
 
 export interface JobServiceDeps {

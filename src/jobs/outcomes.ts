@@ -1,12 +1,12 @@
 import type { AgentJob } from '../agent/schema.js';
+import { text } from '../blocks/messages.js';
+import { outcomePost } from '../blocks/status-card.js';
+import { keys } from '../domain/outbox-registry.js';
+import { enterPhase, expectPhase, POLLED } from '../domain/phases.js';
 import type { JobPatch, JobRecord, RunOutcome } from '../store/types.js';
-import { outcomePost } from '../views/status-card.js';
 import { fromAgentJob } from './agent-outcomes.js';
 import type { JobContext } from './job-context.js';
-import { text } from './messages.js';
 import { rootUpdate, threadPost } from './outbox-items.js';
-import { keys } from './outbox-registry.js';
-import { enterPhase, expectPhase, POLLED } from './phases.js';
 
 /** What the poller observed of a run: its outcome, or that it may not poll. */
 export interface RunOutcomes {

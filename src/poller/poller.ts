@@ -3,7 +3,7 @@ import { AgentNotFoundError, AgentUnauthorizedError } from '../agent/errors.js';
 import { isTerminal } from '../agent/schema.js';
 import type { JobService } from '../jobs/job-service.js';
 import { outcomeOf } from '../jobs/job-service.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../logging/logger.js';
 import type { Change, JobRecord, Store } from '../store/types.js';
 import { createLoop, type Loop } from '../util/loop.js';
 import type { RequestBudget } from './budget.js';

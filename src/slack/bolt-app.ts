@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { App, HTTPReceiver, SocketModeReceiver } from '@slack/bolt';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { answerPlain, createFrontServer, type Route } from '../http/front-server.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../logging/logger.js';
 import type { Identity } from './identity.js';
 import { slackLogger, slackLogLevel } from './slack-logger.js';
 

@@ -1,4 +1,4 @@
-import { FINISHED, STILL_STARTING, sqlList, THREAD_RELEASING_PHASES } from '../jobs/phases.js';
+import { FINISHED, STILL_STARTING, sqlList, THREAD_RELEASING_PHASES } from '../domain/phases.js';
 import { OUTBOX_QUERIES } from './queries/outbox.js';
 import { POSTGRES_USES_QUERIES, USES_QUERIES } from './queries/uses.js';
 import type { Dialect } from './schema.js';

@@ -1,4 +1,4 @@
-import { FINISHED, STILL_STARTING, sqlList } from '../jobs/phases.js';
+import { FINISHED, STILL_STARTING, sqlList } from '../domain/phases.js';
 
 /** The SQL dialects the store runs on. */
 export type Dialect = 'sqlite' | 'postgres';

@@ -5,9 +5,10 @@
  */
 
 // The job's phases, their named sets and their transitions live with the job rules.
-export { type JobPhase, THREAD_RELEASING_PHASES } from '../jobs/phases.js';
+export { type JobPhase, THREAD_RELEASING_PHASES } from '../domain/phases.js';
 export type { Change, JobPatch, Orphans, OutboxPatch, RunPatch } from './changes.js';
 export type {
+  JobIn,
   JobOrigin,
   JobRecord,
   NewJob,
@@ -23,7 +24,7 @@ export type {
   RunState,
 } from './records.js';
 
-import type { JobPhase } from '../jobs/phases.js';
+import type { JobPhase } from '../domain/phases.js';
 import type { Change, Orphans, OutboxPatch } from './changes.js';
 import type { JobRecord, NewJob, NewOutboxItem, NewRun, OutboxItem, RunRecord } from './records.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createAccessPolicy, MAX_CACHED_USERS, USER_CACHE_MS } from '../../src/access/access-policy.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/logging/logger.js';
 import type { SlackGateway } from '../../src/slack/gateway.js';
 import type { Identity } from '../../src/slack/identity.js';
 import type { Store } from '../../src/store/types.js';

@@ -20,7 +20,7 @@ import {
   AgentUnavailableError,
 } from '../../src/agent/errors.js';
 import { getPolicy, postPolicy } from '../../src/agent/retry-policies.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/logging/logger.js';
 import {
   type AgentOperation,
   type AgentStandIn,

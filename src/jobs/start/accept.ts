@@ -1,7 +1,7 @@
+import { THREAD_RELEASING_PHASES } from '../../domain/phases.js';
 import { mrkdwnToPlain } from '../../slack/mrkdwn.js';
 import type { JobRecord } from '../../store/types.js';
 import type { JobContext } from '../job-context.js';
-import { THREAD_RELEASING_PHASES } from '../phases.js';
 import type {
   MentionOutcome,
   MentionRequest,

@@ -1,8 +1,11 @@
 import type { AgentJob } from '../../agent/schema.js';
+import { agentErrorText, text } from '../../blocks/messages.js';
+import { statusCard } from '../../blocks/status-card.js';
+import { keys, rootMetadata } from '../../domain/outbox-registry.js';
+import { enterPhase, moveJob } from '../../domain/phases.js';
 import { SlackCallError } from '../../slack/gateway.js';
 import { md, mrkdwnToPlain, userMention } from '../../slack/mrkdwn.js';
-import type { JobRecord, RunRecord } from '../../store/types.js';
-import { statusCard } from '../../views/status-card.js';
+import type { JobIn, JobRecord, RunRecord } from '../../store/types.js';
 import {
   errorMessage,
   isUnknownOutcome,
@@ -13,10 +16,7 @@ import {
 import { createFirstPrompt } from '../first-prompt.js';
 import type { InstructionChecks } from '../instruction-checks.js';
 import { type JobContext, requesterTarget } from '../job-context.js';
-import { agentErrorText, text } from '../messages.js';
 import { privateNote, rootUpdate, threadPost } from '../outbox-items.js';
-import { keys, rootMetadata } from '../outbox-registry.js';
-import { enterPhase, type JobIn, moveJob } from '../phases.js';
 
 /** Starting an accepted job: the checks, the status card, and the create call upstream. */
 export interface JobStart {

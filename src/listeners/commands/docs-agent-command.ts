@@ -1,12 +1,12 @@
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { HOUR_MS } from '../../access/access-policy.js';
+import { jobListMessage, LIST_LIMIT } from '../../blocks/job-list.js';
+import { refusalText, text, usage } from '../../blocks/messages.js';
+import { statusReport } from '../../blocks/status-report.js';
 import { parseCommandText } from '../../jobs/command-text.js';
-import { refusalText, text, usage } from '../../jobs/messages.js';
 import { md } from '../../slack/mrkdwn.js';
 import { withTimeout } from '../../util/timeout.js';
-import { jobListMessage, LIST_LIMIT } from '../../views/job-list.js';
-import { statusReport } from '../../views/status-report.js';
 import { runRecorded } from '../background.js';
 import type { ListenerDeps } from '../types.js';
 

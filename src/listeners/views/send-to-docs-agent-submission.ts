@@ -1,10 +1,10 @@
 import type { AllMiddlewareArgs, SlackViewMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
-import { modalText as say } from '../../jobs/messages.js';
+import { modalText as say } from '../../blocks/messages.js';
+import { BLOCK, INPUT_ACTION, type ModalMetadata } from '../../blocks/send-modal.js';
 import type { ConversationFacts } from '../../slack/gateway.js';
 import { escapeMrkdwn } from '../../slack/mrkdwn.js';
 import { withTimeout } from '../../util/timeout.js';
-import { BLOCK, INPUT_ACTION, type ModalMetadata } from '../../views/send-modal.js';
 import { runRecorded } from '../background.js';
 import type { ListenerDeps } from '../types.js';
 

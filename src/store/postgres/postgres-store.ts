@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { type DatabaseTlsError, parseDatabaseTls } from '../../config/database-tls.js';
 import { newJobParams } from '../queries.js';
 import {
   parseAt,
@@ -17,7 +18,7 @@ import {
 } from '../rows.js';
 import type { Change, JobRecord, NewJob, NewRun, OutboxItem, Store } from '../types.js';
 import { UnknownRunError, useDecision } from '../uses.js';
-import { type DatabaseTlsError, parseDatabaseTls, tlsOptions } from './connection-tls.js';
+import { tlsOptions } from './connection-tls.js';
 import { ADOPTION_LOCK_KEY, migratePostgres, PROJECT_USES_LOCK, types, USER_USES_LOCK } from './migrate.js';
 
 import { exec, inTransaction, many, one, type Queryable, updateRow, write } from './statements.js';

@@ -1,5 +1,3 @@
-import { duration, pullRequestLink, type RenderHints, statusLine } from '../jobs/messages.js';
-import { cardTsOf } from '../jobs/outbox-items.js';
 import { type Block, context, divider, header, LIMITS, section } from '../slack/blocks.js';
 import { checkUrl } from '../slack/links.js';
 import {
@@ -16,6 +14,8 @@ import {
 import { permalink } from '../slack/permalink.js';
 import { truncateText } from '../slack/truncate.js';
 import type { JobRecord } from '../store/types.js';
+import { duration, pullRequestLink, type RenderHints, statusLine } from './messages.js';
+import { cardTsOf } from './status-card.js';
 
 /** How many jobs a list shows. */
 export const LIST_LIMIT = 10;

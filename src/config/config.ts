@@ -1,13 +1,13 @@
-import { envSchema, type LogLevel } from './config/env-schema.js';
-import { blankToUndefined } from './config/fields.js';
-import { databasePassword } from './secrets.js';
+import { databasePassword } from '../logging/secrets.js';
+import { envSchema, type LogLevel } from './env-schema.js';
+import { blankToUndefined } from './fields.js';
 
 export {
   LOG_LEVELS,
   type LogLevel,
   MAX_METRICS_TOKEN_CHARS,
   MIN_METRICS_TOKEN_CHARS,
-} from './config/env-schema.js';
+} from './env-schema.js';
 
 /** Validated configuration. Built once at start-up by {@link readConfig} and passed in. */
 export interface Config {

@@ -1,3 +1,4 @@
+import { STILL_STARTING, TAKES_FOLLOW_UPS } from '../domain/phases.js';
 import { checkPullRequestUrl } from '../slack/links.js';
 import {
   blockQuote,
@@ -14,7 +15,6 @@ import {
 } from '../slack/mrkdwn.js';
 import { truncateText } from '../slack/truncate.js';
 import type { JobRecord, RunOutcome } from '../store/types.js';
-import { STILL_STARTING, TAKES_FOLLOW_UPS } from './phases.js';
 
 export { agentErrorText, modalText, refusalText } from './refusal-texts.js';
 
