@@ -8,6 +8,7 @@ import { createRunOutcomes, type RunOutcomes } from './outcomes.js';
 import { createRecovery } from './recovery.js';
 import { createReplies, type Replies } from './replies.js';
 import { createJobAcceptance, type JobAcceptance } from './start/accept.js';
+import { createRetryAcceptance, type RetryAcceptance } from './start/retry.js';
 import { createJobStart, type JobStart } from './start/start-job.js';
 
 export { outcomeOf } from './agent-outcomes.js';
@@ -16,6 +17,8 @@ export type {
   MentionOutcome,
   MentionRequest,
   ReplyRequest,
+  RetryOutcome,
+  RetryRequest,
   ShortcutRequest,
   StartRequest,
 } from './requests.js';
@@ -25,7 +28,12 @@ export type {
  * Slack is acknowledged), then *processed* in the background; a crash in between leaves a row
  * that {@link JobService.recover} picks up.
  */
-export interface JobService extends JobAcceptance, Pick<JobStart, 'startJob'>, Replies, RunOutcomes {
+export interface JobService
+  extends JobAcceptance,
+    RetryAcceptance,
+    Pick<JobStart, 'startJob'>,
+    Replies,
+    RunOutcomes {
   /**
    * Finishes or explains what a stopped process left half done (taken over with
    * {@link Store.adoptOrphans}).
@@ -66,6 +74,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
 
   return {
     ...createJobAcceptance(ctx, replies.acceptReply),
+    ...createRetryAcceptance(ctx),
     startJob: start.startJob,
     ...replies,
     ...createRunOutcomes(ctx),

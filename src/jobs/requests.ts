@@ -57,3 +57,23 @@ export interface ReplyRequest {
    */
   mentionsBot?: boolean;
 }
+
+/** A click on a status card's "Try again" button, already parsed by its listener. */
+export interface RetryRequest {
+  /** The job whose card carried the button: the click's value, not trusted until read back. */
+  jobId: number;
+  /** The person who clicked, and their own workspace: the new job's requester. */
+  userId: string;
+  teamId: string;
+  /** Where the card is: the click must come from the job's own channel. */
+  channelId: string;
+  /** The click's response_url (private answers to the person, for 30 minutes). */
+  responseUrl: string | null;
+}
+
+/**
+ * What a click on "Try again" became: the new job; `repeat` when that job was tried again already
+ * (a double click, a re-delivery, someone else's click); `not_retryable` when the job cannot be
+ * tried again (it is not one whose start or run failed, or it moved on meanwhile).
+ */
+export type RetryOutcome = { job: number } | 'repeat' | 'not_retryable';
