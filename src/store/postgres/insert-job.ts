@@ -65,11 +65,11 @@ export function postgresInserts(
       if (!inserted)
         return found(db, inThread ?? (await one(db, 'jobByTrigger', { triggerKey }, parseJob)), triggerKey);
       const { run } = await insertRun(db, inserted.id, firstRun, now);
-      if (replaces) {
-        await write(db, 'inheritRootReaction', { jobId: inserted.id, replacedId: replaces.jobId });
-        await enqueueAll(db, replaces.enqueue, now);
-      }
-      return { job: inserted, run, created: true };
+      if (!replaces) return { job: inserted, run, created: true };
+      await write(db, 'inheritRootReaction', { jobId: inserted.id, replacedId: replaces.jobId });
+      await enqueueAll(db, replaces.enqueue, now);
+      const current = await one(db, 'jobById', { jobId: inserted.id }, parseJob);
+      return { job: current ?? inserted, run, created: true };
     });
 
   return { insertRun, insertJobOnce };

@@ -58,11 +58,10 @@ export function sqliteInserts({ one, write, enqueueAll }: SqliteStatements) {
     const inserted = inThread ? undefined : one('insertJob', newJobParams(job, now), parseJob);
     if (!inserted) return found(inThread ?? one('jobByTrigger', { triggerKey }, parseJob), triggerKey);
     const { run } = insertRun(inserted.id, firstRun, now);
-    if (replaces) {
-      write('inheritRootReaction', { jobId: inserted.id, replacedId: replaces.jobId });
-      enqueueAll(replaces.enqueue, now);
-    }
-    return { job: inserted, run, created: true };
+    if (!replaces) return { job: inserted, run, created: true };
+    write('inheritRootReaction', { jobId: inserted.id, replacedId: replaces.jobId });
+    enqueueAll(replaces.enqueue, now);
+    return { job: one('jobById', { jobId: inserted.id }, parseJob) ?? inserted, run, created: true };
   };
 
   return { insertRun, insertJob };
