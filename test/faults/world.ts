@@ -1,7 +1,7 @@
 import { type AgentHooks, type AgentStandInOptions, startAgentStandIn } from '../helpers/agent-stand-in.js';
 import { tempDatabase, testEnv } from '../helpers/harness.js';
 import { sleep, waitFor } from '../helpers/http.js';
-import { messageEvent, slashCommand } from '../helpers/payloads.js';
+import { interaction, messageEvent, slashCommand } from '../helpers/payloads.js';
 import { type SlackHooks, startSlackStandIn } from '../helpers/slack-stand-in.js';
 import { type AppProcess, launch, sendTo, settled } from './app-process.js';
 import { account, type Counts, type Instruction } from './ledger.js';
@@ -92,6 +92,9 @@ export async function createWorld(
         'x-slack-retry-reason': 'http_timeout',
       });
     },
+    /** Sends an interactivity payload (a button click); resolves whether Slack got its acknowledgement. */
+    click: (payload: Record<string, unknown>): Promise<boolean> =>
+      send(interaction(payload), 'application/x-www-form-urlencoded'),
     /** Retries the replies Slack never got an acknowledgement for (Slack redelivers them). */
     async redeliver() {
       for (const ins of instructions.filter((i) => i.kind === 'reply' && !i.acked)) {
