@@ -43,7 +43,7 @@ const buttonOf = (m: StoredMessage | undefined) =>
  */
 function accountRetry(world: World, retryJobId: number, clicks: string[], details: string[]): Counts {
   const counts = { ...emptyCounts(), runs: 1, given: 1 };
-  const creates = world.agent.requestsFor('create').length - 1;
+  const creates = world.agent.jobs.size - 1;
   counts.jobsCreated = creates;
   const about = (prefix: string) =>
     world.slack.messages.filter((m) => keyOf(m) === `${prefix}:${retryJobId}`);
