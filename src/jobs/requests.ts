@@ -1,5 +1,7 @@
 /** What the listeners hand to the job service, already parsed and validated. */
 
+import type { AccessDecision } from '../access/access-policy.js';
+
 /** A `/docs-agent <instruction>` command, already validated by its listener. */
 export interface StartRequest {
   teamId: string;
@@ -72,8 +74,13 @@ export interface RetryRequest {
 }
 
 /**
- * What a click on "Try again" became: the new job; `repeat` when that job was tried again already
+ * What a click on "Try again" became: the new job; `refused` when the person's (or the
+ * project's) hourly limit is reached, before anything is recorded; `repeat` when that job was tried again already
  * (a double click, a re-delivery, someone else's click); `not_retryable` when the job cannot be
  * tried again (it is not one whose start or run failed, or it moved on meanwhile).
  */
-export type RetryOutcome = { job: number } | 'repeat' | 'not_retryable';
+export type RetryOutcome =
+  | { job: number }
+  | { refused: Extract<AccessDecision, { allowed: false }> }
+  | 'repeat'
+  | 'not_retryable';

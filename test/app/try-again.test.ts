@@ -154,16 +154,21 @@ describe('who may press "Try again"', () => {
     }
   });
 
-  it("counts against the presser's hourly limit: over it, they are told privately and nothing starts", async () => {
+  it("counts against the presser's hourly limit: over it, they are told privately and nothing changes", async () => {
     const h = await startHarness({ MAX_INSTRUCTIONS_PER_USER_PER_HOUR: '1' });
     try {
       const { threadTs, button } = await failedJob(h);
       // Alice used her one instruction of the hour: her retry is refused when the job starts.
       await click(h, button, threadTs);
       const refusal = await waitFor('private refusal', () => h.slack.responses[0]);
+      expect(refusal.body.response_type).toBe('ephemeral');
       expect(String(refusal.body.text)).toContain('instructions in the last hour');
+      expect(String(refusal.body.text)).toMatch(/try again <!date\^\d+\^/);
       await h.settled();
       expect(h.agent.requestsFor('create')).toHaveLength(1);
+      // Nothing changed: the job keeps its thread and its card keeps the button.
+      expect((await h.app.store.getJob(Number(button.value)))?.phase).toBe('idle');
+      expect(retryButton(h.slack.messages.find((m) => m.ts === threadTs))).toBeDefined();
     } finally {
       await h.stop();
     }

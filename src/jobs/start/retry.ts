@@ -18,7 +18,10 @@ export interface RetryAcceptance {
 }
 
 export function createRetryAcceptance(
-  ctx: Pick<JobContext, 'store' | 'logger' | 'now' | 'instanceId' | 'pollIntervalMs' | 'onEnqueued'>,
+  ctx: Pick<
+    JobContext,
+    'store' | 'access' | 'logger' | 'now' | 'instanceId' | 'pollIntervalMs' | 'onEnqueued'
+  >,
 ): RetryAcceptance {
   const { store, logger, now } = ctx;
   return {
@@ -30,6 +33,9 @@ export function createRetryAcceptance(
       if (old.phase === 'retried') return 'repeat';
       const first = old.threadTs && mayRetry(old) ? (await store.getRuns(old.id))[0] : undefined;
       if (!first || !old.threadTs) return 'not_retryable';
+      // Told before the old job is moved aside, so a person over a limit keeps the button.
+      const room = await ctx.access.room(request.userId, old.projectId);
+      if (!room.allowed) return { refused: room };
       const from = expectPhase(old.phase, RETRYABLE);
       const retried = { ...old, ...enterPhase(from, 'retried') };
       const result = await store.insertJob(

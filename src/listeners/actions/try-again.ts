@@ -78,6 +78,7 @@ export function tryAgain(deps: ListenerDeps) {
     // Acknowledged only once recorded: a crash before this leaves Slack showing the click failed.
     await ack();
     if (outcome === 'not_retryable') tell(text.notRetryable());
+    else if (outcome !== 'repeat' && 'refused' in outcome) tell(refusalText(outcome.refused));
     else if (outcome !== 'repeat') {
       const id = outcome.job;
       runRecorded(deps, 'start job', () => deps.jobs.startJob(id), { jobId: id });
