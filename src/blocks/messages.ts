@@ -178,7 +178,7 @@ export function outcomeText(
     case 'completed_no_changes':
       return md`${who} :white_check_mark: The docs agent finished without changing any files, so no pull request was opened. Reply here to ask for something else.`;
     case 'failed':
-      return md`${who} :x: The docs agent job failed. The agent API does not say why; quote job ${id} if you contact support. Reply here to try again in the same job, or start a new one with /docs-agent.`;
+      return md`${who} :x: The docs agent job failed. The agent API does not say why; quote job ${id} if you contact support. Reply here to try again in the same job, or press *Try again* on the card above to start it over as a new job.`;
     case 'archived':
       return md`${who} :file_cabinet: The docs agent job ${id} was archived, so it will not continue. Start a new one with /docs-agent.`;
     case 'gone':

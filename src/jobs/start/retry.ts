@@ -1,3 +1,4 @@
+import { cardTsOf } from '../../blocks/status-card.js';
 import { enterPhase, expectPhase, mayRetry, RETRYABLE } from '../../domain/phases.js';
 import type { JobContext } from '../job-context.js';
 import { rootUpdate } from '../outbox-items.js';
@@ -32,7 +33,8 @@ export function createRetryAcceptance(
       if (!old || old.channelId !== request.channelId) return 'not_retryable';
       if (old.phase === 'retried') return 'repeat';
       const first = old.threadTs && mayRetry(old) ? (await store.getRuns(old.id))[0] : undefined;
-      if (!first || !old.threadTs) return 'not_retryable';
+      // Only a job whose card carries the button: one refused before its card was posted is not.
+      if (!first || !old.threadTs || !cardTsOf(old)) return 'not_retryable';
       // Told before the old job is moved aside, so a person over a limit keeps the button.
       const room = await ctx.access.room(request.userId, old.projectId);
       if (!room.allowed) return { refused: room };
