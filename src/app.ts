@@ -9,7 +9,9 @@ import { createOutbox } from './delivery/outbox.js';
 import { createHomePublisher } from './home/home-publisher.js';
 import { createHealth } from './http/health.js';
 import { countNotRecorded } from './jobs/count-not-recorded.js';
+import { outboxWrites } from './jobs/job-context.js';
 import { createJobService } from './jobs/job-service.js';
+import { createRunOutcomes } from './jobs/outcomes.js';
 import { registerListeners } from './listeners/index.js';
 import { createLogger, type Logger } from './logging/logger.js';
 import { setUpMetrics } from './metrics/setup.js';
@@ -133,8 +135,6 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     prLinkHosts: config.prLinkHosts,
   };
 
-  // The poller and outbox are created after the service that wakes them.
-  const wake = { outbox: () => {}, poller: () => {} };
   const access = createAccessPolicy({
     config: config.access,
     identity,
@@ -143,28 +143,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     logger,
     defaultProject: config.agent.projectId,
   });
-  const jobs = createJobService({
-    store,
-    instanceId,
-    access,
-    ...(options.holdRetryMs !== undefined ? { holdRetryMs: options.holdRetryMs } : {}),
-    maxPromptChars: config.maxPromptChars,
-    agentFor,
-    projectFor,
-    batchMs: config.followUps.batchMs,
-    threadContextMaxChars: config.threadContextMaxChars,
-    names,
-    hints,
-    botUserId: async () => (await identity.get())?.botUserId,
-    slack,
-    logger,
-    pollIntervalMs: config.poll.intervalMs,
-    maxAgeMs: config.poll.maxAgeMs,
-    onEnqueued: () => wake.outbox(),
-    onRunStarted: () => wake.poller(),
-    runTask: (name, work) => tasks.run(name, work),
-    metrics: metrics.hooks,
-  });
+  // Built bottom-up, each part handed what it calls: the outbox first (everything queues posts
+  // for it), then the outcomes the poller records, the poller, and the job service that wakes both.
   const home = createHomePublisher({ access, store, slack, identity, logger, hints });
   const outbox = createOutbox({
     store,
@@ -175,22 +155,42 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     home,
     onGivenUp: metrics.hooks.outboxGivenUp,
   });
+  const outcomes = createRunOutcomes({
+    store,
+    logger,
+    metrics: metrics.hooks,
+    now: Date.now,
+    hints,
+    settings: config,
+    ...outboxWrites(store, outbox),
+  });
   const poller = createPoller({
     store,
     instanceId,
     agentFor,
-    jobs,
+    outcomes,
     logger,
-    intervalMs: config.poll.intervalMs,
-    backoffAfterMs: config.poll.backoffAfterMs,
-    maxIntervalMs: config.poll.maxIntervalMs,
-    maxAgeMs: config.poll.maxAgeMs,
-    concurrency: config.poll.concurrency,
+    settings: config.poll,
     budget,
   });
+  const jobs = createJobService({
+    store,
+    instanceId,
+    settings: config,
+    loops: { outbox, poller },
+    access,
+    ...(options.holdRetryMs !== undefined ? { holdRetryMs: options.holdRetryMs } : {}),
+    agentFor,
+    projectFor,
+    names,
+    hints,
+    botUserId: async () => (await identity.get())?.botUserId,
+    slack,
+    logger,
+    runTask: (name, work) => tasks.run(name, work),
+    metrics: metrics.hooks,
+  });
   const retention = createRetentionSweep({ store, logger, retentionDays: config.retentionDays });
-  wake.outbox = () => outbox.kick();
-  wake.poller = () => poller.kick();
 
   const slackApp = createSlackApp({ config, logger, identity, isReady: () => ready, routes: metrics.routes });
   registerListeners(slackApp.app, {
