@@ -18,9 +18,9 @@ import { setUpMetrics } from './metrics/setup.js';
 import { createRequestBudget } from './poller/budget.js';
 import { createPoller } from './poller/poller.js';
 import { createSlackApp } from './slack/bolt-app.js';
+import { slackClientOptions } from './slack/client-options.js';
 import { createSlackGateway } from './slack/gateway.js';
 import { createIdentity } from './slack/identity.js';
-import { slackLogger } from './slack/slack-logger.js';
 import { createUserNames } from './slack/user-names.js';
 import { openStore } from './store/open-store.js';
 import { createRetentionSweep } from './store/retention.js';
@@ -60,16 +60,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   let ready = false;
   const metrics = setUpMetrics(config, store, logger);
 
-  const client = new WebClient(config.slack.botToken, {
-    slackApiUrl: config.slack.apiUrl,
-    // No retries here: a repeated chat.postMessage whose first answer was lost posts twice. The
-    // outbox owns retries (and checks Slack for an earlier copy first).
-    retryConfig: { retries: 0 },
-    rejectRateLimitedCalls: true,
-    timeout: 10_000,
-    // Its warnings (a refused call, a failed request) go through our logger and its redaction.
-    logger: slackLogger(logger, 'web-api', config.logLevel),
-  });
+  const client = new WebClient(config.slack.botToken, slackClientOptions(config, logger, 'web-api'));
   const identity = createIdentity(client, logger);
   const slack = createSlackGateway({
     client,
