@@ -7,8 +7,13 @@
 import { vi } from 'vitest';
 import { createAccessPolicy } from '../../src/access/access-policy.js';
 import { readConfig, secretsOf } from '../../src/config.js';
+import { createReplyCatchUp } from '../../src/jobs/catch-up.js';
+import { createFollowUps } from '../../src/jobs/follow-ups.js';
+import { createHolds } from '../../src/jobs/holds.js';
+import { createInstructionChecks } from '../../src/jobs/instruction-checks.js';
 import { createJobContext, type JobContext, type JobServiceDeps } from '../../src/jobs/job-context.js';
 import type { RenderHints } from '../../src/jobs/messages.js';
+import { createReplies } from '../../src/jobs/replies.js';
 import { createLogger } from '../../src/logger.js';
 import { createIdentity } from '../../src/slack/identity.js';
 import { createUserNames } from '../../src/slack/user-names.js';
@@ -94,6 +99,22 @@ export function createJobWorld(env: Record<string, string> = {}) {
     deps,
     ctx,
     clock,
+    /**
+     * The flows the one under test calls, built from the real code as the job service builds
+     * them. Stop `holds` and `followUps` after the test (they keep timers).
+     */
+    parts() {
+      const followUps = createFollowUps(ctx);
+      const holds = createHolds({ ...ctx, firstRetryMs: 60_000 });
+      const checks = createInstructionChecks(ctx, holds);
+      const replies = createReplies(ctx, { checks, followUps });
+      const catchUp = createReplyCatchUp({
+        ...ctx,
+        accept: replies.acceptReply,
+        process: replies.processReply,
+      });
+      return { followUps, holds, checks, replies, catchUp };
+    },
     /** Moves the clock on by `ms`. */
     advance(ms: number) {
       clock.at += ms;
