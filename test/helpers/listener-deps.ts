@@ -10,6 +10,7 @@ import { createHomePublisher } from '../../src/home/home-publisher.js';
 import { createJobService } from '../../src/jobs/job-service.js';
 import type { ListenerDeps } from '../../src/listeners/types.js';
 import { createTaskTracker } from '../../src/util/tasks.js';
+import { TEAM } from './fake-network.js';
 import { createJobWorld } from './job-world.js';
 
 export function createListenerWorld(
@@ -17,6 +18,8 @@ export function createListenerWorld(
   options: { socketMode?: boolean } = {},
 ) {
   const w = createJobWorld(env);
+  // The installation middleware runs before every listener and notes the workspace.
+  w.identity.noteInstallation(TEAM);
   const tracker = createTaskTracker(w.ctx.logger);
   /** Work the listener handed to the background, so a test can wait for all of it. */
   const started: Promise<unknown>[] = [];
