@@ -6,15 +6,15 @@
  */
 import { vi } from 'vitest';
 import { createAccessPolicy } from '../../src/access/access-policy.js';
-import { readConfig, secretsOf } from '../../src/config.js';
+import type { RenderHints } from '../../src/blocks/messages.js';
+import { readConfig, secretsOf } from '../../src/config/config.js';
 import { createReplyCatchUp } from '../../src/jobs/catch-up.js';
 import { createFollowUps } from '../../src/jobs/follow-ups.js';
 import { createHolds } from '../../src/jobs/holds.js';
 import { createInstructionChecks } from '../../src/jobs/instruction-checks.js';
 import { createJobContext, type JobContext, type JobServiceDeps } from '../../src/jobs/job-context.js';
-import type { RenderHints } from '../../src/jobs/messages.js';
 import { createReplies } from '../../src/jobs/replies.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/logging/logger.js';
 import { createIdentity } from '../../src/slack/identity.js';
 import { createUserNames } from '../../src/slack/user-names.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
@@ -66,19 +66,14 @@ export function createJobWorld(env: Record<string, string> = {}) {
     instanceId: INSTANCE,
     agentFor: () => agent,
     projectFor: (channelId) => config.channelProjects.get(channelId) ?? config.agent.projectId,
-    batchMs: config.followUps.batchMs,
-    threadContextMaxChars: config.threadContextMaxChars,
+    settings: config,
+    loops: { outbox: { kick: vi.fn() }, poller: { kick: vi.fn() } },
     names: createUserNames(slack, logger),
     hints,
     botUserId: async () => (await identity.get())?.botUserId,
     slack,
     access,
     logger,
-    maxPromptChars: config.maxPromptChars,
-    pollIntervalMs: config.poll.intervalMs,
-    maxAgeMs: config.poll.maxAgeMs,
-    onEnqueued: vi.fn(),
-    onRunStarted: vi.fn(),
     runTask: vi.fn((_name: string, work: () => Promise<void>) => {
       started.push(work());
       return true;

@@ -5,8 +5,8 @@
  * job-world.ts). Bolt's own arguments are plain objects and vi.fn().
  */
 import { vi } from 'vitest';
-import { createHealth } from '../../src/health.js';
 import { createHomePublisher } from '../../src/home/home-publisher.js';
+import { createHealth } from '../../src/http/health.js';
 import { createJobService } from '../../src/jobs/job-service.js';
 import type { ListenerDeps } from '../../src/listeners/types.js';
 import { createTaskTracker } from '../../src/util/tasks.js';

@@ -45,7 +45,7 @@ describe('hold', () => {
     expect(note?.key).toBe(`held:job:${h.id}`);
     expect(note?.payload).toMatchObject({ type: 'ephemeral', channel: CHANNEL, user: REQUESTER });
     expect(JSON.stringify(note?.payload)).toContain('Slack could not confirm who you are');
-    expect(w.deps.onEnqueued).toHaveBeenCalled();
+    expect(w.deps.loops.outbox.kick).toHaveBeenCalled();
   });
 
   it('checks again after the first wait, then waits twice as long each time, up to the cap', async () => {

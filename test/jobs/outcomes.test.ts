@@ -60,7 +60,7 @@ describe('finishRun', () => {
     expect(JSON.stringify(post?.payload)).toContain('pull/9');
     expect(JSON.stringify(post?.payload)).toContain(`<@${REQUESTER}>`);
     expect(w.outbox().filter((r) => r.payload.type === 'update_root')).toHaveLength(1);
-    expect(w.deps.onEnqueued).toHaveBeenCalled();
+    expect(w.deps.loops.outbox.kick).toHaveBeenCalled();
   });
 
   it('answers a follow-up sent meanwhile in the same post, naming both authors', async () => {

@@ -152,6 +152,6 @@ describe('recover: follow-ups', () => {
 
   it('wakes the outbox at the end of a round, even one that queued nothing', async () => {
     await recovery.recover({ jobs: [], runs: [] });
-    expect(w.deps.onEnqueued).toHaveBeenCalledOnce();
+    expect(w.deps.loops.outbox.kick).toHaveBeenCalledOnce();
   });
 });

@@ -97,7 +97,7 @@ describe('processReply', () => {
       ts: '1700000500.000500',
       name: 'eyes',
     });
-    expect(w.deps.onRunStarted).toHaveBeenCalledOnce();
+    expect(w.deps.loops.poller.kick).toHaveBeenCalledOnce();
   });
 
   it('sends a reply once, however often it is processed', async () => {

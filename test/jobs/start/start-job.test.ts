@@ -56,7 +56,7 @@ describe('startJob', () => {
     expect((await w.runs(job.id))[0]).toMatchObject({ state: 'sent', sentAt: T0 });
     // The card is re-rendered with the agent's answer; nothing else is said.
     expect(w.outbox().map((r) => r.payload.type)).toEqual(['update_root']);
-    expect(w.deps.onRunStarted).toHaveBeenCalledOnce();
+    expect(w.deps.loops.poller.kick).toHaveBeenCalledOnce();
   });
 
   it('starts a job only once, however many callers get there', async () => {
@@ -140,7 +140,7 @@ describe('startJob', () => {
       about: { kind: 'notice', run: 1 },
     });
     expect(JSON.stringify(post?.payload)).toContain(`<@${REQUESTER}>`);
-    expect(w.deps.onRunStarted).not.toHaveBeenCalled();
+    expect(w.deps.loops.poller.kick).not.toHaveBeenCalled();
   });
 
   it('a mention’s job takes the replies posted in its thread before it was recorded', async () => {
