@@ -19,10 +19,7 @@ export interface RetryAcceptance {
 }
 
 export function createRetryAcceptance(
-  ctx: Pick<
-    JobContext,
-    'store' | 'access' | 'logger' | 'now' | 'instanceId' | 'pollIntervalMs' | 'onEnqueued'
-  >,
+  ctx: Pick<JobContext, 'store' | 'access' | 'logger' | 'now' | 'instanceId' | 'settings' | 'loops'>,
 ): RetryAcceptance {
   const { store, logger, now } = ctx;
   return {
@@ -48,7 +45,7 @@ export function createRetryAcceptance(
           instruction: old.instruction,
           triggerKey,
           responseUrl: request.responseUrl,
-          pollIntervalMs: ctx.pollIntervalMs,
+          pollIntervalMs: ctx.settings.poll.intervalMs,
           owner: ctx.instanceId,
           origin: old.origin,
           // The job keeps the project it started on, and the thread context it was given.
@@ -67,7 +64,8 @@ export function createRetryAcceptance(
         now(),
       );
       if (result.created) {
-        ctx.onEnqueued();
+        // The old card's update was queued in the same write.
+        ctx.loops.outbox.kick();
         logger.info('job tried again', { jobId: result.job.id, retriedJobId: old.id, user: request.userId });
         return { job: result.job.id };
       }
