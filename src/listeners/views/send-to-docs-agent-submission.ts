@@ -2,6 +2,7 @@ import type { AllMiddlewareArgs, SlackViewMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { modalText as say } from '../../blocks/messages.js';
 import { BLOCK, INPUT_ACTION, type ModalMetadata } from '../../blocks/send-modal.js';
+import { isDirectMessage } from '../../slack/conversations.js';
 import type { ConversationFacts } from '../../slack/gateway.js';
 import { escapeMrkdwn } from '../../slack/mrkdwn.js';
 import { withTimeout } from '../../util/timeout.js';
@@ -98,7 +99,7 @@ export function sendToDocsAgentSubmission(deps: ListenerDeps) {
       errors.instruction = say.tooLong(length, deps.config.maxPromptChars);
     const allowed = deps.config.access.allowedChannelIds;
     if (!channel) errors.channel = say.noChannel();
-    else if (channel.startsWith('D')) errors.channel = say.direct();
+    else if (isDirectMessage(channel)) errors.channel = say.direct();
     else if (allowed && !allowed.has(channel)) errors.channel = say.channelNotAllowed();
     else {
       const known = await facts(deps, channel);
