@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { assistantThreadMethods } from '../assistant-threads.js';
 import type { Params } from '../queries/named.js';
 import { newJobParams, type PatchedTable, type QueryName, queriesFor, updateStatement } from '../queries.js';
 import {
@@ -267,6 +268,7 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
       write('recordHomeOpened', { userId, teamId, now });
     },
     homeOpened: async (userId) => statements.homeOpened.get({ userId }) !== undefined,
+    ...assistantThreadMethods({ one, write }),
     async enqueue(items, now) {
       db.transaction(() => enqueueAll(items, now)).immediate();
     },
