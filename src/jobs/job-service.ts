@@ -13,6 +13,7 @@ import { createJobStart, type JobStart } from './start/start-job.js';
 export { outcomeOf } from './agent-outcomes.js';
 export type { JobServiceDeps } from './job-context.js';
 export type {
+  DirectRequest,
   MentionOutcome,
   MentionRequest,
   ReplyRequest,
