@@ -264,9 +264,7 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
     async supersedeCardUpdates(jobId, uptoId, instanceId, now) {
       write('supersedeCardUpdates', { jobId, uptoId, instanceId, now });
     },
-    async recordHomeOpened(userId, teamId, now) {
-      write('recordHomeOpened', { userId, teamId, now });
-    },
+    recordHomeOpened: async (userId, teamId, now) => void write('recordHomeOpened', { userId, teamId, now }),
     homeOpened: async (userId) => statements.homeOpened.get({ userId }) !== undefined,
     ...assistantThreadMethods({ one, write }),
     async enqueue(items, now) {
