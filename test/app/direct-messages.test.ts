@@ -80,6 +80,20 @@ describe('direct messages to the bot', () => {
     expect(h.slack.messages.filter((m) => m.metadata?.event_type === 'docs_agent_root')).toHaveLength(1);
   });
 
+  it('answers Slack with an error for a direct message it could not record, so Slack sends it again', async () => {
+    h = await startHarness();
+    await h.app.store.close();
+    const message = dm('Document the export API');
+    expect((await h.event(message)).status).toBe(500);
+    // Slack's last re-delivery: no further one will come, so the person is told.
+    const last = await h.event(message, {}, { headers: { 'x-slack-retry-num': '3' } });
+    expect(last.status).toBe(200);
+    const note = await waitFor('private note', () => h.slack.callsTo('chat.postEphemeral')[0]);
+    expect(note.args).toMatchObject({ channel: DM, user: 'U0ALICE' });
+    expect(String(note.args.text)).toContain('could not record that instruction');
+    expect(h.agent.requests).toHaveLength(0);
+  });
+
   it('holds the access rules: guests, people and the hourly limit', async () => {
     h = await startHarness({ MAX_INSTRUCTIONS_PER_USER_PER_HOUR: '1' });
     h.slack.guests.add('U0GUEST');
