@@ -86,6 +86,12 @@ export interface AccessPolicyDeps {
   now?: () => number;
 }
 
+/** Whether `ALLOWED_CHANNEL_IDS` lets the bot be used in a channel (no list: every channel). */
+export const channelAllowed = (
+  config: Pick<Config['access'], 'allowedChannelIds'>,
+  channelId: string,
+): boolean => config.allowedChannelIds === null || config.allowedChannelIds.has(channelId);
+
 /**
  * The access rules, checked before anything reaches the agent API: the installed workspace
  * only, allowed channels and people, no guests unless allowed, a per-person hourly limit so one
@@ -128,15 +134,15 @@ export function createAccessPolicy(deps: AccessPolicyDeps): AccessPolicy {
    * closed: an allow-list means "only there"); the channel the assistant pane is open beside must
    * pass the allow-list like any channel.
    */
-  const placeRefusal = (channelId: string | undefined, contextChannelId: string | undefined) => {
-    const listed = config.allowedChannelIds;
+  const placeRefusal = (
+    channelId: string | undefined,
+    contextChannelId: string | undefined,
+  ): RefusalReason | undefined => {
     if (channelId === undefined) return undefined;
-    if (!isDirectMessage(channelId)) return listed && !listed.has(channelId) ? 'channel' : undefined;
+    if (!isDirectMessage(channelId)) return channelAllowed(config, channelId) ? undefined : 'channel';
     if (config.allowDirectMessages === false) return 'direct';
-    if (contextChannelId && listed && !listed.has(contextChannelId)) return 'channel';
-    if (listed && !contextChannelId && config.allowDirectMessages !== true && !listed.has(channelId))
-      return 'direct';
-    return undefined;
+    if (contextChannelId) return channelAllowed(config, contextChannelId) ? undefined : 'channel';
+    return config.allowDirectMessages === true || channelAllowed(config, channelId) ? undefined : 'direct';
   };
 
   const decide = async ({

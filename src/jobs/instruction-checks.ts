@@ -26,15 +26,15 @@ export interface InstructionChecks {
 }
 
 export function createInstructionChecks(
-  ctx: Pick<JobContext, 'access' | 'logger' | 'metrics' | 'maxPromptChars' | 'store'>,
+  ctx: Pick<JobContext, 'access' | 'logger' | 'metrics' | 'settings' | 'store'>,
   holds: Pick<Holds, 'hold'>,
 ): InstructionChecks {
   const { metrics, logger } = ctx;
   return {
     async refusal(runId, prompt, who, surface) {
-      if (prompt.length > ctx.maxPromptChars) {
+      if (prompt.length > ctx.settings.maxPromptChars) {
         metrics.instruction(surface, 'refused', 'too_long');
-        return text.promptTooLong(prompt.length, ctx.maxPromptChars);
+        return text.promptTooLong(prompt.length, ctx.settings.maxPromptChars);
       }
       const { threadTs, ...requester } = who;
       // In the assistant pane opened beside a channel, that channel's allow-list applies too: the
