@@ -65,6 +65,10 @@ describe('direct messages to the bot', () => {
     expect(outcome.channel).toBe(DM);
     // Not an assistant thread: no status line to set.
     expect(h.slack.callsTo('assistant.threads.setStatus')).toHaveLength(0);
+
+    // `/docs-agent list` names where the job ran in words.
+    const list = await h.command({ text: 'list' });
+    expect(JSON.stringify(await list.json())).toContain('direct message');
   });
 
   it('recognises a re-delivered message and ignores the bot’s own posts and asides', async () => {
