@@ -12,6 +12,7 @@ import { createJobStart, type JobStart } from './start/start-job.js';
 
 export type { JobServiceDeps } from './job-context.js';
 export type {
+  DirectRequest,
   MentionOutcome,
   MentionRequest,
   ReplyRequest,

@@ -115,7 +115,7 @@ describe('the named phase sets', () => {
       "CREATE INDEX jobs_interrupted ON jobs (phase) WHERE phase IN ('accepted', 'posting', 'creating');",
     );
     expect(sql[4]).toContain("WHERE phase IN ('idle', 'not_started', 'start_unknown', 'gone');");
-    expect(sql[5]).toContain("WHERE phase IN ('idle', 'not_started', 'start_unknown', 'gone', 'retried');");
+    expect(sql[6]).toContain("WHERE phase IN ('idle', 'not_started', 'start_unknown', 'gone', 'retried');");
   });
 });
 

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { type DatabaseTlsError, parseDatabaseTls } from '../../config/database-tls.js';
+import { assistantThreadMethods } from '../assistant-threads.js';
 import {
   parseAt,
   parseCount,
@@ -186,6 +187,10 @@ export async function openPostgresStore(
       await write(pool, 'recordHomeOpened', { userId, teamId, now });
     },
     homeOpened: async (userId) => (await exec(pool, 'homeOpened', { userId })).rows.length > 0,
+    ...assistantThreadMethods({
+      one: (name, params, parse) => one(pool, name, params, parse),
+      write: (name, params) => write(pool, name, params),
+    }),
     enqueue: (items, now) => transaction((db) => enqueueAll(db, items, now)),
     dueOutbox: (now, limit) => many(pool, 'dueOutbox', { now, limit }, parseOutboxItem),
     claimOutbox: async (instanceId, now, limit, until) =>
