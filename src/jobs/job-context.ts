@@ -44,9 +44,23 @@ export interface JobServiceDeps {
    * no slot is free (the batch then waits and tries again).
    */
   runTask: (name: string, work: () => Promise<void>) => boolean;
+  /** Outcomes told outside the job's thread (`NOTIFY_*`). Default: the thread only. */
+  notify?: NotifySettings;
   /** What becomes of instructions and runs, for the metrics endpoint. Default: not reported. */
   metrics?: Pick<MetricsHooks, 'instruction' | 'runFinished'>;
   now?: () => number;
+}
+
+/** Where a run's outcome is told besides its thread. */
+export interface NotifySettings {
+  /** The notification channel of a job's project (null: the default project), if it has one. */
+  channelFor: (projectId: string | null) => string | undefined;
+  /** `pr`: announce runs that opened a pull request; `all`: every outcome. */
+  on: 'pr' | 'all';
+  /** `dm`: also send the requester the outcome by direct message. */
+  requester: 'thread' | 'dm';
+  /** The workspace's address (auth.test `url`), for links to a job's thread; undefined while unknown. */
+  workspaceUrl: () => Promise<string | undefined>;
 }
 
 /** What every flow of the job service works with: its dependencies, defaults filled in. */

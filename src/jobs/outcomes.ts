@@ -6,6 +6,7 @@ import { enterPhase, expectPhase, POLLED } from '../domain/phases.js';
 import type { JobPatch, JobRecord, RunOutcome } from '../store/types.js';
 import { fromAgentJob } from './agent-outcomes.js';
 import type { JobContext } from './job-context.js';
+import { outcomeNotifications } from './notifications.js';
 import { rootUpdate, threadPost } from './outbox-items.js';
 
 /** What the poller observed of a run: its outcome, or that it may not poll. */
@@ -39,6 +40,8 @@ export function createRunOutcomes(ctx: JobContext): RunOutcomes {
       const updated = { ...job, ...patch };
       const notify = [...new Set([job.requesterId, ...open.map((r) => r.authorId)])];
       const post = outcomePost(outcome, updated, notify, ctx.maxAgeMs, ctx.hints);
+      // Told outside the thread only with the thread's own outcome post, in the same write.
+      const elsewhere = latest ? await outcomeNotifications(ctx, outcome, updated, latest) : [];
       const applied = await ctx.applyQueued(
         {
           jobId: job.id,
@@ -59,6 +62,7 @@ export function createRunOutcomes(ctx: JobContext): RunOutcomes {
                   }),
                 ]
               : []),
+            ...elsewhere,
             ...rootUpdate(updated),
           ],
         },

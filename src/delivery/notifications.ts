@@ -1,0 +1,108 @@
+import { unkeyedPostKey } from '../domain/outbox-registry.js';
+import type { Logger } from '../logging/logger.js';
+import { type Blocks, SlackCallError, type SlackGateway } from '../slack/gateway.js';
+import { recordedMrkdwn } from '../slack/mrkdwn.js';
+import type { OutboxItem, OutboxPayload } from '../store/types.js';
+
+type Notification = Extract<OutboxPayload, { type: 'notify' | 'direct' }>;
+
+/** The notification channel is closed to the bot until someone invites it (or picks another). */
+const CHANNEL_CLOSED = new Set(['not_in_channel', 'channel_not_found', 'is_archived']);
+/** The requester cannot get a direct message from the bot: gone, or not a person. */
+const PERSON_UNREACHABLE = new Set([
+  ...CHANNEL_CLOSED,
+  'user_not_found',
+  'user_disabled',
+  'user_not_visible',
+  'cannot_dm_bot',
+]);
+/**
+ * How far before the item was queued an earlier copy is looked for, in seconds: Slack's clock
+ * and the store's may disagree a little.
+ */
+const CLOCK_MARGIN_S = 60;
+
+export interface NotificationSender {
+  /**
+   * Posts a channel notification or a requester's direct message once: after an attempt that
+   * may have reached Slack, the conversation's recent history is read for its metadata first.
+   * Resolves to Slack's error code when the item is given up (the bot cannot post there, and no
+   * retry will change that), undefined when it is in Slack.
+   */
+  send(item: OutboxItem, payload: Notification): Promise<string | undefined>;
+}
+
+export function createNotificationSender({
+  slack,
+  logger,
+}: {
+  slack: SlackGateway;
+  logger: Logger;
+}): NotificationSender {
+  // A channel the bot was never invited to would otherwise log on every outcome.
+  const warned = new Set<string>();
+
+  async function post(channel: string, item: OutboxItem, payload: Notification): Promise<void> {
+    const metadata = {
+      eventType: payload.eventType,
+      key: item.dedupeKey ?? unkeyedPostKey(item.id),
+      ...(payload.fields ? { fields: payload.fields } : {}),
+    };
+    if (item.attempts > 1) {
+      const found = await slack
+        .findInChannel({ channel, oldest: Math.floor(item.createdAt / 1000) - CLOCK_MARGIN_S, metadata })
+        .catch((error: unknown) => {
+          // As for thread posts: ask again later, unless Slack can never say (scope, method).
+          if (error instanceof SlackCallError && error.permanent) return undefined;
+          throw error;
+        });
+      if (found) return;
+    }
+    await slack.postMessage({
+      channel,
+      text: recordedMrkdwn(payload.text),
+      ...(payload.blocks ? { blocks: payload.blocks as Blocks } : {}),
+      metadata,
+    });
+  }
+
+  function giveUp(item: OutboxItem, target: string, code: string, message: string): string {
+    const context = { outboxId: item.id, jobId: item.jobId, code };
+    if (warned.has(`${target}:${code}`)) logger.debug(message, context);
+    else {
+      warned.add(`${target}:${code}`);
+      logger.warn(
+        message,
+        target.startsWith('U') ? { ...context, user: target } : { ...context, channel: target },
+      );
+    }
+    return code;
+  }
+
+  return {
+    async send(item, payload) {
+      try {
+        if (payload.type === 'notify') await post(payload.channel, item, payload);
+        else await post(await slack.openDirect(payload.user), item, payload);
+        return undefined;
+      } catch (error) {
+        if (!(error instanceof SlackCallError)) throw error;
+        if (payload.type === 'notify' && CHANNEL_CLOSED.has(error.code))
+          return giveUp(
+            item,
+            payload.channel,
+            error.code,
+            'cannot post in the notification channel (NOTIFY_CHANNEL_ID); invite the bot there. Notifications to it are given up',
+          );
+        if (payload.type === 'direct' && PERSON_UNREACHABLE.has(error.code))
+          return giveUp(
+            item,
+            payload.user,
+            error.code,
+            'cannot send the requester a direct message; it is given up',
+          );
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,39 @@
+import { channelNotification, requesterMessage } from '../blocks/notifications.js';
+import type { JobRecord, NewOutboxItem, RunOutcome, RunRecord } from '../store/types.js';
+import type { JobContext } from './job-context.js';
+import { outcomeNotification } from './outbox-items.js';
+
+/**
+ * The items that tell a run's outcome outside its thread, queued in the same store write as
+ * the thread's outcome post (so a crash never keeps one without the other): a short post in the
+ * project's notification channel when the run opened a pull request (every outcome with
+ * `NOTIFY_ON=all`), and a direct message to the requester with `NOTIFY_REQUESTER=dm`.
+ */
+export async function outcomeNotifications(
+  ctx: Pick<JobContext, 'notify' | 'hints' | 'maxAgeMs' | 'logger'>,
+  outcome: RunOutcome,
+  job: JobRecord,
+  run: RunRecord,
+): Promise<NewOutboxItem[]> {
+  const { notify } = ctx;
+  if (!notify) return [];
+  const channel =
+    outcome === 'completed_pr' || notify.on === 'all' ? notify.channelFor(job.projectId) : undefined;
+  const direct = notify.requester === 'dm';
+  if (!channel && !direct) return [];
+  // Only for the link to the thread: without it the message names the channel instead.
+  const workspaceUrl = await notify.workspaceUrl().catch((error: unknown) => {
+    ctx.logger.warn('workspace address unknown; notifications name the channel only', { error });
+    return undefined;
+  });
+  const items: NewOutboxItem[] = [];
+  if (channel) {
+    const { text } = channelNotification(outcome, job, ctx.hints, workspaceUrl);
+    items.push(outcomeNotification({ job, run, outcome, to: { channel }, text }));
+  }
+  if (direct) {
+    const { text, blocks } = requesterMessage(outcome, job, ctx.hints, ctx.maxAgeMs, workspaceUrl);
+    items.push(outcomeNotification({ job, run, outcome, to: { user: job.requesterId }, text, blocks }));
+  }
+  return items;
+}
