@@ -163,4 +163,18 @@ describe('NOTIFY_REQUESTER=dm', () => {
     expect(inChannel(h, 'D0ALICE')[0]?.blocks?.some((b) => b.type === 'actions')).toBe(true);
     expect(outboxRows(h, 'direct')[0]?.attempts).toBe(2);
   });
+
+  it('gives the DM up, warning once, when Slack cannot open one with the requester', async () => {
+    h.slack.fail('conversations.open', { error: 'user_disabled' });
+    const { threadTs, jobId } = await h.startJob({ user_id: 'U0ALICE' });
+    h.agent.complete(jobId, PR);
+    await waitFor('given up', () => outboxRows(h, 'direct')[0]?.dead_at);
+    await waitFor('thread outcome', () => h.slack.threadPosts(threadTs)[0]);
+    await h.settled();
+    expect(outboxRows(h, 'direct').map((r) => [r.last_error, r.attempts])).toEqual([['user_disabled', 1]]);
+    expect(inChannel(h, 'D0ALICE')).toEqual([]);
+    const warning = h.logs.find((l) => l.includes('cannot send the requester a direct message'));
+    expect(warning).toContain('"level":"warn"');
+    expect(warning).toContain('"user":"U0ALICE"');
+  });
 });
