@@ -2,20 +2,13 @@ import { unkeyedPostKey } from '../domain/outbox-registry.js';
 import type { Logger } from '../logging/logger.js';
 import { type Blocks, SlackCallError, type SlackGateway } from '../slack/gateway.js';
 import { recordedMrkdwn } from '../slack/mrkdwn.js';
+import { isChannelClosed } from '../slack/slack-errors.js';
 import type { OutboxItem, OutboxPayload } from '../store/types.js';
 
 type Notification = Extract<OutboxPayload, { type: 'notify' | 'direct' }>;
 
-/** The notification channel is closed to the bot until someone invites it (or picks another). */
-const CHANNEL_CLOSED = new Set(['not_in_channel', 'channel_not_found', 'is_archived']);
 /** The requester cannot get a direct message from the bot: gone, or not a person. */
-const PERSON_UNREACHABLE = new Set([
-  ...CHANNEL_CLOSED,
-  'user_not_found',
-  'user_disabled',
-  'user_not_visible',
-  'cannot_dm_bot',
-]);
+const PERSON_UNREACHABLE = new Set(['user_not_found', 'user_disabled', 'user_not_visible', 'cannot_dm_bot']);
 /**
  * How far before the item was queued an earlier copy is looked for, in seconds: Slack's clock
  * and the store's may disagree a little.
@@ -87,14 +80,15 @@ export function createNotificationSender({
         return undefined;
       } catch (error) {
         if (!(error instanceof SlackCallError)) throw error;
-        if (payload.type === 'notify' && CHANNEL_CLOSED.has(error.code))
+        // The notification channel is closed to the bot until someone invites it (or picks another).
+        if (payload.type === 'notify' && isChannelClosed(error.code))
           return giveUp(
             item,
             payload.channel,
             error.code,
             'cannot post in the notification channel (NOTIFY_CHANNEL_ID); invite the bot there. Notifications to it are given up',
           );
-        if (payload.type === 'direct' && PERSON_UNREACHABLE.has(error.code))
+        if (payload.type === 'direct' && (PERSON_UNREACHABLE.has(error.code) || isChannelClosed(error.code)))
           return giveUp(
             item,
             payload.user,

@@ -1,7 +1,21 @@
+import type { RenderHints } from '../blocks/messages.js';
 import { channelNotification, requesterMessage } from '../blocks/notifications.js';
+import type { Config } from '../config/config.js';
+import type { Logger } from '../logging/logger.js';
 import type { JobRecord, NewOutboxItem, RunOutcome, RunRecord } from '../store/types.js';
-import type { JobContext } from './job-context.js';
+import type { JobSettings } from './job-context.js';
 import { outcomeNotification } from './outbox-items.js';
+
+/**
+ * Where a run's outcome is told besides its thread: `NOTIFY_ON` (`pr` or `all`) and
+ * `NOTIFY_REQUESTER` (`thread` or `dm`), with the channel of each project resolved.
+ */
+export type NotifySettings = Pick<Config['notify'], 'on' | 'requester'> & {
+  /** The notification channel of a job's project (null: the default project), if it has one. */
+  channelFor: (projectId: string | null) => string | undefined;
+  /** The workspace's address (auth.test `url`), for links to a job's thread; undefined while unknown. */
+  workspaceUrl: () => Promise<string | undefined>;
+};
 
 /**
  * The items that tell a run's outcome outside its thread, queued in the same store write as
@@ -10,7 +24,7 @@ import { outcomeNotification } from './outbox-items.js';
  * `NOTIFY_ON=all`), and a direct message to the requester with `NOTIFY_REQUESTER=dm`.
  */
 export async function outcomeNotifications(
-  ctx: Pick<JobContext, 'notify' | 'hints' | 'maxAgeMs' | 'logger'>,
+  ctx: { notify?: NotifySettings | undefined; hints: RenderHints; settings: JobSettings; logger: Logger },
   outcome: RunOutcome,
   job: JobRecord,
   run: RunRecord,
@@ -32,7 +46,13 @@ export async function outcomeNotifications(
     items.push(outcomeNotification({ job, run, outcome, to: { channel }, text }));
   }
   if (direct) {
-    const { text, blocks } = requesterMessage(outcome, job, ctx.hints, ctx.maxAgeMs, workspaceUrl);
+    const { text, blocks } = requesterMessage(
+      outcome,
+      job,
+      ctx.hints,
+      ctx.settings.poll.maxAgeMs,
+      workspaceUrl,
+    );
     items.push(outcomeNotification({ job, run, outcome, to: { user: job.requesterId }, text, blocks }));
   }
   return items;

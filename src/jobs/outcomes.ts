@@ -6,7 +6,7 @@ import { enterPhase, expectPhase, POLLED } from '../domain/phases.js';
 import type { JobPatch, JobRecord, RunOutcome } from '../store/types.js';
 import { fromAgentJob } from './agent-outcomes.js';
 import type { JobContext } from './job-context.js';
-import { outcomeNotifications } from './notifications.js';
+import { type NotifySettings, outcomeNotifications } from './notifications.js';
 import { rootUpdate, threadPost } from './outbox-items.js';
 
 /** What the poller observed of a run: its outcome, or that it may not poll. */
@@ -20,7 +20,16 @@ export interface RunOutcomes {
   notePollRefused(job: JobRecord): Promise<void>;
 }
 
-export function createRunOutcomes(ctx: JobContext): RunOutcomes {
+/** What recording an outcome needs: it is built before the poller, which reports to it. */
+export type RunOutcomesDeps = Pick<
+  JobContext,
+  'store' | 'logger' | 'metrics' | 'now' | 'hints' | 'settings' | 'applyQueued' | 'enqueue'
+> & {
+  /** Outcomes told outside the job's thread (`NOTIFY_*`). Default: the thread only. */
+  notify?: NotifySettings;
+};
+
+export function createRunOutcomes(ctx: RunOutcomesDeps): RunOutcomes {
   const { store, logger, metrics, now } = ctx;
   return {
     async finishRun(job, outcome, agentJob) {
@@ -39,7 +48,7 @@ export function createRunOutcomes(ctx: JobContext): RunOutcomes {
       };
       const updated = { ...job, ...patch };
       const notify = [...new Set([job.requesterId, ...open.map((r) => r.authorId)])];
-      const post = outcomePost(outcome, updated, notify, ctx.maxAgeMs, ctx.hints);
+      const post = outcomePost(outcome, updated, notify, ctx.settings.poll.maxAgeMs, ctx.hints);
       // Told outside the thread only with the thread's own outcome post, in the same write.
       const elsewhere = latest ? await outcomeNotifications(ctx, outcome, updated, latest) : [];
       const applied = await ctx.applyQueued(
