@@ -59,15 +59,18 @@ export function createNotificationSender({
     });
   }
 
-  function giveUp(item: OutboxItem, target: string, code: string, message: string): string {
-    const context = { outboxId: item.id, jobId: item.jobId, code };
-    if (warned.has(`${target}:${code}`)) logger.debug(message, context);
+  function giveUp(
+    item: OutboxItem,
+    where: { channel: string } | { user: string },
+    code: string,
+    message: string,
+  ): string {
+    const context = { ...where, outboxId: item.id, jobId: item.jobId, code };
+    const seen = `${'channel' in where ? where.channel : where.user}:${code}`;
+    if (warned.has(seen)) logger.debug(message, context);
     else {
-      warned.add(`${target}:${code}`);
-      logger.warn(
-        message,
-        target.startsWith('U') ? { ...context, user: target } : { ...context, channel: target },
-      );
+      warned.add(seen);
+      logger.warn(message, context);
     }
     return code;
   }
@@ -84,14 +87,14 @@ export function createNotificationSender({
         if (payload.type === 'notify' && isChannelClosed(error.code))
           return giveUp(
             item,
-            payload.channel,
+            { channel: payload.channel },
             error.code,
             'cannot post in the notification channel (NOTIFY_CHANNEL_ID); invite the bot there. Notifications to it are given up',
           );
         if (payload.type === 'direct' && (PERSON_UNREACHABLE.has(error.code) || isChannelClosed(error.code)))
           return giveUp(
             item,
-            payload.user,
+            { user: payload.user },
             error.code,
             'cannot send the requester a direct message; it is given up',
           );
