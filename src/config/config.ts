@@ -1,6 +1,7 @@
 import { databasePassword } from '../logging/secrets.js';
 import { envSchema, type LogLevel } from './env-schema.js';
 import { blankToUndefined } from './fields.js';
+import type { NotifyChannels } from './notify-channels.js';
 
 export {
   LOG_LEVELS,
@@ -8,6 +9,7 @@ export {
   MAX_METRICS_TOKEN_CHARS,
   MIN_METRICS_TOKEN_CHARS,
 } from './env-schema.js';
+export { type NotifyChannels, notifyChannelFor } from './notify-channels.js';
 
 /** Validated configuration. Built once at start-up by {@link readConfig} and passed in. */
 export interface Config {
@@ -91,6 +93,15 @@ export interface Config {
   suggestedPrompts: readonly { title: string; message: string }[];
   /** Documentation project per channel id; channels not listed use `agent.projectId`. */
   channelProjects: ReadonlyMap<string, string>;
+  /** Outcomes told outside the job's thread. */
+  notify: {
+    /** Channels where runs are announced, by project (`NOTIFY_CHANNEL_ID`); none by default. */
+    channels: NotifyChannels;
+    /** `pr` (default): announce runs that opened a pull request; `all`: every outcome. */
+    on: 'pr' | 'all';
+    /** `thread` (default): the requester is mentioned in the thread; `dm`: also told by direct message. */
+    requester: 'thread' | 'dm';
+  };
   /**
    * Hosts whose pull request addresses (from the agent API) are shown as links and buttons,
    * lower-case. Any other address is shown as inert text. Default `github.com`.
@@ -139,6 +150,7 @@ export function readConfig(env: Env = process.env): Config {
       'SLACK_SIGNING_SECRET is required in HTTP mode (set it, or set SLACK_APP_TOKEN to use Socket Mode)',
     );
   }
+  if (result.success) problems.push(...unknownNotifyProjects(result.data));
   if (!result.success || problems.length > 0) throw new ConfigError([...new Set(problems)]);
   const e = result.data;
   return {
@@ -181,11 +193,27 @@ export function readConfig(env: Env = process.env): Config {
       e.CHANNEL_PROJECTS.map(([channel, project]) => [channel as string, project as string]),
     ),
     suggestedPrompts: e.SUGGESTED_PROMPTS,
+    notify: { channels: e.NOTIFY_CHANNEL_ID, on: e.NOTIFY_ON, requester: e.NOTIFY_REQUESTER },
     prLinkHosts: e.PR_LINK_HOSTS,
     retentionDays: e.RETENTION_DAYS,
     metricsToken: e.METRICS_TOKEN,
     logLevel: e.LOG_LEVEL,
   };
+}
+
+/** A project named in NOTIFY_CHANNEL_ID that no channel runs on is a typo: say so at start-up. */
+function unknownNotifyProjects(e: {
+  DOCS_AGENT_PROJECT_ID: string;
+  CHANNEL_PROJECTS: string[][];
+  NOTIFY_CHANNEL_ID: NotifyChannels;
+}): string[] {
+  const known = new Set([e.DOCS_AGENT_PROJECT_ID, ...e.CHANNEL_PROJECTS.map((pair) => pair[1])]);
+  return [...e.NOTIFY_CHANNEL_ID.byProject.keys()]
+    .filter((project) => !known.has(project))
+    .map(
+      (project) =>
+        `NOTIFY_CHANNEL_ID names project "${project}", which is neither DOCS_AGENT_PROJECT_ID nor a project of CHANNEL_PROJECTS`,
+    );
 }
 
 /** Every secret value in the configuration, for log redaction. */

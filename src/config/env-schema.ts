@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { LOG_LEVELS, type LogLevel } from '../logging/logger.js';
 import { DatabaseTlsError, parseDatabaseTls } from './database-tls.js';
 import { blankToUndefined, idList, integer, optionalSecret, secret, serviceUrl } from './fields.js';
+import { notifyChannels } from './notify-channels.js';
 
 export { LOG_LEVELS, type LogLevel };
 
@@ -120,6 +121,15 @@ export const envSchema = z.object({
       .refine((pairs) => new Set(pairs.map((p) => p[0])).size === pairs.length, {
         error: 'lists a channel twice',
       }),
+  ),
+  NOTIFY_CHANNEL_ID: notifyChannels(),
+  NOTIFY_ON: z.preprocess(
+    (v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : v),
+    z.enum(['pr', 'all'], { error: 'must be pr or all' }).default('pr'),
+  ),
+  NOTIFY_REQUESTER: z.preprocess(
+    (v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : v),
+    z.enum(['thread', 'dm'], { error: 'must be thread or dm' }).default('thread'),
   ),
   PR_LINK_HOSTS: z.preprocess(
     blankToUndefined,

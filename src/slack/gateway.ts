@@ -70,6 +70,8 @@ export interface SlackGateway {
   respond(responseUrl: string, text: Mrkdwn): Promise<void>;
   /** Account facts that decide access. */
   userInfo(userId: string): Promise<SlackUser>;
+  /** The id of the bot's direct message conversation with a person (opened if need be). */
+  openDirect(userId: string): Promise<string>;
   /** ts of a top-level message since `oldest` (epoch seconds) carrying the given metadata key, if any. */
   findInChannel(args: {
     channel: string;
@@ -251,6 +253,12 @@ export function createSlackGateway({
         deleted: user.deleted === true,
         teamId: typeof user.team_id === 'string' ? user.team_id : undefined,
       };
+    },
+    async openDirect(userId) {
+      const result = await call('conversations.open', () => client.conversations.open({ users: userId }));
+      const id = result.channel?.id;
+      if (typeof id !== 'string') throw new SlackCallError('conversations.open', 'missing_channel');
+      return id;
     },
     findInChannel: ({ channel, oldest, metadata }) =>
       findByMetadata(

@@ -217,3 +217,20 @@ describe('the assistant pane', () => {
     expect(h.agent.requestsFor('create')).toHaveLength(1);
   });
 });
+
+describe('a job started by direct message, with NOTIFY_REQUESTER=dm', () => {
+  it('tells its requester the outcome once, in the job’s own thread', async () => {
+    h = await startHarness({ NOTIFY_REQUESTER: 'dm' });
+    const first = dm('Document the rate limits');
+    await h.event(first);
+    await waitFor('job active', async () => (await jobIn(first.ts))?.phase === 'active');
+    h.agent.complete('job_1', 'https://github.com/example/docs/pull/11');
+    await waitFor('outcome in the DM thread', () =>
+      h.slack.threadPosts(first.ts).find((m) => m.text.includes('pull/11')),
+    );
+    await h.settled();
+    // The thread is already in the requester's direct messages: no second copy beside it.
+    expect(h.slack.messages.filter((m) => m.channel === DM && !m.thread_ts)).toHaveLength(0);
+    expect(h.slack.callsTo('conversations.open')).toHaveLength(0);
+  });
+});

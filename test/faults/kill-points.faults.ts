@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { AgentOperation } from '../helpers/agent-stand-in.js';
 import { waitFor } from '../helpers/http.js';
 import type { SlackCall } from '../helpers/slack-stand-in.js';
-import { add, type Counts, emptyCounts } from './ledger.js';
+import { accountNotifications, add, type Counts, emptyCounts } from './ledger.js';
 import { recordRow } from './report.js';
 import { createWorld, DIRECT } from './world.js';
 
-/** Runs per kill point; 9 points make 54 SIGKILLs. */
+/** Runs per kill point; 12 points make 72 SIGKILLs. */
 const RUNS_PER_POINT = 6;
 
 type Hit = {
@@ -20,6 +20,12 @@ const isRootPost = (c: SlackCall) =>
 const isOutcomePost = (c: SlackCall) =>
   c.method === 'chat.postMessage' &&
   (c.args.metadata as { event_payload?: { kind?: string } } | undefined)?.event_payload?.kind === 'outcome';
+const isNotification = (direct: boolean) => (c: SlackCall) =>
+  c.method === 'chat.postMessage' &&
+  (c.args.metadata as { event_type?: string } | undefined)?.event_type === 'docs_agent_notification' &&
+  String(c.args.channel).startsWith('D') === direct;
+/** Every outcome is also told in the notification channel and to the requester by DM. */
+const NOTIFY_ENV = { NOTIFY_CHANNEL_ID: 'C0NEWS', NOTIFY_ON: 'all', NOTIFY_REQUESTER: 'dm' };
 
 /** Where the process is killed, and how many matching moments a run has (the kill picks one). */
 const POINTS: { name: string; hit?: Hit; occurrences: number }[] = [
@@ -48,6 +54,21 @@ const POINTS: { name: string; hit?: Hit; occurrences: number }[] = [
     hit: { slack: isOutcomePost, afterAnswer: true },
     occurrences: 2,
   },
+  {
+    name: 'between outcome write and channel notification',
+    hit: { slack: isNotification(false), afterAnswer: false },
+    occurrences: 2,
+  },
+  {
+    name: 'after channel notification, before marked delivered',
+    hit: { slack: isNotification(false), afterAnswer: true },
+    occurrences: 2,
+  },
+  {
+    name: 'after DM to the requester, before marked delivered',
+    hit: { slack: isNotification(true), afterAnswer: true },
+    occurrences: 2,
+  },
 ];
 
 let runSerial = 0;
@@ -71,6 +92,7 @@ async function killRun(
     return true;
   };
   const world = await createWorld({
+    env: NOTIFY_ENV,
     slackHooks: {
       before: (c) => (point.hit?.slack?.(c) && !point.hit.afterAnswer && fire() ? 'drop' : undefined),
       after: (c) => void (point.hit?.slack?.(c) && point.hit.afterAnswer && fire()),
@@ -135,7 +157,9 @@ async function killRun(
     expect(await world.app.stop()).toBe(0);
     mark('stopped');
     if (!killed) details.push(`${point.name} #${variant}: the kill point was not reached`);
-    return world.account(details);
+    const counts = world.account(details);
+    const told = accountNotifications(world.slack, details);
+    return { ...counts, lost: counts.lost + told.lost, duplicates: counts.duplicates + told.duplicates };
   } finally {
     await world.close();
   }

@@ -145,3 +145,39 @@ export function table(rows: { scenario: string; counts: Counts }[]): string {
   const line = (name: string, c: Counts) => `| ${name} | ${COLUMNS.map(([key]) => c[key]).join(' | ')} |`;
   return [header, rule, ...rows.map((r) => line(r.scenario, r.counts)), line('**all**', total)].join('\n');
 }
+
+/**
+ * With NOTIFY_CHANNEL_ID, NOTIFY_ON=all and NOTIFY_REQUESTER=dm: every outcome posted in a thread
+ * is also told exactly once in the notification channel and exactly once to the requester
+ * directly. Returns how many of those were lost or doubled; `details` explains each.
+ */
+export function accountNotifications(
+  slack: SlackStandIn,
+  details: string[],
+): { expected: number; lost: number; duplicates: number } {
+  const counts = { expected: 0, lost: 0, duplicates: 0 };
+  const keyOf = (m: StoredMessage) => String(m.metadata?.event_payload.key ?? '');
+  const told = slack.messages.filter((m) => m.metadata?.event_type === 'docs_agent_notification');
+  const outcomes = slack.messages.filter(
+    (m) => m.metadata?.event_type === 'docs_agent_post' && aboutOf(m).kind === 'outcome',
+  );
+  for (const outcome of outcomes) {
+    // `outcome:<run>:<job>` has its notification at `notify:<run>:<job>` and DM at `requester-dm:…`.
+    const rest = keyOf(outcome).slice('outcome:'.length);
+    for (const [key, where] of [
+      [`notify:${rest}`, (m: StoredMessage) => !m.channel.startsWith('D')],
+      [`requester-dm:${rest}`, (m: StoredMessage) => m.channel.startsWith('D')],
+    ] as const) {
+      counts.expected += 1;
+      const copies = told.filter((m) => keyOf(m) === key && where(m)).length;
+      if (copies > 1) {
+        counts.duplicates += 1;
+        details.push(`notification doubled: ${key} posted ${copies} times`);
+      } else if (copies === 0) {
+        counts.lost += 1;
+        details.push(`notification lost: ${key}`);
+      }
+    }
+  }
+  return counts;
+}
