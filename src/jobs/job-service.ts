@@ -1,5 +1,6 @@
 import type { Orphans } from '../store/types.js';
 import { createReplyCatchUp } from './catch-up.js';
+import { createEdits, type Edits } from './edits.js';
 import { createFollowUps } from './follow-ups.js';
 import { createHolds } from './holds.js';
 import { createInstructionChecks } from './instruction-checks.js';
@@ -11,21 +12,25 @@ import { createJobAcceptance, type JobAcceptance } from './start/accept.js';
 import { createJobStart, type JobStart } from './start/start-job.js';
 
 export { outcomeOf } from './agent-outcomes.js';
+export type { EditOutcome } from './edits.js';
 export type { JobServiceDeps } from './job-context.js';
 export type {
+  DeleteRequest,
+  EditRequest,
   MentionOutcome,
   MentionRequest,
   ReplyRequest,
   ShortcutRequest,
   StartRequest,
 } from './requests.js';
+export type { SharedFile } from './shared-files.js';
 
 /**
  * The job rules. Every instruction is first *accepted* (recorded in the store, fast, before
  * Slack is acknowledged), then *processed* in the background; a crash in between leaves a row
  * that {@link JobService.recover} picks up.
  */
-export interface JobService extends JobAcceptance, Pick<JobStart, 'startJob'>, Replies, RunOutcomes {
+export interface JobService extends JobAcceptance, Pick<JobStart, 'startJob'>, Replies, Edits, RunOutcomes {
   /**
    * Finishes or explains what a stopped process left half done (taken over with
    * {@link Store.adoptOrphans}).
@@ -68,6 +73,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
     ...createJobAcceptance(ctx, replies.acceptReply),
     startJob: start.startJob,
     ...replies,
+    ...createEdits(ctx, followUps.dispatchReady),
     ...createRunOutcomes(ctx),
     recover: recovery.recover,
 

@@ -9,6 +9,7 @@ import type {
   ShortcutRequest,
   StartRequest,
 } from '../requests.js';
+import { filesNote, withFiles } from '../shared-files.js';
 import { withContext } from '../thread-context.js';
 
 /** Recording a new job from each place one starts: fast, before Slack is acknowledged. */
@@ -30,7 +31,14 @@ export interface JobAcceptance {
 export function createJobAcceptance(
   ctx: Pick<
     JobContext,
-    'store' | 'logger' | 'now' | 'instanceId' | 'projectFor' | 'pollIntervalMs' | 'threadContextMaxChars'
+    | 'store'
+    | 'logger'
+    | 'now'
+    | 'instanceId'
+    | 'projectFor'
+    | 'pollIntervalMs'
+    | 'threadContextMaxChars'
+    | 'enqueue'
   >,
   /** Records a reply in a job's thread: a mention in a thread that has a job is one. */
   acceptReply: (request: ReplyRequest) => Promise<number | undefined>,
@@ -88,6 +96,10 @@ export function createJobAcceptance(
       // Nothing to start a job with (the listener explains a bare mention).
       if (!request.text.trim()) return undefined;
       const triggerKey = `mention:${request.channelId}:${request.messageTs}`;
+      // Queued before the job is recorded (once per message): a crash in between cannot lose it.
+      const where = { ...request, threadTs: request.threadTs ?? request.messageTs };
+      const note = filesNote(null, where, request.files);
+      if (note.length > 0) await ctx.enqueue(note, now());
       const result = await insert(
         {
           teamId: request.teamId,
@@ -100,7 +112,7 @@ export function createJobAcceptance(
           threadTs: request.threadTs ?? request.messageTs,
           contextTs: request.threadTs ? request.messageTs : null,
         },
-        mrkdwnToPlain(request.text).trim(),
+        withFiles(mrkdwnToPlain(request.text).trim(), request.files ?? []),
         // The mention is the first run's message: the same message seen again as a reply is a repeat.
         request.messageTs,
       );

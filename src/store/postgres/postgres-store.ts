@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { type DatabaseTlsError, parseDatabaseTls } from '../../config/database-tls.js';
+import { changeHolds } from '../changes.js';
 import { newJobParams } from '../queries.js';
 import {
   parseAt,
@@ -101,12 +102,8 @@ export async function openPostgresStore(
   async function applyIn(db: Queryable, change: Change, now: number): Promise<boolean> {
     // Read (and locked) even without `expect`, so changes to one job apply one at a time.
     const current = await one(db, 'jobState', { jobId: change.jobId }, parseJobState);
-    if (
-      change.expect &&
-      (current?.phase !== change.expect.phase || current.runCount !== change.expect.runCount)
-    ) {
-      return false;
-    }
+    const run = change.expectRun && (await one(db, 'lockedRun', { runId: change.expectRun.id }, parseRun));
+    if (!changeHolds(change, current, run || undefined)) return false;
     await updateRow(db, 'jobs', change.jobId, { ...change.job, updatedAt: now });
     if (change.incrementRunCount) await write(db, 'incrementRunCount', { jobId: change.jobId });
     for (const run of [...(change.run ? [change.run] : []), ...(change.runs ?? [])]) {

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { changeHolds } from '../changes.js';
 import type { Params } from '../queries/named.js';
 import { newJobParams, type PatchedTable, type QueryName, queriesFor, updateStatement } from '../queries.js';
 import {
@@ -119,10 +120,9 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
   });
 
   const applyOne = (change: Change, now: number): boolean => {
-    if (change.expect) {
-      const state = one('jobState', { jobId: change.jobId }, parseJobState);
-      if (state?.phase !== change.expect.phase || state.runCount !== change.expect.runCount) return false;
-    }
+    const state = change.expect ? one('jobState', { jobId: change.jobId }, parseJobState) : undefined;
+    const run = change.expectRun ? one('lockedRun', { runId: change.expectRun.id }, parseRun) : undefined;
+    if (!changeHolds(change, state, run)) return false;
     updateRow('jobs', change.jobId, { ...change.job, updatedAt: now });
     if (change.incrementRunCount) write('incrementRunCount', { jobId: change.jobId });
     for (const run of [...(change.run ? [change.run] : []), ...(change.runs ?? [])]) {
