@@ -40,7 +40,15 @@ export interface ShortcutRequest {
   /** The instruction typed in the modal, Slack-encoded (`&`, `<`, `>` escaped) like a command's. */
   instruction: string;
   /** The message the shortcut was used on, as the user left it in the modal (Slack-encoded). */
-  message: { channelId: string; ts: string; threadTs: string | undefined; text: string; author: string };
+  message: {
+    channelId: string;
+    ts: string;
+    threadTs: string | undefined;
+    text: string;
+    author: string;
+    /** Files the message carries: the agent gets their names only (the modal said so). */
+    files?: SharedFile[];
+  };
   permalink: string | undefined;
   /** The modal's view id: unique per submission. */
   viewId: string;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/http.js';
-import { appMention } from '../helpers/payloads.js';
+import { appMention, messageShortcut, viewSubmission } from '../helpers/payloads.js';
 import { BOT_USER_ID } from '../helpers/slack-stand-in.js';
 
 const h = useHarness();
@@ -104,5 +104,31 @@ describe('files shared with an instruction', () => {
     await h.settled();
     expect(h.agent.requestsFor('message')[0]?.body).toEqual({ prompt: 'No attachments here' });
     expect(ephemeralsTo('U0BOB')).toEqual([]);
+  });
+});
+
+describe('files on a message sent with the shortcut', () => {
+  it('says in the modal that files do not reach the agent, and names them in the prompt', async () => {
+    const message = { ts: '1700000800.000100', text: 'Here are the new limits', files: FILES };
+    const res = await h.interact(messageShortcut(message));
+    expect(res.status).toBe(200);
+    const view = await waitFor('modal', () => h.slack.views[0]);
+    const blocks = JSON.stringify(view.blocks);
+    expect(blocks).toContain('Files do not reach the docs agent');
+    expect(blocks).toContain('`limits.pdf`');
+    await h.interact(
+      viewSubmission(view, {
+        instruction: 'Document the limits',
+        message: 'Here are the new limits',
+        channel: 'C0GENERAL',
+      }),
+    );
+    await waitFor('create call', () => h.agent.requestsFor('create').length === 1);
+    const prompt = String(h.agent.requestsFor('create')[0]?.body?.prompt);
+    expect(prompt.startsWith('Document the limits\n')).toBe(true);
+    expect(prompt).toContain('--- End of context');
+    expect(prompt.endsWith('- limits.pdf (pdf)\n- screenshot.png (image/png)\n--- End of files ---')).toBe(
+      true,
+    );
   });
 });

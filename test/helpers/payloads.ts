@@ -94,7 +94,7 @@ export function interaction(payload: Record<string, unknown>): string {
 
 /** A message shortcut ("Send to docs agent") on a message. */
 export function messageShortcut(
-  message: { ts: string; text: string; user?: string; thread_ts?: string },
+  message: { ts: string; text: string; user?: string; thread_ts?: string; files?: unknown[] },
   channel = 'C0GENERAL',
 ) {
   return {

@@ -129,12 +129,15 @@ export function createJobAcceptance(
       const lines = message.text.trim()
         ? [{ author: message.author, text: mrkdwnToPlain(message.text).trim() }]
         : [];
-      const prompt = withContext(
-        mrkdwnToPlain(request.instruction).trim(),
-        lines,
-        // The message is what the user chose to send (at most 3,000 characters in the modal).
-        Math.max(ctx.threadContextMaxChars, 3_000),
-        request.permalink ? { link: request.permalink } : {},
+      const prompt = withFiles(
+        withContext(
+          mrkdwnToPlain(request.instruction).trim(),
+          lines,
+          // The message is what the user chose to send (at most 3,000 characters in the modal).
+          Math.max(ctx.threadContextMaxChars, 3_000),
+          request.permalink ? { link: request.permalink } : {},
+        ),
+        message.files ?? [],
       );
       const triggerKey = `shortcut:${request.viewId}`;
       // In the message's own channel the job lives in its thread; elsewhere it gets a new one.
