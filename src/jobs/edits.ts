@@ -1,6 +1,6 @@
 import { editText } from '../blocks/edit-texts.js';
 import { keys } from '../domain/outbox-registry.js';
-import { enterPhase } from '../domain/phases.js';
+import { enterPhase, FIRST_PHASE } from '../domain/phases.js';
 import { mrkdwnToPlain } from '../slack/mrkdwn.js';
 import type { Change, JobRecord, NewOutboxItem, RunRecord, RunState } from '../store/types.js';
 import type { JobContext } from './job-context.js';
@@ -49,13 +49,14 @@ export function createEdits(
   const waitingStates = (run: RunRecord): readonly RunState[] =>
     run.kind === 'create' ? ['pending'] : ['pending', 'ready'];
   const isWaiting = (job: JobRecord, run: RunRecord) =>
-    waitingStates(run).includes(run.state) && (run.kind !== 'create' || job.phase === 'accepted');
+    waitingStates(run).includes(run.state) && (run.kind !== 'create' || job.phase === FIRST_PHASE);
 
   /** Only while it still waits: a batch (or the job's start) that took it meanwhile wins. */
   const guard = (job: JobRecord, run: RunRecord): Pick<Change, 'jobId' | 'expect' | 'expectRun'> => ({
     jobId: job.id,
     expectRun: { id: run.id, states: waitingStates(run) },
-    ...(run.kind === 'create' ? { expect: { phase: 'accepted' as const, runCount: 0 } } : {}),
+    // A first instruction: only while its job is as it was read, only recorded (see isWaiting).
+    ...(run.kind === 'create' ? { expect: { phase: job.phase, runCount: job.runCount } } : {}),
   });
 
   const authorOf = (job: JobRecord, run: RunRecord): PrivateTarget => ({
