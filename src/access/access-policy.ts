@@ -74,6 +74,12 @@ export interface AccessPolicyDeps {
   now?: () => number;
 }
 
+/** Whether `ALLOWED_CHANNEL_IDS` lets the bot be used in a channel (no list: every channel). */
+export const channelAllowed = (
+  config: Pick<Config['access'], 'allowedChannelIds'>,
+  channelId: string,
+): boolean => config.allowedChannelIds === null || config.allowedChannelIds.has(channelId);
+
 /**
  * The access rules, checked before anything reaches the agent API: the installed workspace
  * only, allowed channels and people, no guests unless allowed, a per-person hourly limit so one
@@ -113,7 +119,7 @@ export function createAccessPolicy(deps: AccessPolicyDeps): AccessPolicy {
   const decide = async ({ teamId, channelId, userId }: Requester): Promise<AccessDecision> => {
     const installed = await installedTeam();
     if (installed && teamId && teamId !== installed) return { allowed: false, reason: 'team' };
-    if (config.allowedChannelIds && channelId !== undefined && !config.allowedChannelIds.has(channelId))
+    if (channelId !== undefined && !channelAllowed(config, channelId))
       return { allowed: false, reason: 'channel' };
     if (config.allowedUserIds && !config.allowedUserIds.has(userId))
       return { allowed: false, reason: 'user' };

@@ -28,7 +28,7 @@ export interface Edits {
 const ATTEMPTS = 2;
 
 export function createEdits(
-  ctx: Pick<JobContext, 'store' | 'logger' | 'now' | 'maxPromptChars' | 'applyQueued' | 'enqueue'>,
+  ctx: Pick<JobContext, 'store' | 'logger' | 'now' | 'settings' | 'applyQueued' | 'enqueue'>,
   /** Tells replies that waited for a job which will now never start that there is none. */
   dispatchReady: (jobId: number) => Promise<void>,
 ): Edits {
@@ -113,8 +113,8 @@ export function createEdits(
       const note = privateNote(job.id, keys.withdrawn({ runId: run.id }), to, editText.withdrawn());
       done = await withdraw(job, run, note);
       outcome = 'withdrawn';
-    } else if (plain.length > ctx.maxPromptChars) {
-      const note = editText.editTooLong(plain.length, ctx.maxPromptChars);
+    } else if (plain.length > ctx.settings.maxPromptChars) {
+      const note = editText.editTooLong(plain.length, ctx.settings.maxPromptChars);
       await tell(privateNote(job.id, keys.editRefused({ runId: run.id, version }), to, note));
       return 'refused';
     } else {

@@ -24,15 +24,15 @@ export interface InstructionChecks {
 }
 
 export function createInstructionChecks(
-  ctx: Pick<JobContext, 'access' | 'logger' | 'metrics' | 'maxPromptChars'>,
+  ctx: Pick<JobContext, 'access' | 'logger' | 'metrics' | 'settings'>,
   holds: Pick<Holds, 'hold'>,
 ): InstructionChecks {
   const { metrics, logger } = ctx;
   return {
     async refusal(runId, prompt, who, surface) {
-      if (prompt.length > ctx.maxPromptChars) {
+      if (prompt.length > ctx.settings.maxPromptChars) {
         metrics.instruction(surface, 'refused', 'too_long');
-        return text.promptTooLong(prompt.length, ctx.maxPromptChars);
+        return text.promptTooLong(prompt.length, ctx.settings.maxPromptChars);
       }
       const checked = await ctx.access.check(who);
       const decision = checked.allowed ? await ctx.access.reserve(runId) : checked;

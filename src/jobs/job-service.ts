@@ -5,13 +5,11 @@ import { createFollowUps } from './follow-ups.js';
 import { createHolds } from './holds.js';
 import { createInstructionChecks } from './instruction-checks.js';
 import { createJobContext, type JobServiceDeps } from './job-context.js';
-import { createRunOutcomes, type RunOutcomes } from './outcomes.js';
 import { createRecovery } from './recovery.js';
 import { createReplies, type Replies } from './replies.js';
 import { createJobAcceptance, type JobAcceptance } from './start/accept.js';
 import { createJobStart, type JobStart } from './start/start-job.js';
 
-export { outcomeOf } from './agent-outcomes.js';
 export type { EditOutcome } from './edits.js';
 export type { JobServiceDeps } from './job-context.js';
 export type {
@@ -30,7 +28,7 @@ export type { SharedFile } from './shared-files.js';
  * Slack is acknowledged), then *processed* in the background; a crash in between leaves a row
  * that {@link JobService.recover} picks up.
  */
-export interface JobService extends JobAcceptance, Pick<JobStart, 'startJob'>, Replies, Edits, RunOutcomes {
+export interface JobService extends JobAcceptance, Pick<JobStart, 'startJob'>, Replies, Edits {
   /**
    * Finishes or explains what a stopped process left half done (taken over with
    * {@link Store.adoptOrphans}).
@@ -53,7 +51,8 @@ export interface JobService extends JobAcceptance, Pick<JobStart, 'startJob'>, R
 
 /**
  * Builds the job flows in the order they depend on each other (each is handed the ones it
- * calls): replies, then starting a job, then accepting one, the outcomes and recovery.
+ * calls): replies, then starting a job, then accepting one, and recovery. A run's outcome is
+ * recorded by `createRunOutcomes` (outcomes.ts), built before the poller that reports to it.
  */
 export function createJobService(deps: JobServiceDeps): JobService {
   const ctx = createJobContext(deps);
@@ -74,7 +73,6 @@ export function createJobService(deps: JobServiceDeps): JobService {
     startJob: start.startJob,
     ...replies,
     ...createEdits(ctx, followUps.dispatchReady),
-    ...createRunOutcomes(ctx),
     recover: recovery.recover,
 
     async handBack({ jobIds = [], runIds = [] }) {

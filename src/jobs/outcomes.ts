@@ -19,7 +19,13 @@ export interface RunOutcomes {
   notePollRefused(job: JobRecord): Promise<void>;
 }
 
-export function createRunOutcomes(ctx: JobContext): RunOutcomes {
+/** What recording an outcome needs: it is built before the poller, which reports to it. */
+export type RunOutcomesDeps = Pick<
+  JobContext,
+  'store' | 'logger' | 'metrics' | 'now' | 'hints' | 'settings' | 'applyQueued' | 'enqueue'
+>;
+
+export function createRunOutcomes(ctx: RunOutcomesDeps): RunOutcomes {
   const { store, logger, metrics, now } = ctx;
   return {
     async finishRun(job, outcome, agentJob) {
@@ -38,7 +44,7 @@ export function createRunOutcomes(ctx: JobContext): RunOutcomes {
       };
       const updated = { ...job, ...patch };
       const notify = [...new Set([job.requesterId, ...open.map((r) => r.authorId)])];
-      const post = outcomePost(outcome, updated, notify, ctx.maxAgeMs, ctx.hints);
+      const post = outcomePost(outcome, updated, notify, ctx.settings.poll.maxAgeMs, ctx.hints);
       const applied = await ctx.applyQueued(
         {
           jobId: job.id,

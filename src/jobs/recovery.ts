@@ -134,7 +134,7 @@ export function createRecovery(ctx: JobContext, parts: RecoveryParts) {
       for (const run of runs) await recoverRun(run);
       // Each step woke the outbox for what it queued; one more wake at the end keeps a take-over
       // round, even one that queued nothing, ending with the outbox looking.
-      ctx.onEnqueued();
+      ctx.loops.outbox.kick();
     },
   };
 }

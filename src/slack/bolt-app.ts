@@ -3,6 +3,7 @@ import { App, HTTPReceiver, SocketModeReceiver } from '@slack/bolt';
 import type { Config } from '../config/config.js';
 import { answerPlain, createFrontServer, type Route } from '../http/front-server.js';
 import type { Logger } from '../logging/logger.js';
+import { slackClientOptions } from './client-options.js';
 import type { Identity } from './identity.js';
 import { slackLogger, slackLogLevel } from './slack-logger.js';
 
@@ -63,7 +64,7 @@ export function createSlackApp({
       authorize,
       logger: log,
       logLevel,
-      clientOptions: { slackApiUrl: config.slack.apiUrl },
+      clientOptions: slackClientOptions(config, logger, 'bolt'),
     });
     app.error(async (error) => {
       logger.error('unhandled error in a listener', { error });
@@ -79,7 +80,7 @@ export function createSlackApp({
       appToken: config.slack.appToken,
       logger: log,
       logLevel,
-      installerOptions: { clientOptions: { slackApiUrl: config.slack.apiUrl } },
+      installerOptions: { clientOptions: slackClientOptions(config, logger, 'bolt') },
     });
     const app = buildApp(receiver);
     const front = createFrontServer([healthz, ...routes], logger);

@@ -29,17 +29,7 @@ export interface JobAcceptance {
 }
 
 export function createJobAcceptance(
-  ctx: Pick<
-    JobContext,
-    | 'store'
-    | 'logger'
-    | 'now'
-    | 'instanceId'
-    | 'projectFor'
-    | 'pollIntervalMs'
-    | 'threadContextMaxChars'
-    | 'enqueue'
-  >,
+  ctx: Pick<JobContext, 'store' | 'logger' | 'now' | 'instanceId' | 'projectFor' | 'settings' | 'enqueue'>,
   /** Records a reply in a job's thread: a mention in a thread that has a job is one. */
   acceptReply: (request: ReplyRequest) => Promise<number | undefined>,
 ): JobAcceptance {
@@ -57,7 +47,7 @@ export function createJobAcceptance(
         responseUrl: null,
         ...fields,
         projectId: ctx.projectFor(fields.channelId),
-        pollIntervalMs: ctx.pollIntervalMs,
+        pollIntervalMs: ctx.settings.poll.intervalMs,
         owner: ctx.instanceId,
       },
       { kind: 'create', prompt, authorId: fields.requesterId, messageTs, owner: ctx.instanceId },
@@ -134,7 +124,7 @@ export function createJobAcceptance(
           mrkdwnToPlain(request.instruction).trim(),
           lines,
           // The message is what the user chose to send (at most 3,000 characters in the modal).
-          Math.max(ctx.threadContextMaxChars, 3_000),
+          Math.max(ctx.settings.threadContextMaxChars, 3_000),
           request.permalink ? { link: request.permalink } : {},
         ),
         message.files ?? [],

@@ -5,6 +5,7 @@ import { keys, rootMetadata } from '../../domain/outbox-registry.js';
 import { enterPhase, moveJob } from '../../domain/phases.js';
 import { SlackCallError } from '../../slack/gateway.js';
 import { md, mrkdwnToPlain, userMention } from '../../slack/mrkdwn.js';
+import { isNotAMember } from '../../slack/slack-errors.js';
 import type { JobIn, JobRecord, RunRecord } from '../../store/types.js';
 import {
   errorMessage,
@@ -40,7 +41,10 @@ export function createJobStart(
 ): JobStart {
   const { store, slack, logger, metrics, now } = ctx;
   const { checks, dispatchReady, catchUp } = parts;
-  const firstPrompt = createFirstPrompt(ctx);
+  const firstPrompt = createFirstPrompt({
+    ...ctx,
+    threadContextMaxChars: ctx.settings.threadContextMaxChars,
+  });
 
   async function createUpstream(job: JobIn<'creating'>, run: RunRecord): Promise<void> {
     const prompt = await firstPrompt(job, run);
@@ -77,7 +81,7 @@ export function createJobStart(
       // Only the agent call is in the try above: the agent has the job now.
       const at = now();
       const patch = {
-        ...startedPatch(job.phase, agentJob, at, ctx.pollIntervalMs),
+        ...startedPatch(job.phase, agentJob, at, ctx.settings.poll.intervalMs),
         agentJobId: agentJob.id,
       };
       await recordAgentAnswer(
@@ -96,7 +100,7 @@ export function createJobStart(
       );
       logger.info('job started', { jobId: job.id, agentJobId: agentJob.id, channel: job.channelId });
       metrics.instruction(job.origin, 'started');
-      ctx.onRunStarted();
+      ctx.loops.poller.kick();
     }
     // Follow-ups that arrived while the job was being created.
     await dispatchReady(job.id);
@@ -125,10 +129,7 @@ export function createJobStart(
       }
       logger.warn('could not post the root message; job not started', { jobId: job.id, code });
       metrics.instruction(job.origin, 'failed', 'slack');
-      const note =
-        code === 'not_in_channel' || code === 'channel_not_found'
-          ? text.notInChannel(job.channelId)
-          : text.cannotPost(code);
+      const note = isNotAMember(code) ? text.notInChannel(job.channelId) : text.cannotPost(code);
       await ctx.applyQueued(
         {
           jobId: job.id,
