@@ -16,7 +16,7 @@ export const editText = {
   editTooLong: (length: number, max: number) =>
     md`:straight_ruler: Your edit is ${length} characters long; the limit is ${max}. The earlier version is what the docs agent gets.`,
   withdrawn: () =>
-    md`:information_source: After your edit that reply is no longer an instruction for the docs agent, so it was taken out of what goes to the agent.`,
+    md`:information_source: After your edit that message is no longer an instruction for the docs agent, so it will not be sent to the agent.`,
   notRecorded: () =>
     md`:warning: I could not record your edit or deletion just now, so the docs agent may still get the earlier version. Please try again in a moment.`,
   filesUnseen: (files: readonly { name: string; type: string }[]) => {

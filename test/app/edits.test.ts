@@ -230,6 +230,17 @@ describe('a mention edited or deleted before its job started', () => {
     expect(h.slack.messages.filter((m) => m.metadata?.event_type === 'docs_agent_root')).toEqual([]);
   });
 
+  it('never starts a job whose mention was edited down to the bare mention, and says so', async () => {
+    const mention = await heldMention('Document webhooks');
+    await send(messageChanged({ ts: mention.ts, text: `<@${BOT_USER_ID}>`, previous: mention.text }));
+    const note = await waitFor('private note', () => ephemeralsTo('U0ALICE')[1]);
+    expect(String(note.args.text)).toContain('no longer an instruction');
+    h.slack.outage.end('users.info');
+    await h.settled();
+    expect(h.agent.requestsFor('create')).toHaveLength(0);
+    expect((await h.app.store.findJobByThread('C0GENERAL', mention.ts))?.phase).toBe('not_started');
+  });
+
   it('tells the author the agent already has a mention edited after its job started', async () => {
     h = await startHarness();
     const mention = appMention({ text: `<@${BOT_USER_ID}> Document webhooks` });
