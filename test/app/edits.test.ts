@@ -241,6 +241,44 @@ describe('a mention edited or deleted before its job started', () => {
     expect((await h.app.store.findJobByThread('C0GENERAL', mention.ts))?.phase).toBe('not_started');
   });
 
+  it('tells the author once that deleting a started mention, left as a tombstone, takes nothing back', async () => {
+    h = await startHarness();
+    const mention = appMention({ text: `<@${BOT_USER_ID}> Document webhooks` });
+    await h.anyEvent(mention);
+    await waitFor('create call', () => h.agent.requestsFor('create').length === 1);
+    // The mention has replies (the status card), so Slack keeps it as a tombstone: an "edit".
+    const tombstone = {
+      type: 'message',
+      subtype: 'message_changed',
+      hidden: true,
+      channel: 'C0GENERAL',
+      ts: '1700000900.000100',
+      event_ts: '1700000900.000100',
+      message: {
+        type: 'message',
+        subtype: 'tombstone',
+        hidden: true,
+        user: 'USLACKBOT',
+        text: 'This message was deleted.',
+        ts: mention.ts,
+        thread_ts: mention.ts,
+      },
+      previous_message: {
+        type: 'message',
+        user: 'U0ALICE',
+        text: mention.text,
+        ts: mention.ts,
+        thread_ts: mention.ts,
+      },
+    };
+    await send(tombstone);
+    await send(tombstone);
+    const note = await waitFor('private note', () => ephemeralsTo('U0ALICE')[0]);
+    expect(String(note.args.text)).toContain('deleting it does not take it back');
+    await h.settled();
+    expect(ephemeralsTo('U0ALICE')).toHaveLength(1);
+  });
+
   it('tells the author the agent already has a mention edited after its job started', async () => {
     h = await startHarness();
     const mention = appMention({ text: `<@${BOT_USER_ID}> Document webhooks` });
