@@ -4,7 +4,7 @@ import { type AgentClient, createAgentClient } from './agent/client.js';
 import type { RenderHints } from './blocks/messages.js';
 import { createMembership, newInstanceId } from './cluster/membership.js';
 import type { Config } from './config/config.js';
-import { secretsOf } from './config/config.js';
+import { notifyChannelFor, secretsOf } from './config/config.js';
 import { createOutbox } from './delivery/outbox.js';
 import { createHomePublisher } from './home/home-publisher.js';
 import { createHealth } from './http/health.js';
@@ -154,6 +154,13 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     hints,
     settings: config,
     ...outboxWrites(store, outbox),
+    notify: {
+      channelFor: (projectId) =>
+        notifyChannelFor(config.notify.channels, projectId ?? config.agent.projectId),
+      on: config.notify.on,
+      requester: config.notify.requester,
+      workspaceUrl: async () => (await identity.get())?.url,
+    },
   });
   const poller = createPoller({
     store,

@@ -59,8 +59,10 @@ const SCOPES_BY_METHOD: Readonly<Record<string, readonly string[]>> = {
   'reactions.add': ['reactions:write'],
   'reactions.remove': ['reactions:write'],
   'conversations.replies': ['channels:history', 'groups:history'],
-  'conversations.history': ['channels:history', 'groups:history'],
+  // Also on a direct message: the requester's DM, read back after a crash.
+  'conversations.history': ['channels:history', 'groups:history', 'im:history'],
   'conversations.info': ['channels:read', 'groups:read'],
+  'conversations.open': ['im:write'],
   'users.info': ['users:read'],
   'views.open': [],
   'views.publish': [],

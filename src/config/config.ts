@@ -1,6 +1,7 @@
 import { databasePassword } from '../logging/secrets.js';
 import { envSchema, type LogLevel } from './env-schema.js';
 import { blankToUndefined } from './fields.js';
+import type { NotifyChannels } from './notify-channels.js';
 
 export {
   LOG_LEVELS,
@@ -8,6 +9,7 @@ export {
   MAX_METRICS_TOKEN_CHARS,
   MIN_METRICS_TOKEN_CHARS,
 } from './env-schema.js';
+export { type NotifyChannels, notifyChannelFor } from './notify-channels.js';
 
 /** Validated configuration. Built once at start-up by {@link readConfig} and passed in. */
 export interface Config {
@@ -65,6 +67,13 @@ export interface Config {
     allowedUserIds: ReadonlySet<string> | null;
     /** Whether guests (restricted and ultra-restricted accounts) may use the bot. */
     allowGuests: boolean;
+    /**
+     * Direct messages to the bot (`ALLOW_DIRECT_MESSAGES`): `false` refuses them; `true` allows them
+     * even when `allowedChannelIds` is set; undefined (the default) allows them only when no
+     * channel allow-list is set. In the assistant pane opened beside a channel, that channel must
+     * also pass `allowedChannelIds`.
+     */
+    allowDirectMessages?: boolean | undefined;
     /** Instructions (commands and follow-ups) one person may give per rolling hour. */
     maxInstructionsPerUserPerHour: number;
   };
@@ -80,8 +89,19 @@ export interface Config {
   };
   /** Most characters of earlier thread messages given to the agent with a job started in a thread. */
   threadContextMaxChars: number;
+  /** Prompts a new assistant thread suggests (`SUGGESTED_PROMPTS`), at most four. */
+  suggestedPrompts: readonly { title: string; message: string }[];
   /** Documentation project per channel id; channels not listed use `agent.projectId`. */
   channelProjects: ReadonlyMap<string, string>;
+  /** Outcomes told outside the job's thread. */
+  notify: {
+    /** Channels where runs are announced, by project (`NOTIFY_CHANNEL_ID`); none by default. */
+    channels: NotifyChannels;
+    /** `pr` (default): announce runs that opened a pull request; `all`: every outcome. */
+    on: 'pr' | 'all';
+    /** `thread` (default): the requester is mentioned in the thread; `dm`: also told by direct message. */
+    requester: 'thread' | 'dm';
+  };
   /**
    * Hosts whose pull request addresses (from the agent API) are shown as links and buttons,
    * lower-case. Any other address is shown as inert text. Default `github.com`.
@@ -130,6 +150,7 @@ export function readConfig(env: Env = process.env): Config {
       'SLACK_SIGNING_SECRET is required in HTTP mode (set it, or set SLACK_APP_TOKEN to use Socket Mode)',
     );
   }
+  if (result.success) problems.push(...unknownNotifyProjects(result.data));
   if (!result.success || problems.length > 0) throw new ConfigError([...new Set(problems)]);
   const e = result.data;
   return {
@@ -162,6 +183,7 @@ export function readConfig(env: Env = process.env): Config {
       allowedChannelIds: e.ALLOWED_CHANNEL_IDS.length ? new Set(e.ALLOWED_CHANNEL_IDS) : null,
       allowedUserIds: e.ALLOWED_USER_IDS.length ? new Set(e.ALLOWED_USER_IDS) : null,
       allowGuests: e.ALLOW_GUESTS,
+      allowDirectMessages: e.ALLOW_DIRECT_MESSAGES,
       maxInstructionsPerUserPerHour: e.MAX_INSTRUCTIONS_PER_USER_PER_HOUR,
     },
     maxPromptChars: e.MAX_PROMPT_CHARS,
@@ -170,11 +192,28 @@ export function readConfig(env: Env = process.env): Config {
     channelProjects: new Map(
       e.CHANNEL_PROJECTS.map(([channel, project]) => [channel as string, project as string]),
     ),
+    suggestedPrompts: e.SUGGESTED_PROMPTS,
+    notify: { channels: e.NOTIFY_CHANNEL_ID, on: e.NOTIFY_ON, requester: e.NOTIFY_REQUESTER },
     prLinkHosts: e.PR_LINK_HOSTS,
     retentionDays: e.RETENTION_DAYS,
     metricsToken: e.METRICS_TOKEN,
     logLevel: e.LOG_LEVEL,
   };
+}
+
+/** A project named in NOTIFY_CHANNEL_ID that no channel runs on is a typo: say so at start-up. */
+function unknownNotifyProjects(e: {
+  DOCS_AGENT_PROJECT_ID: string;
+  CHANNEL_PROJECTS: string[][];
+  NOTIFY_CHANNEL_ID: NotifyChannels;
+}): string[] {
+  const known = new Set([e.DOCS_AGENT_PROJECT_ID, ...e.CHANNEL_PROJECTS.map((pair) => pair[1])]);
+  return [...e.NOTIFY_CHANNEL_ID.byProject.keys()]
+    .filter((project) => !known.has(project))
+    .map(
+      (project) =>
+        `NOTIFY_CHANNEL_ID names project "${project}", which is neither DOCS_AGENT_PROJECT_ID nor a project of CHANNEL_PROJECTS`,
+    );
 }
 
 /** Every secret value in the configuration, for log redaction. */

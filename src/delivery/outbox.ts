@@ -9,6 +9,7 @@ import { isChannelClosed } from '../slack/slack-errors.js';
 import type { JobRecord, OutboxItem, Store } from '../store/types.js';
 import { backoffMs } from '../util/backoff.js';
 import { createLoop, type Loop } from '../util/loop.js';
+import { createNotificationSender } from './notifications.js';
 
 export interface OutboxOptions {
   store: Store;
@@ -62,6 +63,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
   const { store, slack, logger } = options;
   const now = options.now ?? Date.now;
   const batchSize = options.batchSize ?? 10;
+  const notifications = createNotificationSender({ slack, logger });
 
   /** Swaps the status emoji on the thread's root to match the card. Cosmetic: never fails the update. */
   async function syncReaction(job: JobRecord): Promise<void> {
@@ -77,7 +79,8 @@ export function createOutbox(options: OutboxOptions): Outbox {
     }
   }
 
-  async function send(item: OutboxItem): Promise<void> {
+  /** Delivers an item; resolves to Slack's error code when it is given up without an error. */
+  async function send(item: OutboxItem): Promise<string | undefined> {
     const payload = item.payload;
     switch (payload.type) {
       case 'post': {
@@ -155,6 +158,9 @@ export function createOutbox(options: OutboxOptions): Outbox {
           ...(payload.threadTs ? { threadTs: payload.threadTs } : {}),
         });
         return;
+      case 'notify':
+      case 'direct':
+        return notifications.send(item, payload);
     }
   }
 
@@ -211,7 +217,13 @@ export function createOutbox(options: OutboxOptions): Outbox {
     // The claim counted this attempt and recorded its start.
     const attempts = item.attempts;
     try {
-      await send(item);
+      const givenUp = await send(item);
+      if (givenUp) {
+        // Already logged (at warn: a setting to fix, not a fault of the bot).
+        await store.updateOutbox(item.id, { deadAt: now(), lastError: givenUp, ...UNCLAIMED });
+        options.onGivenUp?.();
+        return;
+      }
       await store.updateOutbox(item.id, { deliveredAt: now(), lastError: null, ...UNCLAIMED });
     } catch (error) {
       const code = error instanceof SlackCallError ? error.code : 'unexpected_error';

@@ -41,4 +41,20 @@ export type OutboxPayload =
       /** Where to say it instead once the response_url has expired. */
       fallback?: { channel: string; user: string };
     }
-  | { type: 'ephemeral'; channel: string; user: string; threadTs: string | null; text: string };
+  | { type: 'ephemeral'; channel: string; user: string; threadTs: string | null; text: string }
+  | ({ type: 'notify'; channel: string } & NotificationPost)
+  | ({ type: 'direct'; user: string } & NotificationPost);
+
+/**
+ * A run's outcome told outside its thread: a top-level post in a notification channel
+ * (`notify`), or a direct message to the requester (`direct`, its DM opened when delivered).
+ */
+export interface NotificationPost {
+  text: string;
+  /** Written into the message's metadata so a re-post after a crash can be detected. */
+  eventType: string;
+  /** More facts written into the metadata (the run, the outcome, the job's thread); nothing secret. */
+  fields?: Record<string, string | number | null>;
+  /** Block Kit layout; `text` stays the notification and screen-reader fallback. */
+  blocks?: unknown[];
+}

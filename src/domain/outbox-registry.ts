@@ -14,8 +14,15 @@ export const POST_EVENT_TYPE = 'docs_agent_post';
 /** Metadata event type of a job's root message (its status card). */
 export const ROOT_EVENT_TYPE = 'docs_agent_root';
 
+/** Metadata event type of an outcome told outside the job's thread (a channel notification, a DM). */
+export const NOTIFICATION_EVENT_TYPE = 'docs_agent_notification';
+
 /** The metadata event types of everything the bot posts: its own messages carry one of them. */
-export const BOT_EVENT_TYPES: ReadonlySet<string> = new Set([POST_EVENT_TYPE, ROOT_EVENT_TYPE]);
+export const BOT_EVENT_TYPES: ReadonlySet<string> = new Set([
+  POST_EVENT_TYPE,
+  ROOT_EVENT_TYPE,
+  NOTIFICATION_EVENT_TYPE,
+]);
 
 type JobKey = { jobId: number };
 type RunKey = { runId: number };
@@ -25,6 +32,15 @@ const post = <A>(about: PostKind, key: (args: A) => string) =>
   ({ payload: 'post', about, eventType: POST_EVENT_TYPE, key }) as const;
 /** A private note to one person (a response_url reply, or an ephemeral message): no metadata. */
 const note = <A>(key: (args: A) => string) => ({ payload: 'private', key }) as const;
+
+/**
+ * A run's outcome told outside its thread: its message carries {@link NOTIFICATION_EVENT_TYPE}
+ * metadata, found again in the channel's (or the DM's) recent history after a crash.
+ */
+const notification = <P extends 'notify' | 'direct'>(
+  payload: P,
+  key: (args: JobKey & { runSeq: number }) => string,
+) => ({ payload, eventType: NOTIFICATION_EVENT_TYPE, key }) as const;
 
 /** The kinds of outbox items, by name. */
 export const OUTBOX_ITEMS = {
@@ -46,6 +62,10 @@ export const OUTBOX_ITEMS = {
     'notice',
     ({ jobId, runId }: JobKey & RunKey) => `followup-unknown:${runId}:${jobId}`,
   ),
+  /** A run's outcome announced in the notification channel (`NOTIFY_CHANNEL_ID`). */
+  notification: notification('notify', ({ jobId, runSeq }) => `notify:${runSeq}:${jobId}`),
+  /** A run's outcome sent to the requester by direct message (`NOTIFY_REQUESTER=dm`). */
+  requesterDm: notification('direct', ({ jobId, runSeq }) => `requester-dm:${runSeq}:${jobId}`),
   /** The root message could not be posted: the job was not started. */
   startRefused: note(({ jobId }: JobKey) => `start-refused:${jobId}`),
   /** The first instruction was refused (length, access, hourly limits). */
@@ -95,6 +115,8 @@ const about = z.looseObject({
   sources: z.string().optional(),
 });
 
+const notificationFields = z.record(z.string(), z.union([z.string(), z.number(), z.null()]));
+
 /**
  * What an outbox item asks Slack to do, checked when it is read back from the store (it may
  * have been written by another release). Fields this release does not know are kept.
@@ -116,6 +138,22 @@ export const outboxPayloadSchema = z.discriminatedUnion('type', [
     responseUrl: z.string(),
     text: z.string(),
     fallback: z.looseObject({ channel: z.string(), user: z.string() }).optional(),
+  }),
+  z.looseObject({
+    type: z.literal('notify'),
+    channel: z.string(),
+    text: z.string(),
+    eventType: z.string(),
+    fields: notificationFields.optional(),
+    blocks: z.array(z.unknown()).optional(),
+  }),
+  z.looseObject({
+    type: z.literal('direct'),
+    user: z.string(),
+    text: z.string(),
+    eventType: z.string(),
+    fields: notificationFields.optional(),
+    blocks: z.array(z.unknown()).optional(),
   }),
   z.looseObject({
     type: z.literal('ephemeral'),

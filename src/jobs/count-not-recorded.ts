@@ -21,6 +21,7 @@ export function countNotRecorded(jobs: JobService, metrics: Pick<MetricsHooks, '
     ...jobs,
     acceptCommand: counted('command', (request) => jobs.acceptCommand(request)),
     acceptMention: counted('mention', (request) => jobs.acceptMention(request)),
+    acceptDirect: counted('direct', (request) => jobs.acceptDirect(request)),
     acceptShortcut: counted('shortcut', (request) => jobs.acceptShortcut(request)),
     acceptReply: counted('reply', (request) => jobs.acceptReply(request)),
   };

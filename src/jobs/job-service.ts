@@ -14,6 +14,7 @@ export type { EditOutcome } from './edits.js';
 export type { JobServiceDeps } from './job-context.js';
 export type {
   DeleteRequest,
+  DirectRequest,
   EditRequest,
   MentionOutcome,
   MentionRequest,

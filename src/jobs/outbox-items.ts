@@ -1,13 +1,14 @@
 import { cardTsOf } from '../blocks/status-card.js';
-import { keys, OUTBOX_ITEMS, POST_EVENT_TYPE } from '../domain/outbox-registry.js';
+import { keys, NOTIFICATION_EVENT_TYPE, OUTBOX_ITEMS, POST_EVENT_TYPE } from '../domain/outbox-registry.js';
 import type { Mrkdwn } from '../slack/mrkdwn.js';
-import type { JobRecord, NewOutboxItem, PostKind, RunRecord } from '../store/types.js';
+import type { JobRecord, NewOutboxItem, PostKind, RunOutcome, RunRecord } from '../store/types.js';
 
 /** Emoji added to a follow-up once the agent accepted it. */
 export const RECEIVED_REACTION = 'eyes';
 
 export {
   BOT_EVENT_TYPES,
+  NOTIFICATION_EVENT_TYPE,
   POST_EVENT_TYPE,
   ROOT_EVENT_TYPE,
   rootMetadata,
@@ -83,6 +84,50 @@ export function receivedReaction(job: JobRecord, run: RunRecord): NewOutboxItem[
         },
       ]
     : [];
+}
+
+/** What a run's outcome told outside its thread says, and where it goes. */
+export interface OutcomeNotification {
+  job: JobRecord;
+  /** The run whose outcome it tells (the thread's outcome post is about the same run). */
+  run: RunRecord;
+  outcome: RunOutcome;
+  /** A top-level post in a channel, or a direct message to a person. */
+  to: { channel: string } | { user: string };
+  text: Mrkdwn;
+  blocks?: unknown[];
+}
+
+/**
+ * A run's outcome in the notification channel, or sent to the requester by direct message. Its
+ * metadata names the run and the thread, never a text.
+ */
+export function outcomeNotification({
+  job,
+  run,
+  outcome,
+  to,
+  text,
+  blocks,
+}: OutcomeNotification): NewOutboxItem {
+  const runKey = { jobId: job.id, runSeq: run.seq };
+  const common = {
+    text,
+    ...(blocks ? { blocks } : {}),
+    eventType: NOTIFICATION_EVENT_TYPE,
+    fields: { run: run.seq, outcome, thread: job.threadTs },
+  };
+  return 'channel' in to
+    ? {
+        jobId: job.id,
+        dedupeKey: keys.notification(runKey),
+        payload: { type: 'notify', channel: to.channel, ...common },
+      }
+    : {
+        jobId: job.id,
+        dedupeKey: keys.requesterDm(runKey),
+        payload: { type: 'direct', user: to.user, ...common },
+      };
 }
 
 /** Where to tell one person something privately. */

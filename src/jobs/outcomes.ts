@@ -6,6 +6,7 @@ import { enterPhase, expectPhase, POLLED } from '../domain/phases.js';
 import type { JobPatch, JobRecord, RunOutcome } from '../store/types.js';
 import { fromAgentJob } from './agent-outcomes.js';
 import type { JobContext } from './job-context.js';
+import { type NotifySettings, outcomeNotifications } from './notifications.js';
 import { rootUpdate, threadPost } from './outbox-items.js';
 
 /** What the poller observed of a run: its outcome, or that it may not poll. */
@@ -23,7 +24,10 @@ export interface RunOutcomes {
 export type RunOutcomesDeps = Pick<
   JobContext,
   'store' | 'logger' | 'metrics' | 'now' | 'hints' | 'settings' | 'applyQueued' | 'enqueue'
->;
+> & {
+  /** Outcomes told outside the job's thread (`NOTIFY_*`). Default: the thread only. */
+  notify?: NotifySettings;
+};
 
 export function createRunOutcomes(ctx: RunOutcomesDeps): RunOutcomes {
   const { store, logger, metrics, now } = ctx;
@@ -45,6 +49,8 @@ export function createRunOutcomes(ctx: RunOutcomesDeps): RunOutcomes {
       const updated = { ...job, ...patch };
       const notify = [...new Set([job.requesterId, ...open.map((r) => r.authorId)])];
       const post = outcomePost(outcome, updated, notify, ctx.settings.poll.maxAgeMs, ctx.hints);
+      // Told outside the thread only with the thread's own outcome post, in the same write.
+      const elsewhere = latest ? await outcomeNotifications(ctx, outcome, updated, latest) : [];
       const applied = await ctx.applyQueued(
         {
           jobId: job.id,
@@ -65,6 +71,7 @@ export function createRunOutcomes(ctx: RunOutcomesDeps): RunOutcomes {
                   }),
                 ]
               : []),
+            ...elsewhere,
             ...rootUpdate(updated),
           ],
         },

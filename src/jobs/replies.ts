@@ -69,6 +69,7 @@ export function createReplies(
         teamId: teamId ?? run.teamId ?? job.teamId,
         channelId: job.channelId,
         userId: run.authorId,
+        threadTs: job.threadTs,
       },
       'reply',
     );

@@ -26,7 +26,13 @@ export interface ListenerDeps {
   health: Health;
   config: Pick<
     Config,
-    'agent' | 'channelProjects' | 'followUps' | 'maxPromptChars' | 'access' | 'instanceTimeoutMs'
+    | 'agent'
+    | 'channelProjects'
+    | 'followUps'
+    | 'maxPromptChars'
+    | 'access'
+    | 'instanceTimeoutMs'
+    | 'suggestedPrompts'
   >;
   hints: RenderHints;
   names: UserNames;

@@ -70,12 +70,25 @@ export interface SlackGateway {
   respond(responseUrl: string, text: Mrkdwn): Promise<void>;
   /** Account facts that decide access. */
   userInfo(userId: string): Promise<SlackUser>;
+  /** The id of the bot's direct message conversation with a person (opened if need be). */
+  openDirect(userId: string): Promise<string>;
   /** ts of a top-level message since `oldest` (epoch seconds) carrying the given metadata key, if any. */
   findInChannel(args: {
     channel: string;
     oldest: number;
     metadata: PostMetadata;
   }): Promise<string | undefined>;
+  /**
+   * The assistant pane's thread (`assistant.threads.*`): the status line under it (empty clears
+   * it), its title, and the prompts a new thread suggests.
+   */
+  assistantThread(args: {
+    channel: string;
+    threadTs: string;
+    status?: string;
+    title?: string;
+    prompts?: readonly { title: string; message: string }[];
+  }): Promise<void>;
   /** ts of a message in the thread carrying the given metadata key, if any. */
   findPosted(args: {
     channel: string;
@@ -114,6 +127,21 @@ export function createSlackGateway({
   }
 
   return {
+    async assistantThread({ channel, threadTs, status, title, prompts }) {
+      const thread = { channel_id: channel, thread_ts: threadTs };
+      if (status !== undefined)
+        await call('assistant.threads.setStatus', () =>
+          client.assistant.threads.setStatus({ ...thread, status }),
+        );
+      if (title !== undefined)
+        await call('assistant.threads.setTitle', () =>
+          client.assistant.threads.setTitle({ ...thread, title }),
+        );
+      if (prompts?.length)
+        await call('assistant.threads.setSuggestedPrompts', () =>
+          client.assistant.threads.setSuggestedPrompts({ ...thread, prompts: [...prompts] as never }),
+        );
+    },
     async postMessage({ channel, threadTs, text, blocks, metadata }) {
       const result = await call('chat.postMessage', () =>
         withRateLimitWait(() =>
@@ -225,6 +253,12 @@ export function createSlackGateway({
         deleted: user.deleted === true,
         teamId: typeof user.team_id === 'string' ? user.team_id : undefined,
       };
+    },
+    async openDirect(userId) {
+      const result = await call('conversations.open', () => client.conversations.open({ users: userId }));
+      const id = result.channel?.id;
+      if (typeof id !== 'string') throw new SlackCallError('conversations.open', 'missing_channel');
+      return id;
     },
     findInChannel: ({ channel, oldest, metadata }) =>
       findByMetadata(

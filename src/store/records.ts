@@ -9,7 +9,7 @@ import type { JobPhase } from '../domain/phases.js';
 export type { OutboxPayload, PostAbout, PostKind } from '../domain/outbox-payload.js';
 
 /** Where a job was started: the slash command, an @mention, or the message shortcut. */
-export type JobOrigin = 'command' | 'mention' | 'shortcut';
+export type JobOrigin = 'command' | 'mention' | 'shortcut' | 'direct';
 
 export interface JobRecord {
   id: number;

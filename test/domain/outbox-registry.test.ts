@@ -4,6 +4,7 @@ import { createOutbox } from '../../src/delivery/outbox.js';
 import {
   BOT_EVENT_TYPES,
   keys,
+  NOTIFICATION_EVENT_TYPE,
   OUTBOX_ITEMS,
   POST_EVENT_TYPE,
   parseOutboxPayload,
@@ -11,7 +12,13 @@ import {
   rootMetadata,
   unkeyedPostKey,
 } from '../../src/domain/outbox-registry.js';
-import { privateNote, receivedReaction, rootUpdate, threadPost } from '../../src/jobs/outbox-items.js';
+import {
+  outcomeNotification,
+  privateNote,
+  receivedReaction,
+  rootUpdate,
+  threadPost,
+} from '../../src/jobs/outbox-items.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { createSlackGateway } from '../../src/slack/gateway.js';
 import { md } from '../../src/slack/mrkdwn.js';
@@ -37,6 +44,8 @@ describe('outbox item keys', () => {
     expect(keys.held({ kind: 'job', id: 7 })).toBe('held:job:7');
     expect(keys.held({ kind: 'reply', id: 41 })).toBe('held:reply:41');
     expect(keys.received({ runId: 41 })).toBe('received:41');
+    expect(keys.notification({ jobId: 7, runSeq: 2 })).toBe('notify:2:7');
+    expect(keys.requesterDm({ jobId: 7, runSeq: 2 })).toBe('requester-dm:2:7');
     expect(OUTBOX_ITEMS.cardUpdate.key).toBeNull();
     expect(unkeyedPostKey(12)).toBe('outbox-12');
   });
@@ -58,7 +67,12 @@ describe('outbox item keys', () => {
   it('are the metadata event types earlier releases wrote', () => {
     expect(POST_EVENT_TYPE).toBe('docs_agent_post');
     expect(ROOT_EVENT_TYPE).toBe('docs_agent_root');
-    expect([...BOT_EVENT_TYPES].sort()).toEqual(['docs_agent_post', 'docs_agent_root']);
+    expect(NOTIFICATION_EVENT_TYPE).toBe('docs_agent_notification');
+    expect([...BOT_EVENT_TYPES].sort()).toEqual([
+      'docs_agent_notification',
+      'docs_agent_post',
+      'docs_agent_root',
+    ]);
     expect(rootMetadata(7)).toEqual({ eventType: 'docs_agent_root', key: 'root:7' });
     const posts = Object.entries(OUTBOX_ITEMS).filter(([, item]) => item.payload === 'post');
     expect(posts.map(([name]) => name).sort()).toEqual(
@@ -138,6 +152,21 @@ describe('outbox items', () => {
       privateNote(7, keys.refused({ jobId: 7 }), { ...to, responseUrl: 'https://hooks.slack.com/x' }, md`no`),
       ...receivedReaction(job, run(41, 2, '1700000000.000200')),
       ...rootUpdate(job),
+      outcomeNotification({
+        job,
+        run: run(41, 2, null),
+        outcome: 'completed_pr',
+        to: { channel: 'C0NOTIFY' },
+        text: md`pr`,
+      }),
+      outcomeNotification({
+        job,
+        run: run(41, 2, null),
+        outcome: 'failed',
+        to: { user: 'U0ALICE' },
+        text: md`failed`,
+        blocks: [{ type: 'divider' }],
+      }),
     ];
     expect(items.map((i) => i.payload.type)).toEqual([
       'post',
@@ -145,7 +174,17 @@ describe('outbox items', () => {
       'respond',
       'reaction',
       'update_root',
+      'notify',
+      'direct',
     ]);
+    expect(items.slice(-2).map((i) => i.dedupeKey)).toEqual(['notify:2:7', 'requester-dm:2:7']);
+    expect(items.at(-2)?.payload).toEqual({
+      type: 'notify',
+      channel: 'C0NOTIFY',
+      text: 'pr',
+      eventType: 'docs_agent_notification',
+      fields: { run: 2, outcome: 'completed_pr', thread: '1700000000.000100' },
+    });
     for (const item of items) {
       // Through JSON, as the store keeps them.
       expect(parseOutboxPayload(JSON.parse(JSON.stringify(item.payload)))).toEqual({

@@ -4,14 +4,19 @@ import type { SlackStandIn, StoredMessage } from '../helpers/slack-stand-in.js';
 /** One instruction a person gave in Slack, as the fault suite tracks it. */
 export interface Instruction {
   prompt: string;
-  /** `edit`: an edit of a reply the agent already had (its author is told once per version). */
-  kind: 'command' | 'reply' | 'edit';
+  /**
+   * `direct`: a message at the top of a direct message to the bot; its thread is its own ts.
+   * `edit`: an edit of a reply the agent already had (its author is told once per version).
+   */
+  kind: 'command' | 'reply' | 'direct' | 'edit';
   user: string;
   /** Slack got a 2xx answer: from the person's side the instruction was given. */
   acked: boolean;
+  /** For messages: the conversation (default the channel the suite uses). */
+  channel?: string;
   /** For commands: the id in the response_url path. */
   responseId?: string;
-  /** For replies: the thread and the reply's own ts. */
+  /** For replies: the thread and the reply's own ts (a direct message's own ts is its thread). */
   threadTs?: string;
   messageTs?: string;
   /** Texts the reply had before its author edited it while it waited: they never reach the agent. */
@@ -115,9 +120,10 @@ export function account(
     const roots = slack.messages.filter(
       (m) => m.metadata?.event_type === 'docs_agent_root' && m.text.includes(ins.prompt),
     );
-    const threadTs = ins.kind === 'command' ? roots[0]?.ts : ins.threadTs;
+    const threadTs =
+      ins.kind === 'command' ? roots[0]?.ts : ins.kind === 'direct' ? ins.messageTs : ins.threadTs;
     const answers = (a: About) =>
-      ins.kind === 'command'
+      ins.kind !== 'reply'
         ? a.run === 1 || (a.covers ?? '').split(',').includes('1')
         : a.source === ins.messageTs || (a.sources ?? '').split(',').includes(ins.messageTs ?? '-');
     const about = posts.filter((m) => threadOf(m) === threadTs && answers(aboutOf(m)));
@@ -128,7 +134,7 @@ export function account(
       about.some((m) => aboutOf(m).kind === 'notice') ||
       (ins.responseId !== undefined &&
         slack.responses.some((r) => r.path === `/respond/${ins.responseId}`)) ||
-      (ins.kind === 'reply' &&
+      (ins.kind !== 'command' &&
         slack
           .callsTo('chat.postEphemeral')
           .some((c) => c.args.thread_ts === threadTs && c.args.user === ins.user));
@@ -173,4 +179,40 @@ export function table(rows: { scenario: string; counts: Counts }[]): string {
   const total = rows.reduce((sum, r) => add(sum, r.counts), emptyCounts());
   const line = (name: string, c: Counts) => `| ${name} | ${COLUMNS.map(([key]) => c[key]).join(' | ')} |`;
   return [header, rule, ...rows.map((r) => line(r.scenario, r.counts)), line('**all**', total)].join('\n');
+}
+
+/**
+ * With NOTIFY_CHANNEL_ID, NOTIFY_ON=all and NOTIFY_REQUESTER=dm: every outcome posted in a thread
+ * is also told exactly once in the notification channel and exactly once to the requester
+ * directly. Returns how many of those were lost or doubled; `details` explains each.
+ */
+export function accountNotifications(
+  slack: SlackStandIn,
+  details: string[],
+): { expected: number; lost: number; duplicates: number } {
+  const counts = { expected: 0, lost: 0, duplicates: 0 };
+  const keyOf = (m: StoredMessage) => String(m.metadata?.event_payload.key ?? '');
+  const told = slack.messages.filter((m) => m.metadata?.event_type === 'docs_agent_notification');
+  const outcomes = slack.messages.filter(
+    (m) => m.metadata?.event_type === 'docs_agent_post' && aboutOf(m).kind === 'outcome',
+  );
+  for (const outcome of outcomes) {
+    // `outcome:<run>:<job>` has its notification at `notify:<run>:<job>` and DM at `requester-dm:…`.
+    const rest = keyOf(outcome).slice('outcome:'.length);
+    for (const [key, where] of [
+      [`notify:${rest}`, (m: StoredMessage) => !m.channel.startsWith('D')],
+      [`requester-dm:${rest}`, (m: StoredMessage) => m.channel.startsWith('D')],
+    ] as const) {
+      counts.expected += 1;
+      const copies = told.filter((m) => keyOf(m) === key && where(m)).length;
+      if (copies > 1) {
+        counts.duplicates += 1;
+        details.push(`notification doubled: ${key} posted ${copies} times`);
+      } else if (copies === 0) {
+        counts.lost += 1;
+        details.push(`notification lost: ${key}`);
+      }
+    }
+  }
+  return counts;
 }

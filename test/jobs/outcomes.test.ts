@@ -128,3 +128,49 @@ describe('notePollRefused', () => {
     expect((await w.job(job.id)).phase).toBe('active');
   });
 });
+
+describe('finishRun with notifications (NOTIFY_*)', () => {
+  const notifying = (on: 'pr' | 'all') =>
+    createRunOutcomes({
+      ...w.ctx,
+      notify: {
+        channelFor: (projectId) => (projectId === null || projectId === 'proj_test' ? 'C0NEWS' : undefined),
+        on,
+        requester: 'dm',
+        workspaceUrl: async () => 'https://acme.slack.com/',
+      },
+    });
+  const kinds = () => w.outbox().map((r) => [r.payload.type, r.key]);
+
+  it('queues the notification and the requester’s DM with the outcome post, in its write', async () => {
+    const { job } = await w.activeJob();
+    await notifying('pr').finishRun(job, 'completed_pr', agentJob({ status: 'completed', prLink: PR }));
+    expect(kinds()).toEqual([
+      ['post', `outcome:1:${job.id}`],
+      ['notify', `notify:1:${job.id}`],
+      ['direct', `requester-dm:1:${job.id}`],
+      ['update_root', null],
+    ]);
+    const [, notice, dm] = w.outbox();
+    expect(notice?.payload).toMatchObject({ channel: 'C0NEWS', eventType: 'docs_agent_notification' });
+    expect(JSON.stringify(notice?.payload)).toContain(`<${PR}|Review the pull request>`);
+    expect(JSON.stringify(notice?.payload)).toContain('https://acme.slack.com/archives/');
+    expect(dm?.payload).toMatchObject({ user: REQUESTER, fields: { run: 1, outcome: 'completed_pr' } });
+  });
+
+  it('announces only pull requests unless NOTIFY_ON=all; the DM tells every outcome', async () => {
+    const first = await w.activeJob();
+    await notifying('pr').finishRun(first.job, 'failed', agentJob({ status: 'failed' }));
+    expect(kinds().map(([type]) => type)).toEqual(['post', 'direct', 'update_root']);
+    const second = await w.activeJob({ channelId: 'C0OTHER' });
+    await notifying('all').finishRun(second.job, 'failed', agentJob({ status: 'failed' }));
+    expect(kinds().filter(([type]) => type === 'notify')).toEqual([['notify', `notify:1:${second.job.id}`]]);
+  });
+
+  it('queues nothing when the answer is stale: no notification without its outcome', async () => {
+    const { job } = await w.activeJob();
+    await sentFollowUp(job, 'U0HELPER', '1700000500.000500');
+    expect(await notifying('all').finishRun(job, 'failed', agentJob({ status: 'failed' }))).toBe(false);
+    expect(w.outbox()).toEqual([]);
+  });
+});

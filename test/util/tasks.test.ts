@@ -57,13 +57,14 @@ describe('task tracker bounds', () => {
     let accepted = 0;
     let refused = 0;
     for (let round = 0; round < 50; round++) {
-      const started = Date.now();
+      const doneBefore = t.done.length;
       for (let i = 0; i < 100; i++) {
         if (t.tracker.run('flood', t.work(round * 100 + i))) accepted += 1;
         else refused += 1;
         expect(t.tracker.size).toBeLessThanOrEqual(24);
       }
-      expect(Date.now() - started).toBeLessThan(100);
+      // `run` answers at once: no work could finish while the round was being offered.
+      expect(t.done.length).toBe(doneBefore);
       await t.release();
     }
     while (t.tracker.size > 0) await t.release();

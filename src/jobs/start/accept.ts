@@ -3,6 +3,7 @@ import { mrkdwnToPlain } from '../../slack/mrkdwn.js';
 import type { JobRecord } from '../../store/types.js';
 import type { JobContext } from '../job-context.js';
 import type {
+  DirectRequest,
   MentionOutcome,
   MentionRequest,
   ReplyRequest,
@@ -21,6 +22,13 @@ export interface JobAcceptance {
    * follow-up to it. Undefined when it is a repeat.
    */
   acceptMention(request: MentionRequest): Promise<MentionOutcome>;
+  /**
+   * Records a direct message to the bot the same way: a new job whose thread is the message (or
+   * the thread it was posted in, such as the assistant pane's), or a follow-up where that thread
+   * has a job. In the assistant pane opened beside a channel, the job runs on that channel's
+   * project. Undefined when it is a repeat, or has no text.
+   */
+  acceptDirect(request: DirectRequest): Promise<MentionOutcome>;
   /**
    * Records a shortcut submission: the new job's id; `repeat` for the same submission again;
    * `thread_taken` when the message's thread already has a job (nothing recorded).
@@ -41,18 +49,69 @@ export function createJobAcceptance(
       Partial<Pick<JobRecord, 'origin' | 'threadTs' | 'contextTs' | 'responseUrl'>> & { teamId: string },
     prompt: string,
     messageTs: string | null,
+    /** The channel whose project the job runs on (`CHANNEL_PROJECTS`); default its own. */
+    projectChannelId: string = fields.channelId,
   ) =>
     store.insertJob(
       {
         responseUrl: null,
         ...fields,
-        projectId: ctx.projectFor(fields.channelId),
+        projectId: ctx.projectFor(projectChannelId),
         pollIntervalMs: ctx.settings.poll.intervalMs,
         owner: ctx.instanceId,
       },
       { kind: 'create', prompt, authorId: fields.requesterId, messageTs, owner: ctx.instanceId },
       now(),
     );
+
+  /**
+   * A message that starts a job in its thread (the message's own, or the one it was posted in),
+   * or, where that thread has a job, is a follow-up to it.
+   */
+  async function inThread(
+    request: MentionRequest,
+    how: {
+      origin: 'mention' | 'direct';
+      triggerKey: string;
+      contextTs: string | null;
+      projectChannelId: string;
+    },
+  ): Promise<MentionOutcome> {
+    const threadTs = request.threadTs ?? request.messageTs;
+    const reply = async () => {
+      const runId = await acceptReply({ ...request, threadTs });
+      return runId === undefined ? undefined : { reply: runId };
+    };
+    const existing = request.threadTs && (await store.findJobByThread(request.channelId, request.threadTs));
+    // A job that never ran (or that the agent forgot) gives the thread up; any other takes the message.
+    if (existing && !THREAD_RELEASING_PHASES.has(existing.phase)) return reply();
+    // Nothing to start a job with (the listener explains a bare mention).
+    if (!request.text.trim()) return undefined;
+    // Queued before the job is recorded (once per message): a crash in between cannot lose it.
+    const note = filesNote(null, { ...request, threadTs }, request.files);
+    if (note.length > 0) await ctx.enqueue(note, now());
+    const result = await insert(
+      {
+        teamId: request.teamId,
+        channelId: request.channelId,
+        requesterId: request.userId,
+        instruction: request.text.trim(),
+        triggerKey: how.triggerKey,
+        origin: how.origin,
+        threadTs,
+        contextTs: how.contextTs,
+      },
+      withFiles(mrkdwnToPlain(request.text).trim(), request.files ?? []),
+      // The message is the first run's: the same message seen again as a reply is a repeat.
+      request.messageTs,
+      how.projectChannelId,
+    );
+    if (result.created) return { job: result.job.id };
+    // Someone started a job in this thread meanwhile: the message is a follow-up to it.
+    if (result.job.triggerKey !== how.triggerKey) return reply();
+    logger.info('repeated message ignored', { jobId: result.job.id, origin: how.origin });
+    return undefined;
+  }
 
   return {
     async acceptCommand(request) {
@@ -72,45 +131,27 @@ export function createJobAcceptance(
       return created ? job.id : undefined;
     },
 
-    async acceptMention(request) {
-      const reply = async () => {
-        const runId = await acceptReply({
-          ...request,
-          threadTs: request.threadTs ?? request.messageTs,
-        });
-        return runId === undefined ? undefined : { reply: runId };
-      };
-      const existing = request.threadTs && (await store.findJobByThread(request.channelId, request.threadTs));
-      // A job that never ran (or that the agent forgot) gives the thread up; any other takes the mention.
-      if (existing && !THREAD_RELEASING_PHASES.has(existing.phase)) return reply();
-      // Nothing to start a job with (the listener explains a bare mention).
-      if (!request.text.trim()) return undefined;
-      const triggerKey = `mention:${request.channelId}:${request.messageTs}`;
-      // Queued before the job is recorded (once per message): a crash in between cannot lose it.
-      const where = { ...request, threadTs: request.threadTs ?? request.messageTs };
-      const note = filesNote(null, where, request.files);
-      if (note.length > 0) await ctx.enqueue(note, now());
-      const result = await insert(
-        {
-          teamId: request.teamId,
-          channelId: request.channelId,
-          requesterId: request.userId,
-          instruction: request.text.trim(),
-          triggerKey,
-          origin: 'mention',
-          // The mention's own message becomes the thread, or the thread it was posted in.
-          threadTs: request.threadTs ?? request.messageTs,
-          contextTs: request.threadTs ? request.messageTs : null,
-        },
-        withFiles(mrkdwnToPlain(request.text).trim(), request.files ?? []),
-        // The mention is the first run's message: the same message seen again as a reply is a repeat.
-        request.messageTs,
-      );
-      if (result.created) return { job: result.job.id };
-      // Someone started a job in this thread meanwhile: the mention is a follow-up to it.
-      if (result.job.triggerKey !== triggerKey) return reply();
-      logger.info('repeated mention ignored', { jobId: result.job.id });
-      return undefined;
+    acceptMention: (request) =>
+      inThread(request, {
+        origin: 'mention',
+        triggerKey: `mention:${request.channelId}:${request.messageTs}`,
+        // The earlier messages of the thread it was posted in are the job's context.
+        contextTs: request.threadTs ? request.messageTs : null,
+        projectChannelId: request.channelId,
+      }),
+
+    async acceptDirect(request) {
+      const pane = request.threadTs
+        ? await store.assistantThread(request.channelId, request.threadTs)
+        : undefined;
+      return inThread(request, {
+        origin: 'direct',
+        triggerKey: `direct:${request.channelId}:${request.messageTs}`,
+        // A conversation with the bot itself: nothing in it is context someone else gave.
+        contextTs: null,
+        // The assistant pane opened beside a channel works for that channel's project.
+        projectChannelId: pane?.contextChannelId ?? request.channelId,
+      });
     },
 
     async acceptShortcut(request) {

@@ -14,6 +14,7 @@ import {
   recordAgentAnswer,
   startedPatch,
 } from '../agent-outcomes.js';
+import { createAssistantPane } from '../assistant-pane.js';
 import { createFirstPrompt } from '../first-prompt.js';
 import type { InstructionChecks } from '../instruction-checks.js';
 import { type JobContext, requesterTarget } from '../job-context.js';
@@ -45,6 +46,7 @@ export function createJobStart(
     ...ctx,
     threadContextMaxChars: ctx.settings.threadContextMaxChars,
   });
+  const pane = createAssistantPane(ctx);
 
   async function createUpstream(job: JobIn<'creating'>, run: RunRecord): Promise<void> {
     const prompt = await firstPrompt(job, run);
@@ -101,6 +103,7 @@ export function createJobStart(
       logger.info('job started', { jobId: job.id, agentJobId: agentJob.id, channel: job.channelId });
       metrics.instruction(job.origin, 'started');
       ctx.loops.poller.kick();
+      await pane.working(job);
     }
     // Follow-ups that arrived while the job was being created.
     await dispatchReady(job.id);
@@ -146,7 +149,8 @@ export function createJobStart(
   }
 
   async function rootRecorded(job: JobIn<'posting'>, run: RunRecord, cardTs: string): Promise<void> {
-    const catchUpAfter = job.origin === 'mention' ? run.messageTs : null;
+    // Replies posted under the message that started the job before its card was recorded.
+    const catchUpAfter = job.origin === 'mention' || job.origin === 'direct' ? run.messageTs : null;
     // Recorded before the create call: a crash from here on leaves a row the next start explains.
     const patch = { threadTs: job.threadTs ?? cardTs, cardTs, ...enterPhase(job.phase, 'creating') };
     await store.apply(
@@ -182,6 +186,7 @@ export function createJobStart(
         teamId: job.teamId,
         channelId: job.channelId,
         userId: job.requesterId,
+        threadTs: job.threadTs,
       },
       job.origin,
     );
@@ -218,6 +223,7 @@ export function createJobStart(
     // it is now.
     const current = (await store.getJob(job.id)) ?? job;
     const first = (await store.getRun(run.id)) ?? run;
+    await pane.starting(current);
     await postRoot({ ...current, ...enterPhase(job.phase, 'posting') }, first);
   }
 

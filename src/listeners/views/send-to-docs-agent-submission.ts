@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { channelAllowed } from '../../access/access-policy.js';
 import { modalText as say } from '../../blocks/messages.js';
 import { BLOCK, INPUT_ACTION, type ModalMetadata } from '../../blocks/send-modal.js';
+import { isDirectMessage } from '../../slack/conversations.js';
 import type { ConversationFacts } from '../../slack/gateway.js';
 import { escapeMrkdwn } from '../../slack/mrkdwn.js';
 import { withTimeout } from '../../util/timeout.js';
@@ -99,7 +100,7 @@ export function sendToDocsAgentSubmission(deps: ListenerDeps) {
     else if (length > deps.config.maxPromptChars)
       errors.instruction = say.tooLong(length, deps.config.maxPromptChars);
     if (!channel) errors.channel = say.noChannel();
-    else if (channel.startsWith('D')) errors.channel = say.direct();
+    else if (isDirectMessage(channel)) errors.channel = say.direct();
     else if (!channelAllowed(deps.config.access, channel)) errors.channel = say.channelNotAllowed();
     else {
       const known = await facts(deps, channel);

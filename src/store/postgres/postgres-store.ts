@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { type DatabaseTlsError, parseDatabaseTls } from '../../config/database-tls.js';
+import { assistantThreadMethods } from '../assistant-threads.js';
 import { changeHolds } from '../changes.js';
 import { newJobParams } from '../queries.js';
 import {
@@ -21,7 +22,6 @@ import type { Change, JobRecord, NewJob, NewRun, OutboxItem, Store } from '../ty
 import { UnknownRunError, useDecision } from '../uses.js';
 import { tlsOptions } from './connection-tls.js';
 import { ADOPTION_LOCK_KEY, migratePostgres, PROJECT_USES_LOCK, types, USER_USES_LOCK } from './migrate.js';
-
 import { exec, inTransaction, many, one, type Queryable, updateRow, write } from './statements.js';
 
 export { migratePostgres } from './migrate.js';
@@ -224,6 +224,10 @@ export async function openPostgresStore(
       await write(pool, 'recordHomeOpened', { userId, teamId, now });
     },
     homeOpened: async (userId) => (await exec(pool, 'homeOpened', { userId })).rows.length > 0,
+    ...assistantThreadMethods({
+      one: (name, params, parse) => one(pool, name, params, parse),
+      write: (name, params) => write(pool, name, params),
+    }),
     enqueue: (items, now) => transaction((db) => enqueueAll(db, items, now)),
     dueOutbox: (now, limit) => many(pool, 'dueOutbox', { now, limit }, parseOutboxItem),
     claimOutbox: async (instanceId, now, limit, until) =>

@@ -80,7 +80,8 @@ describe('/docs-agent <instruction>', () => {
 
   it('refuses a direct message at once, recording nothing', async () => {
     const { ack } = await send({ channel_id: 'D0DIRECT', channel_name: 'directmessage' });
-    expect(answerOf(ack)).toContain('Jobs run in channels');
+    expect(answerOf(ack)).toContain('runs jobs in channels');
+    expect(answerOf(ack)).toContain('as a message in my Messages tab');
     expect(ack.mock.calls[0]?.[0]).toMatchObject({ response_type: 'ephemeral' });
     expect(w.jobCount()).toBe(0);
   });
