@@ -42,6 +42,8 @@ export interface DirectRequest {
   messageTs: string;
   /** The thread the message was posted in, if any. */
   threadTs: string | undefined;
+  /** Files the message carried: the agent gets their names only, and the author is told. */
+  files?: SharedFile[];
 }
 
 /** What a mention (or a direct message) became. */

@@ -292,3 +292,40 @@ describe('a mention edited or deleted before its job started', () => {
     expect(h.agent.requestsFor('create')[0]?.body).toEqual({ prompt: 'Document webhooks' });
   });
 });
+
+describe('a direct message instruction', () => {
+  it('starts its job with the edited text when edited before the job started', async () => {
+    h = await startHarness();
+    h.slack.outage.begin('users.info');
+    const ts = nextTs();
+    await h.event({ channel: 'D0ALICE', channel_type: 'im', ts, text: 'Document webhooks' });
+    await waitFor('held note', () => ephemeralsTo('U0ALICE')[0]);
+    const edit = messageChanged({
+      channel: 'D0ALICE',
+      ts,
+      text: 'Document webhook retries',
+      previous: 'Document webhooks',
+    });
+    await send({ ...edit, channel_type: 'im' });
+    h.slack.outage.end('users.info');
+    await waitFor('create call', () => h.agent.requestsFor('create').length === 1);
+    expect(h.agent.requestsFor('create')[0]?.body).toEqual({ prompt: 'Document webhook retries' });
+  });
+
+  it('names its files to the agent and tells its author once', async () => {
+    h = await startHarness();
+    const ts = nextTs();
+    await h.event({
+      channel: 'D0ALICE',
+      channel_type: 'im',
+      ts,
+      text: 'Document these limits',
+      files: [{ id: 'F0ONE', name: 'limits.pdf', filetype: 'pdf' }],
+    });
+    await waitFor('create call', () => h.agent.requestsFor('create').length === 1);
+    expect(String(h.agent.requestsFor('create')[0]?.body?.prompt)).toContain('- limits.pdf (pdf)');
+    await waitFor('private note', () => ephemeralsTo('U0ALICE').length === 1);
+    await h.settled();
+    expect(ephemeralsTo('U0ALICE')).toHaveLength(1);
+  });
+});
