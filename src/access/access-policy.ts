@@ -65,6 +65,13 @@ export interface AccessPolicy {
    * A run whose call then surely did not reach the agent (it ends `failed`) stops counting.
    */
   reserve(runId: number): Promise<AccessDecision>;
+  /**
+   * Whether the person and the project still have a use left in the rolling hour, counting
+   * nothing: a courtesy before recording work that replaces other work ("Try again"), so a
+   * person over a limit is told before anything changes. Only {@link AccessPolicy.reserve} is
+   * binding under bursts.
+   */
+  room(userId: string, projectId: string | null): Promise<AccessDecision>;
 }
 
 /** How long account facts from users.info are trusted, in milliseconds. */
@@ -178,6 +185,28 @@ export function createAccessPolicy(deps: AccessPolicyDeps): AccessPolicy {
         return !config.allowedUserIds && installed !== undefined && teamId === installed;
       }
       return (await decide({ teamId, channelId: undefined, userId })).allowed;
+    },
+    async room(userId, projectId) {
+      const at = now();
+      const [mine, uses] = await Promise.all([
+        store.recentInstructions(userId, at - HOUR_MS),
+        store.instructionsSince(at - HOUR_MS),
+      ]);
+      const perUser = config.maxInstructionsPerUserPerHour;
+      if (mine.count >= perUser)
+        return {
+          allowed: false,
+          reason: 'rate',
+          retryAt: new Date((mine.oldest ?? at) + HOUR_MS),
+          limit: perUser,
+        };
+      const project = projectId ?? deps.defaultProject;
+      const used = uses
+        .filter((u) => (u.projectId ?? deps.defaultProject) === project)
+        .reduce((n, u) => n + u.count, 0);
+      return used >= projectLimit
+        ? { allowed: false, reason: 'project_rate', limit: projectLimit }
+        : { allowed: true };
     },
     async reserve(runId) {
       const perUser = config.maxInstructionsPerUserPerHour;

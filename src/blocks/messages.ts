@@ -111,6 +111,8 @@ export function statusLine(job: JobRecord, hints: Pick<RenderHints, 'prLinkHosts
       return md`:grey_question: Unknown whether the job started`;
     case 'gone':
       return md`:ghost: The agent API no longer knows this job`;
+    case 'retried':
+      return md`:repeat: Retried as a new job`;
     case 'idle':
       return outcomeStatus(job.lastOutcome, job.prLink, hints);
   }
@@ -177,7 +179,7 @@ export function outcomeText(
     case 'completed_no_changes':
       return md`${who} :white_check_mark: The docs agent finished without changing any files, so no pull request was opened. Reply here to ask for something else.`;
     case 'failed':
-      return md`${who} :x: The docs agent job failed. The agent API does not say why; quote job ${id} if you contact support. Reply here to try again in the same job, or start a new one with /docs-agent.`;
+      return md`${who} :x: The docs agent job failed. The agent API does not say why; quote job ${id} if you contact support. Reply here to try again in the same job, or press *Try again* on the card above to start it over as a new job.`;
     case 'archived':
       return md`${who} :file_cabinet: The docs agent job ${id} was archived, so it will not continue. Start a new one with /docs-agent.`;
     case 'gone':
@@ -226,6 +228,8 @@ export const text = {
     md`:hourglass: Slack could not confirm who you are just now, so your instruction has not been sent to the agent yet. I have kept it and will check again; once Slack answers it is sent, or you are told why not.`,
   heldTooLong: () =>
     md`:warning: Slack could not confirm who you are for half an hour, so your instruction was not sent to the agent. Please send it again.`,
+  notRetryable: () =>
+    md`:information_source: This job cannot be tried again: it is no longer one whose start or latest run failed. Nothing was started.`,
   bareMention: () =>
     md`:wave: Tell me what to do after the mention, e.g. \`@docs-agent Document the new rate limits\`. Inside a thread, I read the earlier messages as context. Nothing was started.`,
 };

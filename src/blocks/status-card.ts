@@ -1,5 +1,14 @@
-import { STILL_STARTING, TAKES_FOLLOW_UPS } from '../domain/phases.js';
-import { actions, type Block, context, fieldsSection, LIMITS, linkButton, section } from '../slack/blocks.js';
+import { mayRetry, STILL_STARTING, TAKES_FOLLOW_UPS } from '../domain/phases.js';
+import {
+  actionButton,
+  actions,
+  type Block,
+  context,
+  fieldsSection,
+  LIMITS,
+  linkButton,
+  section,
+} from '../slack/blocks.js';
 import { checkPullRequestUrl } from '../slack/links.js';
 import { codeSpan, type Mrkdwn, md, slackDate, truncateMrkdwn, userMention } from '../slack/mrkdwn.js';
 import type { JobRecord, RunOutcome } from '../store/types.js';
@@ -12,6 +21,14 @@ import {
   rootText,
   statusLine,
 } from './messages.js';
+
+/** Action id of the card's "Try again" button; its value is the job's id. */
+export const RETRY_ACTION_ID = 'retry_job';
+
+/** The "Try again" button, on a job whose start or latest run failed (see {@link mayRetry}). */
+function retryButton(job: JobRecord): Block[] {
+  return mayRetry(job) ? [actions(actionButton('Try again', RETRY_ACTION_ID, String(job.id)))] : [];
+}
 
 /** The "View pull request" button, only for an address on the trusted hosts. */
 function pullRequestButton(job: JobRecord, hints: RenderHints): Block[] {
@@ -47,6 +64,7 @@ export function statusCard(
     ),
     fieldsSection(fields),
     ...pullRequestButton(job, hints),
+    ...retryButton(job),
   ];
   if (TAKES_FOLLOW_UPS.has(job.phase)) blocks.push(context(followUpHint(hints)));
   return { text: truncateMrkdwn(rootText(job, hints), LIMITS.messageText), blocks };
@@ -63,6 +81,9 @@ export function statusReaction(job: JobRecord): string | null {
       return 'x';
     case 'start_unknown':
       return 'grey_question';
+    // The job that replaced it in the thread owns the root's emoji now.
+    case 'retried':
+      return null;
     case 'idle':
       switch (job.lastOutcome) {
         case 'completed_pr':

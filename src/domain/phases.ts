@@ -8,6 +8,7 @@
  * - `not_started`: the create call was refused or never sent; nothing runs upstream.
  * - `start_unknown`: the create call was sent and its answer lost; nobody can know if it ran.
  * - `gone`: the agent API no longer knows the job (404).
+ * - `retried`: a person pressed "Try again"; a new job took its instruction and its thread.
  */
 export type JobPhase =
   | 'accepted'
@@ -17,7 +18,8 @@ export type JobPhase =
   | 'idle'
   | 'not_started'
   | 'start_unknown'
-  | 'gone';
+  | 'gone'
+  | 'retried';
 
 /** Every phase, in the order of a job's life. */
 export const JOB_PHASES: readonly JobPhase[] = [
@@ -29,6 +31,7 @@ export const JOB_PHASES: readonly JobPhase[] = [
   'not_started',
   'start_unknown',
   'gone',
+  'retried',
 ];
 
 /** The phase a job is recorded in. */
@@ -48,12 +51,15 @@ export const TRANSITIONS = {
   creating: ['active', 'not_started', 'start_unknown'],
   // A follow-up sent while the agent works starts a new run; the run ends; or the agent forgot it.
   active: ['active', 'idle', 'gone'],
-  // A follow-up starts another run; or, sending it, the agent API no longer knows the job.
-  idle: ['active', 'gone'],
-  // Nothing runs upstream and nothing can start again: a new job is started instead.
-  not_started: [],
-  start_unknown: [],
+  // A follow-up starts another run; or, sending it, the agent API no longer knows the job; or,
+  // after a failed run, the job is tried again as a new one.
+  idle: ['active', 'gone', 'retried'],
+  // Nothing runs upstream and nothing can start again: a new job is started instead, by "Try
+  // again" (which takes the thread) or by a new instruction.
+  not_started: ['retried'],
+  start_unknown: ['retried'],
   gone: [],
+  retried: [],
 } as const satisfies Record<JobPhase, readonly JobPhase[]>;
 
 /** Phases `F` may move to, by {@link TRANSITIONS}. */
@@ -78,15 +84,35 @@ export const STILL_STARTING = phaseSet('accepted', 'posting', 'creating');
 export const TAKES_FOLLOW_UPS = phaseSet('active', 'idle');
 /** Jobs the poller watches: the agent is working on their latest run. */
 export const POLLED = phaseSet('active');
-/** Jobs with no way on ({@link TRANSITIONS} lists no exit): a follow-up to them is refused. */
-export const ENDED = phaseSet('not_started', 'start_unknown', 'gone');
 /**
- * Phases of a job that gives its thread up to a new job started there: it never ran, or the
- * agent API forgot it. Any other job keeps its thread (a mention there is a follow-up).
+ * Jobs with no way on ({@link TRANSITIONS} lists no exit but being tried again as a new job): a
+ * follow-up to them is refused.
  */
-export const THREAD_RELEASING_PHASES = phaseSet('not_started', 'gone');
+export const ENDED = phaseSet('not_started', 'start_unknown', 'gone', 'retried');
+/**
+ * Phases of a job that gives its thread up to a new job started there: it never ran, the agent
+ * API forgot it, or it was tried again. Any other job keeps its thread (a mention there is a
+ * follow-up).
+ */
+export const THREAD_RELEASING_PHASES = phaseSet('not_started', 'gone', 'retried');
 /** Jobs with nothing running or being started: what retention may erase. */
-export const FINISHED = phaseSet('idle', 'not_started', 'start_unknown', 'gone');
+export const FINISHED = phaseSet('idle', 'not_started', 'start_unknown', 'gone', 'retried');
+/** Phases a job may be tried again from ("Try again"), see {@link mayRetry}. */
+export const RETRYABLE = phaseSet('idle', 'not_started', 'start_unknown');
+
+/**
+ * Whether a job may be tried again as a new job in its thread: its latest run failed, its
+ * create call failed, or nobody can tell whether it started. Its instruction must still be kept
+ * (retention erases it).
+ */
+export function mayRetry(job: {
+  phase: JobPhase;
+  lastOutcome: string | null;
+  erasedAt: number | null;
+}): boolean {
+  if (job.erasedAt !== null || !RETRYABLE.has(job.phase)) return false;
+  return job.phase !== 'idle' || job.lastOutcome === 'failed';
+}
 
 /** A phase change {@link TRANSITIONS} does not allow: a programming error, never a user's. */
 export class IllegalPhaseChangeError extends Error {

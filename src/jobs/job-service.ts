@@ -8,6 +8,7 @@ import { createJobContext, type JobServiceDeps } from './job-context.js';
 import { createRecovery } from './recovery.js';
 import { createReplies, type Replies } from './replies.js';
 import { createJobAcceptance, type JobAcceptance } from './start/accept.js';
+import { createRetryAcceptance, type RetryAcceptance } from './start/retry.js';
 import { createJobStart, type JobStart } from './start/start-job.js';
 
 export type { EditOutcome } from './edits.js';
@@ -19,6 +20,8 @@ export type {
   MentionOutcome,
   MentionRequest,
   ReplyRequest,
+  RetryOutcome,
+  RetryRequest,
   ShortcutRequest,
   StartRequest,
 } from './requests.js';
@@ -29,7 +32,12 @@ export type { SharedFile } from './shared-files.js';
  * Slack is acknowledged), then *processed* in the background; a crash in between leaves a row
  * that {@link JobService.recover} picks up.
  */
-export interface JobService extends JobAcceptance, Pick<JobStart, 'startJob'>, Replies, Edits {
+export interface JobService
+  extends JobAcceptance,
+    RetryAcceptance,
+    Pick<JobStart, 'startJob'>,
+    Replies,
+    Edits {
   /**
    * Finishes or explains what a stopped process left half done (taken over with
    * {@link Store.adoptOrphans}).
@@ -71,6 +79,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
 
   return {
     ...createJobAcceptance(ctx, replies.acceptReply),
+    ...createRetryAcceptance(ctx),
     startJob: start.startJob,
     ...replies,
     ...createEdits(ctx, followUps.dispatchReady),

@@ -1,5 +1,6 @@
 /** What the listeners hand to the job service, already parsed and validated. */
 
+import type { AccessDecision } from '../access/access-policy.js';
 import type { SharedFile } from './shared-files.js';
 
 /** A `/docs-agent <instruction>` command, already validated by its listener. */
@@ -116,3 +117,28 @@ export interface DeleteRequest {
   /** The deleted message's author. */
   userId: string;
 }
+
+/** A click on a status card's "Try again" button, already parsed by its listener. */
+export interface RetryRequest {
+  /** The job whose card carried the button: the click's value, not trusted until read back. */
+  jobId: number;
+  /** The person who clicked, and their own workspace: the new job's requester. */
+  userId: string;
+  teamId: string;
+  /** Where the card is: the click must come from the job's own channel. */
+  channelId: string;
+  /** The click's response_url (private answers to the person, for 30 minutes). */
+  responseUrl: string | null;
+}
+
+/**
+ * What a click on "Try again" became: the new job; `refused` when the person's (or the
+ * project's) hourly limit is reached, before anything is recorded; `repeat` when that job was tried again already
+ * (a double click, a re-delivery, someone else's click); `not_retryable` when the job cannot be
+ * tried again (it is not one whose start or run failed, or it moved on meanwhile).
+ */
+export type RetryOutcome =
+  | { job: number }
+  | { refused: Extract<AccessDecision, { allowed: false }> }
+  | 'repeat'
+  | 'not_retryable';

@@ -16,5 +16,5 @@ export function registerListeners(app: App, deps: ListenerDeps): void {
   registerEvents(app, deps);
   registerShortcuts(app, deps);
   registerViews(app, deps);
-  registerActions(app);
+  registerActions(app, deps);
 }

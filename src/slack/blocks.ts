@@ -20,6 +20,7 @@ export const LIMITS = {
   contextElements: 10,
   buttonText: 75,
   url: 3_000,
+  buttonValue: 2_000,
   actionElements: 25,
   viewTitle: 24,
   inputLabel: 2_000,
@@ -73,6 +74,18 @@ export const linkButton = (text: string, url: SafeUrl, actionId: string, primary
   url,
   action_id: actionId,
   ...(primary ? { style: 'primary' } : {}),
+});
+
+/**
+ * A button whose click Slack sends to the app as a `block_actions` interaction, carrying `value`
+ * (at most 2,000 characters; the handler must not trust it: anyone who can forge a click can
+ * write it).
+ */
+export const actionButton = (text: string, actionId: string, value: string): Block => ({
+  type: 'button',
+  text: plain(text, LIMITS.buttonText),
+  action_id: actionId,
+  value: truncateText(value, LIMITS.buttonValue),
 });
 
 export const actions = (...elements: Block[]): Block => ({

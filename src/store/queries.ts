@@ -41,6 +41,10 @@ const JOBS = {
   detachThread: `
     UPDATE jobs SET thread_ts = NULL
     WHERE id = :jobId AND phase IN (${RELEASING}) AND trigger_key <> :triggerKey`,
+  /** A job that replaces another in its thread takes over the emoji the other put on the root. */
+  inheritRootReaction: `
+    UPDATE jobs SET root_reaction = (SELECT root_reaction FROM jobs WHERE id = :replacedId)
+    WHERE id = :jobId`,
   recentJobsOfRequester:
     'SELECT * FROM jobs WHERE requester_id = :requesterId ORDER BY created_at DESC, id DESC LIMIT :limit',
   recentJobsOfChannel:

@@ -125,7 +125,15 @@ export type NewJob = Pick<
   JobRecord,
   'teamId' | 'channelId' | 'requesterId' | 'instruction' | 'triggerKey' | 'responseUrl' | 'pollIntervalMs'
 > &
-  Partial<Pick<JobRecord, 'owner' | 'origin' | 'projectId' | 'threadTs' | 'contextTs'>>;
+  Partial<Pick<JobRecord, 'owner' | 'origin' | 'projectId' | 'threadTs' | 'contextTs'>> & {
+    /**
+     * The job this one is tried again in place of ("Try again"). In the same transaction as the
+     * insert, it moves `from` → `to` (which must give up its thread), the new job takes its
+     * thread and the emoji on the thread's root, and `enqueue` is queued (its card update). When
+     * it is no longer in `from`, nothing is written.
+     */
+    replaces?: { jobId: number; from: JobPhase; to: JobPhase; enqueue: NewOutboxItem[] };
+  };
 
 export type NewRun = Pick<RunRecord, 'kind' | 'prompt' | 'authorId' | 'messageTs'> & {
   jobId?: number;

@@ -182,7 +182,7 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> 
       CREATE INDEX runs_reserved_by ON runs (author_id, reserved_at) WHERE reserved_at IS NOT NULL;
       CREATE INDEX runs_reserved ON runs (reserved_at) WHERE reserved_at IS NOT NULL;
       CREATE INDEX jobs_finished ON jobs (updated_at)
-        WHERE phase IN (${sqlList(FINISHED)});
+        WHERE phase IN ('idle', 'not_started', 'start_unknown', 'gone');
       CREATE INDEX outbox_delivered ON outbox (delivered_at) WHERE delivered_at IS NOT NULL;
       CREATE INDEX outbox_dead ON outbox (dead_at) WHERE dead_at IS NOT NULL;
       CREATE INDEX home_views_opened ON home_views (opened_at);
@@ -202,6 +202,17 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> 
         updated_at {{time}} NOT NULL,
         PRIMARY KEY (channel_id, thread_ts)
       );
+    `,
+  },
+  {
+    version: 7,
+    name: 'jobs tried again are finished too',
+    // "Try again" added the phase \`retried\` to the finished ones: the retention sweep's index
+    // is rebuilt with the set its queries filter on.
+    sql: `
+      DROP INDEX jobs_finished;
+      CREATE INDEX jobs_finished ON jobs (updated_at)
+        WHERE phase IN (${sqlList(FINISHED)});
     `,
   },
 ];

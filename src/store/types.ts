@@ -89,6 +89,9 @@ export interface Store {
    * Inserts a job and its first run; an existing trigger key returns the existing job. A thread
    * holds one job: a job already in `threadTs` is returned instead, unless it never ran or the
    * agent API forgot it (`not_started`, `gone`), which gives the thread up to the new job.
+   * A job that `replaces` another (a retry) moves it first: when that job was no longer where
+   * the caller saw it, the retry recorded before is returned (`created` false), or else the
+   * replaced job itself, as it is now.
    */
   insertJob(
     job: NewJob,

@@ -3,6 +3,7 @@ import { createAccessPolicy, MAX_CACHED_USERS, USER_CACHE_MS } from '../../src/a
 import { createLogger } from '../../src/logging/logger.js';
 import type { SlackGateway } from '../../src/slack/gateway.js';
 import type { Identity } from '../../src/slack/identity.js';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/types.js';
 
 function policy(now: () => number = Date.now) {
@@ -152,6 +153,65 @@ describe('access fails closed', () => {
     expect(await listed.mayInstruct({ userId: 'U1', teamId: 'T1' })).toBe(true);
     expect(await listed.mayInstruct({ userId: 'U2', teamId: 'T1' })).toBe(false);
     expect(await listed.mayInstruct({ userId: undefined, teamId: 'T1' })).toBe(false);
+  });
+});
+
+describe('room left in the hour (before "Try again" changes anything)', () => {
+  it('tells a person over their limit, or a project over its own, and counts nothing', async () => {
+    const at = 1_700_000_000_000;
+    const store = openSqliteStore(':memory:');
+    const access = createAccessPolicy({
+      config: {
+        allowedChannelIds: null,
+        allowedUserIds: null,
+        allowGuests: true,
+        maxInstructionsPerUserPerHour: 2,
+      },
+      projectHourlyLimit: 3,
+      defaultProject: 'proj_test',
+      identity: { get: async () => ({ teamId: 'T1' }), installedTeamId: () => 'T1' } as unknown as Identity,
+      slack: {} as SlackGateway,
+      store,
+      logger: createLogger({ level: 'error', secrets: [], write: () => {} }),
+      now: () => at,
+    });
+    const use = async (key: string, userId: string) => {
+      const { run } = await store.insertJob(
+        {
+          teamId: 'T1',
+          channelId: 'C1',
+          requesterId: userId,
+          instruction: key,
+          triggerKey: key,
+          responseUrl: null,
+          pollIntervalMs: 1_000,
+        },
+        { kind: 'create', prompt: key, authorId: userId, messageTs: null },
+        at - 60_000,
+      );
+      expect(await access.reserve(run.id)).toEqual({ allowed: true });
+    };
+    try {
+      await use('a1', 'U0ALICE');
+      await use('a2', 'U0ALICE');
+      expect(await access.room('U0ALICE', null)).toEqual({
+        allowed: false,
+        reason: 'rate',
+        retryAt: new Date(at + 3_600_000),
+        limit: 2,
+      });
+      expect(await access.room('U0BOB', null)).toEqual({ allowed: true });
+      await use('b1', 'U0BOB');
+      expect(await access.room('U0CAROL', null)).toEqual({
+        allowed: false,
+        reason: 'project_rate',
+        limit: 3,
+      });
+      expect(await access.room('U0CAROL', 'proj_other')).toEqual({ allowed: true });
+      expect((await store.recentInstructions('U0ALICE', 0)).count).toBe(2);
+    } finally {
+      await store.close();
+    }
   });
 });
 

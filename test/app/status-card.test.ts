@@ -63,13 +63,21 @@ describe('the status card', () => {
     expect(actions?.elements?.[0]).toMatchObject({ url: 'https://github.com/example/docs/pull/9' });
   });
 
-  it('marks a failed job with the failed emoji and no button', async () => {
+  it('marks a failed job with the failed emoji and only a "Try again" button', async () => {
     const { threadTs, channel, jobId } = await h.startJob();
     h.agent.setStatus(jobId, 'failed');
     await waitFor('failed emoji', () => h.slack.reactionsOn(channel, threadTs).join() === 'x');
     const root = h.slack.messages.find((m) => m.ts === threadTs);
     expect(fieldText(root)).toContain(':x: Failed');
-    expect(buttons(root)).toEqual([]);
+    const job = await h.app.store.findJobByThread(channel, threadTs);
+    expect(buttons(root)).toEqual([
+      {
+        type: 'button',
+        text: expect.objectContaining({ text: 'Try again' }),
+        action_id: 'retry_job',
+        value: String(job?.id),
+      },
+    ]);
     const post = await waitFor('outcome', () => h.slack.threadPosts(threadTs)[0]);
     expect(blocksOf(post)).toHaveLength(1);
   });

@@ -11,8 +11,10 @@ import {
   IllegalPhaseChangeError,
   JOB_PHASES,
   type JobPhase,
+  mayRetry,
   moveJob,
   POLLED,
+  RETRYABLE,
   STILL_STARTING,
   sqlList,
   TAKES_FOLLOW_UPS,
@@ -47,13 +49,14 @@ describe('the transition table', () => {
     expect([...reachableFrom(FIRST_PHASE)].sort()).toEqual([...JOB_PHASES].sort());
   });
 
-  it('gives the finished phases their documented exits: only a follow-up moves an idle job', () => {
+  it('gives the finished phases their documented exits: a follow-up, or "Try again" after a failure', () => {
     const finishedExits = Object.fromEntries([...FINISHED].map((phase) => [phase, [...exits(phase)].sort()]));
     expect(finishedExits).toEqual({
-      idle: ['active', 'gone'],
-      not_started: [],
-      start_unknown: [],
+      idle: ['active', 'gone', 'retried'],
+      not_started: ['retried'],
+      start_unknown: ['retried'],
       gone: [],
+      retried: [],
     });
   });
 
@@ -78,8 +81,12 @@ describe('the named phase sets', () => {
   });
 
   it('are consistent with the table', () => {
-    // Ended: exactly the phases with no exit.
-    expect(JOB_PHASES.filter((p) => exits(p).length === 0).sort()).toEqual([...ENDED].sort());
+    // Ended: exactly the phases with no exit but being tried again as a new job.
+    const onward = (p: JobPhase) => exits(p).filter((next) => next !== 'retried');
+    expect(JOB_PHASES.filter((p) => onward(p).length === 0).sort()).toEqual([...ENDED].sort());
+    // Tried again: only from the phases that may be, and that gives the thread up.
+    expect(JOB_PHASES.filter((p) => canMove(p, 'retried')).sort()).toEqual([...RETRYABLE].sort());
+    expect(THREAD_RELEASING_PHASES.has('retried')).toBe(true);
     // Finished: nothing running or being started, so the ended ones and idle.
     expect([...FINISHED].sort()).toEqual([...ENDED, 'idle'].sort());
     // A job that gives up its thread has ended.
@@ -99,7 +106,7 @@ describe('the named phase sets', () => {
 
   it('are written into SQL as their members', () => {
     expect(sqlList(STILL_STARTING)).toBe("'accepted', 'posting', 'creating'");
-    expect(sqlList(THREAD_RELEASING_PHASES)).toBe("'not_started', 'gone'");
+    expect(sqlList(THREAD_RELEASING_PHASES)).toBe("'not_started', 'gone', 'retried'");
   });
 
   it('leave the shipped migrations as they were (a changed set needs a new migration)', () => {
@@ -108,6 +115,36 @@ describe('the named phase sets', () => {
       "CREATE INDEX jobs_interrupted ON jobs (phase) WHERE phase IN ('accepted', 'posting', 'creating');",
     );
     expect(sql[4]).toContain("WHERE phase IN ('idle', 'not_started', 'start_unknown', 'gone');");
+    expect(sql[6]).toContain("WHERE phase IN ('idle', 'not_started', 'start_unknown', 'gone', 'retried');");
+  });
+});
+
+describe('"Try again"', () => {
+  const job = (phase: JobPhase, lastOutcome: string | null = null, erasedAt: number | null = null) => ({
+    phase,
+    lastOutcome,
+    erasedAt,
+  });
+
+  it('is offered after a failed run, a failed create call, or an unknown start', () => {
+    expect(mayRetry(job('idle', 'failed'))).toBe(true);
+    expect(mayRetry(job('not_started'))).toBe(true);
+    expect(mayRetry(job('start_unknown'))).toBe(true);
+  });
+
+  it('is not offered on a job that runs, succeeded, was forgotten, tried again, or erased', () => {
+    for (const outcome of [
+      'completed_pr',
+      'completed_no_changes',
+      'archived',
+      'gone',
+      'stopped_watching',
+      null,
+    ])
+      expect(mayRetry(job('idle', outcome)), String(outcome)).toBe(false);
+    for (const phase of ['accepted', 'posting', 'creating', 'active', 'gone', 'retried'] as const)
+      expect(mayRetry(job(phase, 'failed')), phase).toBe(false);
+    expect(mayRetry(job('idle', 'failed', 1))).toBe(false);
   });
 });
 

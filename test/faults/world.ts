@@ -3,6 +3,7 @@ import { tempDatabase, testEnv } from '../helpers/harness.js';
 import { sleep, waitFor } from '../helpers/http.js';
 import {
   eventEnvelope,
+  interaction,
   messageChanged,
   messageDeleted,
   messageEvent,
@@ -141,6 +142,9 @@ export async function createWorld(
         'x-slack-retry-reason': 'http_timeout',
       });
     },
+    /** Sends an interactivity payload (a button click); resolves whether Slack got its acknowledgement. */
+    click: (payload: Record<string, unknown>): Promise<boolean> =>
+      send(interaction(payload), 'application/x-www-form-urlencoded'),
     /** Retries the messages Slack never got an acknowledgement for (Slack redelivers them). */
     async redeliver() {
       for (const ins of instructions.filter((i) => i.kind !== 'command' && !i.acked)) {

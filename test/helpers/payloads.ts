@@ -205,3 +205,32 @@ export function messageDeleted(fields: {
     previous_message: { type: 'message', user, ts, text: previous.text ?? 'gone', ...previous },
   };
 }
+
+/** A click on a button of a bot message (`block_actions`), as Slack sends it. */
+export function buttonClick(
+  button: { action_id: string; value: string },
+  where: { channel?: string; messageTs: string; user?: string; responseUrl?: string },
+) {
+  const channel = where.channel ?? 'C0GENERAL';
+  return {
+    type: 'block_actions',
+    team: { id: TEAM_ID, domain: 'test-team' },
+    user: { id: where.user ?? 'U0ALICE', username: 'alice', team_id: TEAM_ID },
+    api_app_id: 'A0APP',
+    token: 'legacy-verification-token',
+    trigger_id: `trigger.${unique()}`,
+    container: { type: 'message', message_ts: where.messageTs, channel_id: channel, is_ephemeral: false },
+    channel: { id: channel, name: 'general' },
+    message: { type: 'message', ts: where.messageTs, bot_id: 'B0BOT' },
+    response_url: where.responseUrl ?? 'https://hooks.slack.test/actions/1',
+    actions: [
+      {
+        type: 'button',
+        block_id: 'card',
+        action_ts: String(Date.now() / 1000),
+        text: { type: 'plain_text', text: 'Try again' },
+        ...button,
+      },
+    ],
+  };
+}

@@ -889,6 +889,63 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
       });
     });
 
+    describe('a job tried again (replaces)', () => {
+      const threadTs = '1700000000.004200';
+      const cardUpdate = (jobId: number): NewOutboxItem => ({
+        jobId,
+        dedupeKey: null,
+        payload: { type: 'update_root', channel: 'C0DOCS', ts: threadTs },
+      });
+      const retryOf = (old: JobRecord, from: JobRecord['phase'], overrides: Partial<NewJob> = {}) =>
+        newJob(`retry:${old.id}`, {
+          requesterId: 'U0BOB',
+          threadTs,
+          replaces: { jobId: old.id, from, to: 'retried', enqueue: [cardUpdate(old.id)] },
+          ...overrides,
+        });
+
+      it('moves the old job, gives its thread and root emoji to the new one, and queues its card, in one write', async () => {
+        const { job: old } = await job('failed-run', T0, { threadTs });
+        await store.apply({ jobId: old.id, job: { phase: 'idle', lastOutcome: 'failed' } }, T0 + 1);
+        await store.setRootReaction(old.id, 'x');
+        const retry = await store.insertJob(retryOf(old, 'idle'), createRun('Again'), T0 + 2);
+        expect(retry.created).toBe(true);
+        expect(retry.job).toMatchObject({
+          requesterId: 'U0BOB',
+          phase: 'accepted',
+          threadTs,
+          rootReaction: 'x',
+        });
+        expect(retry.run.prompt).toBe('Again');
+        expect(await store.getJob(old.id)).toMatchObject({ phase: 'retried', threadTs: null });
+        expect((await store.findJobByThread('C0DOCS', threadTs))?.id).toBe(retry.job.id);
+        expect((await store.dueOutbox(T0 + 2, 10)).map((i) => i.jobId)).toEqual([old.id]);
+      });
+
+      it('happens once: a repeat, or a retry racing it, gets the retry recorded first', async () => {
+        const { job: old } = await job('failed-start', T0, { threadTs });
+        await store.apply({ jobId: old.id, job: { phase: 'start_unknown' } }, T0 + 1);
+        const results = await Promise.all(
+          [1, 2, 3].map(() => store.insertJob(retryOf(old, 'start_unknown'), createRun(), T0 + 2)),
+        );
+        expect(results.filter((r) => r.created)).toHaveLength(1);
+        expect(new Set(results.map((r) => r.job.id)).size).toBe(1);
+        const again = await store.insertJob(retryOf(old, 'start_unknown'), createRun(), T0 + 3);
+        expect(again).toMatchObject({ created: false, job: { id: results[0]?.job.id } });
+        expect(await store.dueOutbox(T0 + 3, 10)).toHaveLength(1);
+      });
+
+      it('writes nothing when the old job moved on since it was read', async () => {
+        const { job: old } = await job('moved-on', T0, { threadTs });
+        await store.apply({ jobId: old.id, job: { phase: 'active' } }, T0 + 1);
+        const result = await store.insertJob(retryOf(old, 'idle'), createRun(), T0 + 2);
+        expect(result.created).toBe(false);
+        expect(result.job).toMatchObject({ id: old.id, phase: 'active', threadTs });
+        expect(await store.dueOutbox(T0 + 2, 10)).toEqual([]);
+        expect((await store.recentJobs({ channelId: 'C0DOCS' }, 10)).map((j) => j.id)).toEqual([old.id]);
+      });
+    });
+
     describe('the author’s workspace', () => {
       it('keeps the workspace of a reply’s author (another one in a shared channel)', async () => {
         const { job: j } = await job('shared-channel');

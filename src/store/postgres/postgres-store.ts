@@ -2,7 +2,6 @@ import pg from 'pg';
 import { type DatabaseTlsError, parseDatabaseTls } from '../../config/database-tls.js';
 import { assistantThreadMethods } from '../assistant-threads.js';
 import { changeHolds } from '../changes.js';
-import { newJobParams } from '../queries.js';
 import {
   parseAt,
   parseCount,
@@ -18,9 +17,10 @@ import {
   parseRun,
   parseUseOfRun,
 } from '../rows.js';
-import type { Change, JobRecord, NewJob, NewRun, OutboxItem, Store } from '../types.js';
+import type { Change, OutboxItem, Store } from '../types.js';
 import { UnknownRunError, useDecision } from '../uses.js';
 import { tlsOptions } from './connection-tls.js';
+import { postgresInserts } from './insert-job.js';
 import { ADOPTION_LOCK_KEY, migratePostgres, PROJECT_USES_LOCK, types, USER_USES_LOCK } from './migrate.js';
 import { exec, inTransaction, many, one, type Queryable, updateRow, write } from './statements.js';
 
@@ -57,24 +57,6 @@ export async function openPostgresStore(
   await migratePostgres(pool);
 
   const transaction = <T>(work: (db: pg.PoolClient) => Promise<T>) => inTransaction(pool, work);
-
-  async function insertRun(db: Queryable, jobId: number, run: NewRun, now: number) {
-    await exec(db, 'lockJobPostgres', { jobId });
-    const existing = run.messageTs
-      ? await one(db, 'runByMessage', { jobId, messageTs: run.messageTs }, parseRun)
-      : undefined;
-    if (existing) return { run: existing, created: false };
-    const { kind, prompt, authorId, messageTs } = run;
-    const owner = run.owner ?? null;
-    const inserted = await one(
-      db,
-      'insertRun',
-      { jobId, kind, prompt, authorId, messageTs, owner, teamId: run.teamId ?? null, now },
-      parseRun,
-    );
-    if (!inserted) throw new Error(`run of job ${jobId} not recorded`);
-    return { run: inserted, created: true };
-  }
 
   const enqueueAll = async (db: Queryable, items: Parameters<Store['enqueue']>[0], now: number) => {
     for (const item of items) {
@@ -113,29 +95,7 @@ export async function openPostgresStore(
     return true;
   }
 
-  const insertJobOnce = (job: NewJob, firstRun: NewRun, now: number) =>
-    transaction(async (db) => {
-      // A thread holds one job: a second start in it returns the job already there.
-      let inThread: JobRecord | undefined = job.threadTs
-        ? await one(db, 'jobByThread', { channelId: job.channelId, threadTs: job.threadTs }, parseJob)
-        : undefined;
-      if (
-        inThread &&
-        (await write(db, 'detachThread', { jobId: inThread.id, triggerKey: job.triggerKey })) === 1
-      )
-        inThread = undefined;
-      const inserted = inThread ? undefined : await one(db, 'insertJob', newJobParams(job, now), parseJob);
-      if (!inserted) {
-        const existing =
-          inThread ?? (await one(db, 'jobByTrigger', { triggerKey: job.triggerKey }, parseJob));
-        if (!existing) throw new Error(`job ${job.triggerKey} neither inserted nor found`);
-        const run = await one(db, 'firstRunOfJob', { jobId: existing.id }, parseRun);
-        if (!run) throw new Error(`job ${existing.id} has no first run`);
-        return { job: existing, run, created: false };
-      }
-      const { run } = await insertRun(db, inserted.id, firstRun, now);
-      return { job: inserted, run, created: true };
-    });
+  const { insertRun, insertJobOnce } = postgresInserts(transaction, enqueueAll);
 
   return {
     pool,

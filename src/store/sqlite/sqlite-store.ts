@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { assistantThreadMethods } from '../assistant-threads.js';
 import { changeHolds } from '../changes.js';
 import type { Params } from '../queries/named.js';
-import { newJobParams, type PatchedTable, type QueryName, queriesFor, updateStatement } from '../queries.js';
+import { type PatchedTable, type QueryName, queriesFor, updateStatement } from '../queries.js';
 import {
   parseAt,
   parseCount,
@@ -18,19 +18,10 @@ import {
   parseUseOfRun,
   type Row,
 } from '../rows.js';
-import type {
-  Change,
-  Erased,
-  NewJob,
-  NewOutboxItem,
-  NewRun,
-  Orphans,
-  Store,
-  UseQuota,
-  UseReservation,
-} from '../types.js';
+import type { Change, Erased, NewOutboxItem, Orphans, Store, UseQuota, UseReservation } from '../types.js';
 import { UnknownRunError, useDecision } from '../uses.js';
 import { migrate, preparePrivateFile } from './database-file.js';
+import { sqliteInserts } from './insert-job.js';
 
 export { migrate, STORE_DIRECTORY_MODE, STORE_FILE_MODE } from './database-file.js';
 
@@ -85,40 +76,8 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
     statement.run(update.params);
   };
 
-  const insertRun = (jobId: number, run: NewRun, now: number) => {
-    const existing = run.messageTs
-      ? one('runByMessage', { jobId, messageTs: run.messageTs }, parseRun)
-      : undefined;
-    if (existing) return { run: existing, created: false };
-    const { kind, prompt, authorId, messageTs } = run;
-    const owner = run.owner ?? null;
-    const inserted = one(
-      'insertRun',
-      { jobId, kind, prompt, authorId, messageTs, owner, teamId: run.teamId ?? null, now },
-      parseRun,
-    );
-    if (!inserted) throw new Error(`run of job ${jobId} not recorded`);
-    return { run: inserted, created: true };
-  };
-
-  const insertJobTx = db.transaction((job: NewJob, firstRun: NewRun, now: number) => {
-    // A thread holds one job: a second start in it returns the job already there.
-    let inThread = job.threadTs
-      ? one('jobByThread', { channelId: job.channelId, threadTs: job.threadTs }, parseJob)
-      : undefined;
-    if (inThread && write('detachThread', { jobId: inThread.id, triggerKey: job.triggerKey }) === 1)
-      inThread = undefined;
-    const inserted = inThread ? undefined : one('insertJob', newJobParams(job, now), parseJob);
-    if (!inserted) {
-      const existing = inThread ?? one('jobByTrigger', { triggerKey: job.triggerKey }, parseJob);
-      if (!existing) throw new Error(`job ${job.triggerKey} neither inserted nor found`);
-      const run = one('firstRunOfJob', { jobId: existing.id }, parseRun);
-      if (!run) throw new Error(`job ${existing.id} has no first run`);
-      return { job: existing, run, created: false };
-    }
-    const { run } = insertRun(inserted.id, firstRun, now);
-    return { job: inserted, run, created: true };
-  });
+  const { insertRun, insertJob } = sqliteInserts({ one, write, enqueueAll });
+  const insertJobTx = db.transaction(insertJob);
 
   const applyOne = (change: Change, now: number): boolean => {
     const state = change.expect ? one('jobState', { jobId: change.jobId }, parseJobState) : undefined;

@@ -1,12 +1,19 @@
 import type { App } from '@slack/bolt';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { registerActions } from '../../../src/listeners/actions/index.js';
+import { createListenerWorld, type ListenerWorld } from '../../helpers/listener-deps.js';
+
+let w: ListenerWorld;
+beforeEach(() => {
+  w = createListenerWorld();
+});
+afterEach(() => w.stop());
 
 /** The handlers `registerActions` gives Bolt, by action id. */
 function registered() {
   const handlers = new Map<string, (args: { ack: () => Promise<void> }) => Promise<void>>();
   const app = { action: vi.fn((id: string, handler: never) => handlers.set(id, handler)) };
-  registerActions(app as unknown as App);
+  registerActions(app as unknown as App, w.deps);
   return handlers;
 }
 
@@ -20,7 +27,7 @@ describe('actions', () => {
     expect(ack).toHaveBeenCalledWith();
   });
 
-  it('answers no other action', () => {
-    expect([...registered().keys()]).toEqual(['view_pull_request']);
+  it('answers “View pull request” and “Try again”, and no other action', () => {
+    expect([...registered().keys()]).toEqual(['view_pull_request', 'retry_job']);
   });
 });

@@ -1,0 +1,80 @@
+import { cardTsOf } from '../../blocks/status-card.js';
+import { enterPhase, expectPhase, mayRetry, RETRYABLE } from '../../domain/phases.js';
+import type { JobContext } from '../job-context.js';
+import { rootUpdate } from '../outbox-items.js';
+import type { RetryOutcome, RetryRequest } from '../requests.js';
+
+/** The trigger key of the job that tries `jobId` again: one per job, so a retry happens once. */
+export const retryTriggerKey = (jobId: number) => `retry:${jobId}`;
+
+/** Recording "Try again" on a failed job: fast, before Slack is acknowledged. */
+export interface RetryAcceptance {
+  /**
+   * Records a new job in the failed job's thread, from its instruction and first prompt (with
+   * the context it was given), requested by the person who clicked. In the same write the old
+   * job moves to `retried` and gives up its thread, and its card is queued for an update. It is
+   * then started like any job (access, hourly limits, status card, create call).
+   */
+  acceptRetry(request: RetryRequest): Promise<RetryOutcome>;
+}
+
+export function createRetryAcceptance(
+  ctx: Pick<JobContext, 'store' | 'access' | 'logger' | 'now' | 'instanceId' | 'settings' | 'loops'>,
+): RetryAcceptance {
+  const { store, logger, now } = ctx;
+  return {
+    async acceptRetry(request) {
+      const triggerKey = retryTriggerKey(request.jobId);
+      // The click's value names a job; what it may do is read from the store, never the click.
+      const old = await store.getJob(request.jobId);
+      if (!old || old.channelId !== request.channelId) return 'not_retryable';
+      if (old.phase === 'retried') return 'repeat';
+      const first = old.threadTs && mayRetry(old) ? (await store.getRuns(old.id))[0] : undefined;
+      // Only a job whose card carries the button: one refused before its card was posted is not.
+      if (!first || !old.threadTs || !cardTsOf(old)) return 'not_retryable';
+      // Told before the old job is moved aside, so a person over a limit keeps the button.
+      const room = await ctx.access.room(request.userId, old.projectId);
+      if (!room.allowed) return { refused: room };
+      const from = expectPhase(old.phase, RETRYABLE);
+      const retried = { ...old, ...enterPhase(from, 'retried') };
+      const result = await store.insertJob(
+        {
+          teamId: request.teamId,
+          channelId: old.channelId,
+          requesterId: request.userId,
+          instruction: old.instruction,
+          triggerKey,
+          responseUrl: request.responseUrl,
+          pollIntervalMs: ctx.settings.poll.intervalMs,
+          owner: ctx.instanceId,
+          origin: old.origin,
+          // The job keeps the project it started on, and the thread context it was given.
+          projectId: old.projectId,
+          threadTs: old.threadTs,
+          contextTs: old.contextTs,
+          replaces: { jobId: old.id, from, to: retried.phase, enqueue: rootUpdate(retried) },
+        },
+        {
+          kind: 'create',
+          prompt: first.prompt,
+          authorId: request.userId,
+          messageTs: null,
+          owner: ctx.instanceId,
+        },
+        now(),
+      );
+      if (result.created) {
+        // The old card's update was queued in the same write.
+        ctx.loops.outbox.kick();
+        logger.info('job tried again', { jobId: result.job.id, retriedJobId: old.id, user: request.userId });
+        return { job: result.job.id };
+      }
+      if (result.job.triggerKey === triggerKey) {
+        logger.info('repeated retry ignored', { jobId: result.job.id });
+        return 'repeat';
+      }
+      // A follow-up started the job again, or it changed otherwise since it was read.
+      return 'not_retryable';
+    },
+  };
+}

@@ -1,0 +1,87 @@
+import type { AllMiddlewareArgs, SlackActionMiddlewareArgs } from '@slack/bolt';
+import { z } from 'zod';
+import { refusalText, text } from '../../blocks/messages.js';
+import type { Mrkdwn } from '../../slack/mrkdwn.js';
+import { withTimeout } from '../../util/timeout.js';
+import { runRecorded } from '../background.js';
+import type { ListenerDeps } from '../types.js';
+
+/** How long the click waits for the access check (users.info): Slack wants the answer within 3 seconds. */
+const ACCESS_CHECK_MS = 1_500;
+
+const clickSchema = z.object({
+  team: z
+    .object({ id: z.string().min(1) })
+    .nullable()
+    .optional(),
+  user: z.object({ id: z.string().min(1), team_id: z.string().min(1).optional() }),
+  channel: z.object({ id: z.string().min(1) }),
+  response_url: z.string().url().optional(),
+  // Only the value matters, and only as a job id to read back from the store.
+  actions: z.array(z.object({ value: z.string().regex(/^\d{1,15}$/) })).min(1),
+});
+
+/**
+ * "Try again" on a status card: the person must be allowed to instruct the agent here; the
+ * retry is recorded before the click is acknowledged, then started in the background like any
+ * job. A double click or a re-delivery finds the retry already recorded and does nothing more.
+ */
+export function tryAgain(deps: ListenerDeps) {
+  return async ({ body, ack }: SlackActionMiddlewareArgs & AllMiddlewareArgs) => {
+    const parsed = clickSchema.safeParse(body);
+    if (!parsed.success) {
+      await ack();
+      deps.logger.warn('"Try again" click not understood', {
+        issues: parsed.error.issues.map((i) => i.path.join('.')),
+      });
+      return;
+    }
+    const click = parsed.data;
+    const userId = click.user.id;
+    const teamId = click.user.team_id ?? click.team?.id ?? '';
+    const channelId = click.channel.id;
+    const responseUrl = click.response_url ?? null;
+    /** A private answer to the person who clicked: a courtesy, left out when no slot is free. */
+    const tell = (words: Mrkdwn) =>
+      deps.tasks.run('answer a "Try again" click', () =>
+        responseUrl
+          ? deps.slack.respond(responseUrl, words)
+          : deps.slack.postEphemeral({ channel: channelId, user: userId, text: words }),
+      );
+
+    // Only people who may instruct the agent here start a job with it (failing closed when Slack
+    // cannot say in time); their hourly limit is counted when the job starts.
+    const decision = await withTimeout(
+      deps.access.check({ teamId, channelId, userId }),
+      ACCESS_CHECK_MS,
+    ).catch(() => undefined);
+    if (!decision?.allowed) {
+      await ack();
+      tell(refusalText(decision ?? { reason: 'unverified' }));
+      return;
+    }
+    let outcome: Awaited<ReturnType<typeof deps.jobs.acceptRetry>>;
+    try {
+      outcome = await deps.jobs.acceptRetry({
+        jobId: Number(click.actions[0]?.value),
+        userId,
+        teamId,
+        channelId,
+        responseUrl,
+      });
+    } catch (error) {
+      deps.logger.error('could not record a retry', { error });
+      await ack();
+      tell(text.notRecorded());
+      return;
+    }
+    // Acknowledged only once recorded: a crash before this leaves Slack showing the click failed.
+    await ack();
+    if (outcome === 'not_retryable') tell(text.notRetryable());
+    else if (outcome !== 'repeat' && 'refused' in outcome) tell(refusalText(outcome.refused));
+    else if (outcome !== 'repeat') {
+      const id = outcome.job;
+      runRecorded(deps, 'start job', () => deps.jobs.startJob(id), { jobId: id });
+    }
+  };
+}
