@@ -3,6 +3,7 @@ import { isDirectMessage } from '../slack/conversations.js';
 import { checkUrl } from '../slack/links.js';
 import { channelMention, escapeMrkdwn, link, md, mrkdwnToPlain, userMention } from '../slack/mrkdwn.js';
 import { truncateText } from '../slack/truncate.js';
+import { editText } from './edit-texts.js';
 
 /** The message shortcut ("Send to docs agent") and its modal. */
 export const SHORTCUT_CALLBACK_ID = 'send_to_docs_agent';
@@ -21,7 +22,18 @@ export interface ModalMetadata {
   /** Author's user id, or the app's name for a bot message. */
   author: string;
   permalink?: string;
+  /** Files the message carries, by name and type (at most {@link MODAL_FILES}, names shortened). */
+  files?: { name: string; type: string }[];
 }
+
+/** Most files of the message the modal remembers: private metadata holds 3,000 characters. */
+export const MODAL_FILES = 10;
+
+/** The message's files as the modal remembers them: few, with short names. */
+export const modalFiles = (files: readonly { name: string; type: string }[]) =>
+  files
+    .slice(0, MODAL_FILES)
+    .map((f) => ({ name: truncateText(f.name, 100), type: truncateText(f.type, 50) }));
 
 export function sendModal(args: {
   message: { text: string; author: string };
@@ -65,6 +77,8 @@ export function sendModal(args: {
       },
     },
     context(md`${source} by ${from} in ${channelMention(metadata.channel)}`),
+    // Said before the job starts: the agent gets the files' names, never their contents.
+    ...(metadata.files?.length ? [context(editText.filesUnseen(metadata.files))] : []),
     {
       type: 'input',
       block_id: BLOCK.channel,

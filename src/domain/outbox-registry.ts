@@ -76,6 +76,17 @@ export const OUTBOX_ITEMS = {
   dropped: note(({ runId }: RunKey) => `dropped:${runId}`),
   /** An instruction held until Slack confirms its author, told once per instruction. */
   held: note(({ kind, id }: { kind: 'job' | 'reply'; id: number }) => `held:${kind}:${id}`),
+  /** An edit (one version of a message) or deletion that came after the agent had the text. */
+  editedLate: note(({ runId, version }: RunKey & { version: string }) => `edited-late:${runId}:${version}`),
+  deletedLate: note(({ runId }: RunKey) => `deleted-late:${runId}`),
+  /** An edit of a waiting instruction that was not taken (too long), once per message version. */
+  editRefused: note(({ runId, version }: RunKey & { version: string }) => `edit-refused:${runId}:${version}`),
+  /** A waiting reply edited into an aside (or nothing): taken out of its batch. */
+  withdrawn: note(({ runId }: RunKey) => `withdrawn:${runId}`),
+  /** Files shared with an instruction do not reach the agent: told once per message. */
+  filesUnseen: note(
+    ({ channelId, messageTs }: { channelId: string; messageTs: string }) => `files:${channelId}:${messageTs}`,
+  ),
   /** The emoji on a follow-up the agent accepted. */
   received: { payload: 'reaction', key: ({ runId }: RunKey) => `received:${runId}` },
   /** A re-render of the status card: never deduplicated, newer ones supersede older ones. */

@@ -60,6 +60,8 @@ export function createFollowUps(deps: FollowUpsDeps): FollowUps {
     await deps.applyQueued(
       {
         jobId: job.id,
+        // A reply its author deleted meanwhile is gone already: nothing to tell them.
+        expectRun: { id: run.id, states: ['pending', 'ready'] },
         run: { id: run.id, patch: { state: 'failed', error: reason } },
         enqueue: [privateNote(job.id, keys.dropped({ runId: run.id }), to, note)],
       },

@@ -1,5 +1,6 @@
 import type { Orphans } from '../store/types.js';
 import { createReplyCatchUp } from './catch-up.js';
+import { createEdits, type Edits } from './edits.js';
 import { createFollowUps } from './follow-ups.js';
 import { createHolds } from './holds.js';
 import { createInstructionChecks } from './instruction-checks.js';
@@ -10,9 +11,12 @@ import { createJobAcceptance, type JobAcceptance } from './start/accept.js';
 import { createRetryAcceptance, type RetryAcceptance } from './start/retry.js';
 import { createJobStart, type JobStart } from './start/start-job.js';
 
+export type { EditOutcome } from './edits.js';
 export type { JobServiceDeps } from './job-context.js';
 export type {
+  DeleteRequest,
   DirectRequest,
+  EditRequest,
   MentionOutcome,
   MentionRequest,
   ReplyRequest,
@@ -21,13 +25,19 @@ export type {
   ShortcutRequest,
   StartRequest,
 } from './requests.js';
+export type { SharedFile } from './shared-files.js';
 
 /**
  * The job rules. Every instruction is first *accepted* (recorded in the store, fast, before
  * Slack is acknowledged), then *processed* in the background; a crash in between leaves a row
  * that {@link JobService.recover} picks up.
  */
-export interface JobService extends JobAcceptance, RetryAcceptance, Pick<JobStart, 'startJob'>, Replies {
+export interface JobService
+  extends JobAcceptance,
+    RetryAcceptance,
+    Pick<JobStart, 'startJob'>,
+    Replies,
+    Edits {
   /**
    * Finishes or explains what a stopped process left half done (taken over with
    * {@link Store.adoptOrphans}).
@@ -72,6 +82,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
     ...createRetryAcceptance(ctx),
     startJob: start.startJob,
     ...replies,
+    ...createEdits(ctx, followUps.dispatchReady),
     recover: recovery.recover,
 
     async handBack({ jobIds = [], runIds = [] }) {

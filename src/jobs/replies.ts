@@ -5,6 +5,7 @@ import type { FollowUps } from './follow-ups.js';
 import type { InstructionChecks } from './instruction-checks.js';
 import type { JobContext } from './job-context.js';
 import type { ReplyRequest } from './requests.js';
+import { filesNote, withFiles } from './shared-files.js';
 
 /** Replies in a job's thread: recorded first, then checked and handed to the follow-up batches. */
 export interface Replies {
@@ -25,11 +26,14 @@ export function createReplies(
   async function acceptReply(request: ReplyRequest): Promise<number | undefined> {
     const job = await store.findJobByThread(request.channelId, request.threadTs);
     if (!job || (request.mentionsBot && THREAD_RELEASING_PHASES.has(job.phase))) return undefined;
+    // Queued before the reply is recorded (once per message): a crash in between cannot lose it.
+    const note = filesNote(job.id, request, request.files);
+    if (note.length > 0) await ctx.enqueue(note, now());
     const { run, created } = await store.insertFollowUp(
       job.id,
       {
         kind: 'follow_up',
-        prompt: mrkdwnToPlain(request.text).trim(),
+        prompt: withFiles(mrkdwnToPlain(request.text).trim(), request.files ?? []),
         authorId: request.userId,
         messageTs: request.messageTs,
         owner: ctx.instanceId,
@@ -82,8 +86,16 @@ export function createReplies(
       if (!refused) return;
     }
     if (refused) return dropRun(job, run, 'refused', refused, to);
-    await store.apply({ jobId: job.id, run: { id: run.id, patch: { state: 'ready' } } }, now());
-    await dispatchReady(job.id);
+    // Only while it still waits: its author may have deleted it (or edited it into an aside) meanwhile.
+    const readied = await store.apply(
+      {
+        jobId: job.id,
+        expectRun: { id: run.id, states: ['pending'] },
+        run: { id: run.id, patch: { state: 'ready' } },
+      },
+      now(),
+    );
+    if (readied) await dispatchReady(job.id);
   }
 
   return { acceptReply, processReply };

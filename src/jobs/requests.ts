@@ -1,6 +1,7 @@
 /** What the listeners hand to the job service, already parsed and validated. */
 
 import type { AccessDecision } from '../access/access-policy.js';
+import type { SharedFile } from './shared-files.js';
 
 /** A `/docs-agent <instruction>` command, already validated by its listener. */
 export interface StartRequest {
@@ -24,6 +25,8 @@ export interface MentionRequest {
   messageTs: string;
   /** The thread the mention was posted in, if any. */
   threadTs: string | undefined;
+  /** Files the message carried: the agent gets their names only, and the author is told. */
+  files?: SharedFile[];
 }
 
 /**
@@ -40,6 +43,8 @@ export interface DirectRequest {
   messageTs: string;
   /** The thread the message was posted in, if any. */
   threadTs: string | undefined;
+  /** Files the message carried: the agent gets their names only, and the author is told. */
+  files?: SharedFile[];
 }
 
 /** What a mention (or a direct message) became. */
@@ -54,7 +59,15 @@ export interface ShortcutRequest {
   /** The instruction typed in the modal, Slack-encoded (`&`, `<`, `>` escaped) like a command's. */
   instruction: string;
   /** The message the shortcut was used on, as the user left it in the modal (Slack-encoded). */
-  message: { channelId: string; ts: string; threadTs: string | undefined; text: string; author: string };
+  message: {
+    channelId: string;
+    ts: string;
+    threadTs: string | undefined;
+    text: string;
+    author: string;
+    /** Files the message carries: the agent gets their names only (the modal said so). */
+    files?: SharedFile[];
+  };
   permalink: string | undefined;
   /** The modal's view id: unique per submission. */
   viewId: string;
@@ -74,6 +87,35 @@ export interface ReplyRequest {
    * (the app_mention event), so the reply is not the old job's follow-up.
    */
   mentionsBot?: boolean;
+  /** Files the message carried: the agent gets their names only, and the author is told. */
+  files?: SharedFile[];
+}
+
+/** Someone edited a message in a conversation: it may be an instruction still waiting. */
+export interface EditRequest {
+  channelId: string;
+  /** The thread the message is in (its own ts when it is a thread's root or stands alone). */
+  threadTs: string;
+  messageTs: string;
+  /** The message's author. */
+  userId: string;
+  /** This version of the message (Slack's `edited.ts`): notes about it are given once. */
+  version: string;
+  /** What the new text asks as a reply in a job's thread (undefined: an aside, or not for the bot). */
+  asReply: string | undefined;
+  /** What it asks as the instruction that started a job (undefined: an aside). */
+  asInstruction: string | undefined;
+  /** Files the edited message carries. */
+  files: SharedFile[];
+}
+
+/** Someone deleted a message in a conversation: it may be an instruction still waiting. */
+export interface DeleteRequest {
+  channelId: string;
+  threadTs: string;
+  messageTs: string;
+  /** The deleted message's author. */
+  userId: string;
 }
 
 /** A click on a status card's "Try again" button, already parsed by its listener. */

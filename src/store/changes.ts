@@ -1,10 +1,12 @@
 /** What callers ask the store to change: patches of records, grouped into one atomic change. */
 
 import type { JobPhase } from '../domain/phases.js';
-import type { JobRecord, NewOutboxItem, OutboxItem, RunRecord } from './records.js';
+import type { JobRecord, NewOutboxItem, OutboxItem, RunRecord, RunState } from './records.js';
 
 export type JobPatch = Partial<Omit<JobRecord, 'id' | 'createdAt' | 'teamId' | 'triggerKey' | 'owner'>>;
-export type RunPatch = Partial<Pick<RunRecord, 'state' | 'error' | 'outcome' | 'sentAt' | 'outcomeAt'>>;
+export type RunPatch = Partial<
+  Pick<RunRecord, 'state' | 'error' | 'outcome' | 'sentAt' | 'outcomeAt' | 'prompt'>
+>;
 
 export type OutboxPatch = Partial<
   Pick<
@@ -43,4 +45,23 @@ export interface Change {
    * follow-up started a new run must not close that run.
    */
   expect?: { phase: JobPhase; runCount: number };
+  /**
+   * Apply only if this run is still in one of these states: an edit of a reply waiting in its
+   * batch must not change (or withdraw) one that a batch has meanwhile taken to send.
+   */
+  expectRun?: { id: number; states: readonly RunState[] };
+}
+
+/**
+ * Whether a change's expectations hold, given the job's phase and run count and the expected
+ * run's state as read in the change's transaction (undefined: not read, or no such row).
+ */
+export function changeHolds(
+  change: Change,
+  job: { phase: string; runCount: number } | undefined,
+  run: { state: RunState } | undefined,
+): boolean {
+  const { expect, expectRun } = change;
+  if (expect && (job?.phase !== expect.phase || job.runCount !== expect.runCount)) return false;
+  return !expectRun || (run !== undefined && expectRun.states.includes(run.state));
 }

@@ -94,6 +94,8 @@ const RUNS = {
       :authorId, :messageTs, 'pending', :owner, :teamId, :now)
     RETURNING *`,
   runById: 'SELECT * FROM runs WHERE id = :runId',
+  /** What `Change.expectRun` is checked against; on PostgreSQL the row stays locked until commit. */
+  lockedRun: 'SELECT * FROM runs WHERE id = :runId {{forUpdate}}',
   runByMessage: 'SELECT * FROM runs WHERE job_id = :jobId AND message_ts = :messageTs',
   runsOfJob: 'SELECT * FROM runs WHERE job_id = :jobId ORDER BY seq',
   firstRunOfJob: 'SELECT * FROM runs WHERE job_id = :jobId ORDER BY seq LIMIT 1',

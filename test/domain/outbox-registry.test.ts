@@ -50,6 +50,20 @@ describe('outbox item keys', () => {
     expect(unkeyedPostKey(12)).toBe('outbox-12');
   });
 
+  it('are the keys of edits, deletions and shared files', () => {
+    expect(keys.editedLate({ runId: 41, version: '1700000300.000200' })).toBe(
+      'edited-late:41:1700000300.000200',
+    );
+    expect(keys.deletedLate({ runId: 41 })).toBe('deleted-late:41');
+    expect(keys.editRefused({ runId: 41, version: '1700000300.000200' })).toBe(
+      'edit-refused:41:1700000300.000200',
+    );
+    expect(keys.withdrawn({ runId: 41 })).toBe('withdrawn:41');
+    expect(keys.filesUnseen({ channelId: 'C0DOCS', messageTs: '1700000300.000100' })).toBe(
+      'files:C0DOCS:1700000300.000100',
+    );
+  });
+
   it('are the metadata event types earlier releases wrote', () => {
     expect(POST_EVENT_TYPE).toBe('docs_agent_post');
     expect(ROOT_EVENT_TYPE).toBe('docs_agent_root');
@@ -78,6 +92,9 @@ describe('outbox item keys', () => {
               runCount: 1,
               kind: 'job',
               id: 1,
+              version: '1',
+              channelId: 'C1',
+              messageTs: '1',
             }).split(':')[0],
           ]
         : [],

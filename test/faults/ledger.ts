@@ -4,8 +4,11 @@ import type { SlackStandIn, StoredMessage } from '../helpers/slack-stand-in.js';
 /** One instruction a person gave in Slack, as the fault suite tracks it. */
 export interface Instruction {
   prompt: string;
-  /** `direct`: a message at the top of a direct message to the bot; its thread is its own ts. */
-  kind: 'command' | 'reply' | 'direct';
+  /**
+   * `direct`: a message at the top of a direct message to the bot; its thread is its own ts.
+   * `edit`: an edit of a reply the agent already had (its author is told once per version).
+   */
+  kind: 'command' | 'reply' | 'direct' | 'edit';
   user: string;
   /** Slack got a 2xx answer: from the person's side the instruction was given. */
   acked: boolean;
@@ -16,7 +19,14 @@ export interface Instruction {
   /** For replies: the thread and the reply's own ts (a direct message's own ts is its thread). */
   threadTs?: string;
   messageTs?: string;
+  /** Texts the reply had before its author edited it while it waited: they never reach the agent. */
+  earlier?: string[];
+  /** Its author deleted it while it waited: it never reaches the agent. */
+  withdrawn?: boolean;
 }
+
+/** What the bot says privately about an edit that came after the agent had the text. */
+const LATE_EDIT_NOTE = 'already has the earlier version';
 
 /** What one scenario run adds up to. */
 export interface Counts {
@@ -80,7 +90,32 @@ export function account(
   const threadOf = (m: StoredMessage) =>
     m.thread_ts ?? (m.metadata?.event_payload as { thread?: string } | undefined)?.thread;
 
+  const paragraphsOf = (text: string) => prompts.filter((p) => p === text || p.split('\n\n').includes(text));
   for (const ins of instructions.filter((i) => i.acked)) {
+    const what = `${ins.kind} "${ins.prompt}"`;
+    // Taken back (deleted, or edited) while waiting: what was taken back must never reach the agent.
+    const taken = [...(ins.earlier ?? []), ...(ins.withdrawn ? [ins.prompt] : [])];
+    for (const text of taken.filter((t) => paragraphsOf(t).length > 0)) {
+      counts.lost += 1;
+      details.push(`taken back but sent: ${what} ("${text}")`);
+    }
+    if (ins.withdrawn) continue;
+    if (ins.kind === 'edit') {
+      // One private note per version of the message, however often Slack delivers the edit.
+      const versions = instructions.filter((i) => i.kind === 'edit' && i.acked && i.user === ins.user).length;
+      const notes = slack
+        .callsTo('chat.postEphemeral')
+        .filter((c) => c.args.user === ins.user && String(c.args.text).includes(LATE_EDIT_NOTE)).length;
+      counts.given += 1;
+      if (notes === 0) {
+        counts.lost += 1;
+        details.push(`edit not answered: ${what}`);
+      } else if (notes > versions) {
+        counts.duplicates += 1;
+        details.push(`edit answered ${notes} times: ${what}`);
+      } else counts.told += 1;
+      continue;
+    }
     counts.given += 1;
     const roots = slack.messages.filter(
       (m) => m.metadata?.event_type === 'docs_agent_root' && m.text.includes(ins.prompt),
@@ -103,23 +138,23 @@ export function account(
         slack
           .callsTo('chat.postEphemeral')
           .some((c) => c.args.thread_ts === threadTs && c.args.user === ins.user));
-    const what = `${ins.kind} "${ins.prompt}": reached ${reached}, outcomes ${outcomes}, told ${noticed}, roots ${roots.length}`;
+    const seen = `${what}: reached ${reached}, outcomes ${outcomes}, told ${noticed}, roots ${roots.length}`;
 
     if (reached > 1 || outcomes > 1 || roots.length > 1) {
       counts.duplicates += 1;
-      details.push(`doubled: ${what}`);
+      details.push(`doubled: ${seen}`);
     } else if (reached === 1 && (outcomes === 1 || !noticed)) {
       counts.outcomesExpected += 1;
       if (outcomes === 1) counts.outcomesDelivered += 1;
       else {
         counts.lost += 1;
-        details.push(`outcome lost: ${what}`);
+        details.push(`outcome lost: ${seen}`);
       }
     } else if (noticed) {
       counts.told += 1;
     } else {
       counts.lost += 1;
-      details.push(`instruction lost: ${what}`);
+      details.push(`instruction lost: ${seen}`);
     }
   }
   return counts;

@@ -48,6 +48,28 @@ async function usualFlow(world: World, first: string, second: string): Promise<v
   await world.reply(root.ts, second);
 }
 
+/** A command, and its first answer in the thread; returns the thread's root. */
+async function firstAnswered(world: World, first: string): Promise<StoredMessage> {
+  await world.command(first);
+  const root = await waitFor('root', () => world.rootOf(first), 10_000);
+  await waitFor(
+    'first answer',
+    () =>
+      world.slack.messages.some(
+        (m) => m.thread_ts === root.ts && m.metadata?.event_type === 'docs_agent_post',
+      ),
+    15_000,
+  );
+  return root;
+}
+
+/** Kills the app with SIGKILL and starts it again on the same store. */
+async function killAndRestart(world: World): Promise<void> {
+  world.app.kill();
+  await world.app.exited;
+  await world.start();
+}
+
 const AGENT: Scenario[] = [
   {
     name: '5xx burst while polling',
@@ -163,6 +185,45 @@ const SLACK: Scenario[] = [
       w.app.kill();
       await w.app.exited;
       await w.start();
+    },
+  },
+  {
+    name: 'reply edited in its batch window, then the app is killed',
+    arm: () => {},
+    env: { FOLLOW_UP_BATCH_MS: '1500' },
+    flow: async (w, first, second) => {
+      const root = await firstAnswered(w, first);
+      const reply = await w.reply(root.ts, second);
+      await w.edit(reply, `${second}, edited`, false);
+      await killAndRestart(w);
+    },
+  },
+  {
+    name: 'reply deleted in its batch window, then the app is killed',
+    arm: () => {},
+    env: { FOLLOW_UP_BATCH_MS: '1500' },
+    flow: async (w, first, second) => {
+      const root = await firstAnswered(w, first);
+      const reply = await w.reply(root.ts, second);
+      await w.reply(root.ts, `${second}, kept`, 'U0CARL');
+      await w.delete(reply);
+      await killAndRestart(w);
+    },
+  },
+  {
+    name: 'edit after the agent had the reply, re-delivered 3 times across a restart',
+    arm: () => {},
+    flow: async (w, first, second) => {
+      const root = await firstAnswered(w, first);
+      const reply = await w.reply(root.ts, second);
+      await waitFor(
+        'reply sent',
+        () => [...w.agent.jobs.values()].some((j) => j.prompts.includes(second)),
+        10_000,
+      );
+      const edit = await w.edit(reply, `${second}, edited late`, true);
+      await killAndRestart(w);
+      for (let retry = 1; retry <= 3; retry++) await w.resend(edit, retry);
     },
   },
   {

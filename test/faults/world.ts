@@ -1,7 +1,14 @@
 import { type AgentHooks, type AgentStandInOptions, startAgentStandIn } from '../helpers/agent-stand-in.js';
 import { tempDatabase, testEnv } from '../helpers/harness.js';
 import { sleep, waitFor } from '../helpers/http.js';
-import { interaction, messageEvent, slashCommand } from '../helpers/payloads.js';
+import {
+  eventEnvelope,
+  interaction,
+  messageChanged,
+  messageDeleted,
+  messageEvent,
+  slashCommand,
+} from '../helpers/payloads.js';
 import { type SlackHooks, startSlackStandIn } from '../helpers/slack-stand-in.js';
 import { type AppProcess, launch, sendTo, settled } from './app-process.js';
 import { account, type Counts, type Instruction } from './ledger.js';
@@ -89,6 +96,43 @@ export async function createWorld(
       const ins: Instruction = { prompt, kind: 'direct', user, acked: false, messageTs, channel: DIRECT };
       return deliver(ins, `EvD${serial}`, attempts);
     },
+    /**
+     * Edits a reply, as Slack delivers the edit (retried until acknowledged). While the reply
+     * waits, the edit replaces it (`late: false`: the earlier text must never reach the agent);
+     * after the agent has it (`late: true`), its author must be told once.
+     */
+    async edit(reply: Instruction, text: string, late: boolean): Promise<Instruction> {
+      const event = messageChanged({
+        channel: 'C0GENERAL',
+        ts: reply.messageTs ?? '',
+        thread_ts: reply.threadTs ?? '',
+        user: reply.user,
+        text,
+        previous: reply.prompt,
+      });
+      const body = eventEnvelope(event, { event_id: `EvE${++serial}` });
+      const ins: Instruction = late ? { ...reply, kind: 'edit', prompt: text, acked: false } : reply;
+      if (late) instructions.push(ins);
+      const acked = await deliverEvent(body);
+      if (late) {
+        ins.acked = acked;
+        bodies.set(ins, body);
+      } else if (acked) {
+        reply.earlier = [...(reply.earlier ?? []), reply.prompt];
+        reply.prompt = text;
+      }
+      return ins;
+    },
+    /** Deletes a waiting reply, as Slack delivers the deletion: it must never reach the agent. */
+    async delete(reply: Instruction): Promise<void> {
+      const event = messageDeleted({
+        channel: 'C0GENERAL',
+        ts: reply.messageTs ?? '',
+        thread_ts: reply.threadTs ?? '',
+        user: reply.user,
+      });
+      if (await deliverEvent(eventEnvelope(event, { event_id: `EvX${++serial}` }))) reply.withdrawn = true;
+    },
     /** Delivers a reply's event again, exactly as Slack retries it. */
     async resend(ins: Instruction, retryNum: number): Promise<boolean> {
       const body = bodies.get(ins);
@@ -133,6 +177,14 @@ export async function createWorld(
 
   const send = (body: string, contentType: string, headers: Record<string, string> = {}) =>
     sendTo(app, body, contentType, headers);
+  /** Delivers an event as Slack does: retried (same event id, up to 3 times) until acknowledged. */
+  async function deliverEvent(body: string): Promise<boolean> {
+    for (let i = 0; i < 4; i++) {
+      if (await send(body, 'application/json', i ? { 'x-slack-retry-num': String(i) } : {})) return true;
+      await sleep(50);
+    }
+    return false;
+  }
 
   /** A message event as Slack sends it for a reply or a direct message. */
   function eventOf(ins: Instruction, eventId: string): string {

@@ -94,7 +94,7 @@ export function interaction(payload: Record<string, unknown>): string {
 
 /** A message shortcut ("Send to docs agent") on a message. */
 export function messageShortcut(
-  message: { ts: string; text: string; user?: string; thread_ts?: string },
+  message: { ts: string; text: string; user?: string; thread_ts?: string; files?: unknown[] },
   channel = 'C0GENERAL',
 ) {
   return {
@@ -152,6 +152,57 @@ export function socketSlashCommand(
     text,
     trigger_id: `trigger.socket.${unique()}`,
     response_url: responseUrl,
+  };
+}
+
+/**
+ * A `message_changed` event: `message` is the message as it is now (edited once, at
+ * `edited_ts`), `previous` its text before.
+ */
+export function messageChanged(fields: {
+  channel?: string;
+  ts: string;
+  thread_ts?: string;
+  user?: string;
+  text: string;
+  previous: string;
+  edited_ts?: string;
+  bot_id?: string;
+  files?: unknown[];
+}) {
+  const { channel = 'C0GENERAL', previous, edited_ts, user = 'U0ALICE', ...message } = fields;
+  const eventTs = edited_ts ?? `1700000400.${String(++counter).padStart(6, '0')}`;
+  return {
+    type: 'message',
+    subtype: 'message_changed',
+    hidden: true,
+    channel,
+    ts: eventTs,
+    event_ts: eventTs,
+    message: { type: 'message', user, ...message, edited: { user, ts: eventTs } },
+    previous_message: { type: 'message', user, ts: message.ts, text: previous },
+  };
+}
+
+/** A `message_deleted` event for a message of `user`. */
+export function messageDeleted(fields: {
+  channel?: string;
+  ts: string;
+  thread_ts?: string;
+  user?: string;
+  text?: string;
+}) {
+  const { channel = 'C0GENERAL', ts, user = 'U0ALICE', ...previous } = fields;
+  const eventTs = `1700000500.${String(++counter).padStart(6, '0')}`;
+  return {
+    type: 'message',
+    subtype: 'message_deleted',
+    hidden: true,
+    channel,
+    ts: eventTs,
+    event_ts: eventTs,
+    deleted_ts: ts,
+    previous_message: { type: 'message', user, ts, text: previous.text ?? 'gone', ...previous },
   };
 }
 

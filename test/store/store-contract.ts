@@ -375,6 +375,35 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
         expect(await store.nextOutboxAt()).toBe(T0 + 100);
       });
 
+      it('changes a run only while it is in an expected state (an edit of a waiting reply)', async () => {
+        const { job: j } = await job('trigger-expect-run');
+        const { run: fu } = await store.insertFollowUp(
+          j.id,
+          followUp('1700000001.000001', 'Add a table'),
+          T0 + 1,
+        );
+        const edit = (prompt: string) => ({
+          jobId: j.id,
+          expectRun: { id: fu.id, states: ['pending', 'ready'] as const },
+          run: { id: fu.id, patch: { prompt } },
+          enqueue: [{ jobId: j.id, dedupeKey: `edit:${prompt}`, payload: post(prompt) }],
+        });
+        expect(await store.apply(edit('Add two tables'), T0 + 2)).toBe(true);
+        expect((await store.getRun(fu.id))?.prompt).toBe('Add two tables');
+        // A batch takes it: an edit arriving now changes nothing, and queues nothing.
+        expect((await store.claimReadyRuns(j.id, 'i-1', T0 + 3)).length).toBe(0);
+        await store.apply({ jobId: j.id, run: { id: fu.id, patch: { state: 'ready' } } }, T0 + 3);
+        expect((await store.claimReadyRuns(j.id, 'i-1', T0 + 4)).map((r) => r.prompt)).toEqual([
+          'Add two tables',
+        ]);
+        expect(await store.apply(edit('Add three tables'), T0 + 5)).toBe(false);
+        expect((await store.getRun(fu.id))?.prompt).toBe('Add two tables');
+        expect((await store.dueOutbox(T0 + 5, 10)).map((i) => i.dedupeKey)).toEqual(['edit:Add two tables']);
+        // A run that does not exist never holds an expectation.
+        const missing = { ...edit('x'), expectRun: { id: fu.id + 1_000, states: ['pending'] as const } };
+        expect(await store.apply(missing, T0 + 6)).toBe(false);
+      });
+
       it('records a run outcome and clears fields set to null', async () => {
         const { job: j, run } = await job('trigger-outcome');
         await store.apply(

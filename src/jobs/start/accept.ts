@@ -10,6 +10,7 @@ import type {
   ShortcutRequest,
   StartRequest,
 } from '../requests.js';
+import { filesNote, withFiles } from '../shared-files.js';
 import { withContext } from '../thread-context.js';
 
 /** Recording a new job from each place one starts: fast, before Slack is acknowledged. */
@@ -36,7 +37,7 @@ export interface JobAcceptance {
 }
 
 export function createJobAcceptance(
-  ctx: Pick<JobContext, 'store' | 'logger' | 'now' | 'instanceId' | 'projectFor' | 'settings'>,
+  ctx: Pick<JobContext, 'store' | 'logger' | 'now' | 'instanceId' | 'projectFor' | 'settings' | 'enqueue'>,
   /** Records a reply in a job's thread: a mention in a thread that has a job is one. */
   acceptReply: (request: ReplyRequest) => Promise<number | undefined>,
 ): JobAcceptance {
@@ -86,6 +87,9 @@ export function createJobAcceptance(
     if (existing && !THREAD_RELEASING_PHASES.has(existing.phase)) return reply();
     // Nothing to start a job with (the listener explains a bare mention).
     if (!request.text.trim()) return undefined;
+    // Queued before the job is recorded (once per message): a crash in between cannot lose it.
+    const note = filesNote(null, { ...request, threadTs }, request.files);
+    if (note.length > 0) await ctx.enqueue(note, now());
     const result = await insert(
       {
         teamId: request.teamId,
@@ -97,7 +101,7 @@ export function createJobAcceptance(
         threadTs,
         contextTs: how.contextTs,
       },
-      mrkdwnToPlain(request.text).trim(),
+      withFiles(mrkdwnToPlain(request.text).trim(), request.files ?? []),
       // The message is the first run's: the same message seen again as a reply is a repeat.
       request.messageTs,
       how.projectChannelId,
@@ -156,12 +160,15 @@ export function createJobAcceptance(
       const lines = message.text.trim()
         ? [{ author: message.author, text: mrkdwnToPlain(message.text).trim() }]
         : [];
-      const prompt = withContext(
-        mrkdwnToPlain(request.instruction).trim(),
-        lines,
-        // The message is what the user chose to send (at most 3,000 characters in the modal).
-        Math.max(ctx.settings.threadContextMaxChars, 3_000),
-        request.permalink ? { link: request.permalink } : {},
+      const prompt = withFiles(
+        withContext(
+          mrkdwnToPlain(request.instruction).trim(),
+          lines,
+          // The message is what the user chose to send (at most 3,000 characters in the modal).
+          Math.max(ctx.settings.threadContextMaxChars, 3_000),
+          request.permalink ? { link: request.permalink } : {},
+        ),
+        message.files ?? [],
       );
       const triggerKey = `shortcut:${request.viewId}`;
       // In the message's own channel the job lives in its thread; elsewhere it gets a new one.

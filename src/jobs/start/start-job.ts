@@ -218,8 +218,13 @@ export function createJobStart(
     }
     // Only one caller (the command's task or recovery) may go on.
     if (!(await moveJob(store, job.id, job.phase, 'posting', now()))) return;
-    await pane.starting(job);
-    await postRoot({ ...job, ...enterPhase(job.phase, 'posting') }, run);
+    // Its author may have edited the instruction while it was checked (an edit is taken while
+    // the job is `accepted`, within the length limit): the card and the create call use it as
+    // it is now.
+    const current = (await store.getJob(job.id)) ?? job;
+    const first = (await store.getRun(run.id)) ?? run;
+    await pane.starting(current);
+    await postRoot({ ...current, ...enterPhase(job.phase, 'posting') }, first);
   }
 
   return { startJob, rootRecorded, findRoot };

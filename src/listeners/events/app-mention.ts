@@ -4,7 +4,7 @@ import { text as say } from '../../blocks/messages.js';
 import { followUpText } from '../../slack/mentions.js';
 import { runRecorded } from '../background.js';
 import type { ListenerDeps } from '../types.js';
-import { authorTeam, botUserIdOf, isHumanMessage } from './event-facts.js';
+import { authorTeam, botUserIdOf, isHumanMessage, sharedFiles } from './event-facts.js';
 import { notRecorded } from './not-recorded.js';
 
 const mentionSchema = z.object({
@@ -48,6 +48,7 @@ export function appMention(deps: ListenerDeps) {
         text: instruction,
         messageTs: mention.ts,
         threadTs: thread,
+        files: sharedFiles(raw.files),
       });
     } catch (error) {
       return notRecorded(deps, error, context, where);

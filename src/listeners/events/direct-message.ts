@@ -4,7 +4,7 @@ import { isDirectMessage } from '../../slack/conversations.js';
 import { followUpText } from '../../slack/mentions.js';
 import { runRecorded } from '../background.js';
 import type { ListenerDeps } from '../types.js';
-import { authorTeam, botUserIdOf, isHumanMessage } from './event-facts.js';
+import { authorTeam, botUserIdOf, isHumanMessage, sharedFiles } from './event-facts.js';
 import { notRecorded } from './not-recorded.js';
 
 const directSchema = z.object({
@@ -53,6 +53,7 @@ export function directMessage(deps: ListenerDeps) {
         text: instruction,
         messageTs: message.ts,
         threadTs: thread,
+        files: sharedFiles(raw.files),
       });
     } catch (error) {
       return notRecorded(deps, error, context, {

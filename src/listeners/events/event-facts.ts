@@ -1,5 +1,8 @@
 /** Facts the event listeners read off an event the same way. */
 
+import { z } from 'zod';
+import type { SharedFile } from '../../jobs/job-service.js';
+
 /**
  * The bot's user id for an event: from Bolt's context once auth.test has answered, else from
  * the event's own `authorizations` (the installation the event was delivered for), so the
@@ -24,3 +27,23 @@ export const isHumanMessage = (event: Record<string, unknown>) =>
 /** The author's workspace: in a shared channel it may not be the one the event came through. */
 export const authorTeam = (event: Record<string, unknown>, body: unknown): string | undefined =>
   (event.user_team as string | undefined) ?? (body as { team_id?: string }).team_id;
+
+const fileSchema = z.looseObject({
+  name: z.string().optional(),
+  title: z.string().optional(),
+  filetype: z.string().optional(),
+  mimetype: z.string().optional(),
+});
+
+/**
+ * The files a message carries (`files`, on a `file_share` message or any other), by name and
+ * type; none when there are none or Slack sent something else.
+ */
+export function sharedFiles(files: unknown): SharedFile[] {
+  const parsed = z.array(fileSchema).safeParse(files ?? []);
+  if (!parsed.success) return [];
+  return parsed.data.map((f) => ({
+    name: f.name || f.title || 'unnamed',
+    type: f.filetype || f.mimetype || 'unknown type',
+  }));
+}

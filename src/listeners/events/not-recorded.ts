@@ -1,4 +1,5 @@
 import { text } from '../../blocks/messages.js';
+import type { Mrkdwn } from '../../slack/mrkdwn.js';
 import type { ListenerDeps } from '../types.js';
 
 /** Slack re-delivers an event whose answer was an error at most this many times. */
@@ -15,12 +16,14 @@ export function notRecorded(
   error: unknown,
   context: { retryNum?: number },
   where: { channel: string; user: string; threadTs?: string },
+  /** What the person is told (default: their instruction was not recorded). */
+  note: Mrkdwn = text.notRecorded(),
 ): void {
   const lastChance = deps.socketMode || (context.retryNum ?? 0) >= SLACK_EVENT_RETRIES;
   deps.logger.error('could not record an instruction', { error, redeliveryExpected: !lastChance });
   if (!lastChance) throw error;
   const taken = deps.tasks.run('say an instruction was not recorded', () =>
-    deps.slack.postEphemeral({ ...where, text: text.notRecorded() }),
+    deps.slack.postEphemeral({ ...where, text: note }),
   );
   // Nothing holds this note (the store just failed): with no slot free, the log is its only trace.
   if (!taken) deps.logger.error('no room to tell the person their instruction was not recorded', where);

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { followUpText, mentionsUser } from '../../slack/mentions.js';
 import { runRecorded } from '../background.js';
 import type { ListenerDeps } from '../types.js';
-import { authorTeam, botUserIdOf, isHumanMessage } from './event-facts.js';
+import { authorTeam, botUserIdOf, isHumanMessage, sharedFiles } from './event-facts.js';
 import { notRecorded } from './not-recorded.js';
 
 const replySchema = z.object({
@@ -48,6 +48,7 @@ export function threadReply(deps: ListenerDeps) {
         userId: reply.user,
         text,
         mentionsBot: botUserId !== undefined && mentionsUser(reply.text, botUserId),
+        files: sharedFiles(raw.files),
       });
     } catch (error) {
       return notRecorded(deps, error, context, {

@@ -1,7 +1,8 @@
 import type { AllMiddlewareArgs, SlackShortcutMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
-import { type ModalMetadata, sendModal } from '../../blocks/send-modal.js';
+import { type ModalMetadata, modalFiles, sendModal } from '../../blocks/send-modal.js';
 import { permalink } from '../../slack/permalink.js';
+import { sharedFiles } from '../events/event-facts.js';
 import type { ListenerDeps } from '../types.js';
 
 const shortcutSchema = z.object({
@@ -17,6 +18,7 @@ const shortcutSchema = z.object({
     user: z.string().optional(),
     username: z.string().optional(),
     bot_id: z.string().optional(),
+    files: z.unknown().optional(),
   }),
 });
 
@@ -37,12 +39,14 @@ export function sendToDocsAgent(deps: ListenerDeps) {
     const threadTs = message.thread_ts && message.thread_ts !== message.ts ? message.thread_ts : undefined;
     const author = message.user ?? message.username ?? 'an app';
     const link = permalink(workspaceUrl, channel.id, message.ts, threadTs);
+    const files = modalFiles(sharedFiles(message.files));
     const metadata: ModalMetadata = {
       channel: channel.id,
       ts: message.ts,
       ...(threadTs ? { threadTs } : {}),
       author,
       ...(link ? { permalink: link } : {}),
+      ...(files.length > 0 ? { files } : {}),
     };
     // The trigger id lives 3 seconds: the modal opens now, before anything slower.
     try {

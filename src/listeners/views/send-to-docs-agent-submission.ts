@@ -23,6 +23,7 @@ const metadataSchema = z.object({
   threadTs: z.string().optional(),
   author: z.string().min(1),
   permalink: z.string().optional(),
+  files: z.array(z.object({ name: z.string(), type: z.string() })).optional(),
 });
 
 const submissionSchema = z.object({
@@ -127,6 +128,7 @@ export function sendToDocsAgentSubmission(deps: ListenerDeps) {
           threadTs: metadata.threadTs,
           text: escapeMrkdwn(messageText),
           author,
+          files: metadata.files ?? [],
         },
         permalink: metadata.permalink,
         viewId: view.id,

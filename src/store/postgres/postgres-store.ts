@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { type DatabaseTlsError, parseDatabaseTls } from '../../config/database-tls.js';
 import { assistantThreadMethods } from '../assistant-threads.js';
+import { changeHolds } from '../changes.js';
 import {
   parseAt,
   parseCount,
@@ -83,12 +84,8 @@ export async function openPostgresStore(
   async function applyIn(db: Queryable, change: Change, now: number): Promise<boolean> {
     // Read (and locked) even without `expect`, so changes to one job apply one at a time.
     const current = await one(db, 'jobState', { jobId: change.jobId }, parseJobState);
-    if (
-      change.expect &&
-      (current?.phase !== change.expect.phase || current.runCount !== change.expect.runCount)
-    ) {
-      return false;
-    }
+    const run = change.expectRun && (await one(db, 'lockedRun', { runId: change.expectRun.id }, parseRun));
+    if (!changeHolds(change, current, run || undefined)) return false;
     await updateRow(db, 'jobs', change.jobId, { ...change.job, updatedAt: now });
     if (change.incrementRunCount) await write(db, 'incrementRunCount', { jobId: change.jobId });
     for (const run of [...(change.run ? [change.run] : []), ...(change.runs ?? [])]) {

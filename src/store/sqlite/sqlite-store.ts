@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { assistantThreadMethods } from '../assistant-threads.js';
+import { changeHolds } from '../changes.js';
 import type { Params } from '../queries/named.js';
 import { type PatchedTable, type QueryName, queriesFor, updateStatement } from '../queries.js';
 import {
@@ -79,10 +80,9 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
   const insertJobTx = db.transaction(insertJob);
 
   const applyOne = (change: Change, now: number): boolean => {
-    if (change.expect) {
-      const state = one('jobState', { jobId: change.jobId }, parseJobState);
-      if (state?.phase !== change.expect.phase || state.runCount !== change.expect.runCount) return false;
-    }
+    const state = change.expect ? one('jobState', { jobId: change.jobId }, parseJobState) : undefined;
+    const run = change.expectRun ? one('lockedRun', { runId: change.expectRun.id }, parseRun) : undefined;
+    if (!changeHolds(change, state, run)) return false;
     updateRow('jobs', change.jobId, { ...change.job, updatedAt: now });
     if (change.incrementRunCount) write('incrementRunCount', { jobId: change.jobId });
     for (const run of [...(change.run ? [change.run] : []), ...(change.runs ?? [])]) {

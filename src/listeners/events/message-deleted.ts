@@ -1,0 +1,54 @@
+import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
+import { z } from 'zod';
+import { editText } from '../../blocks/edit-texts.js';
+import type { ListenerDeps } from '../types.js';
+import { isHumanMessage } from './event-facts.js';
+import { notRecorded } from './not-recorded.js';
+
+const previousSchema = z.looseObject({
+  subtype: z.string().optional(),
+  user: z.string().min(1),
+  thread_ts: z.string().min(1).optional(),
+  bot_id: z.undefined().optional(),
+});
+
+const deleteSchema = z.union([
+  z.object({
+    subtype: z.literal('message_deleted'),
+    channel: z.string().min(1),
+    deleted_ts: z.string().min(1),
+    previous_message: previousSchema,
+  }),
+  // A thread's root deleted while it has replies stays as a "This message was deleted." tombstone:
+  // Slack reports that as an edit of the message.
+  z
+    .object({
+      subtype: z.literal('message_changed'),
+      channel: z.string().min(1),
+      message: z.looseObject({ subtype: z.literal('tombstone'), ts: z.string().min(1) }),
+      previous_message: previousSchema,
+    })
+    .transform((e) => ({ ...e, deleted_ts: e.message.ts })),
+]);
+
+/**
+ * A person deleted a message: if it is an instruction still waiting (a reply in its batch
+ * window, a mention whose job has not started), it is taken back; if the agent has it already,
+ * its author is told privately.
+ */
+export function messageDeleted(deps: ListenerDeps) {
+  return async ({ event, context }: SlackEventMiddlewareArgs<'message'> & AllMiddlewareArgs) => {
+    const raw = event as unknown as Record<string, unknown>;
+    if (raw.subtype !== 'message_deleted' && raw.subtype !== 'message_changed') return;
+    const parsed = deleteSchema.safeParse(raw);
+    if (!parsed.success || !isHumanMessage(parsed.data.previous_message)) return;
+    const { channel, deleted_ts: messageTs, previous_message: previous } = parsed.data;
+    const threadTs = previous.thread_ts ?? messageTs;
+    // Recorded before Slack is answered: a restart cannot send what its author took back.
+    try {
+      await deps.jobs.acceptDelete({ channelId: channel, threadTs, messageTs, userId: previous.user });
+    } catch (error) {
+      notRecorded(deps, error, context, { channel, user: previous.user, threadTs }, editText.notRecorded());
+    }
+  };
+}

@@ -1,0 +1,331 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Harness, startHarness } from '../helpers/harness.js';
+import { waitFor } from '../helpers/http.js';
+import { appMention, eventEnvelope, messageChanged, messageDeleted } from '../helpers/payloads.js';
+import { postSigned, SIGNING_SECRET } from '../helpers/signing.js';
+import { BOT_ID, BOT_USER_ID } from '../helpers/slack-stand-in.js';
+
+let h: Harness;
+afterEach(async () => {
+  await h.stop();
+  expect(h.agent.violations).toEqual([]);
+  expect(h.slack.unexpected).toEqual([]);
+});
+
+/** Any event, signed, under a chosen event id (Slack's retries keep theirs). */
+const send = (event: Record<string, unknown>, eventId?: string) =>
+  postSigned(h.base(), eventEnvelope(event, eventId ? { event_id: eventId } : {}), {
+    contentType: 'application/json',
+    secret: SIGNING_SECRET,
+  });
+
+const ephemeralsTo = (user: string) =>
+  h.slack.callsTo('chat.postEphemeral').filter((c) => c.args.user === user);
+
+let serial = 0;
+const nextTs = () => `1700000700.${String(++serial).padStart(6, '0')}`;
+
+describe('a reply edited or deleted while it waits in its batch window', () => {
+  it('sends the edited text instead of the first', async () => {
+    h = await startHarness({ FOLLOW_UP_BATCH_MS: '700' });
+    const { threadTs, channel } = await h.startJob();
+    const ts = nextTs();
+    await h.event({ channel, thread_ts: threadTs, ts, user: 'U0BOB', text: 'Add a table' });
+    const res = await send(
+      messageChanged({
+        channel,
+        ts,
+        thread_ts: threadTs,
+        user: 'U0BOB',
+        text: 'Add a table of limits',
+        previous: 'Add a table',
+      }),
+    );
+    expect(res.status).toBe(200);
+    await waitFor('follow-up', () => h.agent.requestsFor('message').length === 1);
+    await h.settled();
+    expect(h.agent.requestsFor('message').map((r) => r.body)).toEqual([{ prompt: 'Add a table of limits' }]);
+    expect(ephemeralsTo('U0BOB')).toEqual([]);
+  });
+
+  it('takes a deleted reply out of its batch, and sends the others', async () => {
+    h = await startHarness({ FOLLOW_UP_BATCH_MS: '700' });
+    const { threadTs, channel } = await h.startJob();
+    const ts = nextTs();
+    await h.event({ channel, thread_ts: threadTs, ts, user: 'U0BOB', text: 'Rewrite everything' });
+    await h.event({ channel, thread_ts: threadTs, user: 'U0CARL', text: 'Fix the typo in the title' });
+    await send(messageDeleted({ channel, ts, thread_ts: threadTs, user: 'U0BOB' }));
+    await waitFor('follow-up', () => h.agent.requestsFor('message').length === 1);
+    await h.settled();
+    expect(h.agent.requestsFor('message').map((r) => r.body)).toEqual([
+      { prompt: 'Fix the typo in the title' },
+    ]);
+    const job = await h.app.store.findJobByThread(channel, threadTs);
+    const runs = await h.app.store.getRuns(job?.id ?? 0);
+    expect(runs.find((r) => r.messageTs === ts)).toMatchObject({ state: 'failed', error: 'withdrawn' });
+    // Only the other reply counts as sent; its author removed their own, so nobody is told.
+    expect(h.slack.callsTo('chat.postEphemeral')).toEqual([]);
+  });
+
+  it('takes out a reply edited into an aside, and tells its author', async () => {
+    h = await startHarness({ FOLLOW_UP_BATCH_MS: '500' });
+    const { threadTs, channel } = await h.startJob();
+    const ts = nextTs();
+    await h.event({ channel, thread_ts: threadTs, ts, user: 'U0BOB', text: 'Drop the FAQ' });
+    await send(
+      messageChanged({
+        channel,
+        ts,
+        thread_ts: threadTs,
+        user: 'U0BOB',
+        text: '// never mind, talking to Carl',
+        previous: 'Drop the FAQ',
+      }),
+    );
+    const note = await waitFor('private note', () => ephemeralsTo('U0BOB')[0]);
+    expect(String(note.args.text)).toContain('no longer an instruction');
+    // Control: a reply after it goes out alone.
+    await h.event({ channel, thread_ts: threadTs, user: 'U0CARL', text: 'Keep the FAQ' });
+    await waitFor('follow-up', () => h.agent.requestsFor('message').length === 1);
+    await h.settled();
+    expect(h.agent.requestsFor('message').map((r) => r.body)).toEqual([{ prompt: 'Keep the FAQ' }]);
+  });
+
+  it('keeps the earlier text of an edit over the length limit, and says so', async () => {
+    h = await startHarness({ FOLLOW_UP_BATCH_MS: '500', MAX_PROMPT_CHARS: '40' });
+    const { threadTs, channel } = await h.startJob({ text: 'Short' });
+    const ts = nextTs();
+    await h.event({ channel, thread_ts: threadTs, ts, user: 'U0BOB', text: 'Add a table' });
+    await send(
+      messageChanged({
+        channel,
+        ts,
+        thread_ts: threadTs,
+        user: 'U0BOB',
+        text: `Add a table ${'and more '.repeat(10)}`,
+        previous: 'Add a table',
+      }),
+    );
+    const note = await waitFor('private note', () => ephemeralsTo('U0BOB')[0]);
+    expect(String(note.args.text)).toContain('the limit is 40');
+    await waitFor('follow-up', () => h.agent.requestsFor('message').length === 1);
+    expect(h.agent.requestsFor('message')[0]?.body).toEqual({ prompt: 'Add a table' });
+  });
+});
+
+describe('a reply edited or deleted after the agent has it', () => {
+  it('tells its author privately once per edited version, and sends nothing more', async () => {
+    h = await startHarness();
+    const { threadTs, channel } = await h.startJob();
+    const ts = nextTs();
+    await h.event({ channel, thread_ts: threadTs, ts, user: 'U0BOB', text: 'Add a table' });
+    await waitFor('follow-up sent', () =>
+      h.slack.callsTo('reactions.add').some((c) => c.args.timestamp === ts),
+    );
+    const edit = messageChanged({
+      channel,
+      ts,
+      thread_ts: threadTs,
+      user: 'U0BOB',
+      text: 'Add two tables',
+      previous: 'Add a table',
+    });
+    await send(edit, 'Ev0EDIT');
+    await waitFor('private note', () => ephemeralsTo('U0BOB').length === 1);
+    // Slack delivers the same edit again (a retry, a Socket Mode duplicate).
+    await send(edit, 'Ev0EDIT');
+    await send(edit, 'Ev0EDIT2');
+    await h.settled();
+    expect(ephemeralsTo('U0BOB')).toHaveLength(1);
+    const [note] = ephemeralsTo('U0BOB');
+    expect(note?.args).toMatchObject({ channel, thread_ts: threadTs });
+    expect(String(note?.args.text)).toContain('already has the earlier version');
+
+    // A second edit is another version: its author hears again.
+    await send(
+      messageChanged({
+        channel,
+        ts,
+        thread_ts: threadTs,
+        user: 'U0BOB',
+        text: 'Add three tables',
+        previous: 'Add two tables',
+      }),
+    );
+    await waitFor('second note', () => ephemeralsTo('U0BOB').length === 2);
+    await send(messageDeleted({ channel, ts, thread_ts: threadTs, user: 'U0BOB' }));
+    await waitFor('note about the deletion', () => ephemeralsTo('U0BOB').length === 3);
+    expect(String(ephemeralsTo('U0BOB')[2]?.args.text)).toContain('deleting it does not take it back');
+    await h.settled();
+    expect(h.agent.requestsFor('message')).toHaveLength(1);
+  });
+
+  it.each([
+    ['an edit by an app', { bot_id: 'B0OTHER' }],
+    ["the bot's own edit (a status card update)", { user: BOT_USER_ID, bot_id: BOT_ID }],
+    ['an unfurl (the text did not change)', { text: 'Add a table', previous: 'Add a table' }],
+    ["someone else's edit", { user: 'U0MALLORY' }],
+  ])('ignores %s', async (_what, fields) => {
+    h = await startHarness();
+    const { threadTs, channel } = await h.startJob();
+    const ts = nextTs();
+    await h.event({ channel, thread_ts: threadTs, ts, user: 'U0BOB', text: 'Add a table' });
+    await waitFor('follow-up sent', () =>
+      h.slack.callsTo('reactions.add').some((c) => c.args.timestamp === ts),
+    );
+    const res = await send(
+      messageChanged({
+        channel,
+        ts,
+        thread_ts: threadTs,
+        user: 'U0BOB',
+        text: 'Something else',
+        previous: 'Add a table',
+        ...fields,
+      }),
+    );
+    expect(res.status).toBe(200);
+    await h.settled();
+    expect(h.slack.callsTo('chat.postEphemeral')).toEqual([]);
+  });
+});
+
+describe('a mention edited or deleted before its job started', () => {
+  /** A mention whose job waits (Slack cannot confirm its author yet): it stays `accepted`. */
+  async function heldMention(text: string) {
+    h = await startHarness();
+    h.slack.outage.begin('users.info');
+    const mention = appMention({ text: `<@${BOT_USER_ID}> ${text}` });
+    await h.anyEvent(mention);
+    await waitFor('held note', () => ephemeralsTo('U0ALICE')[0]);
+    return mention;
+  }
+
+  it('starts the job with the edited instruction', async () => {
+    const mention = await heldMention('Document webhooks');
+    await send(
+      messageChanged({
+        ts: mention.ts,
+        text: `<@${BOT_USER_ID}> Document webhook retries`,
+        previous: mention.text,
+      }),
+    );
+    h.slack.outage.end('users.info');
+    await waitFor('create call', () => h.agent.requestsFor('create').length === 1);
+    expect(h.agent.requestsFor('create')[0]?.body).toEqual({ prompt: 'Document webhook retries' });
+    const job = await h.app.store.findJobByThread('C0GENERAL', mention.ts);
+    expect(job?.instruction).toBe('Document webhook retries');
+  });
+
+  it('never starts a job whose mention was deleted', async () => {
+    const mention = await heldMention('Document webhooks');
+    await send(messageDeleted({ ts: mention.ts }));
+    h.slack.outage.end('users.info');
+    await waitFor('job withdrawn', async () => {
+      const job = await h.app.store.findJobByThread('C0GENERAL', mention.ts);
+      return job === undefined || job.phase === 'not_started';
+    });
+    await h.settled();
+    expect(h.agent.requestsFor('create')).toHaveLength(0);
+    expect(h.slack.messages.filter((m) => m.metadata?.event_type === 'docs_agent_root')).toEqual([]);
+  });
+
+  it('never starts a job whose mention was edited down to the bare mention, and says so', async () => {
+    const mention = await heldMention('Document webhooks');
+    await send(messageChanged({ ts: mention.ts, text: `<@${BOT_USER_ID}>`, previous: mention.text }));
+    const note = await waitFor('private note', () => ephemeralsTo('U0ALICE')[1]);
+    expect(String(note.args.text)).toContain('no longer an instruction');
+    h.slack.outage.end('users.info');
+    await h.settled();
+    expect(h.agent.requestsFor('create')).toHaveLength(0);
+    expect((await h.app.store.findJobByThread('C0GENERAL', mention.ts))?.phase).toBe('not_started');
+  });
+
+  it('tells the author once that deleting a started mention, left as a tombstone, takes nothing back', async () => {
+    h = await startHarness();
+    const mention = appMention({ text: `<@${BOT_USER_ID}> Document webhooks` });
+    await h.anyEvent(mention);
+    await waitFor('create call', () => h.agent.requestsFor('create').length === 1);
+    // The mention has replies (the status card), so Slack keeps it as a tombstone: an "edit".
+    const tombstone = {
+      type: 'message',
+      subtype: 'message_changed',
+      hidden: true,
+      channel: 'C0GENERAL',
+      ts: '1700000900.000100',
+      event_ts: '1700000900.000100',
+      message: {
+        type: 'message',
+        subtype: 'tombstone',
+        hidden: true,
+        user: 'USLACKBOT',
+        text: 'This message was deleted.',
+        ts: mention.ts,
+        thread_ts: mention.ts,
+      },
+      previous_message: {
+        type: 'message',
+        user: 'U0ALICE',
+        text: mention.text,
+        ts: mention.ts,
+        thread_ts: mention.ts,
+      },
+    };
+    await send(tombstone);
+    await send(tombstone);
+    const note = await waitFor('private note', () => ephemeralsTo('U0ALICE')[0]);
+    expect(String(note.args.text)).toContain('deleting it does not take it back');
+    await h.settled();
+    expect(ephemeralsTo('U0ALICE')).toHaveLength(1);
+  });
+
+  it('tells the author the agent already has a mention edited after its job started', async () => {
+    h = await startHarness();
+    const mention = appMention({ text: `<@${BOT_USER_ID}> Document webhooks` });
+    await h.anyEvent(mention);
+    await waitFor('create call', () => h.agent.requestsFor('create').length === 1);
+    await send(
+      messageChanged({ ts: mention.ts, text: `<@${BOT_USER_ID}> Document queues`, previous: mention.text }),
+    );
+    const note = await waitFor('private note', () => ephemeralsTo('U0ALICE')[0]);
+    expect(String(note.args.text)).toContain('already has the earlier version');
+    expect(h.agent.requestsFor('create')[0]?.body).toEqual({ prompt: 'Document webhooks' });
+  });
+});
+
+describe('a direct message instruction', () => {
+  it('starts its job with the edited text when edited before the job started', async () => {
+    h = await startHarness();
+    h.slack.outage.begin('users.info');
+    const ts = nextTs();
+    await h.event({ channel: 'D0ALICE', channel_type: 'im', ts, text: 'Document webhooks' });
+    await waitFor('held note', () => ephemeralsTo('U0ALICE')[0]);
+    const edit = messageChanged({
+      channel: 'D0ALICE',
+      ts,
+      text: 'Document webhook retries',
+      previous: 'Document webhooks',
+    });
+    await send({ ...edit, channel_type: 'im' });
+    h.slack.outage.end('users.info');
+    await waitFor('create call', () => h.agent.requestsFor('create').length === 1);
+    expect(h.agent.requestsFor('create')[0]?.body).toEqual({ prompt: 'Document webhook retries' });
+  });
+
+  it('names its files to the agent and tells its author once', async () => {
+    h = await startHarness();
+    const ts = nextTs();
+    await h.event({
+      channel: 'D0ALICE',
+      channel_type: 'im',
+      ts,
+      text: 'Document these limits',
+      files: [{ id: 'F0ONE', name: 'limits.pdf', filetype: 'pdf' }],
+    });
+    await waitFor('create call', () => h.agent.requestsFor('create').length === 1);
+    expect(String(h.agent.requestsFor('create')[0]?.body?.prompt)).toContain('- limits.pdf (pdf)');
+    await waitFor('private note', () => ephemeralsTo('U0ALICE').length === 1);
+    await h.settled();
+    expect(ephemeralsTo('U0ALICE')).toHaveLength(1);
+  });
+});

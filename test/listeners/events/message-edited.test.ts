@@ -1,0 +1,109 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { messageEdited } from '../../../src/listeners/events/message-edited.js';
+import type { JobRecord } from '../../../src/store/types.js';
+import { BOT_USER, TEAM } from '../../helpers/fake-network.js';
+import { CHANNEL } from '../../helpers/job-world.js';
+import { boltExtras, createListenerWorld, type ListenerWorld } from '../../helpers/listener-deps.js';
+
+type Args = Parameters<ReturnType<typeof messageEdited>>[0];
+
+const HELPER = 'U0HELPER';
+const REPLY_TS = '1700000500.000500';
+let w: ListenerWorld;
+let job: JobRecord;
+async function build(options: { socketMode?: boolean } = {}) {
+  w = createListenerWorld({}, options);
+  job = (await w.activeJob()).job;
+  // A reply recorded and not yet sent: it waits.
+  await w.jobs.acceptReply({
+    teamId: TEAM,
+    channelId: CHANNEL,
+    threadTs: job.threadTs ?? '',
+    messageTs: REPLY_TS,
+    userId: HELPER,
+    text: 'Also cover the SDK',
+  });
+}
+beforeEach(() => build());
+afterEach(() => w.stop());
+
+/** Calls the listener with Bolt's arguments for an edit of the reply. */
+function edit(message: Record<string, unknown> = {}, previous = 'Also cover the SDK') {
+  const event = {
+    type: 'message',
+    subtype: 'message_changed',
+    channel: CHANNEL,
+    ts: '1700000600.000600',
+    event_ts: '1700000600.000600',
+    message: {
+      type: 'message',
+      user: HELPER,
+      text: 'Also cover the CLI',
+      ts: REPLY_TS,
+      thread_ts: job.threadTs,
+      edited: { user: HELPER, ts: '1700000600.000600' },
+      ...message,
+    },
+    previous_message: { type: 'message', user: HELPER, ts: REPLY_TS, text: previous },
+  };
+  const body = { team_id: TEAM, event, authorizations: [{ team_id: TEAM, user_id: BOT_USER, is_bot: true }] };
+  return messageEdited(w.deps)({
+    event,
+    body,
+    payload: event,
+    message: event,
+    context: { botUserId: BOT_USER, teamId: TEAM },
+    say: vi.fn(),
+    ...boltExtras(),
+  } as unknown as Args);
+}
+const reply = async () => (await w.runs(job.id)).find((r) => r.messageTs === REPLY_TS);
+
+describe('an edit of a reply', () => {
+  it('replaces the waiting reply’s text before the listener returns', async () => {
+    await edit();
+    expect(await reply()).toMatchObject({ state: 'pending', prompt: 'Also cover the CLI' });
+    expect(w.outboxKeys()).toEqual([]);
+  });
+
+  it('once the reply is sent, queues one private note for its author before returning', async () => {
+    const run = await reply();
+    await w.store.apply({ jobId: job.id, run: { id: run?.id ?? 0, patch: { state: 'sent' } } }, Date.now());
+    await edit();
+    await edit();
+    expect(w.outboxKeys()).toEqual([`edited-late:${run?.id}:1700000600.000600`]);
+    expect(w.outbox()[0]?.payload).toMatchObject({ type: 'ephemeral', user: HELPER, threadTs: job.threadTs });
+    expect((await reply())?.prompt).toBe('Also cover the SDK');
+  });
+
+  it.each([
+    ['an app’s edit', { bot_id: 'B0OTHERAPP' }, 'Also cover the SDK'],
+    ['the bot’s own edit', { user: BOT_USER }, 'Also cover the SDK'],
+    ['an unfurl', { text: 'Also cover the SDK' }, 'Also cover the SDK'],
+    ['an edit of someone else’s message', { user: 'U0OTHER' }, 'Also cover the SDK'],
+  ])('ignores %s', async (_what, message, previous) => {
+    await edit(message, previous);
+    expect((await reply())?.prompt).toBe('Also cover the SDK');
+    expect(w.outboxKeys()).toEqual([]);
+  });
+
+  describe('when the store cannot record it', () => {
+    const failing = () => vi.spyOn(w.deps.jobs, 'acceptEdit').mockRejectedValue(new Error('disk I/O error'));
+
+    it('over HTTP, fails the event so Slack delivers it again', async () => {
+      failing();
+      await expect(edit()).rejects.toThrow('disk I/O error');
+      expect(w.slack.postEphemeral).not.toHaveBeenCalled();
+    });
+
+    it('in Socket Mode, tells the author privately that the edit was not recorded', async () => {
+      await w.stop();
+      await build({ socketMode: true });
+      failing();
+      await edit();
+      await w.idle();
+      expect(w.slack.postEphemeral).toHaveBeenCalledOnce();
+      expect(String(w.slack.postEphemeral.mock.calls[0]?.[0]?.text)).toContain('could not record your edit');
+    });
+  });
+});
