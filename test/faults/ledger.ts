@@ -184,7 +184,8 @@ export function table(rows: { scenario: string; counts: Counts }[]): string {
 /**
  * With NOTIFY_CHANNEL_ID, NOTIFY_ON=all and NOTIFY_REQUESTER=dm: every outcome posted in a thread
  * is also told exactly once in the notification channel and exactly once to the requester
- * directly. Returns how many of those were lost or doubled; `details` explains each.
+ * directly, unless the job's thread is itself in a direct message (then that thread tells the
+ * requester, and no separate message may be sent). Returns how many of those were lost or doubled; `details` explains each.
  */
 export function accountNotifications(
   slack: SlackStandIn,
@@ -199,13 +200,19 @@ export function accountNotifications(
   for (const outcome of outcomes) {
     // `outcome:<run>:<job>` has its notification at `notify:<run>:<job>` and DM at `requester-dm:…`.
     const rest = keyOf(outcome).slice('outcome:'.length);
-    for (const [key, where] of [
-      [`notify:${rest}`, (m: StoredMessage) => !m.channel.startsWith('D')],
-      [`requester-dm:${rest}`, (m: StoredMessage) => m.channel.startsWith('D')],
+    const inDirectMessage = outcome.channel.startsWith('D');
+    for (const [key, where, wanted] of [
+      [`notify:${rest}`, (m: StoredMessage) => !m.channel.startsWith('D'), 1],
+      [`requester-dm:${rest}`, (m: StoredMessage) => m.channel.startsWith('D'), inDirectMessage ? 0 : 1],
     ] as const) {
-      counts.expected += 1;
+      counts.expected += wanted;
       const copies = told.filter((m) => keyOf(m) === key && where(m)).length;
-      if (copies > 1) {
+      if (wanted === 0) {
+        if (copies > 0) {
+          counts.duplicates += 1;
+          details.push(`notification doubled: ${key} sent beside a direct-message thread`);
+        }
+      } else if (copies > 1) {
         counts.duplicates += 1;
         details.push(`notification doubled: ${key} posted ${copies} times`);
       } else if (copies === 0) {
