@@ -31,21 +31,10 @@ export interface MentionRequest {
 
 /**
  * A message to the bot in a direct message: at the top (a new job whose thread is the message)
- * or in a thread (the assistant pane's, or under an earlier message).
+ * or in a thread (the assistant pane's, or under an earlier message). The same facts as a
+ * mention: `channelId` is the direct message conversation (`D…`).
  */
-export interface DirectRequest {
-  teamId: string;
-  /** The direct message conversation (`D…`). */
-  channelId: string;
-  userId: string;
-  /** The message as typed (Slack mrkdwn), the bot's mention taken out. */
-  text: string;
-  messageTs: string;
-  /** The thread the message was posted in, if any. */
-  threadTs: string | undefined;
-  /** Files the message carried: the agent gets their names only, and the author is told. */
-  files?: SharedFile[];
-}
+export type DirectRequest = MentionRequest;
 
 /** What a mention (or a direct message) became. */
 export type MentionOutcome = { job: number } | { reply: number } | undefined;

@@ -4,18 +4,10 @@ import { text as say } from '../../blocks/messages.js';
 import { followUpText } from '../../slack/mentions.js';
 import { runRecorded } from '../background.js';
 import type { ListenerDeps } from '../types.js';
-import { authorTeam, botUserIdOf, isHumanMessage, sharedFiles } from './event-facts.js';
+import { authorTeam, botUserIdOf, isHumanMessage, personMessage, sharedFiles } from './event-facts.js';
 import { notRecorded } from './not-recorded.js';
 
-const mentionSchema = z.object({
-  user: z.string().min(1),
-  text: z.string().default(''),
-  ts: z.string().min(1),
-  channel: z.string().min(1),
-  thread_ts: z.string().min(1).optional(),
-  // Other apps mentioning the bot are not people giving instructions.
-  bot_id: z.undefined().optional(),
-});
+const mentionSchema = personMessage.extend({ channel: z.string().min(1) });
 
 /**
  * `@docs-agent <instruction>`: starts a job where the conversation is (the mention's message,

@@ -4,20 +4,11 @@ import { isDirectMessage } from '../../slack/conversations.js';
 import { followUpText } from '../../slack/mentions.js';
 import { runRecorded } from '../background.js';
 import type { ListenerDeps } from '../types.js';
-import { authorTeam, botUserIdOf, isHumanMessage, sharedFiles } from './event-facts.js';
+import { authorTeam, botUserIdOf, isHumanMessage, personMessage, sharedFiles } from './event-facts.js';
 import { notRecorded } from './not-recorded.js';
 
-const directSchema = z.object({
-  channel_type: z.literal('im'),
-  user: z.string().min(1),
-  text: z.string().default(''),
-  ts: z.string().min(1),
-  channel: z.string().min(1),
-  thread_ts: z.string().min(1).optional(),
-  // The bot's own posts (its status card, outcomes) and other apps' are no instructions.
-  bot_id: z.undefined().optional(),
-  app_id: z.undefined().optional(),
-});
+// The bot's own posts (its status card, outcomes) and other apps' do not parse.
+const directSchema = personMessage.extend({ channel_type: z.literal('im'), channel: z.string().min(1) });
 
 /** What a message listener is given, from `app.event('message')` or the assistant's `userMessage`. */
 type MessageArgs = Pick<AllMiddlewareArgs, 'context'> & { event: unknown; body: unknown };

@@ -4,6 +4,20 @@ import { z } from 'zod';
 import type { SharedFile } from '../../jobs/job-service.js';
 
 /**
+ * A message a person wrote, as every message listener reads it. Apps' messages (they carry
+ * `bot_id` or `app_id`, also when they mention the bot or edit their own posts) do not parse:
+ * they are never instructions.
+ */
+export const personMessage = z.object({
+  user: z.string().min(1),
+  text: z.string().default(''),
+  ts: z.string().min(1),
+  thread_ts: z.string().min(1).optional(),
+  bot_id: z.undefined().optional(),
+  app_id: z.undefined().optional(),
+});
+
+/**
  * The bot's user id for an event: from Bolt's context once auth.test has answered, else from
  * the event's own `authorizations` (the installation the event was delivered for), so the
  * first events after a start are read right too.

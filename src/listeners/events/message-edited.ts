@@ -3,24 +3,20 @@ import { z } from 'zod';
 import { editText } from '../../blocks/edit-texts.js';
 import { followUpText } from '../../slack/mentions.js';
 import type { ListenerDeps } from '../types.js';
-import { botUserIdOf, isHumanMessage, sharedFiles } from './event-facts.js';
+import { botUserIdOf, isHumanMessage, personMessage, sharedFiles } from './event-facts.js';
 import { notRecorded } from './not-recorded.js';
 
 const editSchema = z.object({
   subtype: z.literal('message_changed'),
   channel: z.string().min(1),
   event_ts: z.string().min(1).optional(),
-  message: z.looseObject({
-    subtype: z.string().optional(),
-    user: z.string().min(1),
-    text: z.string().default(''),
-    ts: z.string().min(1),
-    thread_ts: z.string().min(1).optional(),
-    edited: z.looseObject({ ts: z.string().min(1) }).optional(),
-    // Edits of apps' messages (the bot's own card updates come back as edits) are not instructions.
-    bot_id: z.undefined().optional(),
-    app_id: z.undefined().optional(),
-  }),
+  // Edits of apps' messages (the bot's own card updates come back as edits) do not parse.
+  message: personMessage
+    .extend({
+      subtype: z.string().optional(),
+      edited: z.looseObject({ ts: z.string().min(1) }).optional(),
+    })
+    .loose(),
   previous_message: z.looseObject({ text: z.string().default('') }).optional(),
 });
 

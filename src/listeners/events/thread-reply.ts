@@ -3,18 +3,13 @@ import { z } from 'zod';
 import { followUpText, mentionsUser } from '../../slack/mentions.js';
 import { runRecorded } from '../background.js';
 import type { ListenerDeps } from '../types.js';
-import { authorTeam, botUserIdOf, isHumanMessage, sharedFiles } from './event-facts.js';
+import { authorTeam, botUserIdOf, isHumanMessage, personMessage, sharedFiles } from './event-facts.js';
 import { notRecorded } from './not-recorded.js';
 
-const replySchema = z.object({
+const replySchema = personMessage.extend({
   subtype: z.string().optional(),
-  user: z.string().min(1),
-  text: z.string().default(''),
-  ts: z.string().min(1),
   thread_ts: z.string().min(1),
   channel: z.string().min(1),
-  bot_id: z.undefined().optional(),
-  app_id: z.undefined().optional(),
 });
 
 /** A human reply in a thread: sent to the thread's job, if it has one. */
