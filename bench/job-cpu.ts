@@ -75,8 +75,6 @@ export async function jobCpu(options: JobCpuOptions): Promise<JobCpuResult> {
           POLL_INTERVAL_MS: interval,
           POLL_MAX_INTERVAL_MS: interval,
           POLL_MAX_RPS: '1000',
-          // One project per channel: the agent API's 100 an hour per project would refuse the rest.
-          CHANNEL_PROJECTS: Array.from({ length: 10 }, (_, i) => `C0BENCH${i}:proj${i}`).join(','),
         }),
       ),
     'cpu',

@@ -1,9 +1,17 @@
-import { type AgentStandIn, startAgentStandIn } from '../test/helpers/agent-stand-in.js';
+import { type AgentStandIn, PROJECT_ID, startAgentStandIn } from '../test/helpers/agent-stand-in.js';
 import { tempDatabase, testEnv } from '../test/helpers/harness.js';
 import { SIGNING_SECRET } from '../test/helpers/signing.js';
 import { BOT_TOKEN, type SlackStandIn, startSlackStandIn } from '../test/helpers/slack-stand-in.js';
 import { type LoadResult, runLoad } from './processes.js';
 import { preciseNow } from './stats.js';
+
+/**
+ * Channels the commands come from, each its own documentation project: the agent API takes 100
+ * instructions per project an hour, and docs-agent refuses beyond that, so 40 projects let every
+ * command of a 3,300-command run start a real job.
+ */
+export const BENCH_CHANNELS = 40;
+const channelProjects = Array.from({ length: BENCH_CHANNELS }, (_, i) => `C0BENCH${i}:proj${i}`).join(',');
 
 /** The tag every bench command carries in its text (`#label-i#`), found again in what the app sends. */
 const tagOf = (text: unknown) => String(text).match(/#([a-z0-9]+-\d+)#/)?.[1];
@@ -50,6 +58,7 @@ export async function taggedWorld(options: {
   });
   const agent = await startAgentStandIn({
     latencyMs: options.latencyMs,
+    projects: [PROJECT_ID, ...Array.from({ length: BENCH_CHANNELS }, (_, i) => `proj${i}`)],
     ...(options.finishAfterGets !== undefined ? { finishAfterGets: options.finishAfterGets } : {}),
     hooks: {
       before: (op, body) => {
@@ -74,6 +83,7 @@ export async function taggedWorld(options: {
         POLL_MAX_RPS: '10',
         // Thousands of commands from a few people: the per-person limit is not what is measured.
         MAX_INSTRUCTIONS_PER_USER_PER_HOUR: '100000',
+        CHANNEL_PROJECTS: channelProjects,
         ...overrides,
       }),
     botEnv: () => {
@@ -95,7 +105,7 @@ export async function taggedWorld(options: {
         count,
         concurrency,
         users: 50,
-        channels: 10,
+        channels: BENCH_CHANNELS,
         label,
         responseBase: slack.responseUrl('bench').replace(/\/bench$/, ''),
       }),
