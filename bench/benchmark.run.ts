@@ -31,6 +31,7 @@ it('measures docs-agent against its baselines', async () => {
         commands: settings.commands,
         concurrency: settings.concurrency,
         warmup: 300,
+        roundSize: 300,
         latencyMs: settings.latencyMs,
       }),
     cold: () =>

@@ -1,5 +1,5 @@
 import { waitFor } from '../test/helpers/http.js';
-import { type AckRun, ackRun } from './ack-path.js';
+import { type AckRun, ackRun, pooled } from './ack-path.js';
 import type { LoadResult } from './processes.js';
 import { startBareBolt, startDocsAgent } from './processes.js';
 import { round, type Summary, summarize } from './stats.js';
@@ -23,15 +23,6 @@ export interface ColdBurstResult {
   ackToJobMs: Summary;
   /** Commands whose card and job both arrived (all, unless something was lost). */
   started: number;
-}
-
-/** Pools the loads of several rounds into one, for the throughput and latency summaries. */
-function pooled(loads: LoadResult[]): LoadResult {
-  return {
-    startedAt: 0,
-    finishedAt: loads.reduce((sum, l) => sum + (l.finishedAt - l.startedAt), 0),
-    results: loads.flatMap((l) => l.results),
-  };
 }
 
 /**
