@@ -6,6 +6,7 @@ import { type Blocks, SlackCallError, type SlackGateway } from '../slack/gateway
 import { channelMention, codeSpan, md, recordedMrkdwn, truncateMrkdwn } from '../slack/mrkdwn.js';
 import type { JobRecord, OutboxItem, Store } from '../store/types.js';
 import { createLoop, type Loop } from '../util/loop.js';
+import type { YieldGate } from '../util/yield-gate.js';
 import { statusCard, statusReaction } from '../views/status-card.js';
 
 export interface OutboxOptions {
@@ -20,6 +21,8 @@ export interface OutboxOptions {
   home?: HomePublisher;
   /** Called when Slack refused an item for good and it is given up, for metrics. */
   onGivenUp?: () => void;
+  /** What each round waits for first: Slack's requests go before it. Default: nothing. */
+  gate?: YieldGate;
   /** How many items one round takes, and sends at once. */
   batchSize?: number;
   /** Idle sleep between rounds, in milliseconds. */
@@ -246,6 +249,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
   }
 
   const loop = createLoop({
+    ...(options.gate ? { gate: options.gate } : {}),
     name: 'outbox',
     logger,
     idleMs: options.idleMs ?? 1_000,

@@ -6,6 +6,7 @@ import { outcomeOf } from '../jobs/job-service.js';
 import type { Logger } from '../logger.js';
 import type { Change, JobRecord, Store } from '../store/types.js';
 import { createLoop, type Loop } from '../util/loop.js';
+import type { YieldGate } from '../util/yield-gate.js';
 import type { RequestBudget } from './budget.js';
 
 export interface PollerOptions {
@@ -26,6 +27,8 @@ export interface PollerOptions {
   budget: RequestBudget;
   /** Age of a run after which the poller gives up on it, in milliseconds. */
   maxAgeMs: number;
+  /** What each round waits for first: Slack's requests go before it. Default: nothing. */
+  gate?: YieldGate;
   /** Polls in flight at once. */
   concurrency: number;
   now?: () => number;
@@ -205,6 +208,7 @@ export function createPoller(options: PollerOptions): Poller {
   }
 
   const loop = createLoop({
+    ...(options.gate ? { gate: options.gate } : {}),
     name: 'poller',
     logger,
     idleMs: Math.max(10, Math.min(1_000, Math.round(options.intervalMs / 4))),

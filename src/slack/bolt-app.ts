@@ -3,6 +3,7 @@ import { App, HTTPReceiver, SocketModeReceiver } from '@slack/bolt';
 import type { Config } from '../config.js';
 import { answerPlain, createFrontServer, type Route } from '../http/front-server.js';
 import type { Logger } from '../logger.js';
+import type { YieldGate } from '../util/yield-gate.js';
 import type { Identity } from './identity.js';
 import { slackLogger, slackLogLevel } from './slack-logger.js';
 
@@ -22,6 +23,8 @@ export interface SlackAppOptions {
   isReady: () => boolean;
   /** Further routes served beside `/healthz` (and `/slack/events` in HTTP mode). */
   routes?: readonly Route[];
+  /** Told of every HTTP request in flight, so background work yields to it. */
+  gate?: YieldGate;
 }
 
 export interface SlackApp {
@@ -42,6 +45,7 @@ export function createSlackApp({
   identity,
   isReady,
   routes = [],
+  gate,
 }: SlackAppOptions): SlackApp {
   const healthz: Route = {
     method: 'GET',
@@ -82,7 +86,7 @@ export function createSlackApp({
       installerOptions: { clientOptions: { slackApiUrl: config.slack.apiUrl } },
     });
     const app = buildApp(receiver);
-    const front = createFrontServer([healthz, ...routes], logger);
+    const front = createFrontServer([healthz, ...routes], logger, gate);
     return {
       app,
       async start() {
@@ -119,7 +123,7 @@ export function createSlackApp({
       receiver.requestListener(req, res);
     },
   };
-  const front = createFrontServer([events, healthz, ...routes], logger);
+  const front = createFrontServer([events, healthz, ...routes], logger, gate);
   return { app, start: () => front.listen(config.port), stop: () => front.stop() };
 }
 
