@@ -1,24 +1,26 @@
 import { WebClient } from '@slack/web-api';
 import { createAccessPolicy } from './access/access-policy.js';
 import { type AgentClient, createAgentClient } from './agent/client.js';
+import type { RenderHints } from './blocks/messages.js';
 import { createMembership, newInstanceId } from './cluster/membership.js';
-import type { Config } from './config.js';
-import { secretsOf } from './config.js';
+import type { Config } from './config/config.js';
+import { secretsOf } from './config/config.js';
 import { createOutbox } from './delivery/outbox.js';
-import { createHealth } from './health.js';
 import { createHomePublisher } from './home/home-publisher.js';
+import { createHealth } from './http/health.js';
+import { countNotRecorded } from './jobs/count-not-recorded.js';
+import { outboxWrites } from './jobs/job-context.js';
 import { createJobService } from './jobs/job-service.js';
-import type { RenderHints } from './jobs/messages.js';
+import { createRunOutcomes } from './jobs/outcomes.js';
 import { registerListeners } from './listeners/index.js';
-import { createLogger, type Logger } from './logger.js';
-import { countNotRecorded } from './metrics/not-recorded.js';
+import { createLogger, type Logger } from './logging/logger.js';
 import { setUpMetrics } from './metrics/setup.js';
 import { createRequestBudget } from './poller/budget.js';
 import { createPoller } from './poller/poller.js';
 import { createSlackApp } from './slack/bolt-app.js';
+import { slackClientOptions } from './slack/client-options.js';
 import { createSlackGateway } from './slack/gateway.js';
 import { createIdentity } from './slack/identity.js';
-import { slackLogger } from './slack/slack-logger.js';
 import { createUserNames } from './slack/user-names.js';
 import { warmUpAckPath } from './slack/warm-up.js';
 import { openStore } from './store/open-store.js';
@@ -63,16 +65,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   // call of background work wait for a quiet moment (see util/yield-gate.ts).
   const gate = createYieldGate();
 
-  const client = new WebClient(config.slack.botToken, {
-    slackApiUrl: config.slack.apiUrl,
-    // No retries here: a repeated chat.postMessage whose first answer was lost posts twice. The
-    // outbox owns retries (and checks Slack for an earlier copy first).
-    retryConfig: { retries: 0 },
-    rejectRateLimitedCalls: true,
-    timeout: 10_000,
-    // Its warnings (a refused call, a failed request) go through our logger and its redaction.
-    logger: slackLogger(logger, 'web-api', config.logLevel),
-  });
+  const client = new WebClient(config.slack.botToken, slackClientOptions(config, logger, 'web-api'));
   const identity = createIdentity(client, logger);
   const slack = createSlackGateway({
     client,
@@ -143,8 +136,6 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     prLinkHosts: config.prLinkHosts,
   };
 
-  // The poller and outbox are created after the service that wakes them.
-  const wake = { outbox: () => {}, poller: () => {} };
   const access = createAccessPolicy({
     config: config.access,
     identity,
@@ -153,28 +144,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     logger,
     defaultProject: config.agent.projectId,
   });
-  const jobs = createJobService({
-    store,
-    instanceId,
-    access,
-    ...(options.holdRetryMs !== undefined ? { holdRetryMs: options.holdRetryMs } : {}),
-    maxPromptChars: config.maxPromptChars,
-    agentFor,
-    projectFor,
-    batchMs: config.followUps.batchMs,
-    threadContextMaxChars: config.threadContextMaxChars,
-    names,
-    hints,
-    botUserId: async () => (await identity.get())?.botUserId,
-    slack: backgroundSlack,
-    logger,
-    pollIntervalMs: config.poll.intervalMs,
-    maxAgeMs: config.poll.maxAgeMs,
-    onEnqueued: () => wake.outbox(),
-    onRunStarted: () => wake.poller(),
-    runTask: (name, work) => tasks.run(name, work),
-    metrics: metrics.hooks,
-  });
+  // Built bottom-up, each part handed what it calls: the outbox first (everything queues posts
+  // for it), then the outcomes the poller records, the poller, and the job service that wakes both.
   const home = createHomePublisher({ access, store, slack: backgroundSlack, identity, logger, hints });
   const outbox = createOutbox({
     store,
@@ -186,23 +157,43 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     onGivenUp: metrics.hooks.outboxGivenUp,
     gate,
   });
+  const outcomes = createRunOutcomes({
+    store,
+    logger,
+    metrics: metrics.hooks,
+    now: Date.now,
+    hints,
+    settings: config,
+    ...outboxWrites(store, outbox),
+  });
   const poller = createPoller({
     store,
     instanceId,
     agentFor,
-    jobs,
+    outcomes,
     logger,
-    intervalMs: config.poll.intervalMs,
-    backoffAfterMs: config.poll.backoffAfterMs,
-    maxIntervalMs: config.poll.maxIntervalMs,
-    maxAgeMs: config.poll.maxAgeMs,
-    concurrency: config.poll.concurrency,
+    settings: config.poll,
     budget,
     gate,
   });
+  const jobs = createJobService({
+    store,
+    instanceId,
+    settings: config,
+    loops: { outbox, poller },
+    access,
+    ...(options.holdRetryMs !== undefined ? { holdRetryMs: options.holdRetryMs } : {}),
+    agentFor,
+    projectFor,
+    names,
+    hints,
+    botUserId: async () => (await identity.get())?.botUserId,
+    slack: backgroundSlack,
+    logger,
+    runTask: (name, work) => tasks.run(name, work),
+    metrics: metrics.hooks,
+  });
   const retention = createRetentionSweep({ store, logger, retentionDays: config.retentionDays });
-  wake.outbox = () => outbox.kick();
-  wake.poller = () => poller.kick();
 
   const slackApp = createSlackApp({
     config,

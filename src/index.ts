@@ -1,8 +1,8 @@
 import { config as loadDotEnv } from 'dotenv';
 import { startApp } from './app.js';
-import { ConfigError, readConfig } from './config.js';
-import { createRedactor } from './logger.js';
-import { secretsOfEnv } from './secrets.js';
+import { ConfigError, readConfig } from './config/config.js';
+import { createRedactor } from './logging/logger.js';
+import { secretsOfEnv } from './logging/secrets.js';
 
 /** Hard limit for shutdown; platforms send SIGKILL 30 s after SIGTERM, we aim well inside. */
 const EXIT_DEADLINE_MS = 9_500;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger, createRedactor, secretForms } from '../src/logger.js';
+import { createLogger, createRedactor, secretForms } from '../src/logging/logger.js';
 import { AWKWARD, leaks } from './helpers/secrets.js';
 
 describe('logger', () => {

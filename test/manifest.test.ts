@@ -4,7 +4,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { SHORTCUT_CALLBACK_ID } from '../src/views/send-modal.js';
+import { SHORTCUT_CALLBACK_ID } from '../src/blocks/send-modal.js';
 
 // ajv-formats is CommonJS with `exports.default`; under NodeNext the default import is the whole module.
 const addFormats = addFormatsModule.default;

@@ -1,11 +1,12 @@
-import type { Config } from '../config.js';
-import type { Logger } from '../logger.js';
+import { AGENT_HOURLY_LIMIT } from '../agent/limits.js';
+import type { Config } from '../config/config.js';
+import type { Logger } from '../logging/logger.js';
+import { isDirectMessage } from '../slack/conversations.js';
 import type { SlackGateway, SlackUser } from '../slack/gateway.js';
 import { SlackCallError } from '../slack/gateway.js';
 import type { Identity } from '../slack/identity.js';
 import type { Store } from '../store/types.js';
 import { BoundedCache } from '../util/lru.js';
-import { AGENT_HOURLY_LIMIT } from '../views/status-report.js';
 
 /** Who is asking, and where. */
 export interface Requester {
@@ -14,14 +15,25 @@ export interface Requester {
   /** Where they ask; undefined where no channel applies (the App Home). */
   channelId: string | undefined;
   userId: string;
+  /** In the assistant pane opened beside a channel: that channel (its allow-list applies too). */
+  contextChannelId?: string | undefined;
 }
 
 /**
  * `rate`: the person's hourly limit; `project_rate`: the documentation project's;
+ * `direct`: direct messages to the bot are not allowed here (`ALLOW_DIRECT_MESSAGES`);
  * `unverified`: Slack cannot say right now whether the author is a guest or of this workspace,
  * so nothing may be sent for them yet (the instruction is held and checked again).
  */
-export type RefusalReason = 'team' | 'channel' | 'user' | 'guest' | 'rate' | 'project_rate' | 'unverified';
+export type RefusalReason =
+  | 'team'
+  | 'channel'
+  | 'direct'
+  | 'user'
+  | 'guest'
+  | 'rate'
+  | 'project_rate'
+  | 'unverified';
 
 export type AccessDecision =
   | { allowed: true }
@@ -74,6 +86,12 @@ export interface AccessPolicyDeps {
   now?: () => number;
 }
 
+/** Whether `ALLOWED_CHANNEL_IDS` lets the bot be used in a channel (no list: every channel). */
+export const channelAllowed = (
+  config: Pick<Config['access'], 'allowedChannelIds'>,
+  channelId: string,
+): boolean => config.allowedChannelIds === null || config.allowedChannelIds.has(channelId);
+
 /**
  * The access rules, checked before anything reaches the agent API: the installed workspace
  * only, allowed channels and people, no guests unless allowed, a per-person hourly limit so one
@@ -110,11 +128,33 @@ export function createAccessPolicy(deps: AccessPolicyDeps): AccessPolicy {
   /** The installing workspace: from the requests themselves, else auth.test. */
   const installedTeam = async () => identity.installedTeamId() ?? (await identity.get())?.teamId;
 
-  const decide = async ({ teamId, channelId, userId }: Requester): Promise<AccessDecision> => {
+  /**
+   * Where the person asks, against the channel rules. A direct message is allowed when
+   * `ALLOW_DIRECT_MESSAGES` says so, and by default only while no channel allow-list is set (fail
+   * closed: an allow-list means "only there"); the channel the assistant pane is open beside must
+   * pass the allow-list like any channel.
+   */
+  const placeRefusal = (
+    channelId: string | undefined,
+    contextChannelId: string | undefined,
+  ): RefusalReason | undefined => {
+    if (channelId === undefined) return undefined;
+    if (!isDirectMessage(channelId)) return channelAllowed(config, channelId) ? undefined : 'channel';
+    if (config.allowDirectMessages === false) return 'direct';
+    if (contextChannelId) return channelAllowed(config, contextChannelId) ? undefined : 'channel';
+    return config.allowDirectMessages === true || channelAllowed(config, channelId) ? undefined : 'direct';
+  };
+
+  const decide = async ({
+    teamId,
+    channelId,
+    userId,
+    contextChannelId,
+  }: Requester): Promise<AccessDecision> => {
     const installed = await installedTeam();
     if (installed && teamId && teamId !== installed) return { allowed: false, reason: 'team' };
-    if (config.allowedChannelIds && channelId !== undefined && !config.allowedChannelIds.has(channelId))
-      return { allowed: false, reason: 'channel' };
+    const place = placeRefusal(channelId, contextChannelId);
+    if (place) return { allowed: false, reason: place };
     if (config.allowedUserIds && !config.allowedUserIds.has(userId))
       return { allowed: false, reason: 'user' };
     if (!installed || !teamId) return { allowed: false, reason: 'unverified' };

@@ -1,6 +1,6 @@
 import pRetry, { AbortError } from 'p-retry';
-import { createRedactor, type Logger } from '../logger.js';
-import type { AgentAnswer, AgentEndpoint } from '../metrics/hooks.js';
+import { createRedactor, type Logger } from '../logging/logger.js';
+import type { AgentAnswer, AgentEndpoint } from './endpoints.js';
 import {
   AgentApiError,
   AgentBadRequestError,

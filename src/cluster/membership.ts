@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../logging/logger.js';
 import type { Orphans, Store } from '../store/types.js';
 import { createLoop } from '../util/loop.js';
 

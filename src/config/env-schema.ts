@@ -1,15 +1,23 @@
 import { z } from 'zod';
-import { DatabaseTlsError, parseDatabaseTls } from '../store/postgres/connection-tls.js';
+import { LOG_LEVELS, type LogLevel } from '../logging/logger.js';
+import { DatabaseTlsError, parseDatabaseTls } from './database-tls.js';
 import { blankToUndefined, idList, integer, optionalSecret, secret, serviceUrl } from './fields.js';
 
-/** Log levels, most verbose first. */
-export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+export { LOG_LEVELS, type LogLevel };
 
 /** Shortest `METRICS_TOKEN` accepted: anything shorter could be guessed by a patient scraper. */
 export const MIN_METRICS_TOKEN_CHARS = 16;
 /** Longest `METRICS_TOKEN` accepted, so the header carrying it stays small. */
 export const MAX_METRICS_TOKEN_CHARS = 512;
+
+/** Most suggested prompts Slack shows in a new assistant thread. */
+export const MAX_SUGGESTED_PROMPTS = 4;
+/** What a new assistant thread suggests, as `SUGGESTED_PROMPTS` writes it: `title|message;…`. */
+export const DEFAULT_SUGGESTED_PROMPTS = [
+  'Document a feature|Document the new feature described here: ',
+  'Fix a page|Fix this problem in the docs: ',
+  'Add an FAQ entry|Add an FAQ entry answering: ',
+].join(';');
 
 /** The environment variables the bot reads, each checked and given its default. */
 export const envSchema = z.object({
@@ -68,6 +76,14 @@ export const envSchema = z.object({
       .default('false')
       .transform((v) => v === 'true' || v === '1' || v === 'yes'),
   ),
+  // Unset: direct messages follow ALLOWED_CHANNEL_IDS (see config.ts); true or false decides.
+  ALLOW_DIRECT_MESSAGES: z.preprocess(
+    (v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : v),
+    z
+      .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
+      .optional()
+      .transform((v) => (v === undefined ? undefined : v === 'true' || v === '1' || v === 'yes')),
+  ),
   MAX_INSTRUCTIONS_PER_USER_PER_HOUR: integer(20, 1, 100_000, 'instructions'),
   MAX_PROMPT_CHARS: integer(10_000, 1, 1_000_000, 'characters'),
   FOLLOW_UP_MODE: z.preprocess(
@@ -120,6 +136,28 @@ export const envSchema = z.object({
         error: 'must be a comma-separated list of host names, such as github.com,gitlab.example.com',
       }),
   ),
+  // Not trimmed to nothing: an explicitly empty value shows no suggested prompts.
+  SUGGESTED_PROMPTS: z
+    .string()
+    .default(DEFAULT_SUGGESTED_PROMPTS)
+    .transform((v) =>
+      v
+        .split(';')
+        .map((prompt) => prompt.trim())
+        .filter(Boolean)
+        .map((prompt) => {
+          const bar = prompt.indexOf('|');
+          const title = bar < 0 ? prompt : prompt.slice(0, bar).trim();
+          return { title, message: bar < 0 ? prompt : prompt.slice(bar + 1).trim() };
+        }),
+    )
+    .refine((prompts) => prompts.length <= MAX_SUGGESTED_PROMPTS, {
+      error: `must list at most ${MAX_SUGGESTED_PROMPTS} prompts, separated by ";"`,
+    })
+    .refine((prompts) => prompts.every((p) => p.title && p.message && p.title.length <= 75), {
+      error:
+        'must be ";"-separated prompts, each "title|message" or just the message (titles at most 75 characters)',
+    }),
   RETENTION_DAYS: integer(90, 0, 36_500, 'days; 0 keeps data forever'),
   // A secret: the messages say what is wrong with it, never what it is.
   METRICS_TOKEN: z.preprocess(

@@ -1,13 +1,15 @@
+import type { RenderHints } from '../blocks/messages.js';
+import { statusCard, statusReaction } from '../blocks/status-card.js';
+import { parseOutboxPayload, unkeyedPostKey } from '../domain/outbox-registry.js';
 import type { HomePublisher } from '../home/home-publisher.js';
-import type { RenderHints } from '../jobs/messages.js';
-import { parseOutboxPayload, unkeyedPostKey } from '../jobs/outbox-registry.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../logging/logger.js';
 import { type Blocks, SlackCallError, type SlackGateway } from '../slack/gateway.js';
 import { channelMention, codeSpan, md, recordedMrkdwn, truncateMrkdwn } from '../slack/mrkdwn.js';
+import { isChannelClosed } from '../slack/slack-errors.js';
 import type { JobRecord, OutboxItem, Store } from '../store/types.js';
+import { backoffMs } from '../util/backoff.js';
 import { createLoop, type Loop } from '../util/loop.js';
 import type { YieldGate } from '../util/yield-gate.js';
-import { statusCard, statusReaction } from '../views/status-card.js';
 
 export interface OutboxOptions {
   store: Store;
@@ -46,8 +48,6 @@ const UNCLAIMED = { claimedBy: null, claimedUntil: null } as const;
 const MIN_IDLE_MS = 50;
 /** Length a post refused as too long is cut to; Slack's limit is far above. */
 const SHORTENED_POST_CHARS = 3_000;
-/** Errors that mean the job's thread cannot be posted in any more. */
-const THREAD_GONE = new Set(['is_archived', 'channel_not_found', 'not_in_channel']);
 /** The first line of a thread post sent directly to the requester because its thread is gone. */
 export const rescueIntro = (channel: string, code: string) =>
   md`:information_source: I could not post in the job's thread in ${channelMention(channel)} (Slack said ${codeSpan(code)}), so here it is directly:`;
@@ -180,7 +180,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
         await slack.postMessage({ channel: payload.channel, threadTs: payload.threadTs, text, metadata });
         return true;
       }
-      if (!THREAD_GONE.has(code) || item.jobId === null) return false;
+      if (!isChannelClosed(code) || item.jobId === null) return false;
       const job = await store.getJob(item.jobId);
       if (!job) return false;
       const text = md`${rescueIntro(payload.channel, code)}\n${recordedMrkdwn(payload.text)}`;
@@ -233,7 +233,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
         options.onGivenUp?.();
         return;
       }
-      const backoff = Math.min(OUTBOX_MAX_RETRY_MS, OUTBOX_FIRST_RETRY_MS * 2 ** Math.min(attempts - 1, 16));
+      const backoff = backoffMs(OUTBOX_FIRST_RETRY_MS, attempts, OUTBOX_MAX_RETRY_MS);
       const wait =
         error instanceof SlackCallError && error.retryAfterMs ? Math.max(error.retryAfterMs, 100) : backoff;
       logger.warn('Slack delivery failed; will retry', {

@@ -1,10 +1,10 @@
 import type { AccessPolicy } from '../access/access-policy.js';
-import { type RenderHints, refusalText, usage } from '../jobs/messages.js';
-import type { Logger } from '../logger.js';
+import { HOME_LIMIT, homeRefusedView, homeView } from '../blocks/job-list.js';
+import { type RenderHints, refusalText, usage } from '../blocks/messages.js';
+import type { Logger } from '../logging/logger.js';
 import type { SlackGateway } from '../slack/gateway.js';
 import type { Identity } from '../slack/identity.js';
 import type { Store } from '../store/types.js';
-import { HOME_LIMIT, homeRefusedView, homeView } from '../views/job-list.js';
 
 export interface HomePublisher {
   /** Publishes the person's App Home: their recent jobs and the guide. */

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../logging/logger.js';
 import type { YieldGate } from '../util/yield-gate.js';
 
 /** One thing the app serves over HTTP: a method and an exact path. */

@@ -4,9 +4,9 @@ import {
   AgentUnauthorizedError,
 } from '../agent/errors.js';
 import type { AgentJob } from '../agent/schema.js';
-import type { Logger } from '../logger.js';
+import { enterPhase } from '../domain/phases.js';
+import type { Logger } from '../logging/logger.js';
 import type { JobPatch, RunOutcome } from '../store/types.js';
-import { enterPhase } from './phases.js';
 
 /** Job fields taken from an agent job record. */
 export function fromAgentJob(agentJob: AgentJob): JobPatch {

@@ -1,8 +1,8 @@
-import type { Logger } from '../logger.js';
+import type { RenderHints } from '../blocks/messages.js';
+import type { Logger } from '../logging/logger.js';
 import type { SlackGateway } from '../slack/gateway.js';
 import { followUpText } from '../slack/mentions.js';
 import type { JobRecord } from '../store/types.js';
-import type { RenderHints } from './messages.js';
 import type { ReplyRequest } from './requests.js';
 import { CONTEXT_MESSAGES_READ } from './thread-context.js';
 

@@ -1,11 +1,11 @@
 import type { AccessPolicy } from '../access/access-policy.js';
-import type { Logger } from '../logger.js';
+import type { RenderHints } from '../blocks/messages.js';
+import type { Logger } from '../logging/logger.js';
 import type { SlackGateway, ThreadMessage } from '../slack/gateway.js';
 import { isAside } from '../slack/mentions.js';
 import { mrkdwnToPlain } from '../slack/mrkdwn.js';
 import type { UserNames } from '../slack/user-names.js';
 import type { JobRecord, RunRecord } from '../store/types.js';
-import type { RenderHints } from './messages.js';
 import { BOT_EVENT_TYPES } from './outbox-items.js';
 import { CONTEXT_MESSAGES_READ, contextLines, peopleIn, withContext } from './thread-context.js';
 

@@ -1,10 +1,13 @@
 import type { AgentClient } from '../agent/client.js';
 import { AgentNotFoundError } from '../agent/errors.js';
 import type { AgentJob } from '../agent/schema.js';
-import type { Logger } from '../logger.js';
+import { agentErrorText, text } from '../blocks/messages.js';
+import { keys } from '../domain/outbox-registry.js';
+import { enterPhase, STILL_STARTING, TAKES_FOLLOW_UPS } from '../domain/phases.js';
+import type { Logger } from '../logging/logger.js';
 import type { MetricsHooks } from '../metrics/hooks.js';
 import { joinMrkdwn, type Mrkdwn, md, userMention } from '../slack/mrkdwn.js';
-import type { JobRecord, RunRecord, Store } from '../store/types.js';
+import type { JobIn, JobRecord, RunRecord, Store } from '../store/types.js';
 import {
   errorMessage,
   isUnknownOutcome,
@@ -12,10 +15,8 @@ import {
   recordAgentAnswer,
   startedPatch,
 } from './agent-outcomes.js';
-import { agentErrorText, text } from './messages.js';
+import type { JobSettings, OutboxWrites, Wakeable } from './job-context.js';
 import { type PrivateTarget, privateNote, receivedReaction, rootUpdate, threadPost } from './outbox-items.js';
-import { keys } from './outbox-registry.js';
-import { enterPhase, type JobIn, STILL_STARTING, TAKES_FOLLOW_UPS } from './phases.js';
 
 /** How soon a batch whose sending failed before reaching the agent API is tried again, in milliseconds. */
 export const BATCH_RETRY_MS = 5_000;
@@ -25,12 +26,10 @@ export interface FollowUpsDeps {
   instanceId: string;
   agentFor: (projectId: string | null) => AgentClient;
   logger: Logger;
-  /** Replies in one thread within this many milliseconds go to the agent as one follow-up. */
-  batchMs: number;
-  /** First poll interval of a run, in milliseconds. */
-  pollIntervalMs: number;
-  onEnqueued: () => void;
-  onRunStarted: () => void;
+  settings: Pick<JobSettings, 'poll' | 'followUps'>;
+  /** The poller, woken when a follow-up starts a run. */
+  loops: { poller: Wakeable };
+  applyQueued: OutboxWrites['applyQueued'];
   /** Runs background work (a batch whose window has passed) among the tracked tasks; false when full. */
   runTask: (name: string, work: () => Promise<void>) => boolean;
   /** What becomes of the replies, for the metrics endpoint. */
@@ -58,7 +57,7 @@ export function createFollowUps(deps: FollowUpsDeps): FollowUps {
 
   /** Marks a run refused or failed before it was sent, and tells its author privately. */
   async function dropRun(job: JobRecord, run: RunRecord, reason: string, note: Mrkdwn, to: PrivateTarget) {
-    await store.apply(
+    await deps.applyQueued(
       {
         jobId: job.id,
         run: { id: run.id, patch: { state: 'failed', error: reason } },
@@ -66,7 +65,6 @@ export function createFollowUps(deps: FollowUpsDeps): FollowUps {
       },
       now(),
     );
-    deps.onEnqueued();
   }
 
   /** One follow-up for the agent from a batch of replies (each reply's text, in order). */
@@ -91,7 +89,7 @@ export function createFollowUps(deps: FollowUpsDeps): FollowUps {
       const state = isUnknownOutcome(error) ? ('unknown' as const) : ('failed' as const);
       deps.metrics.instruction('reply', state, 'agent', runs.length);
       const forgotten = gone ? { ...enterPhase(job.phase, 'gone'), nextPollAt: null } : undefined;
-      await store.apply(
+      await deps.applyQueued(
         {
           jobId: job.id,
           ...(forgotten ? { job: forgotten } : {}),
@@ -110,15 +108,14 @@ export function createFollowUps(deps: FollowUpsDeps): FollowUps {
         },
         now(),
       );
-      deps.onEnqueued();
       return;
     }
     // Only the agent call is in the try above: the agent has the follow-up now.
     const at = now();
-    const patch = startedPatch(job.phase, agentJob, at, deps.pollIntervalMs);
+    const patch = startedPatch(job.phase, agentJob, at, deps.settings.poll.intervalMs);
     await recordAgentAnswer(
       () =>
-        store.apply(
+        deps.applyQueued(
           {
             jobId: job.id,
             job: patch,
@@ -132,8 +129,7 @@ export function createFollowUps(deps: FollowUpsDeps): FollowUps {
     );
     logger.info('follow-up sent', { jobId: job.id, agentJobId, runs: runs.map((r) => r.seq) });
     deps.metrics.instruction('reply', 'sent', undefined, runs.length);
-    deps.onRunStarted();
-    deps.onEnqueued();
+    deps.loops.poller.kick();
   }
 
   /** One timer per job waiting for its batch window; none holds a task slot while it waits. */
@@ -169,7 +165,7 @@ export function createFollowUps(deps: FollowUpsDeps): FollowUps {
     // Sent as soon as the create call answers.
     if (STILL_STARTING.has(job.phase)) return;
     if (TAKES_FOLLOW_UPS.has(job.phase)) {
-      const wait = oldest.createdAt + deps.batchMs - now();
+      const wait = oldest.createdAt + deps.settings.followUps.batchMs - now();
       if (wait > 0) return waitForBatch(jobId, wait);
       return sendBatch({ ...job, phase: job.phase });
     }

@@ -1,8 +1,10 @@
-import type { Logger } from '../logger.js';
+import { text } from '../blocks/messages.js';
+import { keys } from '../domain/outbox-registry.js';
+import type { Logger } from '../logging/logger.js';
 import type { Store } from '../store/types.js';
-import { text } from './messages.js';
+import { backoffMs } from '../util/backoff.js';
+import type { OutboxWrites } from './job-context.js';
 import { type PrivateTarget, privateNote } from './outbox-items.js';
-import { keys } from './outbox-registry.js';
 
 /** First wait before an instruction held for verification is checked again, in milliseconds. */
 export const HOLD_FIRST_RETRY_MS = 5_000;
@@ -38,7 +40,8 @@ export interface Holds {
 export function createHolds(deps: {
   store: Store;
   logger: Logger;
-  onEnqueued: () => void;
+  /** Queues the note that an instruction is held, and wakes the outbox. */
+  enqueue: OutboxWrites['enqueue'];
   /** Runs background work; false when no slot is free. */
   runTask: (name: string, work: () => Promise<void>) => boolean;
   firstRetryMs?: number;
@@ -70,17 +73,16 @@ export function createHolds(deps: {
       const attempt = attempts.get(key) ?? 0;
       attempts.set(key, attempt + 1);
       // Once per instruction, also across restarts: the dedupe key names it.
-      await deps.store.enqueue(
+      await deps.enqueue(
         [privateNote(held.jobId, keys.held({ kind: held.kind, id: held.id }), held.to, text.held())],
         deps.now(),
       );
-      deps.onEnqueued();
       deps.logger.info('instruction held until Slack confirms its author', {
         kind: held.kind,
         id: held.id,
         attempt,
       });
-      later(held.recheck, Math.min(HOLD_MAX_RETRY_MS, firstRetry * 2 ** attempt));
+      later(held.recheck, backoffMs(firstRetry, attempt + 1, HOLD_MAX_RETRY_MS));
       return true;
     },
     stop() {

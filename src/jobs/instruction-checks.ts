@@ -1,8 +1,9 @@
+import { refusalText, text } from '../blocks/messages.js';
 import type { InstructionSurface } from '../metrics/hooks.js';
+import { isDirectMessage } from '../slack/conversations.js';
 import type { Mrkdwn } from '../slack/mrkdwn.js';
 import type { Held, Holds } from './holds.js';
 import type { JobContext } from './job-context.js';
-import { refusalText, text } from './messages.js';
 
 /** The checks an instruction passes before it goes to the agent: a new job's, or a reply's. */
 export interface InstructionChecks {
@@ -13,7 +14,8 @@ export interface InstructionChecks {
   refusal(
     runId: number,
     prompt: string,
-    who: { teamId: string | undefined; channelId: string; userId: string },
+    /** `threadTs`: the job's thread, where the assistant pane says which channel it is beside. */
+    who: { teamId: string | undefined; channelId: string; userId: string; threadTs?: string | null },
     surface: InstructionSurface,
   ): Promise<Mrkdwn | 'held' | undefined>;
   /**
@@ -24,17 +26,27 @@ export interface InstructionChecks {
 }
 
 export function createInstructionChecks(
-  ctx: Pick<JobContext, 'access' | 'logger' | 'metrics' | 'maxPromptChars'>,
+  ctx: Pick<JobContext, 'access' | 'logger' | 'metrics' | 'settings' | 'store'>,
   holds: Pick<Holds, 'hold'>,
 ): InstructionChecks {
   const { metrics, logger } = ctx;
   return {
     async refusal(runId, prompt, who, surface) {
-      if (prompt.length > ctx.maxPromptChars) {
+      if (prompt.length > ctx.settings.maxPromptChars) {
         metrics.instruction(surface, 'refused', 'too_long');
-        return text.promptTooLong(prompt.length, ctx.maxPromptChars);
+        return text.promptTooLong(prompt.length, ctx.settings.maxPromptChars);
       }
-      const checked = await ctx.access.check(who);
+      const { threadTs, ...requester } = who;
+      // In the assistant pane opened beside a channel, that channel's allow-list applies too: the
+      // channel it is beside now, as Slack last reported it.
+      const pane =
+        threadTs && isDirectMessage(who.channelId)
+          ? await ctx.store.assistantThread(who.channelId, threadTs)
+          : undefined;
+      const checked = await ctx.access.check({
+        ...requester,
+        contextChannelId: pane?.contextChannelId ?? undefined,
+      });
       const decision = checked.allowed ? await ctx.access.reserve(runId) : checked;
       if (decision.allowed) return undefined;
       // Slack could not say who the author is: nothing goes to the agent until it can (counted

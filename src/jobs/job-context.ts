@@ -1,25 +1,38 @@
 import type { AccessPolicy } from '../access/access-policy.js';
 import type { AgentClient } from '../agent/client.js';
-import type { Logger } from '../logger.js';
+import type { RenderHints } from '../blocks/messages.js';
+import type { Config } from '../config/config.js';
+import type { Logger } from '../logging/logger.js';
 import { type MetricsHooks, noMetrics } from '../metrics/hooks.js';
 import type { SlackGateway } from '../slack/gateway.js';
 import type { UserNames } from '../slack/user-names.js';
 import type { Change, JobRecord, NewOutboxItem, Store } from '../store/types.js';
-import type { RenderHints } from './messages.js';
+import type { Loop } from '../util/loop.js';
 import type { PrivateTarget } from './outbox-items.js';
+
+/** The settings the job flows read: slices of the configuration, never loose numbers. */
+export type JobSettings = Pick<Config, 'maxPromptChars' | 'threadContextMaxChars'> & {
+  poll: Pick<Config['poll'], 'intervalMs' | 'maxAgeMs'>;
+  followUps: Pick<Config['followUps'], 'batchMs'>;
+};
+
+/** A background loop the job flows wake when they give it work (see {@link Loop.kick}). */
+export type Wakeable = Pick<Loop, 'kick'>;
 
 export interface JobServiceDeps {
   store: Store;
   /** This process's instance id: owner of the instructions it accepts until they are sent. */
   instanceId: string;
+  settings: JobSettings;
+  /**
+   * The loops that carry the jobs' work on, created before the service: the outbox delivers
+   * what the flows queue, the poller watches the runs they start.
+   */
+  loops: { outbox: Wakeable; poller: Wakeable };
   /** The agent API client of a documentation project (null: the default project). */
   agentFor: (projectId: string | null) => AgentClient;
   /** The project a channel's jobs run on (`CHANNEL_PROJECTS`, else the default). */
   projectFor: (channelId: string) => string;
-  /** Replies in one thread within this many milliseconds go to the agent as one follow-up. */
-  batchMs: number;
-  /** Most characters of thread context in a first prompt. */
-  threadContextMaxChars: number;
   names: UserNames;
   hints: RenderHints;
   /** The bot's own user id, once known (auth.test). */
@@ -27,16 +40,6 @@ export interface JobServiceDeps {
   slack: SlackGateway;
   access: AccessPolicy;
   logger: Logger;
-  /** Longest instruction accepted, in characters of plain text. */
-  maxPromptChars: number;
-  /** First poll interval of a run, in milliseconds. */
-  pollIntervalMs: number;
-  /** Maximum age of a run before the poller stops watching it, in milliseconds. */
-  maxAgeMs: number;
-  /** Wakes the outbox after something was queued. */
-  onEnqueued: () => void;
-  /** Wakes the poller after a run started. */
-  onRunStarted: () => void;
   /** First wait before an instruction held for verification is checked again, in milliseconds. */
   holdRetryMs?: number;
   /**
@@ -50,9 +53,13 @@ export interface JobServiceDeps {
 }
 
 /** What every flow of the job service works with: its dependencies, defaults filled in. */
-export interface JobContext extends Omit<JobServiceDeps, 'metrics' | 'now'> {
+export interface JobContext extends Omit<JobServiceDeps, 'metrics' | 'now'>, OutboxWrites {
   metrics: Pick<MetricsHooks, 'instruction' | 'runFinished'>;
   now: () => number;
+}
+
+/** Store writes that queue outbox items, each followed by a wake of the outbox. */
+export interface OutboxWrites {
   /**
    * Applies a change that queues outbox items (see {@link Store.apply}), then wakes the outbox.
    * False, and nothing woken, when the change's `expect` did not hold.
@@ -62,22 +69,27 @@ export interface JobContext extends Omit<JobServiceDeps, 'metrics' | 'now'> {
   enqueue(items: NewOutboxItem[], at: number): Promise<void>;
 }
 
-export function createJobContext(deps: JobServiceDeps): JobContext {
-  const { store } = deps;
+/** One place for "write, then wake": an item queued without a wake waits for the next one. */
+export function outboxWrites(store: Store, outbox: Wakeable): OutboxWrites {
   return {
-    ...deps,
-    metrics: deps.metrics ?? noMetrics,
-    now: deps.now ?? Date.now,
-    // One place for "write, then wake": an item queued without a wake waits for the next one.
     async applyQueued(change, at) {
       const applied = await store.apply(change, at);
-      if (applied) deps.onEnqueued();
+      if (applied) outbox.kick();
       return applied;
     },
     async enqueue(items, at) {
       await store.enqueue(items, at);
-      deps.onEnqueued();
+      outbox.kick();
     },
+  };
+}
+
+export function createJobContext(deps: JobServiceDeps): JobContext {
+  return {
+    ...deps,
+    metrics: deps.metrics ?? noMetrics,
+    now: deps.now ?? Date.now,
+    ...outboxWrites(deps.store, deps.loops.outbox),
   };
 }
 

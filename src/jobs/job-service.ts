@@ -4,15 +4,14 @@ import { createFollowUps } from './follow-ups.js';
 import { createHolds } from './holds.js';
 import { createInstructionChecks } from './instruction-checks.js';
 import { createJobContext, type JobServiceDeps } from './job-context.js';
-import { createRunOutcomes, type RunOutcomes } from './outcomes.js';
 import { createRecovery } from './recovery.js';
 import { createReplies, type Replies } from './replies.js';
 import { createJobAcceptance, type JobAcceptance } from './start/accept.js';
 import { createJobStart, type JobStart } from './start/start-job.js';
 
-export { outcomeOf } from './agent-outcomes.js';
 export type { JobServiceDeps } from './job-context.js';
 export type {
+  DirectRequest,
   MentionOutcome,
   MentionRequest,
   ReplyRequest,
@@ -25,7 +24,7 @@ export type {
  * Slack is acknowledged), then *processed* in the background; a crash in between leaves a row
  * that {@link JobService.recover} picks up.
  */
-export interface JobService extends JobAcceptance, Pick<JobStart, 'startJob'>, Replies, RunOutcomes {
+export interface JobService extends JobAcceptance, Pick<JobStart, 'startJob'>, Replies {
   /**
    * Finishes or explains what a stopped process left half done (taken over with
    * {@link Store.adoptOrphans}).
@@ -48,7 +47,8 @@ export interface JobService extends JobAcceptance, Pick<JobStart, 'startJob'>, R
 
 /**
  * Builds the job flows in the order they depend on each other (each is handed the ones it
- * calls): replies, then starting a job, then accepting one, the outcomes and recovery.
+ * calls): replies, then starting a job, then accepting one, and recovery. A run's outcome is
+ * recorded by `createRunOutcomes` (outcomes.ts), built before the poller that reports to it.
  */
 export function createJobService(deps: JobServiceDeps): JobService {
   const ctx = createJobContext(deps);
@@ -68,7 +68,6 @@ export function createJobService(deps: JobServiceDeps): JobService {
     ...createJobAcceptance(ctx, replies.acceptReply),
     startJob: start.startJob,
     ...replies,
-    ...createRunOutcomes(ctx),
     recover: recovery.recover,
 
     async handBack({ jobIds = [], runIds = [] }) {

@@ -1,11 +1,17 @@
+import { cardTsOf } from '../blocks/status-card.js';
+import { keys, OUTBOX_ITEMS, POST_EVENT_TYPE } from '../domain/outbox-registry.js';
 import type { Mrkdwn } from '../slack/mrkdwn.js';
 import type { JobRecord, NewOutboxItem, PostKind, RunRecord } from '../store/types.js';
-import { keys, OUTBOX_ITEMS, POST_EVENT_TYPE } from './outbox-registry.js';
 
 /** Emoji added to a follow-up once the agent accepted it. */
 export const RECEIVED_REACTION = 'eyes';
 
-export { BOT_EVENT_TYPES, POST_EVENT_TYPE, ROOT_EVENT_TYPE, rootMetadata } from './outbox-registry.js';
+export {
+  BOT_EVENT_TYPES,
+  POST_EVENT_TYPE,
+  ROOT_EVENT_TYPE,
+  rootMetadata,
+} from '../domain/outbox-registry.js';
 
 /** What a thread post says, and about which run. */
 export interface ThreadPost {
@@ -66,13 +72,6 @@ export function rootUpdate(job: JobRecord): NewOutboxItem[] {
       ]
     : [];
 }
-
-/**
- * The status card's ts. A command job's card is its root, also for jobs recorded by an earlier
- * version that did not record the card (during a rolling upgrade).
- */
-export const cardTsOf = (job: JobRecord): string | null =>
-  job.cardTs ?? (job.origin === 'command' ? job.threadTs : null);
 
 export function receivedReaction(job: JobRecord, run: RunRecord): NewOutboxItem[] {
   return run.messageTs

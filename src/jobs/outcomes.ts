@@ -1,12 +1,12 @@
 import type { AgentJob } from '../agent/schema.js';
+import { text } from '../blocks/messages.js';
+import { outcomePost } from '../blocks/status-card.js';
+import { keys } from '../domain/outbox-registry.js';
+import { enterPhase, expectPhase, POLLED } from '../domain/phases.js';
 import type { JobPatch, JobRecord, RunOutcome } from '../store/types.js';
-import { outcomePost } from '../views/status-card.js';
 import { fromAgentJob } from './agent-outcomes.js';
 import type { JobContext } from './job-context.js';
-import { text } from './messages.js';
 import { rootUpdate, threadPost } from './outbox-items.js';
-import { keys } from './outbox-registry.js';
-import { enterPhase, expectPhase, POLLED } from './phases.js';
 
 /** What the poller observed of a run: its outcome, or that it may not poll. */
 export interface RunOutcomes {
@@ -19,7 +19,13 @@ export interface RunOutcomes {
   notePollRefused(job: JobRecord): Promise<void>;
 }
 
-export function createRunOutcomes(ctx: JobContext): RunOutcomes {
+/** What recording an outcome needs: it is built before the poller, which reports to it. */
+export type RunOutcomesDeps = Pick<
+  JobContext,
+  'store' | 'logger' | 'metrics' | 'now' | 'hints' | 'settings' | 'applyQueued' | 'enqueue'
+>;
+
+export function createRunOutcomes(ctx: RunOutcomesDeps): RunOutcomes {
   const { store, logger, metrics, now } = ctx;
   return {
     async finishRun(job, outcome, agentJob) {
@@ -38,7 +44,7 @@ export function createRunOutcomes(ctx: JobContext): RunOutcomes {
       };
       const updated = { ...job, ...patch };
       const notify = [...new Set([job.requesterId, ...open.map((r) => r.authorId)])];
-      const post = outcomePost(outcome, updated, notify, ctx.maxAgeMs, ctx.hints);
+      const post = outcomePost(outcome, updated, notify, ctx.settings.poll.maxAgeMs, ctx.hints);
       const applied = await ctx.applyQueued(
         {
           jobId: job.id,

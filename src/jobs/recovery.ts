@@ -1,9 +1,9 @@
-import type { JobRecord, Orphans, RunRecord } from '../store/types.js';
+import { text } from '../blocks/messages.js';
+import { keys } from '../domain/outbox-registry.js';
+import { enterPhase, expectPhase, type JobPhase, moveJob, STILL_STARTING } from '../domain/phases.js';
+import type { JobIn, JobRecord, Orphans, RunRecord } from '../store/types.js';
 import { type JobContext, requesterTarget } from './job-context.js';
-import { text } from './messages.js';
 import { privateNote, rootUpdate, threadPost } from './outbox-items.js';
-import { keys } from './outbox-registry.js';
-import { enterPhase, expectPhase, type JobIn, type JobPhase, moveJob, STILL_STARTING } from './phases.js';
 import type { JobStart } from './start/start-job.js';
 
 /** The flows recovery carries interrupted work on with. */
@@ -134,7 +134,7 @@ export function createRecovery(ctx: JobContext, parts: RecoveryParts) {
       for (const run of runs) await recoverRun(run);
       // Each step woke the outbox for what it queued; one more wake at the end keeps a take-over
       // round, even one that queued nothing, ending with the outbox looking.
-      ctx.onEnqueued();
+      ctx.loops.outbox.kick();
     },
   };
 }

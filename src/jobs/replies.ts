@@ -1,9 +1,9 @@
+import { text } from '../blocks/messages.js';
+import { THREAD_RELEASING_PHASES } from '../domain/phases.js';
 import { mrkdwnToPlain } from '../slack/mrkdwn.js';
 import type { FollowUps } from './follow-ups.js';
 import type { InstructionChecks } from './instruction-checks.js';
 import type { JobContext } from './job-context.js';
-import { text } from './messages.js';
-import { THREAD_RELEASING_PHASES } from './phases.js';
 import type { ReplyRequest } from './requests.js';
 
 /** Replies in a job's thread: recorded first, then checked and handed to the follow-up batches. */
@@ -65,6 +65,7 @@ export function createReplies(
         teamId: teamId ?? run.teamId ?? job.teamId,
         channelId: job.channelId,
         userId: run.authorId,
+        threadTs: job.threadTs,
       },
       'reply',
     );

@@ -24,7 +24,23 @@ export interface MentionRequest {
   threadTs: string | undefined;
 }
 
-/** What a mention became. */
+/**
+ * A message to the bot in a direct message: at the top (a new job whose thread is the message)
+ * or in a thread (the assistant pane's, or under an earlier message).
+ */
+export interface DirectRequest {
+  teamId: string;
+  /** The direct message conversation (`D…`). */
+  channelId: string;
+  userId: string;
+  /** The message as typed (Slack mrkdwn), the bot's mention taken out. */
+  text: string;
+  messageTs: string;
+  /** The thread the message was posted in, if any. */
+  threadTs: string | undefined;
+}
+
+/** What a mention (or a direct message) became. */
 export type MentionOutcome = { job: number } | { reply: number } | undefined;
 
 /** The message shortcut's modal, submitted and validated. */

@@ -1,5 +1,6 @@
 import type { App } from '@slack/bolt';
 import { registerActions } from './actions/index.js';
+import { registerAssistant } from './assistant/index.js';
 import { registerCommands } from './commands/index.js';
 import { registerEvents } from './events/index.js';
 import { learnInstallation } from './installation.js';
@@ -10,6 +11,7 @@ import { registerViews } from './views/index.js';
 /** Registers every Slack surface the app answers. */
 export function registerListeners(app: App, deps: ListenerDeps): void {
   app.use(learnInstallation(deps.identity));
+  registerAssistant(app, deps);
   registerCommands(app, deps);
   registerEvents(app, deps);
   registerShortcuts(app, deps);

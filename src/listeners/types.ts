@@ -1,10 +1,10 @@
 import type { AccessPolicy } from '../access/access-policy.js';
-import type { Config } from '../config.js';
-import type { Health } from '../health.js';
+import type { RenderHints } from '../blocks/messages.js';
+import type { Config } from '../config/config.js';
 import type { HomePublisher } from '../home/home-publisher.js';
+import type { Health } from '../http/health.js';
 import type { JobService } from '../jobs/job-service.js';
-import type { RenderHints } from '../jobs/messages.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../logging/logger.js';
 import type { SlackGateway } from '../slack/gateway.js';
 import type { Identity } from '../slack/identity.js';
 import type { UserNames } from '../slack/user-names.js';
@@ -26,7 +26,13 @@ export interface ListenerDeps {
   health: Health;
   config: Pick<
     Config,
-    'agent' | 'channelProjects' | 'followUps' | 'maxPromptChars' | 'access' | 'instanceTimeoutMs'
+    | 'agent'
+    | 'channelProjects'
+    | 'followUps'
+    | 'maxPromptChars'
+    | 'access'
+    | 'instanceTimeoutMs'
+    | 'suggestedPrompts'
   >;
   hints: RenderHints;
   names: UserNames;

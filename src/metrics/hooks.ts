@@ -1,11 +1,14 @@
 import type { RefusalReason } from '../access/access-policy.js';
+import type { AgentAnswer, AgentEndpoint } from '../agent/endpoints.js';
 import type { RunOutcome } from '../store/types.js';
+
+export type { AgentAnswer, AgentEndpoint };
 
 /**
  * Where an instruction came from. A mention inside a thread that already has a job is that
  * job's follow-up, and counts as a `reply`.
  */
-export type InstructionSurface = 'command' | 'mention' | 'shortcut' | 'reply';
+export type InstructionSurface = 'command' | 'mention' | 'shortcut' | 'direct' | 'reply';
 
 /**
  * What became of an instruction:
@@ -31,12 +34,6 @@ export type InstructionReason =
   | 'agent'
   | 'slack'
   | 'restart';
-
-/** The three agent API operations, as metric label values. */
-export type AgentEndpoint = 'create_job' | 'send_message' | 'get_job';
-
-/** How an agent API request ended: the HTTP status it answered, or no answer at all. */
-export type AgentAnswer = number | 'timeout' | 'network_error';
 
 /**
  * What the app reports as it works, for the metrics endpoint. The parts of the app call these

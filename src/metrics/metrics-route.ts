@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { answerPlain, type Route } from '../http/front-server.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../logging/logger.js';
 import type { Metrics } from './metrics.js';
 
 export interface MetricsRouteOptions {

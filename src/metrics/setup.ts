@@ -1,6 +1,6 @@
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import type { Route } from '../http/front-server.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../logging/logger.js';
 import type { Store } from '../store/types.js';
 import { type MetricsHooks, noMetrics } from './hooks.js';
 import { createMetrics } from './metrics.js';

@@ -1,9 +1,9 @@
 import { Gauge, type Registry } from 'prom-client';
 import { HOUR_MS } from '../access/access-policy.js';
-import type { Logger } from '../logger.js';
+import { AGENT_HOURLY_LIMIT } from '../agent/limits.js';
+import type { Logger } from '../logging/logger.js';
 import type { StoreFigures } from '../store/types.js';
 import { withTimeout } from '../util/timeout.js';
-import { AGENT_HOURLY_LIMIT } from '../views/status-report.js';
 
 /**
  * Longest a scrape waits for the store, in milliseconds: well inside Prometheus' default

@@ -1,10 +1,12 @@
 import type { AgentClient } from '../agent/client.js';
 import { AgentNotFoundError, AgentUnauthorizedError } from '../agent/errors.js';
 import { isTerminal } from '../agent/schema.js';
-import type { JobService } from '../jobs/job-service.js';
-import { outcomeOf } from '../jobs/job-service.js';
-import type { Logger } from '../logger.js';
+import type { Config } from '../config/config.js';
+import { outcomeOf } from '../jobs/agent-outcomes.js';
+import type { RunOutcomes } from '../jobs/outcomes.js';
+import type { Logger } from '../logging/logger.js';
 import type { Change, JobRecord, Store } from '../store/types.js';
+import { backoffMs } from '../util/backoff.js';
 import { createLoop, type Loop } from '../util/loop.js';
 import type { YieldGate } from '../util/yield-gate.js';
 import type { RequestBudget } from './budget.js';
@@ -15,22 +17,15 @@ export interface PollerOptions {
   instanceId: string;
   /** The agent API client of a documentation project (null: the default project). */
   agentFor: (projectId: string | null) => AgentClient;
-  jobs: JobService;
+  /** Where what the poller observes is recorded: a run's outcome, or that it may not poll. */
+  outcomes: RunOutcomes;
   logger: Logger;
-  /** Interval of a young run, in milliseconds. */
-  intervalMs: number;
-  /** Age of a run after which it is polled less often, in milliseconds. */
-  backoffAfterMs: number;
-  /** Cap of the per-job backoff, in milliseconds. */
-  maxIntervalMs: number;
+  /** Intervals, backoff, the age limit and how many polls run at once (`POLL_*`). */
+  settings: Omit<Config['poll'], 'maxRps'>;
   /** Paces the GETs; its rate says how many polls to claim at once. */
   budget: RequestBudget;
-  /** Age of a run after which the poller gives up on it, in milliseconds. */
-  maxAgeMs: number;
   /** What each round waits for first: Slack's requests go before it. Default: nothing. */
   gate?: YieldGate;
-  /** Polls in flight at once. */
-  concurrency: number;
   now?: () => number;
   random?: () => number;
 }
@@ -69,7 +64,7 @@ export function pollInterval(
 
 /** Interval after `failures` consecutive failed polls: doubles from `intervalMs` up to the cap. */
 export function failureBackoff(failures: number, intervalMs: number, maxIntervalMs: number): number {
-  return Math.min(maxIntervalMs, intervalMs * 2 ** Math.min(failures, 16));
+  return backoffMs(intervalMs, failures + 1, maxIntervalMs);
 }
 
 /** Reschedules are written together, at most this long after the poll, in milliseconds. */
@@ -87,7 +82,8 @@ export interface Poller extends Loop {
  * `concurrency` at once, backs off per job, and hands terminal outcomes to the job service.
  */
 export function createPoller(options: PollerOptions): Poller {
-  const { store, agentFor, jobs, logger } = options;
+  const { store, agentFor, outcomes, logger } = options;
+  const settings = options.settings;
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
   const inFlight = new Set<number>();
@@ -133,12 +129,12 @@ export function createPoller(options: PollerOptions): Poller {
     const at = now();
     const failures = failed ? job.pollFailures + 1 : 0;
     const interval = failed
-      ? failureBackoff(failures, options.intervalMs, options.maxIntervalMs)
+      ? failureBackoff(failures, settings.intervalMs, settings.maxIntervalMs)
       : pollInterval(
           at - (job.runStartedAt ?? at),
-          options.intervalMs,
-          options.backoffAfterMs,
-          options.maxIntervalMs,
+          settings.intervalMs,
+          settings.backoffAfterMs,
+          settings.maxIntervalMs,
         );
     // Rescheduling ends this instance's claim in the same write.
     queueReschedule({
@@ -168,15 +164,15 @@ export function createPoller(options: PollerOptions): Poller {
   /** True when the job was rescheduled (which ends the claim too). */
   async function pollClaimed(job: JobRecord): Promise<boolean> {
     if (!job.agentJobId) return false;
-    if (job.runStartedAt !== null && now() - job.runStartedAt > options.maxAgeMs) {
-      await jobs.finishRun(job, 'stopped_watching');
+    if (job.runStartedAt !== null && now() - job.runStartedAt > settings.maxAgeMs) {
+      await outcomes.finishRun(job, 'stopped_watching');
       return false;
     }
     try {
       const agentJob = await agentFor(job.projectId).getJob(job.agentJobId);
       const outcome = isTerminal(agentJob.status) ? outcomeOf(agentJob) : undefined;
       if (outcome) {
-        await jobs.finishRun(job, outcome, agentJob);
+        await outcomes.finishRun(job, outcome, agentJob);
         return false;
       }
       if (agentJob.status !== 'active') {
@@ -189,12 +185,12 @@ export function createPoller(options: PollerOptions): Poller {
       return true;
     } catch (error) {
       if (error instanceof AgentNotFoundError) {
-        await jobs.finishRun(job, 'gone');
+        await outcomes.finishRun(job, 'gone');
         return false;
       }
       if (error instanceof AgentUnauthorizedError) {
         // Said once per run in the thread, after a few tries (a key being rotated may flap).
-        if (job.pollFailures + 1 === POLL_REFUSALS_BEFORE_NOTICE) await jobs.notePollRefused(job);
+        if (job.pollFailures + 1 === POLL_REFUSALS_BEFORE_NOTICE) await outcomes.notePollRefused(job);
         logger.error('agent API refused the admin key while polling: renew DOCS_AGENT_API_KEY', {
           jobId: job.id,
           error,
@@ -211,13 +207,13 @@ export function createPoller(options: PollerOptions): Poller {
     ...(options.gate ? { gate: options.gate } : {}),
     name: 'poller',
     logger,
-    idleMs: Math.max(10, Math.min(1_000, Math.round(options.intervalMs / 4))),
+    idleMs: Math.max(10, Math.min(1_000, Math.round(settings.intervalMs / 4))),
     async step() {
       // A quarter second's worth of the budget at a time: claims stay short, and each batch is
       // taken fairly across channels. Claiming waits until a whole batch of slots is free, so
       // the (sorting) claim query runs a few times a second rather than once per poll.
-      const batch = Math.min(options.concurrency, Math.max(1, Math.ceil(options.budget.rate() / 4)));
-      const free = options.concurrency - inFlight.size;
+      const batch = Math.min(settings.concurrency, Math.max(1, Math.ceil(options.budget.rate() / 4)));
+      const free = settings.concurrency - inFlight.size;
       // A poll that finishes kicks the loop.
       if (free < batch) return { busy: false };
       const at = now();
@@ -235,7 +231,7 @@ export function createPoller(options: PollerOptions): Poller {
             }),
         );
       }
-      if (claimed.length === batch) return { busy: inFlight.size < options.concurrency };
+      if (claimed.length === batch) return { busy: inFlight.size < settings.concurrency };
       // Sleep until the next job falls due rather than a fixed idle time: a poll that is late by
       // the loop's own granularity reports an outcome that much later.
       const next = await store.nextDueAt(now());

@@ -1,9 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import { App, HTTPReceiver, SocketModeReceiver } from '@slack/bolt';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { answerPlain, createFrontServer, type Route } from '../http/front-server.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../logging/logger.js';
 import type { YieldGate } from '../util/yield-gate.js';
+import { slackClientOptions } from './client-options.js';
 import type { Identity } from './identity.js';
 import { slackLogger, slackLogLevel } from './slack-logger.js';
 
@@ -67,7 +68,7 @@ export function createSlackApp({
       authorize,
       logger: log,
       logLevel,
-      clientOptions: { slackApiUrl: config.slack.apiUrl },
+      clientOptions: slackClientOptions(config, logger, 'bolt'),
     });
     app.error(async (error) => {
       logger.error('unhandled error in a listener', { error });
@@ -83,7 +84,7 @@ export function createSlackApp({
       appToken: config.slack.appToken,
       logger: log,
       logLevel,
-      installerOptions: { clientOptions: { slackApiUrl: config.slack.apiUrl } },
+      installerOptions: { clientOptions: slackClientOptions(config, logger, 'bolt') },
     });
     const app = buildApp(receiver);
     const front = createFrontServer([healthz, ...routes], logger, gate);

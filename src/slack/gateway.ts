@@ -1,5 +1,5 @@
 import type { WebClient } from '@slack/web-api';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../logging/logger.js';
 import {
   findByMetadata,
   LISTING_PAGES,
@@ -76,6 +76,17 @@ export interface SlackGateway {
     oldest: number;
     metadata: PostMetadata;
   }): Promise<string | undefined>;
+  /**
+   * The assistant pane's thread (`assistant.threads.*`): the status line under it (empty clears
+   * it), its title, and the prompts a new thread suggests.
+   */
+  assistantThread(args: {
+    channel: string;
+    threadTs: string;
+    status?: string;
+    title?: string;
+    prompts?: readonly { title: string; message: string }[];
+  }): Promise<void>;
   /** ts of a message in the thread carrying the given metadata key, if any. */
   findPosted(args: {
     channel: string;
@@ -114,6 +125,21 @@ export function createSlackGateway({
   }
 
   return {
+    async assistantThread({ channel, threadTs, status, title, prompts }) {
+      const thread = { channel_id: channel, thread_ts: threadTs };
+      if (status !== undefined)
+        await call('assistant.threads.setStatus', () =>
+          client.assistant.threads.setStatus({ ...thread, status }),
+        );
+      if (title !== undefined)
+        await call('assistant.threads.setTitle', () =>
+          client.assistant.threads.setTitle({ ...thread, title }),
+        );
+      if (prompts?.length)
+        await call('assistant.threads.setSuggestedPrompts', () =>
+          client.assistant.threads.setSuggestedPrompts({ ...thread, prompts: [...prompts] as never }),
+        );
+    },
     async postMessage({ channel, threadTs, text, blocks, metadata }) {
       const result = await call('chat.postMessage', () =>
         withRateLimitWait(() =>

@@ -1,5 +1,5 @@
 import type { WebClient } from '@slack/web-api';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../logging/logger.js';
 
 export interface BotIdentity {
   teamId: string | undefined;

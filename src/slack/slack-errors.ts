@@ -6,13 +6,28 @@ import {
 } from '@slack/web-api';
 
 /**
+ * Errors that mean the bot cannot post in a channel (or its thread) any more: it was archived,
+ * deleted, or the bot is not a member. One list, so every place that tells the person (or gives
+ * a post up) agrees on what "the channel is gone" means.
+ */
+/** Private channels the bot is not in look missing to it. */
+const NOT_A_MEMBER = new Set(['channel_not_found', 'not_in_channel']);
+const CHANNEL_CLOSED = new Set([...NOT_A_MEMBER, 'is_archived']);
+
+/** Whether Slack's error `code` says the bot is not a member of the channel (it can be invited). */
+export const isNotAMember = (code: string | undefined): boolean =>
+  code !== undefined && NOT_A_MEMBER.has(code);
+
+/** Whether Slack's error `code` says the bot cannot post in the channel any more. */
+export const isChannelClosed = (code: string | undefined): boolean =>
+  code !== undefined && CHANNEL_CLOSED.has(code);
+
+/**
  * Slack errors that no retry can fix for this message: the channel is gone or closed to the
  * bot, or the message itself is unacceptable.
  */
 const PERMANENT_ERRORS = new Set([
-  'channel_not_found',
-  'not_in_channel',
-  'is_archived',
+  ...CHANNEL_CLOSED,
   'msg_too_long',
   'no_text',
   'invalid_blocks',

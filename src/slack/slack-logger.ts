@@ -1,6 +1,5 @@
 import { LogLevel, type Logger as SlackLogger } from '@slack/bolt';
-import type { LogLevel as AppLogLevel } from '../config.js';
-import type { Logger } from '../logger.js';
+import type { LogLevel as AppLogLevel, Logger } from '../logging/logger.js';
 
 const SLACK_LEVELS: Record<AppLogLevel, LogLevel> = {
   debug: LogLevel.DEBUG,

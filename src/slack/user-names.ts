@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js';
+import type { Logger } from '../logging/logger.js';
 import { BoundedCache } from '../util/lru.js';
 import type { SlackGateway } from './gateway.js';
 

@@ -1,6 +1,6 @@
 /** What callers ask the store to change: patches of records, grouped into one atomic change. */
 
-import type { JobPhase } from '../jobs/phases.js';
+import type { JobPhase } from '../domain/phases.js';
 import type { JobRecord, NewOutboxItem, OutboxItem, RunRecord } from './records.js';
 
 export type JobPatch = Partial<Omit<JobRecord, 'id' | 'createdAt' | 'teamId' | 'triggerKey' | 'owner'>>;

@@ -1,4 +1,4 @@
-import { FINISHED, STILL_STARTING, sqlList, THREAD_RELEASING_PHASES } from '../jobs/phases.js';
+import { FINISHED, STILL_STARTING, sqlList, THREAD_RELEASING_PHASES } from '../domain/phases.js';
 import { OUTBOX_QUERIES } from './queries/outbox.js';
 import { POSTGRES_USES_QUERIES, USES_QUERIES } from './queries/uses.js';
 import type { Dialect } from './schema.js';
@@ -147,6 +147,14 @@ const RETENTION = {
     INSERT INTO home_views (user_id, team_id, opened_at) VALUES (:userId, :teamId, :now)
     ON CONFLICT (user_id) DO UPDATE SET opened_at = excluded.opened_at`,
   homeOpened: 'SELECT 1 AS seen FROM home_views WHERE user_id = :userId',
+  recordAssistantThread: `
+    INSERT INTO assistant_threads (channel_id, thread_ts, context_channel_id, updated_at)
+    VALUES (:channelId, :threadTs, :contextChannelId, :at)
+    ON CONFLICT (channel_id, thread_ts) DO UPDATE
+      SET context_channel_id = excluded.context_channel_id, updated_at = excluded.updated_at
+      WHERE excluded.updated_at >= assistant_threads.updated_at`,
+  assistantThread: `
+    SELECT context_channel_id FROM assistant_threads WHERE channel_id = :channelId AND thread_ts = :threadTs`,
 } as const;
 
 const INSTANCES = {

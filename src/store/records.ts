@@ -3,10 +3,13 @@
  * times are epoch milliseconds.
  */
 
-import type { JobPhase } from '../jobs/phases.js';
+import type { OutboxPayload } from '../domain/outbox-payload.js';
+import type { JobPhase } from '../domain/phases.js';
+
+export type { OutboxPayload, PostAbout, PostKind } from '../domain/outbox-payload.js';
 
 /** Where a job was started: the slash command, an @mention, or the message shortcut. */
-export type JobOrigin = 'command' | 'mention' | 'shortcut';
+export type JobOrigin = 'command' | 'mention' | 'shortcut' | 'direct';
 
 export interface JobRecord {
   id: number;
@@ -67,6 +70,9 @@ export interface JobRecord {
   updatedAt: number;
 }
 
+/** A job known to be in one of the phases `S`. */
+export type JobIn<S extends JobPhase> = JobRecord & { readonly phase: S };
+
 export type RunKind = 'create' | 'follow_up';
 /**
  * - `pending`: recorded, not yet checked or sent.
@@ -126,46 +132,6 @@ export type NewRun = Pick<RunRecord, 'kind' | 'prompt' | 'authorId' | 'messageTs
   owner?: string | null;
   teamId?: string | null;
 };
-
-/** An outcome of a run, or a notice that an instruction did not (surely) reach the agent. */
-export type PostKind = 'outcome' | 'notice';
-
-export interface PostAbout {
-  kind: PostKind;
-  /** The run's sequence number in its job. */
-  run: number | null;
-  /** ts of the Slack message that carried the instruction, for follow-ups. */
-  source: string | null;
-  /** When several runs merged into one result: their sequence numbers, comma-separated. */
-  covers?: string;
-  /** …and their source message ts, comma-separated (empty for the first instruction). */
-  sources?: string;
-}
-
-/** What an outbox item asks Slack to do. */
-export type OutboxPayload =
-  | {
-      type: 'post';
-      channel: string;
-      threadTs: string;
-      text: string;
-      /** Written into the message's metadata so a re-post after a crash can be detected. */
-      eventType: string;
-      /** Which run the post is about, also written into the metadata (nothing secret). */
-      about?: PostAbout;
-      /** Block Kit layout; `text` stays the notification and screen-reader fallback. */
-      blocks?: unknown[];
-    }
-  | { type: 'update_root'; channel: string; ts: string }
-  | { type: 'reaction'; channel: string; ts: string; name: string }
-  | {
-      type: 'respond';
-      responseUrl: string;
-      text: string;
-      /** Where to say it instead once the response_url has expired. */
-      fallback?: { channel: string; user: string };
-    }
-  | { type: 'ephemeral'; channel: string; user: string; threadTs: string | null; text: string };
 
 export interface NewOutboxItem {
   jobId: number | null;

@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js';
+import type { Logger } from '../logging/logger.js';
 import { createLoop, type Loop } from '../util/loop.js';
 import type { Erased, Store } from './types.js';
 

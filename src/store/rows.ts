@@ -156,6 +156,11 @@ export const parseCount = parser('count', z.strictObject({ n: int }));
 export const parseAt = parser('time', z.strictObject({ at: time.nullable() }));
 /** The highest id (`MAX(id) AS id`), null when there is none. */
 export const parseMaxId = parser('highest id', z.strictObject({ id: int.nullable() }));
+/** An assistant thread: the channel its pane was last open beside, if any. */
+export const parseAssistantThread = parser(
+  'assistant thread',
+  z.strictObject({ contextChannelId: z.string().nullable() }),
+);
 /** A job id. */
 export const parseId = parser('id', z.strictObject({ id: int }));
 export const parseCountedUses = parser<CountedUses>(

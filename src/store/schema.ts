@@ -1,4 +1,4 @@
-import { FINISHED, STILL_STARTING, sqlList } from '../jobs/phases.js';
+import { FINISHED, STILL_STARTING, sqlList } from '../domain/phases.js';
 
 /** The SQL dialects the store runs on. */
 export type Dialect = 'sqlite' | 'postgres';
@@ -186,6 +186,22 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> 
       CREATE INDEX outbox_delivered ON outbox (delivered_at) WHERE delivered_at IS NOT NULL;
       CREATE INDEX outbox_dead ON outbox (dead_at) WHERE dead_at IS NOT NULL;
       CREATE INDEX home_views_opened ON home_views (opened_at);
+    `,
+  },
+  {
+    version: 6,
+    name: 'assistant threads and the channel they were opened beside',
+    // Slack's assistant pane says which channel it is open beside only in its own events, not
+    // in the messages people send there: kept here, any instance reads it when a message comes.
+    // updated_at is the event's own time, so a late re-delivery never overwrites a newer one.
+    sql: `
+      CREATE TABLE assistant_threads (
+        channel_id TEXT NOT NULL,
+        thread_ts TEXT NOT NULL,
+        context_channel_id TEXT,
+        updated_at {{time}} NOT NULL,
+        PRIMARY KEY (channel_id, thread_ts)
+      );
     `,
   },
 ];

@@ -5,9 +5,10 @@
  */
 
 // The job's phases, their named sets and their transitions live with the job rules.
-export { type JobPhase, THREAD_RELEASING_PHASES } from '../jobs/phases.js';
+export { type JobPhase, THREAD_RELEASING_PHASES } from '../domain/phases.js';
 export type { Change, JobPatch, Orphans, OutboxPatch, RunPatch } from './changes.js';
 export type {
+  JobIn,
   JobOrigin,
   JobRecord,
   NewJob,
@@ -23,7 +24,7 @@ export type {
   RunState,
 } from './records.js';
 
-import type { JobPhase } from '../jobs/phases.js';
+import type { JobPhase } from '../domain/phases.js';
 import type { Change, Orphans, OutboxPatch } from './changes.js';
 import type { JobRecord, NewJob, NewOutboxItem, NewRun, OutboxItem, RunRecord } from './records.js';
 
@@ -171,6 +172,20 @@ export interface Store {
   /** Remembers that a person opened the App Home, so their jobs' changes refresh it. */
   recordHomeOpened(userId: string, teamId: string | null, now: number): Promise<void>;
   homeOpened(userId: string): Promise<boolean>;
+  /**
+   * Records an assistant thread (a direct message thread in Slack's assistant pane) and the
+   * channel its pane is open beside (null: none). `at` is the Slack event's time (epoch ms): an
+   * older event never overwrites a newer one.
+   */
+  recordAssistantThread(
+    thread: { channelId: string; threadTs: string; contextChannelId: string | null },
+    at: number,
+  ): Promise<void>;
+  /** The assistant thread, if Slack reported one with this channel and ts. */
+  assistantThread(
+    channelId: string,
+    threadTs: string,
+  ): Promise<{ contextChannelId: string | null } | undefined>;
   enqueue(items: NewOutboxItem[], now: number): Promise<void>;
   /**
    * Undelivered outbox items that are due and not claimed, oldest first. Thread posts of one job

@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js';
+import type { Logger } from '../logging/logger.js';
 import type { YieldGate } from './yield-gate.js';
 
 /** A background loop that runs `step` repeatedly, sleeping when idle, until stopped. */

@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js';
+import type { Logger } from '../logging/logger.js';
 import type { YieldGate } from './yield-gate.js';
 
 /** Work started after Slack was acknowledged, tracked so shutdown can let it finish. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createAccessPolicy, MAX_CACHED_USERS, USER_CACHE_MS } from '../../src/access/access-policy.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/logging/logger.js';
 import type { SlackGateway } from '../../src/slack/gateway.js';
 import type { Identity } from '../../src/slack/identity.js';
 import type { Store } from '../../src/store/types.js';
@@ -152,5 +152,56 @@ describe('access fails closed', () => {
     expect(await listed.mayInstruct({ userId: 'U1', teamId: 'T1' })).toBe(true);
     expect(await listed.mayInstruct({ userId: 'U2', teamId: 'T1' })).toBe(false);
     expect(await listed.mayInstruct({ userId: undefined, teamId: 'T1' })).toBe(false);
+  });
+});
+
+describe('direct messages in the access policy', () => {
+  const decide = async (
+    access: { allowedChannelIds?: string[]; allowDirectMessages?: boolean },
+    where: { channelId: string; contextChannelId?: string },
+  ) => {
+    const policy = createAccessPolicy({
+      config: {
+        allowedChannelIds: access.allowedChannelIds ? new Set(access.allowedChannelIds) : null,
+        allowedUserIds: null,
+        allowGuests: true,
+        allowDirectMessages: access.allowDirectMessages,
+        maxInstructionsPerUserPerHour: 30,
+      },
+      defaultProject: 'proj_test',
+      identity: { get: async () => ({ teamId: 'T1' }), installedTeamId: () => 'T1' } as unknown as Identity,
+      slack: {} as SlackGateway,
+      store: {} as Store,
+      logger: createLogger({ level: 'error', secrets: [], write: () => {} }),
+    });
+    const decision = await policy.check({ teamId: 'T1', userId: 'U1', ...where });
+    return decision.allowed ? 'allowed' : decision.reason;
+  };
+
+  it('allows a direct message without an allow-list, refuses it with one (fail closed) unless told otherwise', async () => {
+    expect(await decide({}, { channelId: 'D1' })).toBe('allowed');
+    expect(await decide({ allowDirectMessages: false }, { channelId: 'D1' })).toBe('direct');
+    expect(await decide({ allowedChannelIds: ['C1'] }, { channelId: 'D1' })).toBe('direct');
+    expect(await decide({ allowedChannelIds: ['C1'], allowDirectMessages: true }, { channelId: 'D1' })).toBe(
+      'allowed',
+    );
+    expect(await decide({ allowedChannelIds: ['C1'], allowDirectMessages: false }, { channelId: 'D1' })).toBe(
+      'direct',
+    );
+  });
+
+  it('applies the allow-list to the channel the assistant pane is open beside', async () => {
+    const listed = { allowedChannelIds: ['C1'] };
+    expect(await decide(listed, { channelId: 'D1', contextChannelId: 'C1' })).toBe('allowed');
+    expect(await decide(listed, { channelId: 'D1', contextChannelId: 'C2' })).toBe('channel');
+    expect(
+      await decide({ ...listed, allowDirectMessages: true }, { channelId: 'D1', contextChannelId: 'C2' }),
+    ).toBe('channel');
+    expect(await decide({ allowDirectMessages: false }, { channelId: 'D1', contextChannelId: 'C1' })).toBe(
+      'direct',
+    );
+    // Channels are unchanged by the rule.
+    expect(await decide(listed, { channelId: 'C2' })).toBe('channel');
+    expect(await decide({ allowDirectMessages: false }, { channelId: 'C2' })).toBe('allowed');
   });
 });

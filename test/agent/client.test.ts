@@ -20,7 +20,7 @@ import {
   AgentUnavailableError,
 } from '../../src/agent/errors.js';
 import { getPolicy, postPolicy } from '../../src/agent/retry-policies.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/logging/logger.js';
 import {
   type AgentOperation,
   type AgentStandIn,
@@ -384,13 +384,19 @@ describe('POST: never repeated once it may have taken effect', () => {
     async (op) => {
       if (op === 'message') await seedJob();
       stand.fail(op, { delayMs: 800 });
-      const error = await failure(post(op, client({ timeoutMs: 150 })));
+      const attempts: string[] = [];
+      const timingOut = client({
+        timeoutMs: 150,
+        onRequest: (_endpoint, answer) => attempts.push(String(answer)),
+      });
+      const error = await failure(post(op, timingOut));
       expect(error).toBeInstanceOf(AgentOutcomeUnknownError);
       expect(error.message).toContain('150 ms');
       expect(stand.requestsFor(op)).toHaveLength(1);
-      // Nothing is sent later either.
-      await sleep(100);
-      expect(stand.requestsFor(op)).toHaveLength(1);
+      // Nothing is sent later either: the one attempt ended, and no retry was ever decided on
+      // (the client logs that decision before it waits to retry).
+      expect(attempts).toEqual(['timeout']);
+      expect(retryLines()).toEqual([]);
     },
   );
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningApp, startApp } from '../../src/app.js';
-import { readConfig } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
+import { readConfig } from '../../src/config/config.js';
+import { createLogger } from '../../src/logging/logger.js';
 import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { API_KEY, startAgentStandIn } from '../helpers/agent-stand-in.js';
 import { settled, tempDatabase, testEnv } from '../helpers/harness.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../helpers/harness.js';
-import { sleep, waitFor } from '../helpers/http.js';
+import { waitFor } from '../helpers/http.js';
 
 let h: Harness;
 afterEach(async () => {
@@ -34,16 +34,24 @@ describe('polling faults', () => {
     const { jobId } = await h.startJob();
     h.agent.fail('get', ...Array.from({ length: 50 }, () => ({ status: 401 })));
     const before = h.agent.requestsFor('get').length;
-    await sleep(1_500);
-    const during = h.agent.requestsFor('get').length - before;
-    // 1.5 s at a 50 ms interval would be 30 polls; backoff doubles to the 400 ms cap.
-    expect(during).toBeGreaterThan(1);
-    expect(during).toBeLessThan(10);
+    // Five refused polls, then the gaps between them: each waits twice as long as the one
+    // before, up to the 400 ms cap, shortened by at most a fifth (jitter). A loop at the 50 ms
+    // interval would make every gap about 50 ms.
+    const refused = await waitFor('five refused polls', () => {
+      const gets = h.agent.requestsFor('get').slice(before);
+      return gets.length >= 5 ? gets.slice(0, 5) : undefined;
+    });
+    const gaps = refused.slice(1).map((r, i) => r.at - (refused[i]?.at ?? 0));
+    const backoff = [100, 200, 400, 400];
+    gaps.forEach((gap, i) => {
+      expect(gap).toBeGreaterThanOrEqual(0.8 * (backoff[i] ?? 0));
+    });
     expect(h.logs.some((l) => l.includes('"level":"error"') && l.includes('refused the admin key'))).toBe(
       true,
     );
     expect(h.agent.jobs.get(jobId)?.status).toBe('active');
-    // The thread hears about it once.
+    // The thread hears about it once (after the third refusal), however many follow.
+    await h.settled();
     expect(h.slack.messages.filter((m) => m.text.includes('refuses this bot'))).toHaveLength(1);
   });
 
@@ -64,12 +72,12 @@ describe('polling faults', () => {
   it('spreads polls of many jobs evenly within POLL_MAX_RPS', async () => {
     h = await startHarness({ POLL_INTERVAL_MS: '20', POLL_MAX_RPS: '5' });
     for (const text of ['Document one', 'Document two', 'Document three']) await h.startJob({ text });
-    const from = Date.now();
-    await sleep(2_000);
-    const gets = h.agent.requestsFor('get').filter((r) => r.at >= from && r.at < from + 2_000);
-    // Three jobs due every 20 ms would want 300 polls; the budget allows 5 a second, spaced.
-    expect(gets.length).toBeGreaterThanOrEqual(8);
-    expect(gets.length).toBeLessThanOrEqual(10);
+    const before = h.agent.requestsFor('get').length;
+    // Three jobs due every 20 ms would want 150 polls a second; the budget allows 5, spaced.
+    const gets = await waitFor('eight more polls', () => {
+      const later = h.agent.requestsFor('get').slice(before);
+      return later.length >= 8 ? later.slice(0, 8) : undefined;
+    });
     const gaps = gets.slice(1).map((r, i) => r.at - (gets[i]?.at ?? 0));
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(180);
     // Every job gets its turn.
@@ -80,11 +88,15 @@ describe('polling faults', () => {
     h = await startHarness({ POLL_INTERVAL_MS: '100', POLL_MAX_INTERVAL_MS: '5000' });
     await h.startJob();
     const before = h.agent.requestsFor('get').length;
-    await sleep(2_000);
-    const polls = h.agent.requestsFor('get').length - before;
-    // About 22 polls in two seconds at 100 ms, each interval shortened by up to a fifth (never
-    // below 80 ms, so at most 25); an interval growing by even a quarter per poll would make nine.
-    expect(polls).toBeGreaterThanOrEqual(14);
-    expect(polls).toBeLessThanOrEqual(26);
+    const polls = await waitFor('fifteen more polls', () => {
+      const later = h.agent.requestsFor('get').slice(before);
+      return later.length >= 15 ? later.slice(0, 15) : undefined;
+    });
+    const gaps = polls.slice(1).map((r, i) => r.at - (polls[i]?.at ?? 0));
+    // Each interval is 100 ms shortened by up to a fifth, never below 80 ms; an interval growing
+    // by even a quarter per poll would make the last of these gaps over a second.
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(80);
+    expect(gaps.at(-1)).toBeLessThan(400);
+    expect((polls.at(-1)?.at ?? 0) - (polls[0]?.at ?? 0)).toBeLessThan(14 * 100 + 600);
   });
 });

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type RunningApp, startApp } from '../../src/app.js';
-import { readConfig, secretsOf } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
+import { readConfig, secretsOf } from '../../src/config/config.js';
+import { createLogger } from '../../src/logging/logger.js';
 import { type AgentStandIn, startAgentStandIn } from '../helpers/agent-stand-in.js';
 import { type Harness, startHarness, tempDatabase, testEnv } from '../helpers/harness.js';
 import { waitFor } from '../helpers/http.js';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningApp, startApp } from '../../src/app.js';
-import { readConfig } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
+import { readConfig } from '../../src/config/config.js';
+import { createLogger } from '../../src/logging/logger.js';
 import { type AgentStandIn, startAgentStandIn } from '../helpers/agent-stand-in.js';
 import { tempDatabase, testEnv } from '../helpers/harness.js';
 import { rawRequest, STRAY_REQUESTS, waitFor } from '../helpers/http.js';

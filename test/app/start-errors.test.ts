@@ -88,11 +88,12 @@ describe('when the bot cannot post in the channel', () => {
     },
   );
 
-  it('in a direct message: says to use a channel, privately, and starts nothing', async () => {
+  it('in a direct message: says to use a channel or the Messages tab, privately, and starts nothing', async () => {
     const res = await h.command({ channel_id: 'D0DIRECT', channel_name: 'directmessage' });
     const body = (await res.json()) as { response_type: string; text: string };
     expect(body.response_type).toBe('ephemeral');
-    expect(body.text).toContain('Run /docs-agent in a channel');
+    expect(body.text).toContain('Run it in a channel I am in');
+    expect(body.text).toContain('send me the instruction as a message in my Messages tab');
     await h.settled();
     expect(h.slack.callsTo('chat.postMessage')).toHaveLength(0);
     expect(h.agent.requests).toHaveLength(0);

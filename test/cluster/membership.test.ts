@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createMembership } from '../../src/cluster/membership.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/logging/logger.js';
 import type { Orphans, Store } from '../../src/store/types.js';
 
 describe('membership take-over rounds', () => {

@@ -4,7 +4,7 @@ import { waitFor } from '../helpers/http.js';
 import type { SlackCall } from '../helpers/slack-stand-in.js';
 import { add, type Counts, emptyCounts } from './ledger.js';
 import { recordRow } from './report.js';
-import { createWorld } from './world.js';
+import { createWorld, DIRECT } from './world.js';
 
 /** Runs per kill point; 9 points make 54 SIGKILLs. */
 const RUNS_PER_POINT = 6;
@@ -14,7 +14,9 @@ type Hit = {
   agent?: (op: AgentOperation) => boolean;
   afterAnswer: boolean;
 };
-const isRootPost = (c: SlackCall) => c.method === 'chat.postMessage' && !c.args.thread_ts;
+const isRootPost = (c: SlackCall) =>
+  c.method === 'chat.postMessage' &&
+  (c.args.metadata as { event_type?: string } | undefined)?.event_type === 'docs_agent_root';
 const isOutcomePost = (c: SlackCall) =>
   c.method === 'chat.postMessage' &&
   (c.args.metadata as { event_payload?: { kind?: string } } | undefined)?.event_payload?.kind === 'outcome';
@@ -50,7 +52,15 @@ const POINTS: { name: string; hit?: Hit; occurrences: number }[] = [
 
 let runSerial = 0;
 
-async function killRun(point: (typeof POINTS)[number], variant: number, details: string[]): Promise<Counts> {
+/** Where the first instruction is given: a `/docs-agent` command, or a direct message to the bot. */
+type Surface = 'command' | 'direct';
+
+async function killRun(
+  point: (typeof POINTS)[number],
+  variant: number,
+  details: string[],
+  surface: Surface = 'command',
+): Promise<Counts> {
   const target = 1 + (variant % point.occurrences);
   let seen = 0;
   let killed = false;
@@ -75,7 +85,12 @@ async function killRun(point: (typeof POINTS)[number], variant: number, details:
     const run = ++runSerial;
     const first = `Document feature ${run} first`;
     const second = `Document feature ${run} second`;
-    const ins = await world.command(first);
+    const ins = surface === 'command' ? await world.command(first) : await world.direct(first);
+    // Replies go where the job's thread is: under the card, or in the direct message.
+    const reply = (threadTs: string) =>
+      surface === 'command'
+        ? world.reply(threadTs, second)
+        : world.reply(threadTs, second, 'U0ALICE', 4, DIRECT);
     if (point.name === 'after ack' && ins.acked) fire();
 
     const t0 = Date.now();
@@ -92,9 +107,9 @@ async function killRun(point: (typeof POINTS)[number], variant: number, details:
     const firstAnswer = () =>
       world.slack.messages.some((m) => m.thread_ts && m.metadata?.event_type === 'docs_agent_post');
     await waitFor('first outcome or kill', () => killed || firstOutcome(), 10_000);
-    const root = world.rootOf(first);
+    const root = world.threadOf(ins);
     if (!killed && root) {
-      await world.reply(root.ts, second);
+      await reply(root);
       replied = true;
     }
     await waitFor('kill or quiet', () => killed || world.isSettled(), 15_000);
@@ -106,13 +121,13 @@ async function killRun(point: (typeof POINTS)[number], variant: number, details:
       await world.redeliver();
     }
     // A command recorded before the kill is carried on after the restart: its root may come now.
-    const rootAfter = await waitFor('root after restart', () => world.rootOf(first), 5_000).catch(
+    const rootAfter = await waitFor('root after restart', () => world.threadOf(ins), 5_000).catch(
       () => undefined,
     );
     if (!replied && rootAfter) {
       // Give the reply once the job has an outcome, as a person would.
       await waitFor('first answer after restart', firstAnswer, 10_000);
-      await world.reply(rootAfter.ts, second);
+      await reply(rootAfter);
     }
     mark('before settle');
     await world.settle();
@@ -141,6 +156,34 @@ describe('SIGKILL at every step, then a restart', () => {
       expect(total.lost).toBe(0);
       expect(total.duplicates).toBe(0);
       expect(total.given).toBe(RUNS_PER_POINT * 2);
+    });
+  }
+});
+
+/** Kill points where a direct message's job is recorded, created, and its outcome is in flight. */
+const DIRECT_POINTS = [
+  'after ack',
+  'after root post',
+  'between outcome write and Slack post',
+  'after Slack post, before marked delivered',
+];
+const DIRECT_RUNS = 2;
+
+describe('SIGKILL with a job started by direct message, then a restart', () => {
+  for (const point of POINTS.filter((p) => DIRECT_POINTS.includes(p.name))) {
+    it(`direct message, ${point.name}: nothing lost, nothing doubled`, async () => {
+      let total = emptyCounts();
+      const details: string[] = [];
+      for (let variant = 0; variant < DIRECT_RUNS; variant++)
+        total = add(total, await killRun(point, variant, details, 'direct'));
+      recordRow('SIGKILL and restart, direct messages', point.name, total, details);
+      expect(
+        details.filter((d) => !d.includes('was not reached')),
+        details.join('\n'),
+      ).toEqual([]);
+      expect(total.lost).toBe(0);
+      expect(total.duplicates).toBe(0);
+      expect(total.given).toBe(DIRECT_RUNS * 2);
     });
   }
 });

@@ -4,13 +4,16 @@ import type { SlackStandIn, StoredMessage } from '../helpers/slack-stand-in.js';
 /** One instruction a person gave in Slack, as the fault suite tracks it. */
 export interface Instruction {
   prompt: string;
-  kind: 'command' | 'reply';
+  /** `direct`: a message at the top of a direct message to the bot; its thread is its own ts. */
+  kind: 'command' | 'reply' | 'direct';
   user: string;
   /** Slack got a 2xx answer: from the person's side the instruction was given. */
   acked: boolean;
+  /** For messages: the conversation (default the channel the suite uses). */
+  channel?: string;
   /** For commands: the id in the response_url path. */
   responseId?: string;
-  /** For replies: the thread and the reply's own ts. */
+  /** For replies: the thread and the reply's own ts (a direct message's own ts is its thread). */
   threadTs?: string;
   messageTs?: string;
 }
@@ -82,9 +85,10 @@ export function account(
     const roots = slack.messages.filter(
       (m) => m.metadata?.event_type === 'docs_agent_root' && m.text.includes(ins.prompt),
     );
-    const threadTs = ins.kind === 'command' ? roots[0]?.ts : ins.threadTs;
+    const threadTs =
+      ins.kind === 'command' ? roots[0]?.ts : ins.kind === 'direct' ? ins.messageTs : ins.threadTs;
     const answers = (a: About) =>
-      ins.kind === 'command'
+      ins.kind !== 'reply'
         ? a.run === 1 || (a.covers ?? '').split(',').includes('1')
         : a.source === ins.messageTs || (a.sources ?? '').split(',').includes(ins.messageTs ?? '-');
     const about = posts.filter((m) => threadOf(m) === threadTs && answers(aboutOf(m)));
@@ -95,7 +99,7 @@ export function account(
       about.some((m) => aboutOf(m).kind === 'notice') ||
       (ins.responseId !== undefined &&
         slack.responses.some((r) => r.path === `/respond/${ins.responseId}`)) ||
-      (ins.kind === 'reply' &&
+      (ins.kind !== 'command' &&
         slack
           .callsTo('chat.postEphemeral')
           .some((c) => c.args.thread_ts === threadTs && c.args.user === ins.user));

@@ -8,6 +8,9 @@ import { account, type Counts, type Instruction } from './ledger.js';
 
 let serial = 0;
 
+/** The direct message between Alice and the bot. */
+export const DIRECT = 'D0ALICE';
+
 /**
  * One scenario run: fresh stand-ins and store, the built app as a child process, and a record
  * of every instruction given, so the run can be added up at the end.
@@ -66,22 +69,25 @@ export async function createWorld(
     },
     /**
      * Replies in a thread, as Slack delivers an event: retried (same event id, up to 3 times)
-     * until it is acknowledged, across restarts if need be.
+     * until it is acknowledged, across restarts if need be. In {@link DIRECT}, a reply in a
+     * direct message thread.
      */
-    async reply(threadTs: string, prompt: string, user = 'U0BOB', attempts = 4): Promise<Instruction> {
+    async reply(
+      threadTs: string,
+      prompt: string,
+      user = 'U0BOB',
+      attempts = 4,
+      channel = 'C0GENERAL',
+    ): Promise<Instruction> {
       const messageTs = `17100000${String(++serial).padStart(2, '0')}.000100`;
-      const ins: Instruction = { prompt, kind: 'reply', user, acked: false, threadTs, messageTs };
-      instructions.push(ins);
-      const body = messageEvent(
-        { channel: 'C0GENERAL', thread_ts: threadTs, ts: messageTs, user, text: prompt },
-        { event_id: `EvF${serial}` },
-      );
-      bodies.set(ins, body);
-      for (let i = 0; i < attempts && !ins.acked; i++) {
-        ins.acked = await send(body, 'application/json', i ? { 'x-slack-retry-num': String(i) } : {});
-        if (!ins.acked) await sleep(50);
-      }
-      return ins;
+      const ins: Instruction = { prompt, kind: 'reply', user, acked: false, threadTs, messageTs, channel };
+      return deliver(ins, `EvF${serial}`, attempts);
+    },
+    /** Sends the bot `prompt` as a direct message (a new job whose thread is the message). */
+    async direct(prompt: string, user = 'U0ALICE', attempts = 4): Promise<Instruction> {
+      const messageTs = `17200000${String(++serial).padStart(2, '0')}.000100`;
+      const ins: Instruction = { prompt, kind: 'direct', user, acked: false, messageTs, channel: DIRECT };
+      return deliver(ins, `EvD${serial}`, attempts);
     },
     /** Delivers a reply's event again, exactly as Slack retries it. */
     async resend(ins: Instruction, retryNum: number): Promise<boolean> {
@@ -92,23 +98,22 @@ export async function createWorld(
         'x-slack-retry-reason': 'http_timeout',
       });
     },
-    /** Retries the replies Slack never got an acknowledgement for (Slack redelivers them). */
+    /** Retries the messages Slack never got an acknowledgement for (Slack redelivers them). */
     async redeliver() {
-      for (const ins of instructions.filter((i) => i.kind === 'reply' && !i.acked)) {
-        const body = messageEvent(
-          {
-            channel: 'C0GENERAL',
-            thread_ts: ins.threadTs,
-            ts: ins.messageTs,
-            user: ins.user,
-            text: ins.prompt,
-          },
-          { event_id: `EvR${ins.messageTs}` },
-        );
+      for (const ins of instructions.filter((i) => i.kind !== 'command' && !i.acked)) {
+        const body = eventOf(ins, `EvR${ins.messageTs}`);
         ins.acked = await send(body, 'application/json', { 'x-slack-retry-num': '1' });
       }
     },
     rootOf: (prompt: string) => slack.messages.find((m) => !m.thread_ts && m.text.includes(prompt)),
+    /** The thread of an instruction that started a job, once its status card is posted. */
+    threadOf(ins: Instruction): string | undefined {
+      if (ins.kind === 'command') return world.rootOf(ins.prompt)?.ts;
+      const card = slack.messages.find(
+        (m) => m.thread_ts === ins.messageTs && m.metadata?.event_type === 'docs_agent_root',
+      );
+      return card ? ins.messageTs : undefined;
+    },
     /** Waits until the store shows nothing left to do (jobs it knows of have ended, messages went out). */
     async settle(timeoutMs = 15_000) {
       await waitFor('everything settled', () => settled(databasePath), timeoutMs);
@@ -125,6 +130,34 @@ export async function createWorld(
 
   const send = (body: string, contentType: string, headers: Record<string, string> = {}) =>
     sendTo(app, body, contentType, headers);
+
+  /** A message event as Slack sends it for a reply or a direct message. */
+  function eventOf(ins: Instruction, eventId: string): string {
+    const channel = ins.channel ?? 'C0GENERAL';
+    return messageEvent(
+      {
+        channel,
+        ...(ins.threadTs ? { thread_ts: ins.threadTs } : {}),
+        ...(channel === DIRECT ? { channel_type: 'im' } : {}),
+        ts: ins.messageTs,
+        user: ins.user,
+        text: ins.prompt,
+      },
+      { event_id: eventId },
+    );
+  }
+
+  /** Delivers a message event until it is acknowledged, as Slack retries it. */
+  async function deliver(ins: Instruction, eventId: string, attempts: number): Promise<Instruction> {
+    instructions.push(ins);
+    const body = eventOf(ins, eventId);
+    bodies.set(ins, body);
+    for (let i = 0; i < attempts && !ins.acked; i++) {
+      ins.acked = await send(body, 'application/json', i ? { 'x-slack-retry-num': String(i) } : {});
+      if (!ins.acked) await sleep(50);
+    }
+    return ins;
+  }
 
   return world;
 }

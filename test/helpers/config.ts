@@ -1,4 +1,4 @@
-import { ConfigError, readConfig } from '../../src/config.js';
+import { ConfigError, readConfig } from '../../src/config/config.js';
 
 /** The smallest environment that starts the app in HTTP mode. */
 export const VALID_ENV = {

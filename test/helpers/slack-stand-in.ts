@@ -145,6 +145,11 @@ export async function startSlackStandIn(
     res.end(JSON.stringify(body));
   };
 
+  const assistantAnswer = (args: Record<string, unknown>, valid: boolean) =>
+    typeof args.channel_id === 'string' && typeof args.thread_ts === 'string' && valid
+      ? { ok: true }
+      : { ok: false, error: 'invalid_arguments' };
+
   const methods: Record<string, (args: Record<string, unknown>) => Record<string, unknown>> = {
     'apps.connections.open': () => ({ ok: false, error: 'invalid_auth' }),
     'auth.test': () => ({
@@ -199,6 +204,14 @@ export async function startSlackStandIn(
       };
     },
     'chat.postEphemeral': () => ({ ok: true, message_ts: nextTs() }),
+    // The assistant pane: like Slack, each needs the thread's channel and ts.
+    'assistant.threads.setStatus': (args) => assistantAnswer(args, typeof args.status === 'string'),
+    'assistant.threads.setTitle': (args) => assistantAnswer(args, typeof args.title === 'string'),
+    'assistant.threads.setSuggestedPrompts': (args) =>
+      assistantAnswer(
+        args,
+        Array.isArray(args.prompts) && args.prompts.length >= 1 && args.prompts.length <= 4,
+      ),
     'reactions.add': (args) => {
       const key = `${args.channel}:${args.timestamp}`;
       const set = reactions.get(key) ?? new Set<string>();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/logging/logger.js';
 import { createMetrics, type MetricsOptions, statusClass } from '../../src/metrics/metrics.js';
 import type { StoreFigures } from '../../src/store/types.js';
 import { parseExposition } from '../helpers/prometheus.js';

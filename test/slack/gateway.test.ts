@@ -1,6 +1,6 @@
 import { WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/logging/logger.js';
 import { createSlackGateway } from '../../src/slack/gateway.js';
 import { md } from '../../src/slack/mrkdwn.js';
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/logging/logger.js';
 import type { SlackGateway } from '../../src/slack/gateway.js';
 import { createUserNames, MAX_NAMES, NAME_CACHE_MS } from '../../src/slack/user-names.js';
 

@@ -149,7 +149,15 @@ describe('SQLite store on a file', () => {
       .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
       .all()
       .map((r) => (r as { name: string }).name);
-    expect(tables).toEqual(['home_views', 'instances', 'jobs', 'outbox', 'runs', 'schema_migrations']);
+    expect(tables).toEqual([
+      'assistant_threads',
+      'home_views',
+      'instances',
+      'jobs',
+      'outbox',
+      'runs',
+      'schema_migrations',
+    ]);
   });
 });
 

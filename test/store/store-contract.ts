@@ -459,6 +459,24 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
       });
     });
 
+    describe('assistant threads', () => {
+      it('records the channel the pane is beside, and never lets an older event overwrite a newer one', async () => {
+        const thread = { channelId: 'D0ALICE', threadTs: '1700000000.000900' };
+        expect(await store.assistantThread(thread.channelId, thread.threadTs)).toBeUndefined();
+        await store.recordAssistantThread({ ...thread, contextChannelId: 'C0ONE' }, T0);
+        await store.recordAssistantThread({ ...thread, contextChannelId: 'C0TWO' }, T0 + 2);
+        // A late re-delivery of an event between them.
+        await store.recordAssistantThread({ ...thread, contextChannelId: 'C0LATE' }, T0 + 1);
+        expect(await store.assistantThread(thread.channelId, thread.threadTs)).toEqual({
+          contextChannelId: 'C0TWO',
+        });
+        await store.recordAssistantThread({ ...thread, contextChannelId: null }, T0 + 3);
+        expect(await store.assistantThread(thread.channelId, thread.threadTs)).toEqual({
+          contextChannelId: null,
+        });
+      });
+    });
+
     describe('findJobByThread', () => {
       it('finds a job by channel and thread once its root is posted', async () => {
         const { job: j } = await job('trigger-thread');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/logging/logger.js';
 import { createTaskTracker, MAX_QUEUED_TASKS, TASK_CONCURRENCY } from '../../src/util/tasks.js';
 import { createYieldGate } from '../../src/util/yield-gate.js';
 

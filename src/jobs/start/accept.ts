@@ -1,8 +1,9 @@
+import { THREAD_RELEASING_PHASES } from '../../domain/phases.js';
 import { mrkdwnToPlain } from '../../slack/mrkdwn.js';
 import type { JobRecord } from '../../store/types.js';
 import type { JobContext } from '../job-context.js';
-import { THREAD_RELEASING_PHASES } from '../phases.js';
 import type {
+  DirectRequest,
   MentionOutcome,
   MentionRequest,
   ReplyRequest,
@@ -21,6 +22,13 @@ export interface JobAcceptance {
    */
   acceptMention(request: MentionRequest): Promise<MentionOutcome>;
   /**
+   * Records a direct message to the bot the same way: a new job whose thread is the message (or
+   * the thread it was posted in, such as the assistant pane's), or a follow-up where that thread
+   * has a job. In the assistant pane opened beside a channel, the job runs on that channel's
+   * project. Undefined when it is a repeat, or has no text.
+   */
+  acceptDirect(request: DirectRequest): Promise<MentionOutcome>;
+  /**
    * Records a shortcut submission: the new job's id; `repeat` for the same submission again;
    * `thread_taken` when the message's thread already has a job (nothing recorded).
    */
@@ -28,10 +36,7 @@ export interface JobAcceptance {
 }
 
 export function createJobAcceptance(
-  ctx: Pick<
-    JobContext,
-    'store' | 'logger' | 'now' | 'instanceId' | 'projectFor' | 'pollIntervalMs' | 'threadContextMaxChars'
-  >,
+  ctx: Pick<JobContext, 'store' | 'logger' | 'now' | 'instanceId' | 'projectFor' | 'settings'>,
   /** Records a reply in a job's thread: a mention in a thread that has a job is one. */
   acceptReply: (request: ReplyRequest) => Promise<number | undefined>,
 ): JobAcceptance {
@@ -43,18 +48,66 @@ export function createJobAcceptance(
       Partial<Pick<JobRecord, 'origin' | 'threadTs' | 'contextTs' | 'responseUrl'>> & { teamId: string },
     prompt: string,
     messageTs: string | null,
+    /** The channel whose project the job runs on (`CHANNEL_PROJECTS`); default its own. */
+    projectChannelId: string = fields.channelId,
   ) =>
     store.insertJob(
       {
         responseUrl: null,
         ...fields,
-        projectId: ctx.projectFor(fields.channelId),
-        pollIntervalMs: ctx.pollIntervalMs,
+        projectId: ctx.projectFor(projectChannelId),
+        pollIntervalMs: ctx.settings.poll.intervalMs,
         owner: ctx.instanceId,
       },
       { kind: 'create', prompt, authorId: fields.requesterId, messageTs, owner: ctx.instanceId },
       now(),
     );
+
+  /**
+   * A message that starts a job in its thread (the message's own, or the one it was posted in),
+   * or, where that thread has a job, is a follow-up to it.
+   */
+  async function inThread(
+    request: MentionRequest,
+    how: {
+      origin: 'mention' | 'direct';
+      triggerKey: string;
+      contextTs: string | null;
+      projectChannelId: string;
+    },
+  ): Promise<MentionOutcome> {
+    const threadTs = request.threadTs ?? request.messageTs;
+    const reply = async () => {
+      const runId = await acceptReply({ ...request, threadTs });
+      return runId === undefined ? undefined : { reply: runId };
+    };
+    const existing = request.threadTs && (await store.findJobByThread(request.channelId, request.threadTs));
+    // A job that never ran (or that the agent forgot) gives the thread up; any other takes the message.
+    if (existing && !THREAD_RELEASING_PHASES.has(existing.phase)) return reply();
+    // Nothing to start a job with (the listener explains a bare mention).
+    if (!request.text.trim()) return undefined;
+    const result = await insert(
+      {
+        teamId: request.teamId,
+        channelId: request.channelId,
+        requesterId: request.userId,
+        instruction: request.text.trim(),
+        triggerKey: how.triggerKey,
+        origin: how.origin,
+        threadTs,
+        contextTs: how.contextTs,
+      },
+      mrkdwnToPlain(request.text).trim(),
+      // The message is the first run's: the same message seen again as a reply is a repeat.
+      request.messageTs,
+      how.projectChannelId,
+    );
+    if (result.created) return { job: result.job.id };
+    // Someone started a job in this thread meanwhile: the message is a follow-up to it.
+    if (result.job.triggerKey !== how.triggerKey) return reply();
+    logger.info('repeated message ignored', { jobId: result.job.id, origin: how.origin });
+    return undefined;
+  }
 
   return {
     async acceptCommand(request) {
@@ -74,41 +127,27 @@ export function createJobAcceptance(
       return created ? job.id : undefined;
     },
 
-    async acceptMention(request) {
-      const reply = async () => {
-        const runId = await acceptReply({
-          ...request,
-          threadTs: request.threadTs ?? request.messageTs,
-        });
-        return runId === undefined ? undefined : { reply: runId };
-      };
-      const existing = request.threadTs && (await store.findJobByThread(request.channelId, request.threadTs));
-      // A job that never ran (or that the agent forgot) gives the thread up; any other takes the mention.
-      if (existing && !THREAD_RELEASING_PHASES.has(existing.phase)) return reply();
-      // Nothing to start a job with (the listener explains a bare mention).
-      if (!request.text.trim()) return undefined;
-      const triggerKey = `mention:${request.channelId}:${request.messageTs}`;
-      const result = await insert(
-        {
-          teamId: request.teamId,
-          channelId: request.channelId,
-          requesterId: request.userId,
-          instruction: request.text.trim(),
-          triggerKey,
-          origin: 'mention',
-          // The mention's own message becomes the thread, or the thread it was posted in.
-          threadTs: request.threadTs ?? request.messageTs,
-          contextTs: request.threadTs ? request.messageTs : null,
-        },
-        mrkdwnToPlain(request.text).trim(),
-        // The mention is the first run's message: the same message seen again as a reply is a repeat.
-        request.messageTs,
-      );
-      if (result.created) return { job: result.job.id };
-      // Someone started a job in this thread meanwhile: the mention is a follow-up to it.
-      if (result.job.triggerKey !== triggerKey) return reply();
-      logger.info('repeated mention ignored', { jobId: result.job.id });
-      return undefined;
+    acceptMention: (request) =>
+      inThread(request, {
+        origin: 'mention',
+        triggerKey: `mention:${request.channelId}:${request.messageTs}`,
+        // The earlier messages of the thread it was posted in are the job's context.
+        contextTs: request.threadTs ? request.messageTs : null,
+        projectChannelId: request.channelId,
+      }),
+
+    async acceptDirect(request) {
+      const pane = request.threadTs
+        ? await store.assistantThread(request.channelId, request.threadTs)
+        : undefined;
+      return inThread(request, {
+        origin: 'direct',
+        triggerKey: `direct:${request.channelId}:${request.messageTs}`,
+        // A conversation with the bot itself: nothing in it is context someone else gave.
+        contextTs: null,
+        // The assistant pane opened beside a channel works for that channel's project.
+        projectChannelId: pane?.contextChannelId ?? request.channelId,
+      });
     },
 
     async acceptShortcut(request) {
@@ -121,7 +160,7 @@ export function createJobAcceptance(
         mrkdwnToPlain(request.instruction).trim(),
         lines,
         // The message is what the user chose to send (at most 3,000 characters in the modal).
-        Math.max(ctx.threadContextMaxChars, 3_000),
+        Math.max(ctx.settings.threadContextMaxChars, 3_000),
         request.permalink ? { link: request.permalink } : {},
       );
       const triggerKey = `shortcut:${request.viewId}`;

@@ -1,8 +1,12 @@
 import type { AgentJob } from '../../agent/schema.js';
+import { agentErrorText, text } from '../../blocks/messages.js';
+import { statusCard } from '../../blocks/status-card.js';
+import { keys, rootMetadata } from '../../domain/outbox-registry.js';
+import { enterPhase, moveJob } from '../../domain/phases.js';
 import { SlackCallError } from '../../slack/gateway.js';
 import { md, mrkdwnToPlain, userMention } from '../../slack/mrkdwn.js';
-import type { JobRecord, RunRecord } from '../../store/types.js';
-import { statusCard } from '../../views/status-card.js';
+import { isNotAMember } from '../../slack/slack-errors.js';
+import type { JobIn, JobRecord, RunRecord } from '../../store/types.js';
 import {
   errorMessage,
   isUnknownOutcome,
@@ -10,13 +14,11 @@ import {
   recordAgentAnswer,
   startedPatch,
 } from '../agent-outcomes.js';
+import { createAssistantPane } from '../assistant-pane.js';
 import { createFirstPrompt } from '../first-prompt.js';
 import type { InstructionChecks } from '../instruction-checks.js';
 import { type JobContext, requesterTarget } from '../job-context.js';
-import { agentErrorText, text } from '../messages.js';
 import { privateNote, rootUpdate, threadPost } from '../outbox-items.js';
-import { keys, rootMetadata } from '../outbox-registry.js';
-import { enterPhase, type JobIn, moveJob } from '../phases.js';
 
 /** Starting an accepted job: the checks, the status card, and the create call upstream. */
 export interface JobStart {
@@ -40,7 +42,11 @@ export function createJobStart(
 ): JobStart {
   const { store, slack, logger, metrics, now } = ctx;
   const { checks, dispatchReady, catchUp } = parts;
-  const firstPrompt = createFirstPrompt(ctx);
+  const firstPrompt = createFirstPrompt({
+    ...ctx,
+    threadContextMaxChars: ctx.settings.threadContextMaxChars,
+  });
+  const pane = createAssistantPane(ctx);
 
   async function createUpstream(job: JobIn<'creating'>, run: RunRecord): Promise<void> {
     const prompt = await firstPrompt(job, run);
@@ -77,7 +83,7 @@ export function createJobStart(
       // Only the agent call is in the try above: the agent has the job now.
       const at = now();
       const patch = {
-        ...startedPatch(job.phase, agentJob, at, ctx.pollIntervalMs),
+        ...startedPatch(job.phase, agentJob, at, ctx.settings.poll.intervalMs),
         agentJobId: agentJob.id,
       };
       await recordAgentAnswer(
@@ -96,7 +102,8 @@ export function createJobStart(
       );
       logger.info('job started', { jobId: job.id, agentJobId: agentJob.id, channel: job.channelId });
       metrics.instruction(job.origin, 'started');
-      ctx.onRunStarted();
+      ctx.loops.poller.kick();
+      await pane.working(job);
     }
     // Follow-ups that arrived while the job was being created.
     await dispatchReady(job.id);
@@ -125,10 +132,7 @@ export function createJobStart(
       }
       logger.warn('could not post the root message; job not started', { jobId: job.id, code });
       metrics.instruction(job.origin, 'failed', 'slack');
-      const note =
-        code === 'not_in_channel' || code === 'channel_not_found'
-          ? text.notInChannel(job.channelId)
-          : text.cannotPost(code);
+      const note = isNotAMember(code) ? text.notInChannel(job.channelId) : text.cannotPost(code);
       await ctx.applyQueued(
         {
           jobId: job.id,
@@ -145,7 +149,8 @@ export function createJobStart(
   }
 
   async function rootRecorded(job: JobIn<'posting'>, run: RunRecord, cardTs: string): Promise<void> {
-    const catchUpAfter = job.origin === 'mention' ? run.messageTs : null;
+    // Replies posted under the message that started the job before its card was recorded.
+    const catchUpAfter = job.origin === 'mention' || job.origin === 'direct' ? run.messageTs : null;
     // Recorded before the create call: a crash from here on leaves a row the next start explains.
     const patch = { threadTs: job.threadTs ?? cardTs, cardTs, ...enterPhase(job.phase, 'creating') };
     await store.apply(
@@ -181,6 +186,7 @@ export function createJobStart(
         teamId: job.teamId,
         channelId: job.channelId,
         userId: job.requesterId,
+        threadTs: job.threadTs,
       },
       job.origin,
     );
@@ -212,6 +218,7 @@ export function createJobStart(
     }
     // Only one caller (the command's task or recovery) may go on.
     if (!(await moveJob(store, job.id, job.phase, 'posting', now()))) return;
+    await pane.starting(job);
     await postRoot({ ...job, ...enterPhase(job.phase, 'posting') }, run);
   }
 

@@ -1,12 +1,13 @@
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { HOUR_MS } from '../../access/access-policy.js';
+import { jobListMessage, LIST_LIMIT } from '../../blocks/job-list.js';
+import { refusalText, text, usage } from '../../blocks/messages.js';
+import { statusReport } from '../../blocks/status-report.js';
 import { parseCommandText } from '../../jobs/command-text.js';
-import { refusalText, text, usage } from '../../jobs/messages.js';
+import { isDirectConversation } from '../../slack/conversations.js';
 import { md } from '../../slack/mrkdwn.js';
 import { withTimeout } from '../../util/timeout.js';
-import { jobListMessage, LIST_LIMIT } from '../../views/job-list.js';
-import { statusReport } from '../../views/status-report.js';
 import { runRecorded } from '../background.js';
 import type { ListenerDeps } from '../types.js';
 
@@ -24,10 +25,6 @@ type Command = z.infer<typeof commandSchema>;
 
 /** How long a report waits for the access check (users.info) before answering that it cannot tell. */
 const REPORT_ACCESS_CHECK_MS = 1_500;
-
-/** Direct messages: the bot does not receive thread replies there, so a job could not be steered. */
-const isDirectMessage = (channelId: string, channelName: string | undefined) =>
-  channelId.startsWith('D') || channelName === 'directmessage' || channelName === 'mpdm';
 
 /** `/docs-agent list` and `list channel`: recent jobs with links to their threads and PRs. */
 async function listReply(deps: ListenerDeps, body: Command, scope: 'mine' | 'channel') {
@@ -118,7 +115,9 @@ export function docsAgentCommand(deps: ListenerDeps) {
       case 'instruction':
         break;
     }
-    if (isDirectMessage(body.channel_id, body.channel_name)) {
+    // In a direct message the command cannot be followed by its thread (and in a DM between other
+    // people the bot cannot post at all): a direct message to the bot itself starts a job instead.
+    if (isDirectConversation(body.channel_id, body.channel_name)) {
       await ack({ response_type: 'ephemeral', text: text.directMessage() });
       return;
     }

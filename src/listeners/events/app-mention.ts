@@ -1,6 +1,6 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
-import { text as say } from '../../jobs/messages.js';
+import { text as say } from '../../blocks/messages.js';
 import { followUpText } from '../../slack/mentions.js';
 import { runRecorded } from '../background.js';
 import type { ListenerDeps } from '../types.js';

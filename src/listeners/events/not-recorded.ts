@@ -1,4 +1,4 @@
-import { text } from '../../jobs/messages.js';
+import { text } from '../../blocks/messages.js';
 import type { ListenerDeps } from '../types.js';
 
 /** Slack re-delivers an event whose answer was an error at most this many times. */

@@ -1,5 +1,5 @@
 import type { App } from '@slack/bolt';
-import { SHORTCUT_CALLBACK_ID } from '../../views/send-modal.js';
+import { SHORTCUT_CALLBACK_ID } from '../../blocks/send-modal.js';
 import type { ListenerDeps } from '../types.js';
 import { sendToDocsAgent } from './send-to-docs-agent.js';
 

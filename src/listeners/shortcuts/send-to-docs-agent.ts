@@ -1,7 +1,7 @@
 import type { AllMiddlewareArgs, SlackShortcutMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
+import { type ModalMetadata, sendModal } from '../../blocks/send-modal.js';
 import { permalink } from '../../slack/permalink.js';
-import { type ModalMetadata, sendModal } from '../../views/send-modal.js';
 import type { ListenerDeps } from '../types.js';
 
 const shortcutSchema = z.object({

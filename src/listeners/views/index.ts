@@ -1,5 +1,5 @@
 import type { App } from '@slack/bolt';
-import { MODAL_CALLBACK_ID } from '../../views/send-modal.js';
+import { MODAL_CALLBACK_ID } from '../../blocks/send-modal.js';
 import type { ListenerDeps } from '../types.js';
 import { sendToDocsAgentSubmission } from './send-to-docs-agent-submission.js';
 

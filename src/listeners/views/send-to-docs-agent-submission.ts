@@ -1,10 +1,12 @@
 import type { AllMiddlewareArgs, SlackViewMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
-import { modalText as say } from '../../jobs/messages.js';
+import { channelAllowed } from '../../access/access-policy.js';
+import { modalText as say } from '../../blocks/messages.js';
+import { BLOCK, INPUT_ACTION, type ModalMetadata } from '../../blocks/send-modal.js';
+import { isDirectMessage } from '../../slack/conversations.js';
 import type { ConversationFacts } from '../../slack/gateway.js';
 import { escapeMrkdwn } from '../../slack/mrkdwn.js';
 import { withTimeout } from '../../util/timeout.js';
-import { BLOCK, INPUT_ACTION, type ModalMetadata } from '../../views/send-modal.js';
 import { runRecorded } from '../background.js';
 import type { ListenerDeps } from '../types.js';
 
@@ -96,10 +98,9 @@ export function sendToDocsAgentSubmission(deps: ListenerDeps) {
     if (!instruction) errors.instruction = say.noInstruction();
     else if (length > deps.config.maxPromptChars)
       errors.instruction = say.tooLong(length, deps.config.maxPromptChars);
-    const allowed = deps.config.access.allowedChannelIds;
     if (!channel) errors.channel = say.noChannel();
-    else if (channel.startsWith('D')) errors.channel = say.direct();
-    else if (allowed && !allowed.has(channel)) errors.channel = say.channelNotAllowed();
+    else if (isDirectMessage(channel)) errors.channel = say.direct();
+    else if (!channelAllowed(deps.config.access, channel)) errors.channel = say.channelNotAllowed();
     else {
       const known = await facts(deps, channel);
       if (known === 'missing') errors.channel = say.channelMissing();

@@ -1,4 +1,6 @@
 import pg from 'pg';
+import { type DatabaseTlsError, parseDatabaseTls } from '../../config/database-tls.js';
+import { assistantThreadMethods } from '../assistant-threads.js';
 import { newJobParams } from '../queries.js';
 import {
   parseAt,
@@ -17,9 +19,8 @@ import {
 } from '../rows.js';
 import type { Change, JobRecord, NewJob, NewRun, OutboxItem, Store } from '../types.js';
 import { UnknownRunError, useDecision } from '../uses.js';
-import { type DatabaseTlsError, parseDatabaseTls, tlsOptions } from './connection-tls.js';
+import { tlsOptions } from './connection-tls.js';
 import { ADOPTION_LOCK_KEY, migratePostgres, PROJECT_USES_LOCK, types, USER_USES_LOCK } from './migrate.js';
-
 import { exec, inTransaction, many, one, type Queryable, updateRow, write } from './statements.js';
 
 export { migratePostgres } from './migrate.js';
@@ -226,6 +227,10 @@ export async function openPostgresStore(
       await write(pool, 'recordHomeOpened', { userId, teamId, now });
     },
     homeOpened: async (userId) => (await exec(pool, 'homeOpened', { userId })).rows.length > 0,
+    ...assistantThreadMethods({
+      one: (name, params, parse) => one(pool, name, params, parse),
+      write: (name, params) => write(pool, name, params),
+    }),
     enqueue: (items, now) => transaction((db) => enqueueAll(db, items, now)),
     dueOutbox: (now, limit) => many(pool, 'dueOutbox', { now, limit }, parseOutboxItem),
     claimOutbox: async (instanceId, now, limit, until) =>

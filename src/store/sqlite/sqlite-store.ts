@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { assistantThreadMethods } from '../assistant-threads.js';
 import type { Params } from '../queries/named.js';
 import { newJobParams, type PatchedTable, type QueryName, queriesFor, updateStatement } from '../queries.js';
 import {
@@ -263,10 +264,9 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
     async supersedeCardUpdates(jobId, uptoId, instanceId, now) {
       write('supersedeCardUpdates', { jobId, uptoId, instanceId, now });
     },
-    async recordHomeOpened(userId, teamId, now) {
-      write('recordHomeOpened', { userId, teamId, now });
-    },
+    recordHomeOpened: async (userId, teamId, now) => void write('recordHomeOpened', { userId, teamId, now }),
     homeOpened: async (userId) => statements.homeOpened.get({ userId }) !== undefined,
+    ...assistantThreadMethods({ one, write }),
     async enqueue(items, now) {
       db.transaction(() => enqueueAll(items, now)).immediate();
     },

@@ -1,3 +1,8 @@
+import { STILL_STARTING, TAKES_FOLLOW_UPS } from '../domain/phases.js';
+import { actions, type Block, context, fieldsSection, LIMITS, linkButton, section } from '../slack/blocks.js';
+import { checkPullRequestUrl } from '../slack/links.js';
+import { codeSpan, type Mrkdwn, md, slackDate, truncateMrkdwn, userMention } from '../slack/mrkdwn.js';
+import type { JobRecord, RunOutcome } from '../store/types.js';
 import {
   duration,
   followUpHint,
@@ -6,12 +11,7 @@ import {
   type RenderHints,
   rootText,
   statusLine,
-} from '../jobs/messages.js';
-import { STILL_STARTING, TAKES_FOLLOW_UPS } from '../jobs/phases.js';
-import { actions, type Block, context, fieldsSection, LIMITS, linkButton, section } from '../slack/blocks.js';
-import { checkPullRequestUrl } from '../slack/links.js';
-import { codeSpan, type Mrkdwn, md, slackDate, truncateMrkdwn, userMention } from '../slack/mrkdwn.js';
-import type { JobRecord, RunOutcome } from '../store/types.js';
+} from './messages.js';
 
 /** The "View pull request" button, only for an address on the trusted hosts. */
 function pullRequestButton(job: JobRecord, hints: RenderHints): Block[] {
@@ -103,3 +103,10 @@ export function outcomePost(
   if (outcome === 'completed_pr') blocks.push(...pullRequestButton(job, hints));
   return { text, blocks };
 }
+
+/**
+ * The status card's ts. A command job's card is its root, also for jobs recorded by an earlier
+ * version that did not record the card (during a rolling upgrade).
+ */
+export const cardTsOf = (job: JobRecord): string | null =>
+  job.cardTs ?? (job.origin === 'command' ? job.threadTs : null);

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AgentBadRequestError, AgentRateLimitedError } from '../../src/agent/errors.js';
-import { rescueIntro } from '../../src/delivery/outbox.js';
+import { homeView, jobListMessage } from '../../src/blocks/job-list.js';
 import {
   agentErrorText,
   outcomeText,
@@ -10,15 +10,15 @@ import {
   rootText,
   text,
   usage,
-} from '../../src/jobs/messages.js';
-import { JOB_PHASES } from '../../src/jobs/phases.js';
+} from '../../src/blocks/messages.js';
+import { sendModal } from '../../src/blocks/send-modal.js';
+import { outcomePost, statusCard } from '../../src/blocks/status-card.js';
+import { rescueIntro } from '../../src/delivery/outbox.js';
+import { JOB_PHASES } from '../../src/domain/phases.js';
 import { checkPullRequestUrl, checkUrl } from '../../src/slack/links.js';
 import { md, recordedMrkdwn } from '../../src/slack/mrkdwn.js';
 import { permalink } from '../../src/slack/permalink.js';
 import type { JobRecord, RunOutcome } from '../../src/store/types.js';
-import { homeView, jobListMessage } from '../../src/views/job-list.js';
-import { sendModal } from '../../src/views/send-modal.js';
-import { outcomePost, statusCard } from '../../src/views/status-card.js';
 import { blockProblems, viewProblems } from '../helpers/block-kit.js';
 
 const HINTS: RenderHints = { mode: 'all', asideMarker: '//', prLinkHosts: ['github.com'] };

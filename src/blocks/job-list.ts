@@ -1,6 +1,5 @@
-import { duration, pullRequestLink, type RenderHints, statusLine } from '../jobs/messages.js';
-import { cardTsOf } from '../jobs/outbox-items.js';
 import { type Block, context, divider, header, LIMITS, section } from '../slack/blocks.js';
+import { isDirectMessage } from '../slack/conversations.js';
 import { checkUrl } from '../slack/links.js';
 import {
   channelMention,
@@ -16,6 +15,8 @@ import {
 import { permalink } from '../slack/permalink.js';
 import { truncateText } from '../slack/truncate.js';
 import type { JobRecord } from '../store/types.js';
+import { duration, pullRequestLink, type RenderHints, statusLine } from './messages.js';
+import { cardTsOf } from './status-card.js';
 
 /** How many jobs a list shows. */
 export const LIST_LIMIT = 10;
@@ -46,7 +47,8 @@ export function jobLine(job: JobRecord, ctx: ListContext): Mrkdwn {
     : md`*${escapeMrkdwn(label(job.instruction))}*`;
   const parts = [
     statusLine(job, ctx),
-    channelMention(job.channelId),
+    // A direct message has no name to show: Slack would render its mention as an unknown channel.
+    isDirectMessage(job.channelId) ? md`direct message` : channelMention(job.channelId),
     md`${duration(Math.max(0, ctx.now - job.createdAt))} ago`,
   ];
   if (job.prLink) parts.push(pullRequestLink(job.prLink, ctx, 'pull request'));

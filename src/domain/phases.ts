@@ -1,5 +1,3 @@
-import type { JobRecord, Store } from '../store/types.js';
-
 /**
  * Where a job is in its life.
  * - `accepted`: recorded when the command arrived; nothing else done yet.
@@ -57,9 +55,6 @@ export const TRANSITIONS = {
   start_unknown: [],
   gone: [],
 } as const satisfies Record<JobPhase, readonly JobPhase[]>;
-
-/** A job known to be in one of the phases `S`. */
-export type JobIn<S extends JobPhase> = JobRecord & { readonly phase: S };
 
 /** Phases `F` may move to, by {@link TRANSITIONS}. */
 export type NextPhase<F extends JobPhase> = (typeof TRANSITIONS)[F][number];
@@ -135,7 +130,7 @@ export function enterPhase<F extends JobPhase, T extends CommonNextPhase<F>>(fro
  * job was no longer in `from` (someone else moved it).
  */
 export function moveJob<F extends JobPhase>(
-  store: Pick<Store, 'transitionJob'>,
+  store: { transitionJob(jobId: number, from: JobPhase, to: JobPhase, now: number): Promise<boolean> },
   jobId: number,
   from: F,
   to: CommonNextPhase<F>,

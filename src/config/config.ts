@@ -1,13 +1,13 @@
-import { envSchema, type LogLevel } from './config/env-schema.js';
-import { blankToUndefined } from './config/fields.js';
-import { databasePassword } from './secrets.js';
+import { databasePassword } from '../logging/secrets.js';
+import { envSchema, type LogLevel } from './env-schema.js';
+import { blankToUndefined } from './fields.js';
 
 export {
   LOG_LEVELS,
   type LogLevel,
   MAX_METRICS_TOKEN_CHARS,
   MIN_METRICS_TOKEN_CHARS,
-} from './config/env-schema.js';
+} from './env-schema.js';
 
 /** Validated configuration. Built once at start-up by {@link readConfig} and passed in. */
 export interface Config {
@@ -65,6 +65,13 @@ export interface Config {
     allowedUserIds: ReadonlySet<string> | null;
     /** Whether guests (restricted and ultra-restricted accounts) may use the bot. */
     allowGuests: boolean;
+    /**
+     * Direct messages to the bot (`ALLOW_DIRECT_MESSAGES`): `false` refuses them; `true` allows them
+     * even when `allowedChannelIds` is set; undefined (the default) allows them only when no
+     * channel allow-list is set. In the assistant pane opened beside a channel, that channel must
+     * also pass `allowedChannelIds`.
+     */
+    allowDirectMessages?: boolean | undefined;
     /** Instructions (commands and follow-ups) one person may give per rolling hour. */
     maxInstructionsPerUserPerHour: number;
   };
@@ -80,6 +87,8 @@ export interface Config {
   };
   /** Most characters of earlier thread messages given to the agent with a job started in a thread. */
   threadContextMaxChars: number;
+  /** Prompts a new assistant thread suggests (`SUGGESTED_PROMPTS`), at most four. */
+  suggestedPrompts: readonly { title: string; message: string }[];
   /** Documentation project per channel id; channels not listed use `agent.projectId`. */
   channelProjects: ReadonlyMap<string, string>;
   /**
@@ -162,6 +171,7 @@ export function readConfig(env: Env = process.env): Config {
       allowedChannelIds: e.ALLOWED_CHANNEL_IDS.length ? new Set(e.ALLOWED_CHANNEL_IDS) : null,
       allowedUserIds: e.ALLOWED_USER_IDS.length ? new Set(e.ALLOWED_USER_IDS) : null,
       allowGuests: e.ALLOW_GUESTS,
+      allowDirectMessages: e.ALLOW_DIRECT_MESSAGES,
       maxInstructionsPerUserPerHour: e.MAX_INSTRUCTIONS_PER_USER_PER_HOUR,
     },
     maxPromptChars: e.MAX_PROMPT_CHARS,
@@ -170,6 +180,7 @@ export function readConfig(env: Env = process.env): Config {
     channelProjects: new Map(
       e.CHANNEL_PROJECTS.map(([channel, project]) => [channel as string, project as string]),
     ),
+    suggestedPrompts: e.SUGGESTED_PROMPTS,
     prLinkHosts: e.PR_LINK_HOSTS,
     retentionDays: e.RETENTION_DAYS,
     metricsToken: e.METRICS_TOKEN,

@@ -1,7 +1,6 @@
 import { WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOutbox } from '../../src/delivery/outbox.js';
-import { privateNote, receivedReaction, rootUpdate, threadPost } from '../../src/jobs/outbox-items.js';
 import {
   BOT_EVENT_TYPES,
   keys,
@@ -11,8 +10,9 @@ import {
   ROOT_EVENT_TYPE,
   rootMetadata,
   unkeyedPostKey,
-} from '../../src/jobs/outbox-registry.js';
-import { createLogger } from '../../src/logger.js';
+} from '../../src/domain/outbox-registry.js';
+import { privateNote, receivedReaction, rootUpdate, threadPost } from '../../src/jobs/outbox-items.js';
+import { createLogger } from '../../src/logging/logger.js';
 import { createSlackGateway } from '../../src/slack/gateway.js';
 import { md } from '../../src/slack/mrkdwn.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';

@@ -1,4 +1,5 @@
 import { type Block, context, LIMITS, plain } from '../slack/blocks.js';
+import { isDirectMessage } from '../slack/conversations.js';
 import { checkUrl } from '../slack/links.js';
 import { channelMention, escapeMrkdwn, link, md, mrkdwnToPlain, userMention } from '../slack/mrkdwn.js';
 import { truncateText } from '../slack/truncate.js';
@@ -76,7 +77,7 @@ export function sendModal(args: {
         type: 'conversations_select',
         action_id: INPUT_ACTION,
         // A direct message cannot host a job: leave the choice to the person.
-        ...(metadata.channel.startsWith('D') ? {} : { initial_conversation: metadata.channel }),
+        ...(isDirectMessage(metadata.channel) ? {} : { initial_conversation: metadata.channel }),
         filter: { include: ['public', 'private'], exclude_bot_users: true },
       },
     },

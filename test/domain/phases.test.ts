@@ -19,7 +19,7 @@ import {
   THREAD_RELEASING_PHASES,
   TRANSITIONS,
   UnexpectedPhaseError,
-} from '../../src/jobs/phases.js';
+} from '../../src/domain/phases.js';
 import { migrationsFor } from '../../src/store/schema.js';
 
 const exits = (phase: JobPhase): readonly JobPhase[] => TRANSITIONS[phase];
@@ -162,7 +162,7 @@ describe('the code', () => {
   it('changes phases only through the table', () => {
     const direct: string[] = [];
     for (const [path, text] of sources()) {
-      if (path.endsWith(join('jobs', 'phases.ts')) || path.includes(`${join('src', 'store')}`)) continue;
+      if (path.endsWith(join('domain', 'phases.ts')) || path.includes(`${join('src', 'store')}`)) continue;
       text.split('\n').forEach((line, i) => {
         // A phase written by hand: `phase: 'x'`, `phase: cond ? …`, or the store's transition.
         const written = /\bphase:\s*(?!job\.phase\b|JobPhase\b|string\b|expectPhase\()\S/.test(line);

@@ -1,3 +1,5 @@
+import { STILL_STARTING, TAKES_FOLLOW_UPS } from '../domain/phases.js';
+import { isPrivateConversation } from '../slack/conversations.js';
 import { checkPullRequestUrl } from '../slack/links.js';
 import {
   blockQuote,
@@ -14,7 +16,6 @@ import {
 } from '../slack/mrkdwn.js';
 import { truncateText } from '../slack/truncate.js';
 import type { JobRecord, RunOutcome } from '../store/types.js';
-import { STILL_STARTING, TAKES_FOLLOW_UPS } from './phases.js';
 
 export { agentErrorText, modalText, refusalText } from './refusal-texts.js';
 
@@ -201,11 +202,11 @@ export const text = {
     md`:information_source: ${codeSpan(truncateText(word, 100))} is not a /docs-agent subcommand, so nothing was started.\n${help}`,
   reportUnavailable: () => md`:warning: I could not read my records just now. Please try again in a moment.`,
   notInChannel: (channelId: string) =>
-    channelId.startsWith('D') || channelId.startsWith('G')
+    isPrivateConversation(channelId)
       ? md`:wave: I can't post in this conversation, so no job was started. Run /docs-agent in a channel I am in (invite me with \`/invite @docs-agent\`).`
       : md`:wave: I can't post in ${channelMention(channelId)}, so no job was started. Invite me with \`/invite @docs-agent\` and run the command again.`,
   directMessage: () =>
-    md`:wave: Jobs run in channels, where the job's thread lets everyone follow along and reply. Run /docs-agent in a channel I am in (invite me with \`/invite @docs-agent\`). Nothing was started.`,
+    md`:wave: /docs-agent runs jobs in channels, where the job's thread lets everyone follow along and reply. Run it in a channel I am in (invite me with \`/invite @docs-agent\`), or send me the instruction as a message in my Messages tab. Nothing was started.`,
   cannotPost: (reason: string) =>
     md`:warning: I couldn't post in this conversation (Slack said ${codeSpan(truncateText(reason, 100))}), so no job was started.`,
   restartedBeforeCreate: (requesterId: string) =>

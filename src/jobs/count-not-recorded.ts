@@ -1,5 +1,5 @@
-import type { JobService } from '../jobs/job-service.js';
-import type { InstructionSurface, MetricsHooks } from './hooks.js';
+import type { InstructionSurface, MetricsHooks } from '../metrics/hooks.js';
+import type { JobService } from './job-service.js';
 
 /**
  * The job service, counting every instruction it could not record as it arrived (the store
@@ -21,6 +21,7 @@ export function countNotRecorded(jobs: JobService, metrics: Pick<MetricsHooks, '
     ...jobs,
     acceptCommand: counted('command', (request) => jobs.acceptCommand(request)),
     acceptMention: counted('mention', (request) => jobs.acceptMention(request)),
+    acceptDirect: counted('direct', (request) => jobs.acceptDirect(request)),
     acceptShortcut: counted('shortcut', (request) => jobs.acceptShortcut(request)),
     acceptReply: counted('reply', (request) => jobs.acceptReply(request)),
   };

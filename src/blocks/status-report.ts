@@ -1,9 +1,7 @@
-import { duration } from '../jobs/messages.js';
+import { AGENT_HOURLY_LIMIT } from '../agent/limits.js';
 import { type Block, context, fieldsSection, section } from '../slack/blocks.js';
 import { codeSpan, joinMrkdwn, type Mrkdwn, md } from '../slack/mrkdwn.js';
-
-/** The agent API's limit on creates and follow-ups, per project per hour. */
-export const AGENT_HOURLY_LIMIT = 100;
+import { duration } from './messages.js';
 
 export interface StatusFacts {
   /** Every project the deployment serves, the default first. */

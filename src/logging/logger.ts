@@ -1,4 +1,6 @@
-import { LOG_LEVELS, type LogLevel } from './config.js';
+/** Log levels, most verbose first. */
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export type LogFields = Record<string, unknown>;
 

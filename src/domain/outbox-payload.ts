@@ -1,0 +1,44 @@
+/*
+ * What an outbox item asks Slack to do. The store keeps these as JSON and the outbox delivers
+ * them; their schemas and once-only keys live in the registry beside this file.
+ */
+
+/** An outcome of a run, or a notice that an instruction did not (surely) reach the agent. */
+export type PostKind = 'outcome' | 'notice';
+
+export interface PostAbout {
+  kind: PostKind;
+  /** The run's sequence number in its job. */
+  run: number | null;
+  /** ts of the Slack message that carried the instruction, for follow-ups. */
+  source: string | null;
+  /** When several runs merged into one result: their sequence numbers, comma-separated. */
+  covers?: string;
+  /** …and their source message ts, comma-separated (empty for the first instruction). */
+  sources?: string;
+}
+
+/** What an outbox item asks Slack to do. */
+export type OutboxPayload =
+  | {
+      type: 'post';
+      channel: string;
+      threadTs: string;
+      text: string;
+      /** Written into the message's metadata so a re-post after a crash can be detected. */
+      eventType: string;
+      /** Which run the post is about, also written into the metadata (nothing secret). */
+      about?: PostAbout;
+      /** Block Kit layout; `text` stays the notification and screen-reader fallback. */
+      blocks?: unknown[];
+    }
+  | { type: 'update_root'; channel: string; ts: string }
+  | { type: 'reaction'; channel: string; ts: string; name: string }
+  | {
+      type: 'respond';
+      responseUrl: string;
+      text: string;
+      /** Where to say it instead once the response_url has expired. */
+      fallback?: { channel: string; user: string };
+    }
+  | { type: 'ephemeral'; channel: string; user: string; threadTs: string | null; text: string };

@@ -1,0 +1,71 @@
+import type { AllMiddlewareArgs } from '@slack/bolt';
+import { z } from 'zod';
+import { isDirectMessage } from '../../slack/conversations.js';
+import { followUpText } from '../../slack/mentions.js';
+import { runRecorded } from '../background.js';
+import type { ListenerDeps } from '../types.js';
+import { authorTeam, botUserIdOf, isHumanMessage } from './event-facts.js';
+import { notRecorded } from './not-recorded.js';
+
+const directSchema = z.object({
+  channel_type: z.literal('im'),
+  user: z.string().min(1),
+  text: z.string().default(''),
+  ts: z.string().min(1),
+  channel: z.string().min(1),
+  thread_ts: z.string().min(1).optional(),
+  // The bot's own posts (its status card, outcomes) and other apps' are no instructions.
+  bot_id: z.undefined().optional(),
+  app_id: z.undefined().optional(),
+});
+
+/** What a message listener is given, from `app.event('message')` or the assistant's `userMessage`. */
+type MessageArgs = Pick<AllMiddlewareArgs, 'context'> & { event: unknown; body: unknown };
+
+/**
+ * A message to the bot in a direct message (the App Home "Messages" tab, or a thread of the
+ * assistant pane): at the top it starts a job whose thread is that message; in a thread, it
+ * starts one there, or is a follow-up where the thread has a job, exactly as in a channel.
+ * Every message in a direct message is meant for the bot: only asides are not.
+ */
+export function directMessage(deps: ListenerDeps) {
+  return async ({ event, body, context }: MessageArgs) => {
+    const raw = event as Record<string, unknown>;
+    if (!isHumanMessage(raw)) return;
+    const parsed = directSchema.safeParse(raw);
+    if (!parsed.success || !isDirectMessage(parsed.data.channel)) return;
+    const message = parsed.data;
+    const botUserId = botUserIdOf(context, body);
+    if (botUserId && message.user === botUserId) return;
+    const instruction = followUpText(message.text, { ...deps.config.followUps, botUserId, mode: 'all' });
+    if (!instruction) return;
+    const teamId = authorTeam(raw, body) ?? context.teamId ?? '';
+    const thread = message.thread_ts && message.thread_ts !== message.ts ? message.thread_ts : undefined;
+
+    // Recorded before Slack is answered (the receiver answers after this listener): a crash
+    // cannot lose it, and Slack's retry is recognized by the message's ts.
+    let outcome: Awaited<ReturnType<typeof deps.jobs.acceptDirect>>;
+    try {
+      outcome = await deps.jobs.acceptDirect({
+        teamId,
+        channelId: message.channel,
+        userId: message.user,
+        text: instruction,
+        messageTs: message.ts,
+        threadTs: thread,
+      });
+    } catch (error) {
+      return notRecorded(deps, error, context, {
+        channel: message.channel,
+        user: message.user,
+        ...(thread ? { threadTs: thread } : {}),
+      });
+    }
+    if (outcome && 'job' in outcome)
+      runRecorded(deps, 'start job', () => deps.jobs.startJob(outcome.job), { jobId: outcome.job });
+    if (outcome && 'reply' in outcome)
+      runRecorded(deps, 'forward reply', () => deps.jobs.processReply(outcome.reply, teamId), {
+        runId: outcome.reply,
+      });
+  };
+}

@@ -1,0 +1,22 @@
+/** What a conversation is, read from what Slack gives: the one place these rules live. */
+
+/**
+ * A direct message with the bot (its App Home "Messages" tab, or the assistant pane). Slack
+ * gives one-to-one conversations ids starting with `D`.
+ */
+export const isDirectMessage = (channelId: string): boolean => channelId.startsWith('D');
+
+/**
+ * A one-to-one or group direct message, as a slash command reports it: by its id, or by the name
+ * Slack gives such conversations (`directmessage`, `mpdm`), since a group DM's id looks like a
+ * private channel's.
+ */
+export const isDirectConversation = (channelId: string, channelName?: string): boolean =>
+  isDirectMessage(channelId) || channelName === 'directmessage' || channelName === 'mpdm';
+
+/**
+ * A conversation the bot cannot be invited to with `/invite`: a direct message, or a group
+ * direct message or legacy private group (ids starting with `G`).
+ */
+export const isPrivateConversation = (channelId: string): boolean =>
+  isDirectMessage(channelId) || channelId.startsWith('G');

@@ -1,0 +1,23 @@
+import type { Params } from './queries/named.js';
+import type { QueryName } from './queries.js';
+import { parseAssistantThread, type Row } from './rows.js';
+import type { Store } from './types.js';
+
+type Methods = Pick<Store, 'recordAssistantThread' | 'assistantThread'>;
+
+/**
+ * The assistant-thread methods, written once for both engines: each engine passes its own way
+ * of running one named statement (synchronous on SQLite, awaited on PostgreSQL).
+ */
+export function assistantThreadMethods(run: {
+  one: <T>(name: QueryName, params: Params, parse: (row: Row) => T) => T | undefined | Promise<T | undefined>;
+  write: (name: QueryName, params: Params) => unknown;
+}): Methods {
+  return {
+    async recordAssistantThread(thread, at) {
+      await run.write('recordAssistantThread', { ...thread, at });
+    },
+    assistantThread: async (channelId, threadTs) =>
+      run.one('assistantThread', { channelId, threadTs }, parseAssistantThread),
+  };
+}

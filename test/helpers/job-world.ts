@@ -1,0 +1,194 @@
+/**
+ * The job flows' world for unit tests: a real SQLite store in memory, the real configuration,
+ * access policy, identity and user names, and fakes only for Slack and the agent API (see
+ * fake-network.ts). Tests build one flow from `world.ctx` and read what it recorded back from
+ * the store.
+ */
+import { vi } from 'vitest';
+import { createAccessPolicy } from '../../src/access/access-policy.js';
+import type { RenderHints } from '../../src/blocks/messages.js';
+import { readConfig, secretsOf } from '../../src/config/config.js';
+import { createReplyCatchUp } from '../../src/jobs/catch-up.js';
+import { createFollowUps } from '../../src/jobs/follow-ups.js';
+import { createHolds } from '../../src/jobs/holds.js';
+import { createInstructionChecks } from '../../src/jobs/instruction-checks.js';
+import { createJobContext, type JobContext, type JobServiceDeps } from '../../src/jobs/job-context.js';
+import { createReplies } from '../../src/jobs/replies.js';
+import { createLogger } from '../../src/logging/logger.js';
+import { createIdentity } from '../../src/slack/identity.js';
+import { createUserNames } from '../../src/slack/user-names.js';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { JobRecord, NewJob, OutboxPayload, RunRecord } from '../../src/store/types.js';
+import { VALID_ENV } from './config.js';
+import { fakeAgent, fakeSlack, fakeWebClient, TEAM } from './fake-network.js';
+
+/** A fixed start time, so recorded times are exact. */
+export const T0 = Date.parse('2026-09-01T12:00:00.000Z');
+export const CHANNEL = 'C0TEST';
+export const REQUESTER = 'U0REQUESTER';
+export const INSTANCE = 'instance-test-1';
+
+export interface OutboxRow {
+  jobId: number | null;
+  key: string | null;
+  payload: OutboxPayload;
+}
+
+/** Everything a job flow is built from, plus ways to read the store and move the clock. */
+export function createJobWorld(env: Record<string, string> = {}) {
+  const config = readConfig({ ...VALID_ENV, FOLLOW_UP_BATCH_MS: '0', ...env });
+  const logs: string[] = [];
+  const logger = createLogger({ level: 'debug', secrets: secretsOf(config), write: (l) => logs.push(l) });
+  const store = openSqliteStore(':memory:');
+  const slack = fakeSlack();
+  const agent = fakeAgent();
+  const clock = { at: T0 };
+  const now = () => clock.at;
+  const identity = createIdentity(fakeWebClient(), logger, now);
+  const access = createAccessPolicy({
+    config: config.access,
+    identity,
+    slack,
+    store,
+    logger,
+    defaultProject: config.agent.projectId,
+    now,
+  });
+  const hints: RenderHints = {
+    mode: config.followUps.mode,
+    asideMarker: config.followUps.asideMarker,
+    prLinkHosts: config.prLinkHosts,
+  };
+  /** Background work the flows started, so a test can wait for all of it. */
+  const started: Promise<void>[] = [];
+  const deps: JobServiceDeps = {
+    store,
+    instanceId: INSTANCE,
+    agentFor: () => agent,
+    projectFor: (channelId) => config.channelProjects.get(channelId) ?? config.agent.projectId,
+    settings: config,
+    loops: { outbox: { kick: vi.fn() }, poller: { kick: vi.fn() } },
+    names: createUserNames(slack, logger),
+    hints,
+    botUserId: async () => (await identity.get())?.botUserId,
+    slack,
+    access,
+    logger,
+    runTask: vi.fn((_name: string, work: () => Promise<void>) => {
+      started.push(work());
+      return true;
+    }),
+    now,
+  };
+  const ctx: JobContext = createJobContext(deps);
+
+  return {
+    config,
+    logs,
+    store,
+    slack,
+    agent,
+    access,
+    identity,
+    hints,
+    deps,
+    ctx,
+    clock,
+    /**
+     * The flows the one under test calls, built from the real code as the job service builds
+     * them. Stop `holds` and `followUps` after the test (they keep timers).
+     */
+    parts() {
+      const followUps = createFollowUps(ctx);
+      const holds = createHolds({ ...ctx, firstRetryMs: 60_000 });
+      const checks = createInstructionChecks(ctx, holds);
+      const replies = createReplies(ctx, { checks, followUps });
+      const catchUp = createReplyCatchUp({
+        ...ctx,
+        accept: replies.acceptReply,
+        process: replies.processReply,
+      });
+      return { followUps, holds, checks, replies, catchUp };
+    },
+    /** Moves the clock on by `ms`. */
+    advance(ms: number) {
+      clock.at += ms;
+    },
+    /** Waits for every background task the flows handed to `runTask` so far. */
+    async background() {
+      for (let i = 0; i < started.length; i++) await started[i];
+    },
+    /** Every outbox item queued, oldest first. */
+    outbox(): OutboxRow[] {
+      const rows = store.db
+        .prepare('SELECT job_id AS jobId, dedupe_key AS key, payload FROM outbox ORDER BY id')
+        .all() as { jobId: number | null; key: string | null; payload: string }[];
+      return rows.map((r) => ({ ...r, payload: JSON.parse(r.payload) as OutboxPayload }));
+    },
+    /** The dedupe keys of every outbox item queued (card updates, which have none, left out). */
+    outboxKeys(): string[] {
+      return this.outbox().flatMap((r) => (r.key ? [r.key] : []));
+    },
+    /** Records a job in its first phase with its first run, as a command would. */
+    async insertJob(fields: Partial<NewJob> = {}, prompt = 'Document the rate limits') {
+      const { job, run } = await store.insertJob(
+        {
+          teamId: TEAM,
+          channelId: CHANNEL,
+          requesterId: REQUESTER,
+          instruction: prompt,
+          triggerKey: `command:trigger-${Math.random()}`,
+          responseUrl: null,
+          pollIntervalMs: config.poll.intervalMs,
+          owner: INSTANCE,
+          ...fields,
+        },
+        {
+          kind: 'create',
+          prompt,
+          authorId: fields.requesterId ?? REQUESTER,
+          messageTs: null,
+          owner: INSTANCE,
+        },
+        clock.at,
+      );
+      return { job, run };
+    },
+    /**
+     * Records a job the agent is working on: its card posted in its thread, its first run sent,
+     * polled from now on.
+     */
+    async activeJob(fields: Partial<NewJob> = {}) {
+      const { job, run } = await this.insertJob(fields);
+      await store.apply(
+        {
+          jobId: job.id,
+          job: {
+            phase: 'active',
+            threadTs: '1700000000.000001',
+            cardTs: '1700000000.000001',
+            agentJobId: 'job_test_1',
+            agentStatus: 'active',
+            runStartedAt: clock.at,
+            nextPollAt: clock.at + config.poll.intervalMs,
+          },
+          run: { id: run.id, patch: { state: 'sent', sentAt: clock.at } },
+          incrementRunCount: true,
+        },
+        clock.at,
+      );
+      return { job: await this.job(job.id), run: (await store.getRuns(job.id))[0] as RunRecord };
+    },
+    /** The job as the store holds it now. */
+    async job(id: number): Promise<JobRecord> {
+      const job = await store.getJob(id);
+      if (!job) throw new Error(`no job ${id}`);
+      return job;
+    },
+    async runs(jobId: number): Promise<RunRecord[]> {
+      return store.getRuns(jobId);
+    },
+  };
+}
+
+export type JobWorld = ReturnType<typeof createJobWorld>;

@@ -1,0 +1,106 @@
+/**
+ * What a listener is given, for unit tests that call it directly with Bolt's arguments (as the
+ * Bolt starter template tests its listeners): the real job service, task tracker, App Home
+ * publisher and health on a real SQLite store, with Slack and the agent API faked (see
+ * job-world.ts). Bolt's own arguments are plain objects and vi.fn().
+ */
+import { vi } from 'vitest';
+import { createHomePublisher } from '../../src/home/home-publisher.js';
+import { createHealth } from '../../src/http/health.js';
+import { createJobService } from '../../src/jobs/job-service.js';
+import type { ListenerDeps } from '../../src/listeners/types.js';
+import { createTaskTracker } from '../../src/util/tasks.js';
+import { TEAM } from './fake-network.js';
+import { createJobWorld } from './job-world.js';
+
+export function createListenerWorld(
+  env: Record<string, string> = {},
+  options: { socketMode?: boolean } = {},
+) {
+  const w = createJobWorld(env);
+  // The installation middleware runs before every listener and notes the workspace.
+  w.identity.noteInstallation(TEAM);
+  const tracker = createTaskTracker(w.ctx.logger);
+  /** Work the listener handed to the background, so a test can wait for all of it. */
+  const started: Promise<unknown>[] = [];
+  const tasks: ListenerDeps['tasks'] = {
+    run: vi.fn((name: string, work: () => Promise<void>) =>
+      tracker.run(name, () => {
+        const running = work();
+        started.push(running.catch(() => {}));
+        return running;
+      }),
+    ),
+    get hasRoom() {
+      return tracker.hasRoom;
+    },
+    drain: (ms) => tracker.drain(ms),
+    get size() {
+      return tracker.size;
+    },
+  };
+  const jobs = createJobService({ ...w.deps, runTask: (name, work) => tasks.run(name, work) });
+  const home = createHomePublisher({
+    access: w.access,
+    store: w.store,
+    slack: w.slack,
+    identity: w.identity,
+    logger: w.ctx.logger,
+    hints: w.hints,
+    now: w.ctx.now,
+  });
+  const deps: ListenerDeps = {
+    access: w.access,
+    jobs,
+    tasks,
+    logger: w.ctx.logger,
+    store: w.store,
+    slack: w.slack,
+    identity: w.identity,
+    home,
+    health: createHealth(w.ctx.now),
+    config: w.config,
+    hints: w.hints,
+    names: w.deps.names,
+    socketMode: options.socketMode ?? false,
+  };
+  return {
+    ...w,
+    deps,
+    jobs,
+    /** Waits for every piece of background work the listener started (and what that started). */
+    async idle() {
+      for (let i = 0; i < started.length; i++) await started[i];
+    },
+    /** Log lines at `level` or above whose message contains `text`. */
+    logged(level: 'warn' | 'error', text: string) {
+      return w.logs.filter(
+        (l) => l.includes(text) && (level === 'warn' ? /"level":"(warn|error)"/ : /"level":"error"/).test(l),
+      );
+    },
+    jobCount: () => (w.store.db.prepare('SELECT count(*) AS n FROM jobs').get() as { n: number }).n,
+    runCount: () => (w.store.db.prepare('SELECT count(*) AS n FROM runs').get() as { n: number }).n,
+    stop() {
+      jobs.stop();
+      return w.store.close();
+    },
+  };
+}
+
+export type ListenerWorld = ReturnType<typeof createListenerWorld>;
+
+/** Bolt's `ack`, recording what the store held when it was called (acknowledged after recording?). */
+export function ackSpy(world: ListenerWorld) {
+  const jobsAtAck: number[] = [];
+  const ack = vi.fn(async (_answer?: unknown) => {
+    jobsAtAck.push(world.jobCount());
+  });
+  return { ack, jobsAtAck };
+}
+
+/** Bolt's logger and Web API client: the listeners use neither (they get theirs in deps). */
+export const boltExtras = () => ({
+  logger: { debug: vi.fn(), info: vi.fn(), warn: vi.fn(), error: vi.fn() },
+  client: {},
+  next: vi.fn(async () => {}),
+});

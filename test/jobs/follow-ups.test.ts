@@ -1,0 +1,122 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { AgentNotFoundError, AgentOutcomeUnknownError } from '../../src/agent/errors.js';
+import { BATCH_RETRY_MS, createFollowUps, type FollowUps } from '../../src/jobs/follow-ups.js';
+import type { JobRecord } from '../../src/store/types.js';
+import { CHANNEL, createJobWorld, INSTANCE, type JobWorld, T0 } from '../helpers/job-world.js';
+
+const BATCH_MS = 3_000;
+let w: JobWorld;
+let followUps: FollowUps;
+beforeEach(() => {
+  // Only the batch timers are faked: the store and the fakes answer as they would.
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  w = createJobWorld({ FOLLOW_UP_BATCH_MS: String(BATCH_MS) });
+  followUps = createFollowUps(w.ctx);
+});
+afterEach(async () => {
+  followUps.stop();
+  vi.useRealTimers();
+  await w.store.close();
+});
+
+/** A checked reply waiting to be sent, recorded now. */
+async function ready(job: JobRecord, author: string, prompt: string, messageTs: string) {
+  const { run } = await w.store.insertFollowUp(
+    job.id,
+    { kind: 'follow_up', prompt, authorId: author, messageTs, owner: INSTANCE },
+    w.clock.at,
+  );
+  await w.store.apply({ jobId: job.id, run: { id: run.id, patch: { state: 'ready' } } }, w.clock.at);
+  return run;
+}
+
+/** Lets the batch window pass, on the flows' clock and on their timers. */
+async function windowPasses(ms = BATCH_MS) {
+  w.advance(ms);
+  await vi.advanceTimersByTimeAsync(ms);
+  await w.background();
+}
+
+describe('dispatchReady', () => {
+  it('waits for the batch window, then sends the replies in it as one follow-up', async () => {
+    const { job } = await w.activeJob();
+    const first = await ready(job, 'U0ONE', 'Also the SDK', '1700000500.000500');
+    await followUps.dispatchReady(job.id);
+    w.advance(1_000);
+    await vi.advanceTimersByTimeAsync(1_000);
+    const second = await ready(job, 'U0TWO', 'And the CLI', '1700000501.000501');
+    await followUps.dispatchReady(job.id);
+    expect(w.agent.sendMessage).not.toHaveBeenCalled();
+
+    await windowPasses(BATCH_MS - 1_000);
+    expect(w.agent.sendMessage).toHaveBeenCalledOnce();
+    expect(w.agent.sendMessage).toHaveBeenCalledWith('job_test_1', 'Also the SDK\n\nAnd the CLI');
+    const runs = await w.runs(job.id);
+    expect(runs.filter((r) => r.kind === 'follow_up').map((r) => r.state)).toEqual(['sent', 'sent']);
+    // One run for the agent's quota and for the card: the batch.
+    expect((await w.job(job.id)).runCount).toBe(2);
+    expect(w.outboxKeys().sort()).toEqual([`received:${first.id}`, `received:${second.id}`].sort());
+  });
+
+  it('sends nothing once stopped: the replies stay ready for whoever takes over', async () => {
+    const { job } = await w.activeJob();
+    const run = await ready(job, 'U0ONE', 'Also the SDK', '1700000500.000500');
+    await followUps.dispatchReady(job.id);
+    followUps.stop();
+    await windowPasses();
+    expect(w.deps.runTask).not.toHaveBeenCalled();
+    expect((await w.store.getRun(run.id))?.state).toBe('ready');
+  });
+
+  it('with no background slot free, keeps the replies and tries again later', async () => {
+    const { job } = await w.activeJob();
+    await ready(job, 'U0ONE', 'Also the SDK', '1700000500.000500');
+    vi.mocked(w.deps.runTask).mockReturnValueOnce(false);
+    await followUps.dispatchReady(job.id);
+    await windowPasses();
+    expect(w.agent.sendMessage).not.toHaveBeenCalled();
+    await windowPasses(BATCH_RETRY_MS);
+    expect(w.agent.sendMessage).toHaveBeenCalledOnce();
+  });
+
+  it('a job the agent forgot: the job is gone and the authors are told in the thread', async () => {
+    w.agent.sendMessage.mockRejectedValueOnce(new AgentNotFoundError('no such job'));
+    const { job } = await w.activeJob();
+    const run = await ready(job, 'U0ONE', 'Also the SDK', '1700000500.000500');
+    w.advance(BATCH_MS);
+    await followUps.dispatchReady(job.id);
+
+    expect(await w.job(job.id)).toMatchObject({ phase: 'gone', nextPollAt: null });
+    expect(await w.store.getRun(run.id)).toMatchObject({ state: 'failed' });
+    const post = w.outbox().find((r) => r.key === `followup-error:${run.id}:${job.id}`);
+    expect(post?.payload).toMatchObject({
+      type: 'post',
+      channel: CHANNEL,
+      about: { kind: 'notice', run: 2 },
+    });
+    expect(JSON.stringify(post?.payload)).toContain('<@U0ONE>');
+  });
+
+  it('a follow-up whose answer was lost is unknown, never sent again', async () => {
+    w.agent.sendMessage.mockRejectedValueOnce(new AgentOutcomeUnknownError('timed out'));
+    const { job } = await w.activeJob();
+    const run = await ready(job, 'U0ONE', 'Also the SDK', '1700000500.000500');
+    w.advance(BATCH_MS);
+    await followUps.dispatchReady(job.id);
+    await followUps.dispatchReady(job.id);
+    expect(w.agent.sendMessage).toHaveBeenCalledOnce();
+    expect((await w.store.getRun(run.id))?.state).toBe('unknown');
+    expect((await w.job(job.id)).phase).toBe('active');
+  });
+
+  it('explains each waiting reply of a job that ended, and sends none', async () => {
+    const { job } = await w.activeJob();
+    const one = await ready(job, 'U0ONE', 'Also the SDK', '1700000500.000500');
+    const two = await ready(job, 'U0TWO', 'And the CLI', '1700000501.000501');
+    await w.store.apply({ jobId: job.id, job: { phase: 'start_unknown' } }, T0);
+    await followUps.dispatchReady(job.id);
+    expect(w.agent.sendMessage).not.toHaveBeenCalled();
+    expect(w.outboxKeys()).toEqual([`dropped:${one.id}`, `dropped:${two.id}`]);
+    expect(w.outbox().map((r) => (r.payload as { user?: string }).user)).toEqual(['U0ONE', 'U0TWO']);
+  });
+});

@@ -1,0 +1,94 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  createHolds,
+  type Held,
+  HOLD_LIMIT_MS,
+  HOLD_MAX_RETRY_MS,
+  type Holds,
+} from '../../src/jobs/holds.js';
+import { CHANNEL, createJobWorld, type JobWorld, REQUESTER } from '../helpers/job-world.js';
+
+const FIRST_RETRY_MS = 1_000;
+let w: JobWorld;
+let holds: Holds;
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  w = createJobWorld();
+  holds = createHolds({ ...w.ctx, firstRetryMs: FIRST_RETRY_MS });
+});
+afterEach(async () => {
+  holds.stop();
+  vi.useRealTimers();
+  await w.store.close();
+});
+
+async function held(fields: Partial<Held> = {}): Promise<Held> {
+  const { job } = await w.insertJob();
+  return {
+    kind: 'job',
+    id: job.id,
+    jobId: job.id,
+    since: w.clock.at,
+    to: { channelId: CHANNEL, userId: REQUESTER, threadTs: null, responseUrl: null },
+    recheck: vi.fn(async () => {}),
+    ...fields,
+  };
+}
+
+describe('hold', () => {
+  it('tells the author once, however often the instruction is held', async () => {
+    const h = await held();
+    expect(await holds.hold(h)).toBe(true);
+    expect(await holds.hold(h)).toBe(true);
+    const [note, ...more] = w.outbox();
+    expect(more).toEqual([]);
+    expect(note?.key).toBe(`held:job:${h.id}`);
+    expect(note?.payload).toMatchObject({ type: 'ephemeral', channel: CHANNEL, user: REQUESTER });
+    expect(JSON.stringify(note?.payload)).toContain('Slack could not confirm who you are');
+    expect(w.deps.loops.outbox.kick).toHaveBeenCalled();
+  });
+
+  it('checks again after the first wait, then waits twice as long each time, up to the cap', async () => {
+    const h = await held();
+    const waits: number[] = [];
+    for (let attempt = 0; attempt < 8; attempt++) {
+      await holds.hold(h);
+      const before = vi.mocked(h.recheck).mock.calls.length;
+      let waited = 0;
+      for (; vi.mocked(h.recheck).mock.calls.length === before && waited < 120_000; waited += 100)
+        await vi.advanceTimersByTimeAsync(100);
+      waits.push(waited);
+    }
+    expect(waits).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 32_000, HOLD_MAX_RETRY_MS, HOLD_MAX_RETRY_MS]);
+  });
+
+  it('gives up on an instruction held longer than the limit', async () => {
+    const h = await held();
+    w.advance(HOLD_LIMIT_MS + 1);
+    expect(await holds.hold(h)).toBe(false);
+    expect(w.outbox()).toEqual([]);
+    await vi.advanceTimersByTimeAsync(HOLD_MAX_RETRY_MS);
+    expect(h.recheck).not.toHaveBeenCalled();
+  });
+
+  it('with no background slot free at the check, waits as long again', async () => {
+    const h = await held();
+    vi.mocked(w.deps.runTask).mockReturnValueOnce(false);
+    await holds.hold(h);
+    await vi.advanceTimersByTimeAsync(FIRST_RETRY_MS);
+    expect(h.recheck).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(FIRST_RETRY_MS);
+    expect(h.recheck).toHaveBeenCalledOnce();
+  });
+
+  it('checks nothing again once stopped: what is held stays recorded', async () => {
+    const h = await held();
+    await holds.hold(h);
+    holds.stop();
+    await vi.advanceTimersByTimeAsync(HOLD_MAX_RETRY_MS);
+    expect(h.recheck).not.toHaveBeenCalled();
+    expect(await holds.hold(h)).toBe(true);
+    await vi.advanceTimersByTimeAsync(HOLD_MAX_RETRY_MS);
+    expect(h.recheck).not.toHaveBeenCalled();
+  });
+});

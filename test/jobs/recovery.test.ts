@@ -1,0 +1,157 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createRecovery } from '../../src/jobs/recovery.js';
+import { createJobStart } from '../../src/jobs/start/start-job.js';
+import { SlackCallError } from '../../src/slack/slack-errors.js';
+import type { JobPhase, RunState } from '../../src/store/types.js';
+import { CHANNEL, createJobWorld, INSTANCE, type JobWorld, REQUESTER, T0 } from '../helpers/job-world.js';
+
+let w: JobWorld;
+let recovery: ReturnType<typeof createRecovery>;
+let stop: () => void;
+beforeEach(() => {
+  w = createJobWorld();
+  const parts = w.parts();
+  stop = () => {
+    parts.holds.stop();
+    parts.followUps.stop();
+  };
+  const start = createJobStart(w.ctx, {
+    checks: parts.checks,
+    dispatchReady: parts.followUps.dispatchReady,
+    catchUp: parts.catchUp,
+  });
+  recovery = createRecovery(w.ctx, {
+    ...start,
+    ...parts.replies,
+    dispatchReady: parts.followUps.dispatchReady,
+  });
+});
+afterEach(async () => {
+  stop();
+  await w.store.close();
+});
+
+/** A job a stopped process left in `phase`, as {@link Store.adoptOrphans} hands it over. */
+async function leftIn(phase: JobPhase, fields: { threadTs?: string } = {}) {
+  const { job, run } = await w.insertJob();
+  await w.store.apply(
+    {
+      jobId: job.id,
+      job: { phase, ...fields },
+      ...(phase === 'creating' ? { run: { id: run.id, patch: { state: 'sending' as const } } } : {}),
+    },
+    T0,
+  );
+  return w.job(job.id);
+}
+
+/** A follow-up to an active job, left in `state`. */
+async function followUpLeft(state: RunState) {
+  const { job } = await w.activeJob();
+  const { run } = await w.store.insertFollowUp(
+    job.id,
+    {
+      kind: 'follow_up',
+      prompt: 'Also the SDK',
+      authorId: 'U0HELPER',
+      messageTs: '1700000500.000500',
+      owner: INSTANCE,
+    },
+    T0,
+  );
+  if (state !== 'pending') await w.store.apply({ jobId: job.id, run: { id: run.id, patch: { state } } }, T0);
+  return { job, run: (await w.store.getRun(run.id)) ?? run };
+}
+
+describe('recover: jobs', () => {
+  it('accepted: starts the job as if the command had just arrived', async () => {
+    const job = await leftIn('accepted');
+    await recovery.recover({ jobs: [job], runs: [] });
+    expect(w.agent.createJob).toHaveBeenCalledOnce();
+    expect((await w.job(job.id)).phase).toBe('active');
+  });
+
+  it('posting, and Slack holds the card: carries on from that card without posting again', async () => {
+    const job = await leftIn('posting');
+    w.slack.findInChannel.mockResolvedValueOnce('1700000600.000600');
+    await recovery.recover({ jobs: [job], runs: [] });
+    expect(w.slack.postMessage).not.toHaveBeenCalled();
+    expect(w.agent.createJob).toHaveBeenCalledOnce();
+    expect(await w.job(job.id)).toMatchObject({ phase: 'active', cardTs: '1700000600.000600' });
+  });
+
+  it('posting, and Slack surely has no card: starts over', async () => {
+    const job = await leftIn('posting');
+    await recovery.recover({ jobs: [job], runs: [] });
+    expect(w.slack.postMessage).toHaveBeenCalledOnce();
+    expect(w.agent.createJob).toHaveBeenCalledOnce();
+    expect((await w.job(job.id)).phase).toBe('active');
+  });
+
+  it('posting, and Slack cannot say: tells the requester nothing was started', async () => {
+    const job = await leftIn('posting');
+    w.slack.findInChannel.mockRejectedValueOnce(new SlackCallError('conversations.history', 'fatal_error'));
+    await recovery.recover({ jobs: [job], runs: [] });
+    expect(w.slack.postMessage).not.toHaveBeenCalled();
+    expect(w.agent.createJob).not.toHaveBeenCalled();
+    expect(await w.job(job.id)).toMatchObject({
+      phase: 'not_started',
+      lastError: 'restarted while posting the root message',
+    });
+    expect((await w.runs(job.id))[0]).toMatchObject({ state: 'failed', error: 'restarted' });
+    const [note, ...more] = w.outbox();
+    expect(more).toEqual([]);
+    expect(note?.key).toBe(`restart-refused:${job.id}`);
+    expect(note?.payload).toMatchObject({ type: 'ephemeral', channel: CHANNEL, user: REQUESTER });
+  });
+
+  it('creating: says in the thread the start is unknown, and never creates it again', async () => {
+    const job = await leftIn('creating', { threadTs: '1700000300.000300' });
+    await recovery.recover({ jobs: [job], runs: [] });
+    expect(w.agent.createJob).not.toHaveBeenCalled();
+    expect(await w.job(job.id)).toMatchObject({
+      phase: 'start_unknown',
+      lastError: 'restarted while creating the job',
+    });
+    expect((await w.runs(job.id))[0]).toMatchObject({ state: 'unknown', error: 'restarted' });
+    const post = w.outbox().find((r) => r.key === `start-unknown:${job.id}`);
+    expect(post?.payload).toMatchObject({ type: 'post', threadTs: '1700000300.000300' });
+    expect(JSON.stringify(post?.payload)).toContain('cannot tell whether the docs agent received it');
+  });
+
+  it('leaves alone a job that moved on since it was handed over', async () => {
+    const job = await leftIn('creating', { threadTs: '1700000300.000300' });
+    await w.store.apply({ jobId: job.id, job: { phase: 'active' } }, T0);
+    await recovery.recover({ jobs: [job], runs: [] });
+    expect((await w.job(job.id)).phase).toBe('active');
+    expect(w.outbox()).toEqual([]);
+  });
+});
+
+describe('recover: follow-ups', () => {
+  it('a reply only recorded is checked and sent now', async () => {
+    const { run } = await followUpLeft('pending');
+    await recovery.recover({ jobs: [], runs: [run] });
+    expect(w.agent.sendMessage).toHaveBeenCalledWith('job_test_1', 'Also the SDK');
+    expect((await w.store.getRun(run.id))?.state).toBe('sent');
+  });
+
+  it('a reply being sent: says its arrival is unknown, and never sends it again', async () => {
+    const { job, run } = await followUpLeft('sending');
+    await recovery.recover({ jobs: [], runs: [run] });
+    expect(w.agent.sendMessage).not.toHaveBeenCalled();
+    expect(await w.store.getRun(run.id)).toMatchObject({
+      state: 'unknown',
+      error: 'restarted while sending',
+    });
+    const [post, ...more] = w.outbox();
+    expect(more).toEqual([]);
+    expect(post?.key).toBe(`followup-unknown:${run.id}:${job.id}`);
+    expect(JSON.stringify(post?.payload)).toContain('<@U0HELPER>');
+  });
+
+  it('wakes the outbox at the end of a round, even one that queued nothing', async () => {
+    await recovery.recover({ jobs: [], runs: [] });
+    expect(w.deps.loops.outbox.kick).toHaveBeenCalledOnce();
+  });
+});

@@ -1,0 +1,240 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createFollowUps } from '../../../src/jobs/follow-ups.js';
+import { createHolds } from '../../../src/jobs/holds.js';
+import { createInstructionChecks } from '../../../src/jobs/instruction-checks.js';
+import { createReplies } from '../../../src/jobs/replies.js';
+import { createJobAcceptance, type JobAcceptance } from '../../../src/jobs/start/accept.js';
+import { TEAM } from '../../helpers/fake-network.js';
+import { CHANNEL, createJobWorld, INSTANCE, type JobWorld, REQUESTER, T0 } from '../../helpers/job-world.js';
+
+let w: JobWorld;
+let accept: JobAcceptance;
+beforeEach(() => {
+  w = createJobWorld();
+  const holds = createHolds(w.ctx);
+  const replies = createReplies(w.ctx, {
+    checks: createInstructionChecks(w.ctx, holds),
+    followUps: createFollowUps(w.ctx),
+  });
+  accept = createJobAcceptance(w.ctx, replies.acceptReply);
+});
+afterEach(() => w.store.close());
+
+const jobCount = () => (w.store.db.prepare('SELECT count(*) AS n FROM jobs').get() as { n: number }).n;
+const command = (fields: Partial<Parameters<JobAcceptance['acceptCommand']>[0]> = {}) =>
+  accept.acceptCommand({
+    teamId: TEAM,
+    channelId: CHANNEL,
+    userId: REQUESTER,
+    text: '  Document the <https://example.com/limits|rate limits> &amp; quotas  ',
+    triggerId: 'trigger-1',
+    responseUrl: 'https://hooks.slack.com/commands/T0TEST/1/test',
+    ...fields,
+  });
+const mention = (fields: Partial<Parameters<JobAcceptance['acceptMention']>[0]> = {}) =>
+  accept.acceptMention({
+    teamId: TEAM,
+    channelId: CHANNEL,
+    userId: REQUESTER,
+    text: 'Document the webhooks',
+    messageTs: '1700000100.000100',
+    threadTs: undefined,
+    ...fields,
+  });
+const shortcut = (fields: Partial<Parameters<JobAcceptance['acceptShortcut']>[0]> = {}) =>
+  accept.acceptShortcut({
+    teamId: TEAM,
+    userId: REQUESTER,
+    channelId: CHANNEL,
+    instruction: 'Turn this into a guide',
+    message: {
+      channelId: CHANNEL,
+      ts: '1700000200.000200',
+      threadTs: undefined,
+      text: 'How do I rotate keys?',
+      author: 'Ada',
+    },
+    permalink: 'https://example-test.slack.com/archives/C0TEST/p1700000200000200',
+    viewId: 'V0TEST1',
+    ...fields,
+  });
+
+describe('acceptCommand', () => {
+  it('records an accepted job and its first run, owned by this instance, and queues nothing', async () => {
+    const id = await command();
+    const job = await w.job(id ?? -1);
+    expect(job).toMatchObject({
+      phase: 'accepted',
+      origin: 'command',
+      teamId: TEAM,
+      channelId: CHANNEL,
+      requesterId: REQUESTER,
+      instruction: 'Document the <https://example.com/limits|rate limits> &amp; quotas',
+      triggerKey: 'command:trigger-1',
+      responseUrl: 'https://hooks.slack.com/commands/T0TEST/1/test',
+      projectId: w.config.agent.projectId,
+      owner: INSTANCE,
+      threadTs: null,
+      createdAt: T0,
+    });
+    const runs = await w.runs(job.id);
+    expect(runs).toHaveLength(1);
+    // The agent gets plain text: links and entities decoded.
+    expect(runs[0]).toMatchObject({ kind: 'create', state: 'pending', authorId: REQUESTER, messageTs: null });
+    expect(runs[0]?.prompt).toBe('Document the rate limits (https://example.com/limits) & quotas');
+    expect(w.outbox()).toEqual([]);
+  });
+
+  it('records the same trigger once: a repeat returns undefined', async () => {
+    expect(await command()).toBeTypeOf('number');
+    expect(await command({ text: 'something else' })).toBeUndefined();
+    expect(jobCount()).toBe(1);
+  });
+
+  it('runs the job on the channel’s project', async () => {
+    await w.store.close();
+    w = createJobWorld({ CHANNEL_PROJECTS: `${CHANNEL}:proj_other` });
+    accept = createJobAcceptance(w.ctx, async () => undefined);
+    const job = await w.job((await command()) ?? -1);
+    expect(job.projectId).toBe('proj_other');
+  });
+});
+
+describe('acceptMention', () => {
+  it('in a channel: the mention’s message becomes the job’s thread, with no context', async () => {
+    const outcome = await mention();
+    expect(outcome).toEqual({ job: expect.any(Number) });
+    const job = await w.job((outcome as { job: number }).job);
+    expect(job).toMatchObject({
+      origin: 'mention',
+      phase: 'accepted',
+      threadTs: '1700000100.000100',
+      contextTs: null,
+      triggerKey: `mention:${CHANNEL}:1700000100.000100`,
+    });
+    // The mention is the first run's message, so the same message as a reply is a repeat.
+    expect((await w.runs(job.id))[0]?.messageTs).toBe('1700000100.000100');
+  });
+
+  it('in a thread: the thread is the job’s, and the messages before the mention its context', async () => {
+    const outcome = await mention({ threadTs: '1700000000.000050' });
+    const job = await w.job((outcome as { job: number }).job);
+    expect(job).toMatchObject({ threadTs: '1700000000.000050', contextTs: '1700000100.000100' });
+  });
+
+  it('in a thread with a running job: a follow-up to it, not a second job', async () => {
+    const { job } = await w.activeJob();
+    const outcome = await mention({ threadTs: job.threadTs ?? '' });
+    expect(outcome).toEqual({ reply: expect.any(Number) });
+    const runs = await w.runs(job.id);
+    expect(runs.map((r) => r.kind)).toEqual(['create', 'follow_up']);
+    expect(runs[1]).toMatchObject({ state: 'pending', prompt: 'Document the webhooks', owner: INSTANCE });
+    expect(jobCount()).toBe(1);
+  });
+
+  it('in a thread whose job never started: a new job takes the thread', async () => {
+    const { job } = await w.insertJob({ threadTs: '1700000000.000050', origin: 'mention' });
+    await w.store.apply({ jobId: job.id, job: { phase: 'not_started' } }, T0);
+    const outcome = await mention({ threadTs: '1700000000.000050' });
+    expect(outcome).toEqual({ job: expect.any(Number) });
+    expect((outcome as { job: number }).job).not.toBe(job.id);
+  });
+
+  it('a bare mention where no job runs records nothing (the listener explains it)', async () => {
+    expect(await mention({ text: '   ' })).toBeUndefined();
+    expect(jobCount()).toBe(0);
+  });
+
+  it('the same mention delivered again is recorded once', async () => {
+    await mention();
+    expect(await mention()).toBeUndefined();
+    expect(jobCount()).toBe(1);
+  });
+});
+
+describe('acceptShortcut', () => {
+  it('in the message’s channel: the job lives in the message’s thread, the message as context', async () => {
+    const accepted = await shortcut();
+    expect(accepted).toEqual({ job: expect.any(Number) });
+    const job = await w.job((accepted as { job: number }).job);
+    expect(job).toMatchObject({
+      origin: 'shortcut',
+      threadTs: '1700000200.000200',
+      triggerKey: 'shortcut:V0TEST1',
+      instruction: 'Turn this into a guide',
+    });
+    const prompt = (await w.runs(job.id))[0]?.prompt ?? '';
+    expect(prompt).toContain('Turn this into a guide');
+    expect(prompt).toContain('How do I rotate keys?');
+    expect(prompt).toContain('Ada');
+    expect(prompt).toContain('https://example-test.slack.com/archives/C0TEST/p1700000200000200');
+  });
+
+  it('in another channel: the job gets a thread of its own', async () => {
+    const accepted = await shortcut({ channelId: 'C0ELSEWHERE' });
+    const job = await w.job((accepted as { job: number }).job);
+    expect(job).toMatchObject({ channelId: 'C0ELSEWHERE', threadTs: null });
+  });
+
+  it('the same submission again is a repeat; another job in the thread takes it', async () => {
+    await shortcut();
+    expect(await shortcut()).toBe('repeat');
+    expect(await shortcut({ viewId: 'V0TEST2' })).toBe('thread_taken');
+    expect(jobCount()).toBe(1);
+  });
+});
+
+describe('acceptDirect', () => {
+  const DM = 'D0REQUESTER';
+  const direct = (fields: Partial<Parameters<JobAcceptance['acceptDirect']>[0]> = {}) =>
+    accept.acceptDirect({
+      teamId: TEAM,
+      channelId: DM,
+      userId: REQUESTER,
+      text: 'Document the webhooks',
+      messageTs: '1700000300.000100',
+      threadTs: undefined,
+      ...fields,
+    });
+
+  it('at the top of a direct message: the message becomes the job’s thread, with no context', async () => {
+    const outcome = await direct();
+    const job = await w.job((outcome as { job: number }).job);
+    expect(job).toMatchObject({
+      origin: 'direct',
+      phase: 'accepted',
+      channelId: DM,
+      threadTs: '1700000300.000100',
+      contextTs: null,
+      triggerKey: `direct:${DM}:1700000300.000100`,
+      projectId: w.config.agent.projectId,
+    });
+    expect((await w.runs(job.id))[0]?.messageTs).toBe('1700000300.000100');
+    // The same message again is a repeat; an empty one starts nothing.
+    expect(await direct()).toBeUndefined();
+    expect(await direct({ messageTs: '1700000300.000200', text: '  ' })).toBeUndefined();
+    expect(jobCount()).toBe(1);
+  });
+
+  it('in an assistant thread opened beside a channel: the job runs on that channel’s project', async () => {
+    await w.store.close();
+    w = createJobWorld({ CHANNEL_PROJECTS: `${CHANNEL}:proj_other` });
+    accept = createJobAcceptance(w.ctx, async () => undefined);
+    await w.store.recordAssistantThread(
+      { channelId: DM, threadTs: '1700000000.000050', contextChannelId: CHANNEL },
+      T0,
+    );
+    const outcome = await direct({ threadTs: '1700000000.000050' });
+    const job = await w.job((outcome as { job: number }).job);
+    expect(job).toMatchObject({ threadTs: '1700000000.000050', projectId: 'proj_other', contextTs: null });
+  });
+
+  it('in a thread with a running job: a follow-up to it', async () => {
+    const first = await direct();
+    const jobId = (first as { job: number }).job;
+    await w.store.apply({ jobId, job: { phase: 'active' } }, T0);
+    const outcome = await direct({ messageTs: '1700000300.000300', threadTs: '1700000300.000100' });
+    expect(outcome).toEqual({ reply: expect.any(Number) });
+    expect((await w.runs(jobId)).map((r) => r.kind)).toEqual(['create', 'follow_up']);
+  });
+});
