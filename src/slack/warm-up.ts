@@ -6,7 +6,7 @@ import { request } from 'node:http';
  * through Bolt cost many times what later ones do (code compiled on first use, lazily built
  * parsers); paid here, the first commands from Slack cost what the rest do.
  */
-export const WARM_UP_REQUESTS = 30;
+export const WARM_UP_REQUESTS = 10;
 
 /**
  * Sends `/docs-agent help` to the app's own `/slack/events`, signed as Slack signs, `requests`
