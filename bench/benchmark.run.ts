@@ -4,6 +4,8 @@
  */
 import { it } from 'vitest';
 import { ackPath } from './ack-path.js';
+import { coldBurst } from './cold-burst.js';
+import { jobCpu } from './job-cpu.js';
 import { pollEconomy } from './poll-economy.js';
 import { pollerScale } from './poller-scale.js';
 import { writeReport } from './report.js';
@@ -15,6 +17,9 @@ it('measures docs-agent against its baselines', async () => {
     latencyMs: setting('BENCH_LATENCY_MS', 0),
     commands: setting('BENCH_COMMANDS', 3_000),
     concurrency: setting('BENCH_CONCURRENCY', 50),
+    coldCommands: setting('BENCH_COLD_COMMANDS', 100),
+    coldRounds: setting('BENCH_COLD_ROUNDS', 3),
+    cpuJobs: setting('BENCH_CPU_JOBS', 300),
     scaleJobs: setting('BENCH_SCALE_JOBS', 10_000),
     pollBudget: setting('BENCH_POLL_RPS', 400),
     economyJobs: setting('BENCH_ECONOMY_JOBS', 50),
@@ -26,6 +31,21 @@ it('measures docs-agent against its baselines', async () => {
         commands: settings.commands,
         concurrency: settings.concurrency,
         warmup: 300,
+        roundSize: 300,
+        latencyMs: settings.latencyMs,
+      }),
+    cold: () =>
+      coldBurst({
+        commands: settings.coldCommands,
+        concurrency: settings.concurrency,
+        rounds: settings.coldRounds,
+        latencyMs: settings.latencyMs,
+      }),
+    cpu: () =>
+      jobCpu({
+        jobs: settings.cpuJobs,
+        concurrency: 10,
+        pollIntervalMs: 1_000,
         latencyMs: settings.latencyMs,
       }),
     scale: () =>
@@ -46,7 +66,7 @@ it('measures docs-agent against its baselines', async () => {
         latencyMs: settings.latencyMs,
       }),
   };
-  // BENCH_ONLY=ack|scale|economy runs one part and prints it (no report), while tuning.
+  // BENCH_ONLY=ack|cold|cpu|scale|economy runs one part and prints it (no report), while tuning.
   const only = process.env.BENCH_ONLY as keyof typeof parts | undefined;
   if (only) {
     process.stdout.write(`${JSON.stringify(await parts[only](), null, 1)}\n`);
@@ -55,10 +75,14 @@ it('measures docs-agent against its baselines', async () => {
   const log = (what: string) => process.stdout.write(`bench: ${what}\n`);
   log('ack path and start latency');
   const ack = await parts.ack();
+  log('cold burst');
+  const cold = await parts.cold();
+  log('CPU per job');
+  const cpu = await parts.cpu();
   log('start-up and poller at scale');
   const scale = await parts.scale();
   log('poll economy');
   const economy = await parts.economy();
-  const text = writeReport({ settings, ack, scale, economy }, 'npm run bench');
+  const text = writeReport({ settings, ack, cold, cpu, scale, economy }, 'npm run bench');
   process.stdout.write(`\n${text}\nWritten to reports/bench.md and reports/bench.json\n`);
 });

@@ -15,7 +15,12 @@ export interface Child {
   stop(): Promise<void>;
   /** Peak resident set size so far, in bytes (Linux `VmHWM`). */
   peakRss(): number;
+  /** CPU time the process has used so far, user and system, in milliseconds (`/proc/<pid>/stat`). */
+  cpuMs(): number;
 }
+
+/** Clock ticks per second of `/proc/<pid>/stat` (`getconf CLK_TCK`: 100 on Linux). */
+const CLOCK_TICKS = 100;
 
 function start(args: string[], env: Record<string, string>, portPattern: RegExp): Promise<Child> {
   let output = '';
@@ -42,6 +47,12 @@ function start(args: string[], env: Record<string, string>, portPattern: RegExp)
       const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
       return Number(status.match(/VmHWM:\s+(\d+) kB/)?.[1] ?? 0) * 1024;
     },
+    cpuMs: () => {
+      // Fields after the command name (which may hold spaces): utime and stime are 14th and 15th.
+      const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return ((Number(fields[11]) + Number(fields[12])) * 1_000) / CLOCK_TICKS;
+    },
   }));
 }
 
@@ -64,6 +75,10 @@ export const startDocsAgent = (env: Record<string, string>) =>
 /** The baseline: Bolt with a handler that only acknowledges. */
 export const startBareBolt = (env: Record<string, string>) =>
   start([resolve('bench/bare-bolt.mjs')], env, /"port":(\d+)/);
+
+/** The baseline of CPU per job: a naive bot that starts jobs and polls them (`bench/naive-bot.mjs`). */
+export const startNaiveBot = (env: Record<string, string>) =>
+  start([resolve('bench/naive-bot.mjs')], env, /"port":(\d+)/);
 
 export interface LoadInput {
   url: string;

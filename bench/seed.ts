@@ -59,8 +59,9 @@ export async function seedActiveJobs(options: {
             threadTs,
             agentJobId,
             agentStatus: 'active',
-            runStartedAt: now - options.runAge(i),
-            nextPollAt: now + options.firstPollIn(i),
+            // Whole milliseconds, as the app writes them (the store checks every row it reads).
+            runStartedAt: now - Math.round(options.runAge(i)),
+            nextPollAt: now + Math.round(options.firstPollIn(i)),
           },
           run: { id: run.id, patch: { state: 'sent', sentAt: now } },
           incrementRunCount: true,

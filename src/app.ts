@@ -22,11 +22,13 @@ import { slackClientOptions } from './slack/client-options.js';
 import { createSlackGateway } from './slack/gateway.js';
 import { createIdentity } from './slack/identity.js';
 import { createUserNames } from './slack/user-names.js';
+import { warmUpAckPath } from './slack/warm-up.js';
 import { openStore } from './store/open-store.js';
 import { createRetentionSweep } from './store/retention.js';
 import type { Orphans, Store } from './store/types.js';
 import { createTaskTracker, type TaskTrackerOptions } from './util/tasks.js';
 import { withTimeout } from './util/timeout.js';
+import { createYieldGate, gated } from './util/yield-gate.js';
 
 /** How long shutdown lets in-flight work finish before closing anyway, in milliseconds. */
 export const SHUTDOWN_GRACE_MS = 7_000;
@@ -59,6 +61,9 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const instanceId = newInstanceId();
   let ready = false;
   const metrics = setUpMetrics(config, store, logger);
+  // Slack's requests go first: background tasks, deliveries, polls and every Slack or agent API
+  // call of background work wait for a quiet moment (see util/yield-gate.ts).
+  const gate = createYieldGate();
 
   const client = new WebClient(config.slack.botToken, slackClientOptions(config, logger, 'web-api'));
   const identity = createIdentity(client, logger);
@@ -69,7 +74,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     onError: metrics.hooks.slackError,
   });
   void identity.get();
-  const tasks = createTaskTracker(logger, options.tasks);
+  const tasks = createTaskTracker(logger, { gate, ...options.tasks });
   /**
    * Carries on work the store gave this instance (left by a stopped instance, or handed back
    * when no slot was free): one task per job or follow-up, and what finds no slot goes back.
@@ -104,22 +109,27 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     const id = projectId ?? config.agent.projectId;
     let agent = agents.get(id);
     if (!agent) {
-      agent = createAgentClient({
-        baseUrl: config.agent.apiUrl,
-        apiKey: config.agent.apiKey,
-        projectId: id,
-        timeoutMs: config.agent.timeoutMs,
-        logger,
-        getBudget: budget,
-        onAnswer: health.agentAnswered,
-        onRequest: metrics.hooks.agentRequest,
-      });
+      agent = gated(
+        createAgentClient({
+          baseUrl: config.agent.apiUrl,
+          apiKey: config.agent.apiKey,
+          projectId: id,
+          timeoutMs: config.agent.timeoutMs,
+          logger,
+          getBudget: budget,
+          onAnswer: health.agentAnswered,
+          onRequest: metrics.hooks.agentRequest,
+        }),
+        gate,
+      );
       agents.set(id, agent);
     }
     return agent;
   };
   const projectFor = (channelId: string) => config.channelProjects.get(channelId) ?? config.agent.projectId;
   const names = createUserNames(slack, logger);
+  /** Slack as background work sees it: each call one slice, after the requests in flight. */
+  const backgroundSlack = gated(slack, gate);
   const hints: RenderHints = {
     mode: config.followUps.mode,
     asideMarker: config.followUps.asideMarker,
@@ -136,15 +146,16 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   });
   // Built bottom-up, each part handed what it calls: the outbox first (everything queues posts
   // for it), then the outcomes the poller records, the poller, and the job service that wakes both.
-  const home = createHomePublisher({ access, store, slack, identity, logger, hints });
+  const home = createHomePublisher({ access, store, slack: backgroundSlack, identity, logger, hints });
   const outbox = createOutbox({
     store,
     instanceId,
-    slack,
+    slack: backgroundSlack,
     logger,
     hints,
     home,
     onGivenUp: metrics.hooks.outboxGivenUp,
+    gate,
   });
   const outcomes = createRunOutcomes({
     store,
@@ -170,6 +181,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     logger,
     settings: config.poll,
     budget,
+    gate,
   });
   const jobs = createJobService({
     store,
@@ -183,14 +195,21 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     names,
     hints,
     botUserId: async () => (await identity.get())?.botUserId,
-    slack,
+    slack: backgroundSlack,
     logger,
     runTask: (name, work) => tasks.run(name, work),
     metrics: metrics.hooks,
   });
   const retention = createRetentionSweep({ store, logger, retentionDays: config.retentionDays });
 
-  const slackApp = createSlackApp({ config, logger, identity, isReady: () => ready, routes: metrics.routes });
+  const slackApp = createSlackApp({
+    config,
+    logger,
+    identity,
+    isReady: () => ready,
+    routes: metrics.routes,
+    gate,
+  });
   registerListeners(slackApp.app, {
     access,
     // Listeners are where instructions arrive: what the store cannot record is counted there.
@@ -211,6 +230,11 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   // Registered before the first request: rows this instance owns must never look orphaned.
   await membership.join();
   const port = await slackApp.start();
+  // Ready means fast: the ack path is compiled and the connection to Slack open (bounded, so
+  // a slow Slack never holds up the start) before /healthz says so.
+  await withTimeout(identity.get(), 500).catch(() => undefined);
+  if (config.slack.appToken === undefined && config.slack.signingSecret !== undefined)
+    await warmUpAckPath({ port, signingSecret: config.slack.signingSecret });
   outbox.start();
   poller.start();
   retention.start();

@@ -9,6 +9,7 @@ import { isChannelClosed } from '../slack/slack-errors.js';
 import type { JobRecord, OutboxItem, Store } from '../store/types.js';
 import { backoffMs } from '../util/backoff.js';
 import { createLoop, type Loop } from '../util/loop.js';
+import type { YieldGate } from '../util/yield-gate.js';
 import { createNotificationSender } from './notifications.js';
 
 export interface OutboxOptions {
@@ -23,6 +24,8 @@ export interface OutboxOptions {
   home?: HomePublisher;
   /** Called when Slack refused an item for good and it is given up, for metrics. */
   onGivenUp?: () => void;
+  /** What each round waits for first: Slack's requests go before it. Default: nothing. */
+  gate?: YieldGate;
   /** How many items one round takes, and sends at once. */
   batchSize?: number;
   /** Idle sleep between rounds, in milliseconds. */
@@ -258,6 +261,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
   }
 
   const loop = createLoop({
+    ...(options.gate ? { gate: options.gate } : {}),
     name: 'outbox',
     logger,
     idleMs: options.idleMs ?? 1_000,

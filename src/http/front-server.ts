@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../logging/logger.js';
+import type { YieldGate } from '../util/yield-gate.js';
 
 /** One thing the app serves over HTTP: a method and an exact path. */
 export interface Route {
@@ -32,9 +33,19 @@ export interface FrontServer {
  * throw ends the process: the URL is never parsed with a constructor that throws, and a handler
  * that throws or rejects gets a 500 while the server keeps serving.
  */
-export function createFrontServer(routes: readonly Route[], logger: Logger): FrontServer {
+export function createFrontServer(
+  routes: readonly Route[],
+  logger: Logger,
+  /** Told of every request in flight, so background work lets it go first. */
+  gate?: YieldGate,
+): FrontServer {
   let stopping = false;
   const server = createServer((req, res) => {
+    if (gate) {
+      gate.requestStarted();
+      // 'close' comes once per response: answered, or the client went away.
+      res.once('close', () => gate.requestEnded());
+    }
     // While stopping, requests already on a kept-alive connection are still answered, but the
     // connection closes after each, so clients (and Slack) go to another instance.
     if (stopping) res.setHeader('connection', 'close');

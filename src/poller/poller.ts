@@ -8,6 +8,7 @@ import type { Logger } from '../logging/logger.js';
 import type { Change, JobRecord, Store } from '../store/types.js';
 import { backoffMs } from '../util/backoff.js';
 import { createLoop, type Loop } from '../util/loop.js';
+import type { YieldGate } from '../util/yield-gate.js';
 import type { RequestBudget } from './budget.js';
 
 export interface PollerOptions {
@@ -23,6 +24,8 @@ export interface PollerOptions {
   settings: Omit<Config['poll'], 'maxRps'>;
   /** Paces the GETs; its rate says how many polls to claim at once. */
   budget: RequestBudget;
+  /** What each round waits for first: Slack's requests go before it. Default: nothing. */
+  gate?: YieldGate;
   now?: () => number;
   random?: () => number;
 }
@@ -201,6 +204,7 @@ export function createPoller(options: PollerOptions): Poller {
   }
 
   const loop = createLoop({
+    ...(options.gate ? { gate: options.gate } : {}),
     name: 'poller',
     logger,
     idleMs: Math.max(10, Math.min(1_000, Math.round(settings.intervalMs / 4))),

@@ -3,6 +3,7 @@ import { App, HTTPReceiver, SocketModeReceiver } from '@slack/bolt';
 import type { Config } from '../config/config.js';
 import { answerPlain, createFrontServer, type Route } from '../http/front-server.js';
 import type { Logger } from '../logging/logger.js';
+import type { YieldGate } from '../util/yield-gate.js';
 import { slackClientOptions } from './client-options.js';
 import type { Identity } from './identity.js';
 import { slackLogger, slackLogLevel } from './slack-logger.js';
@@ -23,6 +24,8 @@ export interface SlackAppOptions {
   isReady: () => boolean;
   /** Further routes served beside `/healthz` (and `/slack/events` in HTTP mode). */
   routes?: readonly Route[];
+  /** Told of every HTTP request in flight, so background work yields to it. */
+  gate?: YieldGate;
 }
 
 export interface SlackApp {
@@ -43,6 +46,7 @@ export function createSlackApp({
   identity,
   isReady,
   routes = [],
+  gate,
 }: SlackAppOptions): SlackApp {
   const healthz: Route = {
     method: 'GET',
@@ -83,7 +87,7 @@ export function createSlackApp({
       installerOptions: { clientOptions: slackClientOptions(config, logger, 'bolt') },
     });
     const app = buildApp(receiver);
-    const front = createFrontServer([healthz, ...routes], logger);
+    const front = createFrontServer([healthz, ...routes], logger, gate);
     return {
       app,
       async start() {
@@ -120,7 +124,7 @@ export function createSlackApp({
       receiver.requestListener(req, res);
     },
   };
-  const front = createFrontServer([events, healthz, ...routes], logger);
+  const front = createFrontServer([events, healthz, ...routes], logger, gate);
   return { app, start: () => front.listen(config.port), stop: () => front.stop() };
 }
 

@@ -24,7 +24,16 @@ export class RowShapeError extends Error {
   }
 }
 
-const toCamel = (key: string) => key.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
+/** Column names seen so far, converted once each: every row read would otherwise redo it per key. */
+const camelKeys = new Map<string, string>();
+const toCamel = (key: string) => {
+  let camel = camelKeys.get(key);
+  if (camel === undefined) {
+    camel = key.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
+    camelKeys.set(key, camel);
+  }
+  return camel;
+};
 
 /**
  * A parser of one row type: camelCase keys, every column checked. Strict, so a column added,

@@ -1,4 +1,5 @@
 import type { Logger } from '../logging/logger.js';
+import type { YieldGate } from './yield-gate.js';
 
 /** A background loop that runs `step` repeatedly, sleeping when idle, until stopped. */
 export interface Loop {
@@ -16,6 +17,8 @@ export interface LoopOptions {
   logger: Logger;
   /** Sleep between steps when the last one found nothing to do, in milliseconds. */
   idleMs: number;
+  /** What each step waits for before it runs (Slack's requests go first); default: nothing. */
+  gate?: YieldGate;
   /** One round of work; `busy: true` means run again at once. */
   step(): Promise<{ busy: boolean; sleepMs?: number }>;
 }
@@ -43,7 +46,9 @@ export function createLoop(options: LoopOptions): Loop {
     current = (async () => {
       let next = options.idleMs;
       try {
-        const result = await options.step();
+        await options.gate?.clear();
+        // Stopped while it waited: the step is not started (schedule below does nothing).
+        const result = running ? await options.step() : { busy: false };
         if (result.busy) next = 0;
         else if (result.sleepMs !== undefined) next = Math.max(0, Math.min(result.sleepMs, options.idleMs));
       } catch (error) {

@@ -1,4 +1,5 @@
 import type { Logger } from '../logging/logger.js';
+import type { YieldGate } from './yield-gate.js';
 
 /** Work started after Slack was acknowledged, tracked so shutdown can let it finish. */
 export interface TaskTracker {
@@ -38,11 +39,18 @@ export interface TaskTrackerOptions {
   concurrency?: number;
   /** Tasks waiting at most; default {@link MAX_QUEUED_TASKS}. */
   maxQueued?: number;
+  /**
+   * What each task waits for before it starts: Slack's requests go first, and the task never
+   * starts inside {@link TaskTracker.run}, whose caller is usually a listener that has not
+   * answered Slack yet. Default: none, the task starts at once.
+   */
+  gate?: YieldGate;
 }
 
 export function createTaskTracker(logger: Logger, options: TaskTrackerOptions = {}): TaskTracker {
   const concurrency = options.concurrency ?? TASK_CONCURRENCY;
   const maxQueued = options.maxQueued ?? MAX_QUEUED_TASKS;
+  const gate = options.gate;
   const running = new Set<Promise<void>>();
   const queued: { name: string; work: () => Promise<void> }[] = [];
   let draining = false;
@@ -52,6 +60,9 @@ export function createTaskTracker(logger: Logger, options: TaskTrackerOptions = 
   function start(name: string, work: () => Promise<void>) {
     const task = (async () => {
       try {
+        // Taken is taken: a task that waits here when draining begins still runs (the server
+        // stops first, so the gate lets it through at once).
+        if (gate) await gate.clear();
         await work();
       } catch (error) {
         logger.error(`${name} failed`, { error });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logging/logger.js';
 import { createTaskTracker, MAX_QUEUED_TASKS, TASK_CONCURRENCY } from '../../src/util/tasks.js';
+import { createYieldGate } from '../../src/util/yield-gate.js';
 
 function setup(options: { concurrency?: number; maxQueued?: number } = {}) {
   const lines: { level: string; msg: string; [k: string]: unknown }[] = [];
@@ -95,5 +96,25 @@ describe('task tracker bounds', () => {
     t.tracker.run('after', t.work(1));
     while (t.done.length < 1) await t.release();
     expect(t.lines.find((l) => l.msg === 'boom failed')).toBeDefined();
+  });
+});
+
+describe('task tracker and Slack requests', () => {
+  it('starts no task while a request is in flight until the gate lets it through', async () => {
+    const logger = createLogger({ level: 'error', secrets: [], write: () => {} });
+    const gate = createYieldGate({ trickleMs: 10_000 });
+    const tracker = createTaskTracker(logger, { gate });
+    let started = false;
+    gate.requestStarted();
+    expect(
+      tracker.run('work', async () => {
+        started = true;
+      }),
+    ).toBe(true);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(started).toBe(false);
+    gate.requestEnded();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(started).toBe(true);
   });
 });

@@ -1,0 +1,62 @@
+import { createHmac } from 'node:crypto';
+import { request } from 'node:http';
+
+/**
+ * Commands sent through the ack path before the app says it is ready. The first few requests
+ * through Bolt cost many times what later ones do (code compiled on first use, lazily built
+ * parsers); paid here, the first commands from Slack cost what the rest do.
+ */
+export const WARM_UP_REQUESTS = 10;
+
+/**
+ * Sends `/docs-agent help` to the app's own `/slack/events`, signed as Slack signs, `requests`
+ * times over one kept-alive connection. `help` is answered without touching the store or Slack:
+ * nothing is recorded, nothing is posted. Never rejects: a failed warm-up only leaves the first
+ * commands slower.
+ */
+export async function warmUpAckPath(options: {
+  port: number;
+  signingSecret: string;
+  requests?: number;
+}): Promise<void> {
+  const count = options.requests ?? WARM_UP_REQUESTS;
+  for (let i = 0; i < count; i++) {
+    const ok = await send(options.port, options.signingSecret, i).catch(() => false);
+    if (!ok) return;
+  }
+}
+
+function send(port: number, secret: string, i: number): Promise<boolean> {
+  const timestamp = Math.floor(Date.now() / 1000);
+  const body = new URLSearchParams({
+    team_id: 'T0WARMUP',
+    channel_id: 'C0WARMUP',
+    user_id: 'U0WARMUP',
+    command: '/docs-agent',
+    text: 'help',
+    trigger_id: `warm-up.${i}`,
+  }).toString();
+  const signature = `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/slack/events',
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'content-length': Buffer.byteLength(body),
+          'x-slack-request-timestamp': String(timestamp),
+          'x-slack-signature': signature,
+        },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode === 200));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { createYieldGate } from '../../src/util/yield-gate.js';
+
+const tick = () => new Promise((r) => setImmediate(r));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('yield gate', () => {
+  it('lets a step through after pending I/O when no request is in flight', async () => {
+    const gate = createYieldGate();
+    let passed = false;
+    void gate.clear().then(() => {
+      passed = true;
+    });
+    await Promise.resolve();
+    expect(passed).toBe(false);
+    await tick();
+    await tick();
+    expect(passed).toBe(true);
+  });
+
+  it('holds steps while requests are in flight and lets them all go once none is', async () => {
+    const gate = createYieldGate({ trickleMs: 1_000 });
+    gate.requestStarted();
+    let passed = 0;
+    for (let i = 0; i < 3; i++) void gate.clear().then(() => passed++);
+    await sleep(20);
+    expect(passed).toBe(0);
+    gate.requestEnded();
+    expect(gate.inFlight).toBe(0);
+    await tick();
+    await tick();
+    expect(passed).toBe(3);
+  });
+
+  it('under requests that never pause, lets one step through per trickle interval', async () => {
+    const gate = createYieldGate({ trickleMs: 30 });
+    gate.requestStarted();
+    let passed = 0;
+    for (let i = 0; i < 5; i++) void gate.clear().then(() => passed++);
+    await sleep(75);
+    // Two intervals have passed (one, on a slow machine): never all of them at once.
+    expect(passed).toBeGreaterThanOrEqual(1);
+    expect(passed).toBeLessThanOrEqual(2);
+    gate.requestEnded();
+  });
+
+  it('never counts below zero requests in flight', () => {
+    const gate = createYieldGate();
+    gate.requestEnded();
+    gate.requestStarted();
+    expect(gate.inFlight).toBe(1);
+  });
+});
