@@ -7,5 +7,9 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
+    // Test files share their workers' module cache: every test builds its own app, store and
+    // stand-ins, and no module keeps state of its own (metrics use a registry per app), so
+    // loading the modules once per worker instead of once per file saves about 40% of the run.
+    isolate: false,
   },
 });
