@@ -1,3 +1,4 @@
+import type { MentionOutcome } from '../jobs/job-service.js';
 import type { ListenerDeps } from './types.js';
 
 /**
@@ -13,4 +14,18 @@ export function runRecorded(
 ): void {
   if (deps.tasks.run(name, work)) return;
   void deps.jobs.handBack('jobId' in recorded ? { jobIds: [recorded.jobId] } : { runIds: [recorded.runId] });
+}
+
+/** Carries on what a message (a mention or a direct message) became: a new job, or a follow-up. */
+export function carryOnMessage(
+  deps: Pick<ListenerDeps, 'tasks' | 'jobs'>,
+  outcome: MentionOutcome,
+  teamId: string,
+) {
+  if (outcome && 'job' in outcome)
+    runRecorded(deps, 'start job', () => deps.jobs.startJob(outcome.job), { jobId: outcome.job });
+  if (outcome && 'reply' in outcome)
+    runRecorded(deps, 'forward reply', () => deps.jobs.processReply(outcome.reply, teamId), {
+      runId: outcome.reply,
+    });
 }

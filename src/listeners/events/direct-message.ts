@@ -2,7 +2,7 @@ import type { AllMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { isDirectMessage } from '../../slack/conversations.js';
 import { followUpText } from '../../slack/mentions.js';
-import { runRecorded } from '../background.js';
+import { carryOnMessage } from '../background.js';
 import type { ListenerDeps } from '../types.js';
 import { authorTeam, botUserIdOf, isHumanMessage, personMessage, sharedFiles } from './event-facts.js';
 import { notRecorded } from './not-recorded.js';
@@ -53,11 +53,6 @@ export function directMessage(deps: ListenerDeps) {
         ...(thread ? { threadTs: thread } : {}),
       });
     }
-    if (outcome && 'job' in outcome)
-      runRecorded(deps, 'start job', () => deps.jobs.startJob(outcome.job), { jobId: outcome.job });
-    if (outcome && 'reply' in outcome)
-      runRecorded(deps, 'forward reply', () => deps.jobs.processReply(outcome.reply, teamId), {
-        runId: outcome.reply,
-      });
+    carryOnMessage(deps, outcome, teamId);
   };
 }
