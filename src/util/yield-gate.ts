@@ -1,10 +1,15 @@
 /**
  * Lets background work yield to Slack's requests. The HTTP server reports each request it is
- * answering; background work waits for {@link YieldGate.clear} before each step. While no request
- * is in flight, a step waits only for the I/O already pending (one `setImmediate`), so a request
- * that has just arrived is read first. While requests are in flight, waiting steps are let through
- * one at a time, one every `trickleMs`: background work goes on, slowly, under a flood that never
- * pauses, and an acknowledgement waits at most for that one step, never for a queue of them.
+ * answering; background work waits for {@link YieldGate.clear} before each step.
+ *
+ * "No request in flight" is not enough to call the server idle: Node reads one request, answers
+ * it (the ack path has no I/O of its own to wait for) and only then reads the next one waiting on
+ * another connection, so under a burst the count drops to zero between every two requests. The
+ * gate therefore lets waiting steps go only once the server has been quiet for `quietMs` (no
+ * request started or ended), and then after the I/O already pending (one `setImmediate`), so a
+ * request that has just arrived is read first. While requests keep coming, waiting steps are let
+ * through one at a time, one every `trickleMs`: background work goes on, slowly, under a flood
+ * that never pauses, and an acknowledgement waits at most for that one step, never for a queue.
  */
 export interface YieldGate {
   /** Resolves when a background step may run. Never rejects. */
@@ -20,33 +25,61 @@ export interface YieldGate {
 /** Longest a waiting background step is held back while requests keep coming, in milliseconds. */
 export const YIELD_TRICKLE_MS = 50;
 
-export function createYieldGate(options: { trickleMs?: number } = {}): YieldGate {
+/**
+ * How long the server must have seen no request start or end before background work runs
+ * freely, in milliseconds. Between two requests of a burst Node spends well under a millisecond;
+ * a person's single command waits this long more for its card, which nobody can see.
+ */
+export const YIELD_QUIET_MS = 8;
+
+export function createYieldGate(options: { trickleMs?: number; quietMs?: number } = {}): YieldGate {
   const trickleMs = options.trickleMs ?? YIELD_TRICKLE_MS;
+  const quietMs = options.quietMs ?? YIELD_QUIET_MS;
   let inFlight = 0;
+  /** When a request last started or ended (`performance.now()`); -Infinity: never. */
+  let lastActivity = Number.NEGATIVE_INFINITY;
   const waiting: (() => void)[] = [];
   let trickle: NodeJS.Timeout | undefined;
+  let quietCheck: NodeJS.Timeout | undefined;
   let releasing = false;
 
-  /** After pending I/O callbacks: lets every waiting step go when the server is idle. */
-  const releaseWhenIdle = () => {
-    if (releasing) return;
+  const quietFor = () => (inFlight > 0 ? 0 : performance.now() - lastActivity);
+
+  /** Lets every waiting step go once the server is quiet; until then, trickles. */
+  const releaseWhenQuiet = () => {
+    if (waiting.length === 0 || releasing || quietCheck) return;
+    const remaining = quietMs - quietFor();
+    if (remaining > 0 || inFlight > 0) {
+      startTrickle();
+      // A request in flight re-arms the check when it ends.
+      if (inFlight > 0) return;
+      quietCheck = setTimeout(() => {
+        quietCheck = undefined;
+        releaseWhenQuiet();
+      }, Math.ceil(remaining));
+      quietCheck.unref();
+      return;
+    }
     releasing = true;
+    // After pending I/O callbacks: a request that has just arrived is read first.
     setImmediate(() => {
       releasing = false;
-      if (inFlight > 0) return startTrickle();
+      if (quietFor() < quietMs) return releaseWhenQuiet();
+      stopTrickle();
       for (const resolve of waiting.splice(0)) resolve();
     });
+  };
+
+  const stopTrickle = () => {
+    clearInterval(trickle);
+    trickle = undefined;
   };
 
   const startTrickle = () => {
     if (trickle || waiting.length === 0) return;
     trickle = setInterval(() => {
       waiting.shift()?.();
-      if (waiting.length === 0 || inFlight === 0) {
-        clearInterval(trickle);
-        trickle = undefined;
-        if (waiting.length > 0) releaseWhenIdle();
-      }
+      if (waiting.length === 0) stopTrickle();
     }, trickleMs);
     // Background work alone never keeps the process up: a stopping app lets it go.
     trickle.unref();
@@ -56,16 +89,17 @@ export function createYieldGate(options: { trickleMs?: number } = {}): YieldGate
     clear() {
       return new Promise<void>((resolve) => {
         waiting.push(resolve);
-        if (inFlight === 0) releaseWhenIdle();
-        else startTrickle();
+        releaseWhenQuiet();
       });
     },
     requestStarted() {
       inFlight += 1;
+      lastActivity = performance.now();
     },
     requestEnded() {
       inFlight = Math.max(0, inFlight - 1);
-      if (inFlight === 0 && waiting.length > 0) releaseWhenIdle();
+      lastActivity = performance.now();
+      if (inFlight === 0) releaseWhenQuiet();
     },
     get inFlight() {
       return inFlight;

@@ -18,8 +18,8 @@ describe('yield gate', () => {
     expect(passed).toBe(true);
   });
 
-  it('holds steps while requests are in flight and lets them all go once none is', async () => {
-    const gate = createYieldGate({ trickleMs: 1_000 });
+  it('holds steps while requests are in flight and lets them all go once the server is quiet', async () => {
+    const gate = createYieldGate({ trickleMs: 1_000, quietMs: 30 });
     gate.requestStarted();
     let passed = 0;
     for (let i = 0; i < 3; i++) void gate.clear().then(() => passed++);
@@ -29,6 +29,27 @@ describe('yield gate', () => {
     expect(gate.inFlight).toBe(0);
     await tick();
     await tick();
+    // Another request may be about to be read: nothing goes until the quiet time has passed.
+    expect(passed).toBe(0);
+    await sleep(45);
+    expect(passed).toBe(3);
+  });
+
+  it('holds steps through a burst whose requests are answered one after another', async () => {
+    // Node answers one request before it reads the next: the count of requests in flight drops
+    // to zero between every two of them, and that alone must not open the gate.
+    const gate = createYieldGate({ trickleMs: 1_000, quietMs: 40 });
+    let passed = 0;
+    gate.requestStarted();
+    for (let i = 0; i < 3; i++) void gate.clear().then(() => passed++);
+    for (let i = 0; i < 10; i++) {
+      gate.requestEnded();
+      await sleep(5);
+      gate.requestStarted();
+    }
+    expect(passed).toBe(0);
+    gate.requestEnded();
+    await sleep(80);
     expect(passed).toBe(3);
   });
 
