@@ -22,13 +22,14 @@ import { slackClientOptions } from './slack/client-options.js';
 import { createSlackGateway } from './slack/gateway.js';
 import { createIdentity } from './slack/identity.js';
 import { createUserNames } from './slack/user-names.js';
-import { warmUpAckPath } from './slack/warm-up.js';
+import { createCheckpointLoop } from './store/checkpoints.js';
 import { openStore } from './store/open-store.js';
 import { createRetentionSweep } from './store/retention.js';
 import type { Orphans, Store } from './store/types.js';
 import { createTaskTracker, type TaskTrackerOptions } from './util/tasks.js';
 import { withTimeout } from './util/timeout.js';
 import { createYieldGate, gated } from './util/yield-gate.js';
+import { warmStart } from './warm-start.js';
 
 /** How long shutdown lets in-flight work finish before closing anyway, in milliseconds. */
 export const SHUTDOWN_GRACE_MS = 7_000;
@@ -57,7 +58,7 @@ export interface StartOptions {
 /** Wires every part together and starts serving. */
 export async function startApp(config: Config, options: StartOptions = {}): Promise<RunningApp> {
   const logger = options.logger ?? createLogger({ level: config.logLevel, secrets: secretsOf(config) });
-  const store = options.store ?? (await openStore(config, logger));
+  const store = options.store ?? (await openStore(config, logger, { backgroundCheckpoints: true }));
   const instanceId = newInstanceId();
   let ready = false;
   const metrics = setUpMetrics(config, store, logger);
@@ -201,6 +202,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     metrics: metrics.hooks,
   });
   const retention = createRetentionSweep({ store, logger, retentionDays: config.retentionDays });
+  const checkpoints = createCheckpointLoop({ store, logger, gate });
 
   const slackApp = createSlackApp({
     config,
@@ -230,14 +232,16 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   // Registered before the first request: rows this instance owns must never look orphaned.
   await membership.join();
   const port = await slackApp.start();
-  // Ready means fast: the ack path is compiled and the connection to Slack open (bounded, so
-  // a slow Slack never holds up the start) before /healthz says so.
-  await withTimeout(identity.get(), 500).catch(() => undefined);
-  if (config.slack.appToken === undefined && config.slack.signingSecret !== undefined)
-    await warmUpAckPath({ port, signingSecret: config.slack.signingSecret });
-  outbox.start();
-  poller.start();
-  retention.start();
+  // Ready means fast: the ack path is compiled and the connection to Slack open.
+  await warmStart({
+    store,
+    instanceId,
+    pollIntervalMs: config.poll.intervalMs,
+    identity,
+    port,
+    signingSecret: config.slack.appToken === undefined ? config.slack.signingSecret : undefined,
+  });
+  for (const loop of [outbox, poller, retention, checkpoints]) loop.start();
   health.setPollerRunning(true);
   membership.start();
   ready = true;
@@ -272,7 +276,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
         logger.info('tasks drained', { drained });
         health.setPollerRunning(false);
         await withTimeout(
-          Promise.all([poller.stop(), outbox.stop(), retention.stop()]),
+          Promise.all([poller, outbox, retention, checkpoints].map((loop) => loop.stop())),
           Math.max(500, deadline - Date.now()),
         );
         logger.info('poller, outbox and retention sweep stopped');

@@ -98,6 +98,18 @@ export interface Store {
     firstRun: NewRun,
     now: number,
   ): Promise<{ job: JobRecord; run: RunRecord; created: boolean }>;
+  /**
+   * Does what {@link Store.insertJob} does for `job` and rolls it back: nothing stays, and no one
+   * sees it. Rehearsed before the app says it is ready (see `rehearsal.ts`).
+   */
+  rehearseInsert(job: NewJob, firstRun: NewRun, now: number): Promise<void>;
+  /**
+   * Copies the write-ahead log into the database file without waiting on readers (SQLite,
+   * opened with background checkpoints); nothing to do on PostgreSQL. With background
+   * checkpoints a command's insert never pays for one: background work calls this when Slack
+   * is quiet.
+   */
+  checkpoint(): Promise<void>;
   /** Inserts a follow-up run; the same message twice returns the existing run. */
   insertFollowUp(jobId: number, run: NewRun, now: number): Promise<{ run: RunRecord; created: boolean }>;
   /** Moves a run from `pending` to `sending`; false if another caller already did. */

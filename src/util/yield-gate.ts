@@ -7,7 +7,8 @@
  * another connection, so under a burst the count drops to zero between every two requests. The
  * gate therefore lets waiting steps go only once the server has been quiet for `quietMs` (no
  * request started or ended), and then after the I/O already pending (one `setImmediate`), so a
- * request that has just arrived is read first. While requests keep coming, waiting steps are let
+ * request that has just arrived is read first. A burst shorter than `holdMs` runs without any
+ * background work in between; when requests keep coming for longer, waiting steps are let
  * through one at a time, one every `trickleMs`: background work goes on, slowly, under a flood
  * that never pauses, and an acknowledgement waits at most for that one step, never for a queue.
  */
@@ -32,12 +33,24 @@ export const YIELD_TRICKLE_MS = 50;
  */
 export const YIELD_QUIET_MS = 8;
 
-export function createYieldGate(options: { trickleMs?: number; quietMs?: number } = {}): YieldGate {
+/**
+ * How long a burst of requests holds background work back entirely, in milliseconds: the burst
+ * a deploy's first minute brings is answered without a single background step in between (the
+ * first of them, compiled on first use, would cost tens of milliseconds).
+ */
+export const YIELD_HOLD_MS = 1_000;
+
+export function createYieldGate(
+  options: { trickleMs?: number; quietMs?: number; holdMs?: number } = {},
+): YieldGate {
   const trickleMs = options.trickleMs ?? YIELD_TRICKLE_MS;
   const quietMs = options.quietMs ?? YIELD_QUIET_MS;
+  const holdMs = options.holdMs ?? YIELD_HOLD_MS;
   let inFlight = 0;
   /** When a request last started or ended (`performance.now()`); -Infinity: never. */
   let lastActivity = Number.NEGATIVE_INFINITY;
+  /** When the server last went from quiet to busy (`performance.now()`). */
+  let busySince = 0;
   const waiting: (() => void)[] = [];
   let trickle: NodeJS.Timeout | undefined;
   let quietCheck: NodeJS.Timeout | undefined;
@@ -78,6 +91,7 @@ export function createYieldGate(options: { trickleMs?: number; quietMs?: number 
   const startTrickle = () => {
     if (trickle || waiting.length === 0) return;
     trickle = setInterval(() => {
+      if (performance.now() - busySince < holdMs) return;
       waiting.shift()?.();
       if (waiting.length === 0) stopTrickle();
     }, trickleMs);
@@ -93,6 +107,7 @@ export function createYieldGate(options: { trickleMs?: number; quietMs?: number 
       });
     },
     requestStarted() {
+      if (quietFor() >= quietMs) busySince = performance.now();
       inFlight += 1;
       lastActivity = performance.now();
     },

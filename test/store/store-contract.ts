@@ -217,6 +217,25 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
       });
     });
 
+    describe('rehearseInsert', () => {
+      it('leaves nothing behind: the trigger key stays free and the next job is recorded as usual', async () => {
+        const before = await job('before');
+        await store.rehearseInsert(newJob('rehearsed'), createRun(), T0);
+        await store.rehearseInsert(newJob('rehearsed'), createRun(), T0);
+        expect(await store.recentJobs({ channelId: 'C0DOCS' }, 10)).toEqual([before.job]);
+        const after = await store.insertJob(newJob('rehearsed'), createRun(), T0 + 1);
+        expect(after.created).toBe(true);
+        expect(after.run.seq).toBe(1);
+        expect(await store.getRuns(after.job.id)).toHaveLength(1);
+      });
+
+      it('reports a failure of the insert itself', async () => {
+        await store.close();
+        await expect(store.rehearseInsert(newJob('closed'), createRun(), T0)).rejects.toThrow();
+        store = await open();
+      });
+    });
+
     describe('insertFollowUp', () => {
       it('numbers follow-ups after the first run', async () => {
         const { job: j, run: first } = await job('trigger-fu');

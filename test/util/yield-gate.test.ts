@@ -54,7 +54,7 @@ describe('yield gate', () => {
   });
 
   it('under requests that never pause, lets one step through per trickle interval', async () => {
-    const gate = createYieldGate({ trickleMs: 30 });
+    const gate = createYieldGate({ trickleMs: 30, holdMs: 0 });
     gate.requestStarted();
     let passed = 0;
     for (let i = 0; i < 5; i++) void gate.clear().then(() => passed++);
@@ -62,6 +62,20 @@ describe('yield gate', () => {
     // Two intervals have passed (one, on a slow machine): never all of them at once.
     expect(passed).toBeGreaterThanOrEqual(1);
     expect(passed).toBeLessThanOrEqual(2);
+    gate.requestEnded();
+  });
+
+  it('lets nothing through while a burst is shorter than the hold time', async () => {
+    const gate = createYieldGate({ trickleMs: 40, holdMs: 120, quietMs: 1_000 });
+    gate.requestStarted();
+    let passed = 0;
+    for (let i = 0; i < 5; i++) void gate.clear().then(() => passed++);
+    await sleep(60);
+    expect(passed).toBe(0);
+    // Past the hold time, the flood that never paused lets steps through one by one.
+    await sleep(120);
+    expect(passed).toBeGreaterThanOrEqual(1);
+    expect(passed).toBeLessThan(5);
     gate.requestEnded();
   });
 

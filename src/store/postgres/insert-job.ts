@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { newJobParams } from '../queries.js';
+import { RehearsalUndone } from '../rehearsal.js';
 import { parseJob, parseRun } from '../rows.js';
 import type { JobRecord, NewJob, NewOutboxItem, NewRun, RunRecord } from '../types.js';
 import { exec, one, type Queryable, write } from './statements.js';
@@ -43,34 +44,49 @@ export function postgresInserts(
     return { job: existing, run, created: false };
   };
 
-  const insertJobOnce = (job: NewJob, firstRun: NewRun, now: number) =>
-    transaction(async (db) => {
-      const { replaces, triggerKey } = job;
-      // A retry moves the job it replaces out of its thread's way first: a concurrent retry
-      // waits for the row, then finds it moved, and the retry recorded.
-      if (replaces) {
-        const { jobId, from, to } = replaces;
-        if ((await write(db, 'transitionJob', { jobId, from, to, now })) === 0) {
-          const retry = await one(db, 'jobByTrigger', { triggerKey }, parseJob);
-          return found(db, retry ?? (await one(db, 'jobById', { jobId }, parseJob)), triggerKey);
-        }
+  /** Records a job in `db`'s transaction. */
+  async function insertJobIn(db: Queryable, job: NewJob, firstRun: NewRun, now: number) {
+    const { replaces, triggerKey } = job;
+    // A retry moves the job it replaces out of its thread's way first: a concurrent retry
+    // waits for the row, then finds it moved, and the retry recorded.
+    if (replaces) {
+      const { jobId, from, to } = replaces;
+      if ((await write(db, 'transitionJob', { jobId, from, to, now })) === 0) {
+        const retry = await one(db, 'jobByTrigger', { triggerKey }, parseJob);
+        return found(db, retry ?? (await one(db, 'jobById', { jobId }, parseJob)), triggerKey);
       }
-      // A thread holds one job: a second start in it returns the job already there.
-      let inThread: JobRecord | undefined = job.threadTs
-        ? await one(db, 'jobByThread', { channelId: job.channelId, threadTs: job.threadTs }, parseJob)
-        : undefined;
-      if (inThread && (await write(db, 'detachThread', { jobId: inThread.id, triggerKey })) === 1)
-        inThread = undefined;
-      const inserted = inThread ? undefined : await one(db, 'insertJob', newJobParams(job, now), parseJob);
-      if (!inserted)
-        return found(db, inThread ?? (await one(db, 'jobByTrigger', { triggerKey }, parseJob)), triggerKey);
-      const { run } = await insertRun(db, inserted.id, firstRun, now);
-      if (!replaces) return { job: inserted, run, created: true };
-      await write(db, 'inheritRootReaction', { jobId: inserted.id, replacedId: replaces.jobId });
-      await enqueueAll(db, replaces.enqueue, now);
-      const current = await one(db, 'jobById', { jobId: inserted.id }, parseJob);
-      return { job: current ?? inserted, run, created: true };
-    });
+    }
+    // A thread holds one job: a second start in it returns the job already there.
+    let inThread: JobRecord | undefined = job.threadTs
+      ? await one(db, 'jobByThread', { channelId: job.channelId, threadTs: job.threadTs }, parseJob)
+      : undefined;
+    if (inThread && (await write(db, 'detachThread', { jobId: inThread.id, triggerKey })) === 1)
+      inThread = undefined;
+    const inserted = inThread ? undefined : await one(db, 'insertJob', newJobParams(job, now), parseJob);
+    if (!inserted)
+      return found(db, inThread ?? (await one(db, 'jobByTrigger', { triggerKey }, parseJob)), triggerKey);
+    const { run } = await insertRun(db, inserted.id, firstRun, now);
+    if (!replaces) return { job: inserted, run, created: true };
+    await write(db, 'inheritRootReaction', { jobId: inserted.id, replacedId: replaces.jobId });
+    await enqueueAll(db, replaces.enqueue, now);
+    const current = await one(db, 'jobById', { jobId: inserted.id }, parseJob);
+    return { job: current ?? inserted, run, created: true };
+  }
 
-  return { insertRun, insertJobOnce };
+  const insertJobOnce = (job: NewJob, firstRun: NewRun, now: number) =>
+    transaction((db) => insertJobIn(db, job, firstRun, now));
+
+  /** The insert in a transaction that is rolled back (`Store.rehearseInsert`). */
+  const rehearseInsert = async (job: NewJob, firstRun: NewRun, now: number) => {
+    try {
+      await transaction(async (db) => {
+        await insertJobIn(db, job, firstRun, now);
+        throw new RehearsalUndone();
+      });
+    } catch (error) {
+      if (!(error instanceof RehearsalUndone)) throw error;
+    }
+  };
+
+  return { insertRun, insertJobOnce, rehearseInsert };
 }

@@ -95,7 +95,7 @@ export async function openPostgresStore(
     return true;
   }
 
-  const { insertRun, insertJobOnce } = postgresInserts(transaction, enqueueAll);
+  const { insertRun, insertJobOnce, rehearseInsert } = postgresInserts(transaction, enqueueAll);
 
   return {
     pool,
@@ -111,6 +111,9 @@ export async function openPostgresStore(
         throw error;
       }
     },
+    rehearseInsert,
+    // PostgreSQL checkpoints on its own, in its own processes: nothing here waits for one.
+    checkpoint: async () => undefined,
     insertFollowUp: (jobId, run, now) => transaction((db) => insertRun(db, jobId, run, now)),
     claimRun: async (runId, now) => (await write(pool, 'claimRun', { runId, now })) === 1,
     transitionJob: async (jobId, from, to, now) =>

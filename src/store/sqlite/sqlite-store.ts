@@ -3,6 +3,7 @@ import { assistantThreadMethods } from '../assistant-threads.js';
 import { changeHolds } from '../changes.js';
 import type { Params } from '../queries/named.js';
 import { type PatchedTable, type QueryName, queriesFor, updateStatement } from '../queries.js';
+import { RehearsalUndone } from '../rehearsal.js';
 import {
   parseAt,
   parseCount,
@@ -18,7 +19,17 @@ import {
   parseUseOfRun,
   type Row,
 } from '../rows.js';
-import type { Change, Erased, NewOutboxItem, Orphans, Store, UseQuota, UseReservation } from '../types.js';
+import type {
+  Change,
+  Erased,
+  NewJob,
+  NewOutboxItem,
+  NewRun,
+  Orphans,
+  Store,
+  UseQuota,
+  UseReservation,
+} from '../types.js';
 import { UnknownRunError, useDecision } from '../uses.js';
 import { migrate, preparePrivateFile } from './database-file.js';
 import { sqliteInserts } from './insert-job.js';
@@ -28,8 +39,14 @@ export { migrate, STORE_DIRECTORY_MODE, STORE_FILE_MODE } from './database-file.
 /**
  * Opens (creating if needed) the SQLite store at `path` (`:memory:` for tests), in WAL mode,
  * with migrations applied. The file and the folders created for it are private to the app's user.
+ * With `backgroundCheckpoints`, no write checkpoints the log on its own (SQLite's default makes
+ * the write that fills 1,000 pages copy them all and sync the file): the app calls
+ * {@link Store.checkpoint} from background work instead, so a command's insert never waits for one.
  */
-export function openSqliteStore(path: string): Store & { db: Database.Database } {
+export function openSqliteStore(
+  path: string,
+  options: { backgroundCheckpoints?: boolean } = {},
+): Store & { db: Database.Database } {
   if (path !== ':memory:') preparePrivateFile(path);
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
@@ -37,6 +54,7 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
+  if (options.backgroundCheckpoints) db.pragma('wal_autocheckpoint = 0');
   migrate(db);
 
   // better-sqlite3 binds the statements' `:name` parameters from an object as they are written.
@@ -78,6 +96,10 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
 
   const { insertRun, insertJob } = sqliteInserts({ one, write, enqueueAll });
   const insertJobTx = db.transaction(insertJob);
+  const rehearseTx = db.transaction((job: NewJob, firstRun: NewRun, now: number) => {
+    insertJob(job, firstRun, now);
+    throw new RehearsalUndone();
+  });
 
   const applyOne = (change: Change, now: number): boolean => {
     const state = change.expect ? one('jobState', { jobId: change.jobId }, parseJobState) : undefined;
@@ -161,6 +183,16 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
     shared: false,
     async insertJob(job, firstRun, now) {
       return insertJobTx.immediate(job, firstRun, now);
+    },
+    async rehearseInsert(job, firstRun, now) {
+      try {
+        rehearseTx.immediate(job, firstRun, now);
+      } catch (error) {
+        if (!(error instanceof RehearsalUndone)) throw error;
+      }
+    },
+    async checkpoint() {
+      db.pragma('wal_checkpoint(PASSIVE)');
     },
     async insertFollowUp(jobId, run, now) {
       return db.transaction(() => insertRun(jobId, run, now)).immediate();

@@ -1,0 +1,29 @@
+import type { Identity } from './slack/identity.js';
+import { warmUpAckPath } from './slack/warm-up.js';
+import { rehearseInserts } from './store/rehearsal.js';
+import type { Store } from './store/types.js';
+import { withTimeout } from './util/timeout.js';
+
+/** Longest start-up waits for Slack's `auth.test` before saying ready anyway, in milliseconds. */
+const IDENTITY_WAIT_MS = 500;
+
+/**
+ * What start-up does before `/healthz` says ready, so that the first commands cost what later
+ * ones do: the insert a command makes rehearsed (and rolled back) until compiled, the connection
+ * to Slack opened (bounded: a slow Slack never holds up the start), and signed `help` commands
+ * sent through the real receiver.
+ */
+export async function warmStart(options: {
+  store: Pick<Store, 'rehearseInsert'>;
+  instanceId: string;
+  pollIntervalMs: number;
+  identity: Pick<Identity, 'get'>;
+  port: number;
+  /** Set in HTTP mode: the receiver is warmed with requests signed with it. */
+  signingSecret: string | undefined;
+}): Promise<void> {
+  await rehearseInserts(options.store, options);
+  await withTimeout(options.identity.get(), IDENTITY_WAIT_MS).catch(() => undefined);
+  if (options.signingSecret !== undefined)
+    await warmUpAckPath({ port: options.port, signingSecret: options.signingSecret });
+}
