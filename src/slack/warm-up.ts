@@ -2,15 +2,18 @@ import { createHmac } from 'node:crypto';
 import { request } from 'node:http';
 
 /**
- * Commands sent through the ack path before the app says it is ready. The first few requests
- * through Bolt cost many times what later ones do (code compiled on first use, lazily built
- * parsers); paid here, the first commands from Slack cost what the rest do.
+ * Commands sent through the ack path before the app says it is ready, at most. The first requests
+ * through Bolt cost many times what later ones do (code compiled on first use, then optimised
+ * after it has run often, lazily built parsers); paid here, the first commands from Slack cost
+ * what the rest do.
  */
-export const WARM_UP_REQUESTS = 10;
+export const WARM_UP_REQUESTS = 100;
+/** Longest the warm-up may take, in milliseconds: a slow machine sends fewer and is ready on time. */
+export const WARM_UP_BUDGET_MS = 100;
 
 /**
  * Sends `/docs-agent help` to the app's own `/slack/events`, signed as Slack signs, `requests`
- * times over one kept-alive connection. `help` is answered without touching the store or Slack:
+ * times (or until its time is up) over one kept-alive connection. `help` is answered without touching the store or Slack:
  * nothing is recorded, nothing is posted. Never rejects: a failed warm-up only leaves the first
  * commands slower.
  */
@@ -18,9 +21,11 @@ export async function warmUpAckPath(options: {
   port: number;
   signingSecret: string;
   requests?: number;
+  budgetMs?: number;
 }): Promise<void> {
   const count = options.requests ?? WARM_UP_REQUESTS;
-  for (let i = 0; i < count; i++) {
+  const deadline = performance.now() + (options.budgetMs ?? WARM_UP_BUDGET_MS);
+  for (let i = 0; i < count && performance.now() < deadline; i++) {
     const ok = await send(options.port, options.signingSecret, i).catch(() => false);
     if (!ok) return;
   }
