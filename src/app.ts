@@ -202,7 +202,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     metrics: metrics.hooks,
   });
   const retention = createRetentionSweep({ store, logger, retentionDays: config.retentionDays });
-  const checkpoints = createCheckpointLoop({ store, logger });
+  const checkpoints = createCheckpointLoop({ store, logger, gate });
 
   const slackApp = createSlackApp({
     config,

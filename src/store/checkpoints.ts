@@ -10,9 +10,8 @@ import type { Store } from './types.js';
 export const CHECKPOINT_INTERVAL_MS = 1_000;
 
 /**
- * The background loop that checkpoints the store ({@link Store.checkpoint}) once a second, so that
- * the ack path's inserts never copy the log into the database file. SQLite's checkpoint runs in a
- * worker thread: the loop need not wait for a quiet moment, and keeps the log short under a flood.
+ * The background loop that checkpoints the store ({@link Store.checkpoint}) once a second, each
+ * time after the gate: the ack path's inserts never copy the log into the database file.
  */
 export function createCheckpointLoop(options: {
   store: Pick<Store, 'checkpoint'>;

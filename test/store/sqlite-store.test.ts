@@ -4,11 +4,6 @@ import { dirname, join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { queriesFor } from '../../src/store/queries.js';
-import {
-  backgroundCheckpoints,
-  CheckpointFailed,
-  startCheckpointer,
-} from '../../src/store/sqlite/checkpointer.js';
 import { migrations } from '../../src/store/sqlite/migrations.js';
 import { migrate, openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { retentionContract } from './retention-contract.js';
@@ -327,34 +322,5 @@ describe('SQLite query plans', () => {
     const outbox = await store.dueOutbox(T0 + 1_000, 500);
     expect(outbox).toHaveLength(300);
     expect(outbox[0]?.dedupeKey).toBe('plan-0');
-  });
-});
-
-describe('SQLite checkpoints from a worker thread', () => {
-  let dir: string;
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'docs-agent-checkpoint-'));
-  });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
-  it('reports a worker that cannot checkpoint as a CheckpointFailed', async () => {
-    const worker = startCheckpointer(join(dir, 'missing.sqlite'));
-    await expect(worker.checkpoint()).rejects.toBeInstanceOf(CheckpointFailed);
-    await worker.close();
-    await expect(worker.checkpoint()).rejects.toBeInstanceOf(CheckpointFailed);
-  });
-
-  it('checkpoints on the store connection itself when its worker cannot', async () => {
-    const path = join(dir, 'store.sqlite');
-    const store = openSqliteStore(path);
-    // A worker pointed at a file that is not there fails every checkpoint.
-    const checkpoints = backgroundCheckpoints(store.db, join(dir, 'missing.sqlite'));
-    const empty = statSync(path).size;
-    for (let i = 0; i < 400; i++) await store.insertJob(newJob(`bulk-${i}`), createRun(), T0 + i);
-    expect(statSync(path).size).toBe(empty);
-    await checkpoints.checkpoint();
-    expect(statSync(path).size).toBeGreaterThan(empty);
-    await checkpoints.close();
-    await store.close();
   });
 });

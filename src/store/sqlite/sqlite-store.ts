@@ -31,7 +31,6 @@ import type {
   UseReservation,
 } from '../types.js';
 import { UnknownRunError, useDecision } from '../uses.js';
-import { backgroundCheckpoints } from './checkpointer.js';
 import { migrate, preparePrivateFile } from './database-file.js';
 import { sqliteInserts } from './insert-job.js';
 
@@ -41,8 +40,8 @@ export { migrate, STORE_DIRECTORY_MODE, STORE_FILE_MODE } from './database-file.
  * Opens (creating if needed) the SQLite store at `path` (`:memory:` for tests), in WAL mode,
  * with migrations applied. The file and the folders created for it are private to the app's user.
  * With `backgroundCheckpoints`, no write checkpoints the log on its own (SQLite's default makes
- * the write that fills 1,000 pages copy them all and sync the file): {@link Store.checkpoint}
- * does, from a worker thread ({@link startCheckpointer}), so a command's insert never waits.
+ * the write that fills 1,000 pages copy them all and sync the file): the app calls
+ * {@link Store.checkpoint} from background work instead, so a command's insert never waits for one.
  */
 export function openSqliteStore(
   path: string,
@@ -55,8 +54,7 @@ export function openSqliteStore(
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
-  const checkpoints =
-    options.backgroundCheckpoints && path !== ':memory:' ? backgroundCheckpoints(db, path) : undefined;
+  if (options.backgroundCheckpoints) db.pragma('wal_autocheckpoint = 0');
   migrate(db);
 
   // better-sqlite3 binds the statements' `:name` parameters from an object as they are written.
@@ -194,8 +192,7 @@ export function openSqliteStore(
       }
     },
     async checkpoint() {
-      if (checkpoints) await checkpoints.checkpoint();
-      else db.pragma('wal_checkpoint(PASSIVE)');
+      db.pragma('wal_checkpoint(PASSIVE)');
     },
     async insertFollowUp(jobId, run, now) {
       return db.transaction(() => insertRun(jobId, run, now)).immediate();
@@ -286,7 +283,6 @@ export function openSqliteStore(
       return eraseTx.immediate(before, erasedInstruction, now, limit);
     },
     async close() {
-      await checkpoints?.close();
       if (db.open) db.close();
     },
   };
