@@ -58,7 +58,7 @@ export interface StartOptions {
 /** Wires every part together and starts serving. */
 export async function startApp(config: Config, options: StartOptions = {}): Promise<RunningApp> {
   const logger = options.logger ?? createLogger({ level: config.logLevel, secrets: secretsOf(config) });
-  const store = options.store ?? (await openStore(config, logger, { backgroundCheckpoints: true }));
+  const store = options.store ?? (await openStore(config, logger));
   const instanceId = newInstanceId();
   let ready = false;
   const metrics = setUpMetrics(config, store, logger);

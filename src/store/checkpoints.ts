@@ -3,15 +3,13 @@ import { createLoop, type Loop } from '../util/loop.js';
 import type { YieldGate } from '../util/yield-gate.js';
 import type { Store } from './types.js';
 
-/**
- * How often background work checkpoints SQLite's write-ahead log, in milliseconds. At a
- * thousand commands a second the log grows by about 30 MB a second between checkpoints.
- */
+/** How often background work checkpoints SQLite's write-ahead log, in milliseconds. */
 export const CHECKPOINT_INTERVAL_MS = 1_000;
 
 /**
  * The background loop that checkpoints the store ({@link Store.checkpoint}) once a second, each
- * time after the gate: the ack path's inserts never copy the log into the database file.
+ * time after the gate: a burst of commands starts with an almost empty log, and its inserts
+ * seldom have to copy it into the database file.
  */
 export function createCheckpointLoop(options: {
   store: Pick<Store, 'checkpoint'>;

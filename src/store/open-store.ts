@@ -4,19 +4,15 @@ import { openPostgresStore } from './postgres/postgres-store.js';
 import { openSqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './types.js';
 
-/**
- * PostgreSQL when `DATABASE_URL` is set, the embedded SQLite file otherwise. Migrations applied.
- * `backgroundCheckpoints`: the caller checkpoints SQLite's log itself ({@link Store.checkpoint}).
- */
+/** PostgreSQL when `DATABASE_URL` is set, the embedded SQLite file otherwise. Migrations applied. */
 export async function openStore(
   config: Pick<Config, 'databasePath' | 'databaseUrl'>,
   logger?: Logger,
-  options: { backgroundCheckpoints?: boolean } = {},
 ): Promise<Store> {
   return config.databaseUrl
     ? openPostgresStore(config.databaseUrl, {
         onIdleError: (error) =>
           logger?.warn('a database connection failed while idle; the pool replaces it', { error }),
       })
-    : openSqliteStore(config.databasePath, options);
+    : openSqliteStore(config.databasePath);
 }

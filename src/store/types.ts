@@ -104,10 +104,10 @@ export interface Store {
    */
   rehearseInsert(job: NewJob, firstRun: NewRun, now: number): Promise<void>;
   /**
-   * Copies the write-ahead log into the database file without waiting on readers (SQLite,
-   * opened with background checkpoints); nothing to do on PostgreSQL. With background
-   * checkpoints a command's insert never pays for one: background work calls this when Slack
-   * is quiet.
+   * Copies SQLite's write-ahead log into the database file without waiting on readers; nothing
+   * to do on PostgreSQL. SQLite does it on its own in the write that fills 1,000 pages, and that
+   * write waits for the copy and a sync of the file: background work calls this when Slack is
+   * quiet, so that the log seldom fills during a burst of commands.
    */
   checkpoint(): Promise<void>;
   /** Inserts a follow-up run; the same message twice returns the existing run. */

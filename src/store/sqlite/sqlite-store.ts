@@ -39,14 +39,8 @@ export { migrate, STORE_DIRECTORY_MODE, STORE_FILE_MODE } from './database-file.
 /**
  * Opens (creating if needed) the SQLite store at `path` (`:memory:` for tests), in WAL mode,
  * with migrations applied. The file and the folders created for it are private to the app's user.
- * With `backgroundCheckpoints`, no write checkpoints the log on its own (SQLite's default makes
- * the write that fills 1,000 pages copy them all and sync the file): the app calls
- * {@link Store.checkpoint} from background work instead, so a command's insert never waits for one.
  */
-export function openSqliteStore(
-  path: string,
-  options: { backgroundCheckpoints?: boolean } = {},
-): Store & { db: Database.Database } {
+export function openSqliteStore(path: string): Store & { db: Database.Database } {
   if (path !== ':memory:') preparePrivateFile(path);
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
@@ -54,7 +48,6 @@ export function openSqliteStore(
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
-  if (options.backgroundCheckpoints) db.pragma('wal_autocheckpoint = 0');
   migrate(db);
 
   // better-sqlite3 binds the statements' `:name` parameters from an object as they are written.
