@@ -233,7 +233,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   await membership.join();
   const port = await slackApp.start();
   // Ready means fast: the ack path is compiled and the connection to Slack open.
-  await warmStart({
+  const warmedUp = await warmStart({
     store,
     instanceId,
     pollIntervalMs: config.poll.intervalMs,
@@ -251,6 +251,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     instanceId,
     pollIntervalMs: config.poll.intervalMs,
     metrics: metrics.routes.length > 0,
+    warmUp: warmedUp,
   });
 
   let stopping: Promise<void> | undefined;

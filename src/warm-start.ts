@@ -21,9 +21,22 @@ export async function warmStart(options: {
   port: number;
   /** Set in HTTP mode: the receiver is warmed with requests signed with it. */
   signingSecret: string | undefined;
-}): Promise<void> {
-  await rehearseInserts(options.store, options);
+}): Promise<WarmStart> {
+  const started = performance.now();
+  const rehearsals = await rehearseInserts(options.store, options);
   await withTimeout(options.identity.get(), IDENTITY_WAIT_MS).catch(() => undefined);
-  if (options.signingSecret !== undefined)
-    await warmUpAckPath({ port: options.port, signingSecret: options.signingSecret });
+  const requests =
+    options.signingSecret === undefined
+      ? 0
+      : await warmUpAckPath({ port: options.port, signingSecret: options.signingSecret });
+  return { rehearsals, requests, ms: Math.round(performance.now() - started) };
+}
+
+/** What the warm start did, for the log line that says the app is ready. */
+export interface WarmStart {
+  /** Inserts rehearsed (and rolled back). */
+  rehearsals: number;
+  /** `help` commands answered by the receiver. */
+  requests: number;
+  ms: number;
 }

@@ -15,20 +15,23 @@ export const WARM_UP_BUDGET_MS = 100;
  * Sends `/docs-agent help` to the app's own `/slack/events`, signed as Slack signs, `requests`
  * times (or until its time is up) over one kept-alive connection. `help` is answered without touching the store or Slack:
  * nothing is recorded, nothing is posted. Never rejects: a failed warm-up only leaves the first
- * commands slower.
+ * commands slower. Returns how many were answered.
  */
 export async function warmUpAckPath(options: {
   port: number;
   signingSecret: string;
   requests?: number;
   budgetMs?: number;
-}): Promise<void> {
+}): Promise<number> {
   const count = options.requests ?? WARM_UP_REQUESTS;
   const deadline = performance.now() + (options.budgetMs ?? WARM_UP_BUDGET_MS);
-  for (let i = 0; i < count && performance.now() < deadline; i++) {
-    const ok = await send(options.port, options.signingSecret, i).catch(() => false);
-    if (!ok) return;
+  let answered = 0;
+  while (answered < count && performance.now() < deadline) {
+    const ok = await send(options.port, options.signingSecret, answered).catch(() => false);
+    if (!ok) break;
+    answered += 1;
   }
+  return answered;
 }
 
 function send(port: number, secret: string, i: number): Promise<boolean> {

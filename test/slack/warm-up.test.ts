@@ -31,7 +31,13 @@ describe('ack path warm-up', () => {
   it('sends signed `help` commands to /slack/events, as many as asked', async () => {
     const stand = await receiver();
     server = stand.server;
-    await warmUpAckPath({ port: stand.port, signingSecret: SIGNING_SECRET, requests: 12, budgetMs: 60_000 });
+    const answered = await warmUpAckPath({
+      port: stand.port,
+      signingSecret: SIGNING_SECRET,
+      requests: 12,
+      budgetMs: 60_000,
+    });
+    expect(answered).toBe(12);
     expect(stand.seen).toHaveLength(12);
     expect(stand.seen.every((r) => r.path === '/slack/events' && r.text === 'help' && r.signed)).toBe(true);
   });
@@ -47,7 +53,9 @@ describe('ack path warm-up', () => {
   it('stops at the first request that is not answered 200', async () => {
     const stand = await receiver(0, 401);
     server = stand.server;
-    await warmUpAckPath({ port: stand.port, signingSecret: SIGNING_SECRET, budgetMs: 60_000 });
+    expect(await warmUpAckPath({ port: stand.port, signingSecret: SIGNING_SECRET, budgetMs: 60_000 })).toBe(
+      0,
+    );
     expect(stand.seen).toHaveLength(1);
   });
 });
