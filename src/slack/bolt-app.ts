@@ -66,6 +66,9 @@ export function createSlackApp({
     const app = new App({
       receiver,
       authorize,
+      // Nothing here keeps state per conversation in Bolt: without its store, no request pays
+      // for a look-up in it, and nothing is held in memory per conversation.
+      convoStore: false,
       logger: log,
       logLevel,
       clientOptions: slackClientOptions(config, logger, 'bolt'),
