@@ -26,6 +26,11 @@ export interface AckPathResult {
   startLatencyMs: Summary;
   /** How many of the commands had started when measured (all, unless something was lost). */
   started: number;
+  /**
+   * CPU time (user + system) each process used per command while its rounds ran, in
+   * milliseconds: the acknowledgement's whole cost, which in a burst every later command waits for.
+   */
+  cpuPerCommandMs: { bare: number; ours: number };
 }
 
 /** Pools the loads of several rounds into one, for the throughput and latency summaries. */
@@ -69,12 +74,20 @@ export async function ackPath(options: AckPathOptions): Promise<AckPathResult> {
     // its background work takes little CPU from bare Bolt's acknowledgements.
     const bareLoads: LoadResult[] = [];
     const oursLoads: LoadResult[] = [];
+    const cpu = { bare: 0, ours: 0 };
+    /** Runs one round against `child`, adding the CPU it used meanwhile to `cpu[who]`. */
+    const measured = async (who: 'bare' | 'ours', child: Child, label: string, n: number) => {
+      const before = child.cpuMs();
+      const result = await load(child.base, label, n);
+      cpu[who] += child.cpuMs() - before;
+      return result;
+    };
     const rounds = Math.max(1, Math.round(options.commands / options.roundSize));
     const count = Math.round(options.commands / rounds);
     for (let round = 0; round < rounds; round++) {
-      bareLoads.push(await load(bare.base, `bare${round}`, count));
+      bareLoads.push(await measured('bare', bare, `bare${round}`, count));
       const label = `ack${round}`;
-      oursLoads.push(await load(ours.base, label, count));
+      oursLoads.push(await measured('ours', ours, label, count));
       await waitFor(
         'every job of the round started',
         () => Array.from({ length: count }, (_, i) => `${label}-${i}`).every((t) => world.createAt.has(t)),
@@ -96,6 +109,10 @@ export async function ackPath(options: AckPathOptions): Promise<AckPathResult> {
       ours: ackRun(pooled(oursLoads)),
       startLatencyMs: summarize(starts),
       started: starts.length,
+      cpuPerCommandMs: {
+        bare: round(cpu.bare / (rounds * count), 3),
+        ours: round(cpu.ours / (rounds * count), 3),
+      },
     };
   } finally {
     await Promise.all(children.map((c) => c.stop()));

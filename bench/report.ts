@@ -55,6 +55,14 @@ export function rows(r: BenchResults): Row[] {
       met: undefined,
     },
     {
+      measure: `CPU per acknowledged command, ${commands}`,
+      ours: `${round(ack.cpuPerCommandMs.ours, 2)} ms`,
+      baseline: `${round(ack.cpuPerCommandMs.bare, 2)} ms (bare Bolt)`,
+      ratio: `${round(ack.cpuPerCommandMs.ours / ack.cpuPerCommandMs.bare)}x`,
+      target: 'reported',
+      met: undefined,
+    },
+    {
       measure: `ack latency p50 / p95 / p99 / max, ${commands}`,
       ours: latencies(ack.ours.latencyMs),
       baseline: latencies(ack.bare.latencyMs),
