@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from '../logging/logger.js';
 import type { YieldGate } from '../util/yield-gate.js';
 
@@ -41,11 +41,7 @@ export function createFrontServer(
 ): FrontServer {
   let stopping = false;
   const server = createServer((req, res) => {
-    if (gate) {
-      gate.requestStarted();
-      // 'close' comes once per response: answered, or the client went away.
-      res.once('close', () => gate.requestEnded());
-    }
+    if (gate) countInFlight(gate, req, res);
     // While stopping, requests already on a kept-alive connection are still answered, but the
     // connection closes after each, so clients (and Slack) go to another instance.
     if (stopping) res.setHeader('connection', 'close');
@@ -106,6 +102,36 @@ export function createFrontServer(
         server.closeIdleConnections();
       }),
   };
+}
+
+/** Each connection's requests in flight, ended together if the connection goes away first. */
+const inFlightOn = new WeakMap<Socket, Set<() => void>>();
+
+/**
+ * Tells `gate` of `req` now and once more when it has ended: its response closed (answered, or
+ * the client went away) or its connection did. Node never closes the response of a request
+ * pipelined behind another on a connection that goes away, and a count that never came down
+ * would keep background work in its slowest mode for good.
+ */
+function countInFlight(gate: YieldGate, req: IncomingMessage, res: ServerResponse): void {
+  gate.requestStarted();
+  const socket = req.socket;
+  let requests = inFlightOn.get(socket);
+  if (!requests) {
+    const onSocket = new Set<() => void>();
+    inFlightOn.set(socket, onSocket);
+    socket.once('close', () => {
+      for (const end of [...onSocket]) end();
+    });
+    requests = onSocket;
+  }
+  const pending = requests;
+  const end = () => {
+    if (!pending.delete(end)) return;
+    gate.requestEnded();
+  };
+  pending.add(end);
+  res.once('close', end);
 }
 
 /** The path of a request target, without its query; never throws (unlike `new URL`). */
