@@ -235,6 +235,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   // Ready means fast: the ack path is compiled and the connection to Slack open.
   const warmedUp = await warmStart({
     store,
+    logger,
     instanceId,
     pollIntervalMs: config.poll.intervalMs,
     identity,
@@ -280,7 +281,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
           Promise.all([poller, outbox, retention, checkpoints].map((loop) => loop.stop())),
           Math.max(500, deadline - Date.now()),
         );
-        logger.info('poller, outbox and retention sweep stopped');
+        logger.info('poller, outbox, retention sweep and checkpoints stopped');
         // Other instances take over whatever is left at once instead of waiting for a time-out.
         await membership
           .leave()

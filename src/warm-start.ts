@@ -1,3 +1,4 @@
+import type { Logger } from './logging/logger.js';
 import type { Identity } from './slack/identity.js';
 import { warmUpAckPath } from './slack/warm-up.js';
 import { rehearseInserts } from './store/rehearsal.js';
@@ -15,6 +16,7 @@ const IDENTITY_WAIT_MS = 500;
  */
 export async function warmStart(options: {
   store: Pick<Store, 'rehearseInsert'>;
+  logger: Logger;
   instanceId: string;
   pollIntervalMs: number;
   identity: Pick<Identity, 'get'>;
@@ -23,7 +25,10 @@ export async function warmStart(options: {
   signingSecret: string | undefined;
 }): Promise<WarmStart> {
   const started = performance.now();
-  const rehearsals = await rehearseInserts(options.store, options);
+  const rehearsals = await rehearseInserts(options.store, {
+    ...options,
+    onError: (error) => options.logger.warn('could not rehearse the insert of a command', { error }),
+  });
   await withTimeout(options.identity.get(), IDENTITY_WAIT_MS).catch(() => undefined);
   const requests =
     options.signingSecret === undefined

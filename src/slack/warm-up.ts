@@ -27,14 +27,16 @@ export async function warmUpAckPath(options: {
   const deadline = performance.now() + (options.budgetMs ?? WARM_UP_BUDGET_MS);
   let answered = 0;
   while (answered < count && performance.now() < deadline) {
-    const ok = await send(options.port, options.signingSecret, answered).catch(() => false);
+    // Bounded too: one request that hangs must not hold up the start past the budget.
+    const timeoutMs = Math.max(1, deadline - performance.now());
+    const ok = await send(options.port, options.signingSecret, answered, timeoutMs).catch(() => false);
     if (!ok) break;
     answered += 1;
   }
   return answered;
 }
 
-function send(port: number, secret: string, i: number): Promise<boolean> {
+function send(port: number, secret: string, i: number, timeoutMs: number): Promise<boolean> {
   const timestamp = Math.floor(Date.now() / 1000);
   const body = new URLSearchParams({
     team_id: 'T0WARMUP',
@@ -65,6 +67,7 @@ function send(port: number, secret: string, i: number): Promise<boolean> {
       },
     );
     req.on('error', reject);
+    req.setTimeout(timeoutMs, () => req.destroy(new Error('warm-up request timed out')));
     req.end(body);
   });
 }

@@ -43,7 +43,14 @@ function rehearsalJob(instanceId: string, i: number, pollIntervalMs: number): [N
  */
 export async function rehearseInserts(
   store: Pick<Store, 'rehearseInsert'>,
-  options: { instanceId: string; pollIntervalMs: number; budgetMs?: number; now?: () => number },
+  options: {
+    instanceId: string;
+    pollIntervalMs: number;
+    budgetMs?: number;
+    now?: () => number;
+    /** Told of the failure that ended the rehearsals early. */
+    onError?: (error: unknown) => void;
+  },
 ): Promise<number> {
   const now = options.now ?? Date.now;
   const deadline = performance.now() + (options.budgetMs ?? REHEARSAL_BUDGET_MS);
@@ -54,8 +61,9 @@ export async function rehearseInserts(
       await store.rehearseInsert(job, run, now());
       done += 1;
     }
-  } catch {
-    // The store is checked again by the first real command, which reports what is wrong.
+  } catch (error) {
+    // Reported, not thrown: the first real command meets the store as it is and explains.
+    options.onError?.(error);
   }
   return done;
 }

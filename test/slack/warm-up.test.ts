@@ -50,6 +50,15 @@ describe('ack path warm-up', () => {
     expect(stand.seen.length).toBeLessThan(WARM_UP_REQUESTS);
   });
 
+  it('gives up on a request that is not answered within its time', async () => {
+    const stand = await receiver(5_000);
+    server = stand.server;
+    const started = performance.now();
+    expect(await warmUpAckPath({ port: stand.port, signingSecret: SIGNING_SECRET, budgetMs: 100 })).toBe(0);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    server.closeAllConnections();
+  });
+
   it('stops at the first request that is not answered 200', async () => {
     const stand = await receiver(0, 401);
     server = stand.server;

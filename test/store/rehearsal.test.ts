@@ -32,8 +32,9 @@ describe('rehearsed inserts', () => {
     expect(done).toBeLessThanOrEqual(3);
   });
 
-  it('stops at the first failure without rejecting', async () => {
+  it('stops at the first failure, reports it and does not reject', async () => {
     let calls = 0;
+    const reported: unknown[] = [];
     const done = await rehearseInserts(
       {
         rehearseInsert: async () => {
@@ -41,9 +42,10 @@ describe('rehearsed inserts', () => {
           if (calls === 3) throw new Error('disk I/O error');
         },
       },
-      { instanceId: 'i-test', pollIntervalMs: 5_000 },
+      { instanceId: 'i-test', pollIntervalMs: 5_000, budgetMs: 60_000, onError: (e) => reported.push(e) },
     );
     expect(done).toBe(2);
     expect(calls).toBe(3);
+    expect(reported).toEqual([new Error('disk I/O error')]);
   });
 });
