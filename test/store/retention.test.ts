@@ -12,7 +12,8 @@ describe('retention sweep', () => {
   const logger = createLogger({ level: 'debug', secrets: [], write: (line) => logs.push(line) });
 
   beforeEach(() => {
-    vi.useFakeTimers();
+    // The loop's timers only: the store commits on the event loop's own turn.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
     store = openSqliteStore(':memory:');
     clock = T0;
     logs.length = 0;

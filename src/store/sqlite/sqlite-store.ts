@@ -32,6 +32,7 @@ import type {
 } from '../types.js';
 import { UnknownRunError, useDecision } from '../uses.js';
 import { migrate, preparePrivateFile } from './database-file.js';
+import { withGroupedInserts } from './group-commit.js';
 import { sqliteInserts } from './insert-job.js';
 
 export { migrate, STORE_DIRECTORY_MODE, STORE_FILE_MODE } from './database-file.js';
@@ -171,7 +172,7 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
     write('releaseOutboxOf', { instanceId });
   });
 
-  return {
+  return withGroupedInserts(db, {
     db,
     shared: false,
     async insertJob(job, firstRun, now) {
@@ -278,5 +279,5 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
     async close() {
       if (db.open) db.close();
     },
-  };
+  });
 }
