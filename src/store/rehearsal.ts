@@ -11,6 +11,18 @@ export class RehearsalUndone extends Error {
   }
 }
 
+/**
+ * Runs `work`, which ends its transaction by throwing {@link RehearsalUndone}: that one is
+ * swallowed (the rollback was the point), anything else is thrown on.
+ */
+export async function undone(work: () => unknown): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    if (!(error instanceof RehearsalUndone)) throw error;
+  }
+}
+
 /** Inserts rehearsed before ready, at most: enough for V8 to compile the insert path fully. */
 export const REHEARSALS = 200;
 /** Longest the rehearsals may take, in milliseconds (a slow database server gets fewer). */

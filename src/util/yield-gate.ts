@@ -107,9 +107,10 @@ export function createYieldGate(
       });
     },
     requestStarted() {
-      if (quietFor() >= quietMs) busySince = performance.now();
+      const now = performance.now();
+      if (inFlight === 0 && now - lastActivity >= quietMs) busySince = now;
       inFlight += 1;
-      lastActivity = performance.now();
+      lastActivity = now;
     },
     requestEnded() {
       inFlight = Math.max(0, inFlight - 1);

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { newJobParams } from '../queries.js';
-import { RehearsalUndone } from '../rehearsal.js';
+import { RehearsalUndone, undone } from '../rehearsal.js';
 import { parseJob, parseRun } from '../rows.js';
 import type { JobRecord, NewJob, NewOutboxItem, NewRun, RunRecord } from '../types.js';
 import { exec, one, type Queryable, write } from './statements.js';
@@ -77,16 +77,13 @@ export function postgresInserts(
     transaction((db) => insertJobIn(db, job, firstRun, now));
 
   /** The insert in a transaction that is rolled back (`Store.rehearseInsert`). */
-  const rehearseInsert = async (job: NewJob, firstRun: NewRun, now: number) => {
-    try {
-      await transaction(async (db) => {
+  const rehearseInsert = (job: NewJob, firstRun: NewRun, now: number) =>
+    undone(() =>
+      transaction(async (db) => {
         await insertJobIn(db, job, firstRun, now);
         throw new RehearsalUndone();
-      });
-    } catch (error) {
-      if (!(error instanceof RehearsalUndone)) throw error;
-    }
-  };
+      }),
+    );
 
   return { insertRun, insertJobOnce, rehearseInsert };
 }

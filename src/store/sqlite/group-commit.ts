@@ -56,15 +56,22 @@ export function withGroupedInserts<S extends Store>(db: Database.Database, store
     return result;
   };
 
+  /** Every other method, made to commit the open group first; built once each. */
+  const committingFirst = new Map<PropertyKey, (...args: unknown[]) => unknown>();
   return new Proxy(store, {
     get(target, key, receiver) {
       if (key === 'insertJob') return insertJob;
       const value = Reflect.get(target, key, receiver);
       if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        commit();
-        return value.apply(target, args);
-      };
+      let wrapped = committingFirst.get(key);
+      if (!wrapped) {
+        wrapped = (...args: unknown[]) => {
+          commit();
+          return value.apply(target, args);
+        };
+        committingFirst.set(key, wrapped);
+      }
+      return wrapped;
     },
   });
 }

@@ -3,7 +3,7 @@ import { assistantThreadMethods } from '../assistant-threads.js';
 import { changeHolds } from '../changes.js';
 import type { Params } from '../queries/named.js';
 import { type PatchedTable, type QueryName, queriesFor, updateStatement } from '../queries.js';
-import { RehearsalUndone } from '../rehearsal.js';
+import { RehearsalUndone, undone } from '../rehearsal.js';
 import {
   parseAt,
   parseCount,
@@ -178,13 +178,7 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
     async insertJob(job, firstRun, now) {
       return insertJobTx.immediate(job, firstRun, now);
     },
-    async rehearseInsert(job, firstRun, now) {
-      try {
-        rehearseTx.immediate(job, firstRun, now);
-      } catch (error) {
-        if (!(error instanceof RehearsalUndone)) throw error;
-      }
-    },
+    rehearseInsert: (job, firstRun, now) => undone(() => rehearseTx.immediate(job, firstRun, now)),
     async checkpoint() {
       db.pragma('wal_checkpoint(PASSIVE)');
     },
