@@ -11,8 +11,8 @@ const IDENTITY_WAIT_MS = 500;
 /**
  * What start-up does before `/healthz` says ready, so that the first commands cost what later
  * ones do: the insert a command makes rehearsed (and rolled back) until compiled, the connection
- * to Slack opened (bounded: a slow Slack never holds up the start), and signed `help` commands
- * sent through the real receiver.
+ * to Slack opened (bounded: a slow Slack never holds up the start), and signed commands sent
+ * through the real receiver from a direct message, where a command starts nothing.
  */
 export async function warmStart(options: {
   store: Pick<Store, 'rehearseInsert'>;
@@ -41,7 +41,7 @@ export async function warmStart(options: {
 export interface WarmStart {
   /** Inserts rehearsed (and rolled back). */
   rehearsals: number;
-  /** `help` commands answered by the receiver. */
+  /** Warm-up commands answered by the receiver. */
   requests: number;
   ms: number;
 }

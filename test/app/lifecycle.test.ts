@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { WARM_UP_CHANNEL, WARM_UP_USER } from '../../src/slack/warm-up.js';
 import { useHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/http.js';
 
@@ -117,5 +118,17 @@ describe('usage', () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(h.agent.requestsFor('create')).toHaveLength(0);
     expect(h.slack.callsTo('chat.postMessage')).toHaveLength(0);
+  });
+});
+
+describe('start-up', () => {
+  it('warms the ack path with real commands, recording and posting nothing', async () => {
+    const ready = h.logs.map((line) => JSON.parse(line)).find((l) => l.msg === 'docs-agent is ready');
+    expect(ready.warmUp.requests).toBeGreaterThan(0);
+    expect(await h.app.store.recentJobs({ requesterId: WARM_UP_USER }, 10)).toEqual([]);
+    expect(await h.app.store.recentJobs({ channelId: WARM_UP_CHANNEL }, 10)).toEqual([]);
+    expect(h.slack.messages).toEqual([]);
+    expect(h.slack.calls.map((c) => c.method).filter((m) => m !== 'auth.test')).toEqual([]);
+    expect(h.agent.requests).toEqual([]);
   });
 });

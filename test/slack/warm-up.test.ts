@@ -1,12 +1,18 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { WARM_UP_REQUESTS, warmUpAckPath } from '../../src/slack/warm-up.js';
+import {
+  WARM_UP_CHANNEL,
+  WARM_UP_LANES,
+  WARM_UP_REQUESTS,
+  WARM_UP_USER,
+  warmUpAckPath,
+} from '../../src/slack/warm-up.js';
 import { SIGNING_SECRET, signature } from '../helpers/signing.js';
 
 /** A stand-in for the app's own receiver: checks each signature, answers after `delayMs`. */
 async function receiver(delayMs = 0, status = 200) {
-  const seen: { path: string; text: string | null; signed: boolean }[] = [];
+  const seen: { path: string; fields: URLSearchParams; port: number | undefined; signed: boolean }[] = [];
   const server: Server = createServer((req, res) => {
     let body = '';
     req.on('data', (chunk) => (body += chunk));
@@ -14,7 +20,8 @@ async function receiver(delayMs = 0, status = 200) {
       const timestamp = String(req.headers['x-slack-request-timestamp']);
       seen.push({
         path: req.url ?? '',
-        text: new URLSearchParams(body).get('text'),
+        fields: new URLSearchParams(body),
+        port: req.socket.remotePort,
         signed: req.headers['x-slack-signature'] === signature(SIGNING_SECRET, timestamp, body),
       });
       setTimeout(() => res.writeHead(status).end(), delayMs);
@@ -28,7 +35,7 @@ describe('ack path warm-up', () => {
   let server: Server | undefined;
   afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
 
-  it('sends signed `help` commands to /slack/events, as many as asked', async () => {
+  it('sends signed instructions from a direct message to /slack/events, as many as asked', async () => {
     const stand = await receiver();
     server = stand.server;
     const answered = await warmUpAckPath({
@@ -39,7 +46,26 @@ describe('ack path warm-up', () => {
     });
     expect(answered).toBe(12);
     expect(stand.seen).toHaveLength(12);
-    expect(stand.seen.every((r) => r.path === '/slack/events' && r.text === 'help' && r.signed)).toBe(true);
+    expect(stand.seen.every((r) => r.path === '/slack/events' && r.signed)).toBe(true);
+    for (const { fields } of stand.seen) {
+      // Shaped like Slack's own: every field it sends, an instruction with spaces and punctuation.
+      expect(fields.get('text')).toMatch(/^Warm-up #\d+: check the "Quick start" page & its links$/);
+      expect(fields.get('channel_id')).toBe(WARM_UP_CHANNEL);
+      expect(fields.get('channel_name')).toBe('directmessage');
+      expect(fields.get('user_id')).toBe(WARM_UP_USER);
+      for (const field of ['token', 'team_id', 'team_domain', 'user_name', 'api_app_id', 'response_url'])
+        expect(fields.get(field), field).toBeTruthy();
+      expect(fields.get('trigger_id')).toMatch(/^warm-up\.\d+$/);
+    }
+    expect(new Set(stand.seen.map((r) => r.fields.get('trigger_id'))).size).toBe(12);
+  });
+
+  it('sends over several connections at once, as Slack does', async () => {
+    const stand = await receiver(5);
+    server = stand.server;
+    await warmUpAckPath({ port: stand.port, signingSecret: SIGNING_SECRET, requests: 20, budgetMs: 60_000 });
+    expect(stand.seen).toHaveLength(20);
+    expect(new Set(stand.seen.map((r) => r.port)).size).toBe(WARM_UP_LANES);
   });
 
   it('stops when its time is up, so a slow start is not made slower', async () => {
@@ -59,12 +85,13 @@ describe('ack path warm-up', () => {
     server.closeAllConnections();
   });
 
-  it('stops at the first request that is not answered 200', async () => {
+  it('sends no more once a request is not answered 200', async () => {
     const stand = await receiver(0, 401);
     server = stand.server;
     expect(await warmUpAckPath({ port: stand.port, signingSecret: SIGNING_SECRET, budgetMs: 60_000 })).toBe(
       0,
     );
-    expect(stand.seen).toHaveLength(1);
+    // Only the first request of each connection was under way when the first answer came.
+    expect(stand.seen.length).toBe(WARM_UP_LANES);
   });
 });
