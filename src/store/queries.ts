@@ -2,7 +2,6 @@ import { FINISHED, STILL_STARTING, sqlList, THREAD_RELEASING_PHASES } from '../d
 import { OUTBOX_QUERIES } from './queries/outbox.js';
 import { POSTGRES_USES_QUERIES, USES_QUERIES } from './queries/uses.js';
 import type { Dialect } from './schema.js';
-import type { NewJob } from './types.js';
 
 /**
  * Every statement of the store, written once for SQLite and PostgreSQL with `:name` parameters
@@ -27,7 +26,7 @@ const JOBS = {
     VALUES (:teamId, :channelId, :requesterId, :instruction, :triggerKey, :responseUrl, 'accepted',
       :pollIntervalMs, :owner, :origin, :projectId, :threadTs, :contextTs, :now, :now)
     ON CONFLICT (trigger_key) DO NOTHING
-    RETURNING *`,
+    RETURNING id`,
   jobById: 'SELECT * FROM jobs WHERE id = :jobId',
   jobByTrigger: 'SELECT * FROM jobs WHERE trigger_key = :triggerKey',
   jobByThread: 'SELECT * FROM jobs WHERE channel_id = :channelId AND thread_ts = :threadTs',
@@ -92,7 +91,7 @@ const RUNS = {
     INSERT INTO runs (job_id, seq, kind, prompt, author_id, message_ts, state, owner, team_id, created_at)
     VALUES (:jobId, (SELECT COALESCE(MAX(seq), 0) + 1 FROM runs WHERE job_id = :jobId), :kind, :prompt,
       :authorId, :messageTs, 'pending', :owner, :teamId, :now)
-    RETURNING *`,
+    RETURNING id, seq`,
   runById: 'SELECT * FROM runs WHERE id = :runId',
   /** What `Change.expectRun` is checked against; on PostgreSQL the row stays locked until commit. */
   lockedRun: 'SELECT * FROM runs WHERE id = :runId {{forUpdate}}',
@@ -228,23 +227,6 @@ export const POSTGRES_ONLY = {
 } as const;
 
 export type QueryName = keyof typeof SHARED;
-
-/** The arguments of the `insertJob` statement, by name. */
-export const newJobParams = (job: NewJob, now: number) => ({
-  teamId: job.teamId,
-  channelId: job.channelId,
-  requesterId: job.requesterId,
-  instruction: job.instruction,
-  triggerKey: job.triggerKey,
-  responseUrl: job.responseUrl,
-  pollIntervalMs: job.pollIntervalMs,
-  owner: job.owner ?? null,
-  origin: job.origin ?? 'command',
-  projectId: job.projectId ?? null,
-  threadTs: job.threadTs ?? null,
-  contextTs: job.contextTs ?? null,
-  now,
-});
 
 /** The shared statements in one dialect, still with `:name` parameters. */
 export function queriesFor(dialect: Dialect): Record<QueryName, string> {

@@ -28,7 +28,11 @@ export const REHEARSALS = 200;
 /** Longest the rehearsals may take, in milliseconds (a slow database server gets fewer). */
 export const REHEARSAL_BUDGET_MS = 100;
 
-/** A command's job and first run as the ack path records them, under a key no command has. */
+/**
+ * A command's job and first run as the ack path records them, under a key no command has. Every
+ * field has the type a command's has (a response URL, a project), so the code compiled here fits
+ * the real inserts: a null where they bring a string would have it thrown away and recompiled.
+ */
 function rehearsalJob(instanceId: string, i: number, pollIntervalMs: number): [NewJob, NewRun] {
   const instruction = 'Rehearsal of the insert path; rolled back';
   return [
@@ -38,8 +42,8 @@ function rehearsalJob(instanceId: string, i: number, pollIntervalMs: number): [N
       requesterId: 'U0REHEARSAL',
       instruction,
       triggerKey: `rehearsal:${instanceId}:${i}`,
-      responseUrl: null,
-      projectId: null,
+      responseUrl: `https://hooks.slack.com/commands/T0REHEARSAL/${i}/rehearsal`,
+      projectId: 'rehearsal',
       pollIntervalMs,
       owner: instanceId,
     },

@@ -161,8 +161,10 @@ export const parseAssistantThread = parser(
   'assistant thread',
   z.strictObject({ contextChannelId: z.string().nullable() }),
 );
-/** A job id. */
+/** A row's id (`RETURNING id`, or a job's id). */
 export const parseId = parser('id', z.strictObject({ id: int }));
+/** A run just inserted: its id and its number in its job. */
+export const parseRunNumber = parser('run number', z.strictObject({ id: int, seq: int }));
 export const parseCountedUses = parser<CountedUses>(
   'counted uses',
   z.strictObject({ n: int, oldest: time.nullable() }),

@@ -3,6 +3,7 @@
  * the same suite runs against SQLite and any server-backed implementation. `open` must return a
  * fresh, empty store for every test; the suite closes it afterwards.
  */
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type {
   JobPatch,
@@ -156,6 +157,66 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
         });
         expect(await store.getJob(created.id)).toEqual(created);
         expect(await store.getRuns(created.id)).toEqual([run]);
+      });
+
+      it('returns what it wrote exactly as it reads back, whatever the job and its runs hold', async () => {
+        const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
+        const ts = fc
+          .integer({ min: 1, max: 9_999_999 })
+          .map((n) => `1700000000.${String(n).padStart(7, '0')}`);
+        const newJobs = fc.record({
+          teamId: fc.string({ minLength: 1 }),
+          channelId: fc.string({ minLength: 1 }),
+          requesterId: fc.string({ minLength: 1 }),
+          instruction: fc.string(),
+          responseUrl: fc.option(fc.webUrl()),
+          pollIntervalMs: fc.integer({ min: 1, max: 3_600_000 }),
+          owner: maybe(fc.option(fc.string())),
+          origin: maybe(fc.constantFrom('command', 'mention', 'shortcut', 'direct' as const)),
+          projectId: maybe(fc.option(fc.string())),
+          threadTs: maybe(ts),
+          contextTs: maybe(fc.option(ts)),
+        });
+        const newRuns = fc.record({
+          kind: fc.constantFrom('create', 'follow_up' as const),
+          prompt: fc.string(),
+          authorId: fc.string({ minLength: 1 }),
+          messageTs: fc.option(ts),
+          owner: maybe(fc.option(fc.string())),
+          teamId: maybe(fc.option(fc.string())),
+        });
+        let n = 0;
+        await fc.assert(
+          fc.asyncProperty(
+            newJobs,
+            newRuns,
+            newRuns,
+            fc.integer({ min: 0, max: 2 ** 40 }),
+            async (j, r1, r2, now) => {
+              n += 1;
+              const defined = <T extends object>(o: T) =>
+                Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+              // Each its own thread and key: the property is about the record, not about repeats.
+              const input = defined({
+                ...j,
+                triggerKey: `property-${n}`,
+                threadTs: j.threadTs && `${j.threadTs}${n}`,
+              });
+              const inserted = await store.insertJob(input, defined(r1), now);
+              expect(inserted.created).toBe(true);
+              expect(await store.getJob(inserted.job.id)).toEqual(inserted.job);
+              expect(await store.getRun(inserted.run.id)).toEqual(inserted.run);
+              const second = await store.insertFollowUp(
+                inserted.job.id,
+                defined({ ...r2, messageTs: `${n}.second` }),
+                now,
+              );
+              expect(second.run.seq).toBe(2);
+              expect(await store.getRuns(inserted.job.id)).toEqual([inserted.run, second.run]);
+            },
+          ),
+          { numRuns: 40 },
+        );
       });
 
       it('keeps a null response URL', async () => {

@@ -1,7 +1,7 @@
 import type pg from 'pg';
-import { newJobParams } from '../queries.js';
+import { insertedJob, insertedRun, newJobParams, newRunParams } from '../inserts.js';
 import { RehearsalUndone, undone } from '../rehearsal.js';
-import { parseJob, parseRun } from '../rows.js';
+import { parseId, parseJob, parseRun, parseRunNumber } from '../rows.js';
 import type { JobRecord, NewJob, NewOutboxItem, NewRun, RunRecord } from '../types.js';
 import { exec, one, type Queryable, write } from './statements.js';
 
@@ -24,16 +24,10 @@ export function postgresInserts(
       ? await one(db, 'runByMessage', { jobId, messageTs: run.messageTs }, parseRun)
       : undefined;
     if (existing) return { run: existing, created: false };
-    const { kind, prompt, authorId, messageTs } = run;
-    const owner = run.owner ?? null;
-    const inserted = await one(
-      db,
-      'insertRun',
-      { jobId, kind, prompt, authorId, messageTs, owner, teamId: run.teamId ?? null, now },
-      parseRun,
-    );
+    const params = newRunParams(jobId, run, now);
+    const inserted = await one(db, 'insertRun', params, parseRunNumber);
     if (!inserted) throw new Error(`run of job ${jobId} not recorded`);
-    return { run: inserted, created: true };
+    return { run: insertedRun(params, inserted), created: true };
   }
 
   /** A job recorded before (or in the way), with its first run. */
@@ -62,7 +56,9 @@ export function postgresInserts(
       : undefined;
     if (inThread && (await write(db, 'detachThread', { jobId: inThread.id, triggerKey })) === 1)
       inThread = undefined;
-    const inserted = inThread ? undefined : await one(db, 'insertJob', newJobParams(job, now), parseJob);
+    const params = newJobParams(job, now);
+    const id = inThread ? undefined : (await one(db, 'insertJob', params, parseId))?.id;
+    const inserted = id === undefined ? undefined : insertedJob(params, id);
     if (!inserted)
       return found(db, inThread ?? (await one(db, 'jobByTrigger', { triggerKey }, parseJob)), triggerKey);
     const { run } = await insertRun(db, inserted.id, firstRun, now);

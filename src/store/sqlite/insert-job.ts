@@ -1,6 +1,7 @@
+import { insertedJob, insertedRun, newJobParams, newRunParams } from '../inserts.js';
 import type { Params } from '../queries/named.js';
-import { newJobParams, type QueryName } from '../queries.js';
-import { parseJob, parseRun, type Row } from '../rows.js';
+import type { QueryName } from '../queries.js';
+import { parseId, parseJob, parseRun, parseRunNumber, type Row } from '../rows.js';
 import type { JobRecord, NewJob, NewOutboxItem, NewRun, RunRecord } from '../types.js';
 
 /** The SQLite store's statement helpers the inserts run on (inside the caller's transaction). */
@@ -20,15 +21,10 @@ export function sqliteInserts({ one, write, enqueueAll }: SqliteStatements) {
       ? one('runByMessage', { jobId, messageTs: run.messageTs }, parseRun)
       : undefined;
     if (existing) return { run: existing, created: false };
-    const { kind, prompt, authorId, messageTs } = run;
-    const owner = run.owner ?? null;
-    const inserted = one(
-      'insertRun',
-      { jobId, kind, prompt, authorId, messageTs, owner, teamId: run.teamId ?? null, now },
-      parseRun,
-    );
+    const params = newRunParams(jobId, run, now);
+    const inserted = one('insertRun', params, parseRunNumber);
     if (!inserted) throw new Error(`run of job ${jobId} not recorded`);
-    return { run: inserted, created: true };
+    return { run: insertedRun(params, inserted), created: true };
   };
 
   /** A job recorded before (or in the way), with its first run. */
@@ -55,7 +51,9 @@ export function sqliteInserts({ one, write, enqueueAll }: SqliteStatements) {
       ? one('jobByThread', { channelId: job.channelId, threadTs: job.threadTs }, parseJob)
       : undefined;
     if (inThread && write('detachThread', { jobId: inThread.id, triggerKey }) === 1) inThread = undefined;
-    const inserted = inThread ? undefined : one('insertJob', newJobParams(job, now), parseJob);
+    const params = newJobParams(job, now);
+    const id = inThread ? undefined : one('insertJob', params, parseId)?.id;
+    const inserted = id === undefined ? undefined : insertedJob(params, id);
     if (!inserted) return found(inThread ?? one('jobByTrigger', { triggerKey }, parseJob), triggerKey);
     const { run } = insertRun(inserted.id, firstRun, now);
     if (!replaces) return { job: inserted, run, created: true };
