@@ -31,6 +31,14 @@ export interface AckPathResult {
    * milliseconds: the acknowledgement's whole cost, which in a burst every later command waits for.
    */
   cpuPerCommandMs: { bare: number; ours: number };
+  /** Each round's own p99 ratio (docs-agent to bare Bolt): the pooled tail is mostly the worst round's. */
+  roundP99Ratios: number[];
+}
+
+/** The p99 ratio of `ours` to `bare`, round by round. */
+export function roundP99Ratios(bare: LoadResult[], ours: LoadResult[]): number[] {
+  const p99 = (load: LoadResult) => summarize(load.results.map((r) => r.doneAt - r.sentAt)).p99;
+  return ours.map((load, i) => round(p99(load) / p99(bare[i] as LoadResult)));
 }
 
 /** Pools the loads of several rounds into one, for the throughput and latency summaries. */
@@ -113,6 +121,7 @@ export async function ackPath(options: AckPathOptions): Promise<AckPathResult> {
         bare: round(cpu.bare / (rounds * count), 3),
         ours: round(cpu.ours / (rounds * count), 3),
       },
+      roundP99Ratios: roundP99Ratios(bareLoads, oursLoads),
     };
   } finally {
     await Promise.all(children.map((c) => c.stop()));

@@ -18,7 +18,7 @@ it('measures docs-agent against its baselines', async () => {
     commands: setting('BENCH_COMMANDS', 3_000),
     concurrency: setting('BENCH_CONCURRENCY', 50),
     coldCommands: setting('BENCH_COLD_COMMANDS', 100),
-    coldRounds: setting('BENCH_COLD_ROUNDS', 3),
+    coldRounds: setting('BENCH_COLD_ROUNDS', 10),
     cpuJobs: setting('BENCH_CPU_JOBS', 300),
     scaleJobs: setting('BENCH_SCALE_JOBS', 10_000),
     pollBudget: setting('BENCH_POLL_RPS', 400),

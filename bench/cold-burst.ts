@@ -1,8 +1,8 @@
 import { waitFor } from '../test/helpers/http.js';
-import { type AckRun, ackRun, pooled } from './ack-path.js';
-import type { LoadResult } from './processes.js';
+import { type AckRun, ackRun, pooled, roundP99Ratios } from './ack-path.js';
+import type { Child, LoadResult } from './processes.js';
 import { startBareBolt, startDocsAgent } from './processes.js';
-import { round, type Summary, summarize } from './stats.js';
+import { quantile, round, type Summary, summarize } from './stats.js';
 import { taggedWorld } from './tagged-world.js';
 
 export interface ColdBurstOptions {
@@ -23,7 +23,32 @@ export interface ColdBurstResult {
   ackToJobMs: Summary;
   /** Commands whose card and job both arrived (all, unless something was lost). */
   started: number;
+  /** Each round's own p99 ratio (docs-agent to bare Bolt): the pooled tail is mostly the worst round's. */
+  roundP99Ratios: number[];
+  /**
+   * CPU time per burst, median over the rounds, in milliseconds, while its load generator ran
+   * (its start-up before the first command and its exit after the last answer included, so for
+   * docs-agent some of the background work that follows the burst): of the main thread, which
+   * answers every command, and of the other threads (V8 compiling and collecting garbage beside
+   * it, on the same two cores).
+   */
+  burstCpuMs: Record<'bare' | 'ours', { main: number; others: number }>;
 }
+
+/** Sends the burst to `child`, noting the CPU its threads used meanwhile. */
+async function burst(
+  world: Awaited<ReturnType<typeof taggedWorld>>,
+  child: Child,
+  label: string,
+  options: ColdBurstOptions,
+) {
+  const before = child.threadCpuMs();
+  const load = await world.load(child.base, label, options.commands, options.concurrency);
+  const after = child.threadCpuMs();
+  return { load, cpu: { main: after.main - before.main, others: after.others - before.others } };
+}
+
+const median = (values: number[]) => quantile(values, 0.5);
 
 /**
  * The first commands after start-up: a burst right after each process says it is ready, against
@@ -34,19 +59,30 @@ export async function coldBurst(options: ColdBurstOptions): Promise<ColdBurstRes
   const world = await taggedWorld({ latencyMs: options.latencyMs });
   const bareLoads: LoadResult[] = [];
   const oursLoads: LoadResult[] = [];
+  const cpu = {
+    bare: [] as { main: number; others: number }[],
+    ours: [] as { main: number; others: number }[],
+  };
   const toCard: number[] = [];
   const toJob: number[] = [];
   try {
-    for (let round = 0; round < options.rounds; round++) {
+    const runBare = async (round: number) => {
       const bare = await startBareBolt(world.botEnv());
-      bareLoads.push(await world.load(bare.base, `bare${round}`, options.commands, options.concurrency));
-      await bare.stop();
-
+      try {
+        const { load, cpu: used } = await burst(world, bare, `bare${round}`, options);
+        bareLoads.push(load);
+        cpu.bare.push(used);
+      } finally {
+        await bare.stop();
+      }
+    };
+    const runOurs = async (round: number) => {
       const ours = await startDocsAgent(world.env());
       const label = `cold${round}`;
       try {
-        const load = await world.load(ours.base, label, options.commands, options.concurrency);
+        const { load, cpu: used } = await burst(world, ours, label, options);
         oursLoads.push(load);
+        cpu.ours.push(used);
         const tags = load.results.map((r) => `${label}-${r.i}`);
         await waitFor(
           'every card and job of the burst',
@@ -64,13 +100,29 @@ export async function coldBurst(options: ColdBurstOptions): Promise<ColdBurstRes
       } finally {
         await ours.stop();
       }
+    };
+    for (let round = 0; round < options.rounds; round++) {
+      // Turn about, so that neither always runs on a machine just warmed (or disturbed) by the other.
+      if (round % 2 === 0) {
+        await runBare(round);
+        await runOurs(round);
+      } else {
+        await runOurs(round);
+        await runBare(round);
+      }
     }
+    const cpuMedian = (runs: { main: number; others: number }[]) => ({
+      main: round(median(runs.map((r) => r.main)), 1),
+      others: round(median(runs.map((r) => r.others)), 1),
+    });
     return {
       bare: ackRun(pooled(bareLoads)),
       ours: ackRun(pooled(oursLoads)),
       ackToCardMs: summarize(toCard.map((t) => round(t, 1))),
       ackToJobMs: summarize(toJob.map((t) => round(t, 1))),
       started: toJob.length,
+      roundP99Ratios: roundP99Ratios(bareLoads, oursLoads),
+      burstCpuMs: { bare: cpuMedian(cpu.bare), ours: cpuMedian(cpu.ours) },
     };
   } finally {
     await world.close();

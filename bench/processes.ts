@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { waitFor } from '../test/helpers/http.js';
@@ -17,6 +17,12 @@ export interface Child {
   peakRss(): number;
   /** CPU time the process has used so far, user and system, in milliseconds (`/proc/<pid>/stat`). */
   cpuMs(): number;
+  /**
+   * CPU time so far of the main thread (JavaScript, and so every acknowledgement) and of all the
+   * process's other threads (V8's compiler and garbage collector helpers), in milliseconds, to
+   * the nanosecond (`/proc/<pid>/task/<tid>/schedstat`).
+   */
+  threadCpuMs(): { main: number; others: number };
 }
 
 /** Clock ticks per second of `/proc/<pid>/stat` (`getconf CLK_TCK`: 100 on Linux). */
@@ -46,6 +52,15 @@ function start(args: string[], env: Record<string, string>, portPattern: RegExp)
     peakRss: () => {
       const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
       return Number(status.match(/VmHWM:\s+(\d+) kB/)?.[1] ?? 0) * 1024;
+    },
+    threadCpuMs: () => {
+      const pid = child.pid as number;
+      const times = readdirSync(`/proc/${pid}/task`).map((tid) => ({
+        main: Number(tid) === pid,
+        ms: Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]) / 1e6,
+      }));
+      const sum = (main: boolean) => times.filter((t) => t.main === main).reduce((a, t) => a + t.ms, 0);
+      return { main: sum(true), others: sum(false) };
     },
     cpuMs: () => {
       // Fields after the command name (which may hold spaces): utime and stime are 14th and 15th.
