@@ -35,7 +35,9 @@ export type NewRunParams = ReturnType<typeof newRunParams>;
  * The job row `insertJob` has just written, built from what it wrote and the columns' starting
  * values rather than read back: every command records one before it is acknowledged, and
  * returning and checking all the row's columns cost about as much as writing them. The store
- * contract holds it equal to the row read back (`test/store/store-contract.ts`).
+ * contract holds it equal to the row read back (`test/store/store-contract.ts`). Its strings are
+ * the ones sent: the database keeps any well-formed text as it is, but a driver writes an
+ * unpaired UTF-16 surrogate as U+FFFD, so code that shows a job's text reads the job.
  */
 export const insertedJob = (p: NewJobParams, id: number): JobRecord => ({
   id,

@@ -219,11 +219,12 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> 
     version: 8,
     name: 'indexes no query uses any more',
     // Hourly counts moved to reserved_at (version 5); nothing looks runs up by their author's
-    // creation time or by when they were sent. Each index is one more write in every command's
-    // insert, which is recorded before Slack is answered.
+    // creation time or by when they were sent. runs_author was one more write in every command's
+    // insert, which is recorded before Slack is answered; runs_sent one in every run sent.
+    // IF EXISTS: an operator who dropped one by hand must not have every instance fail to start.
     sql: `
-      DROP INDEX runs_author;
-      DROP INDEX runs_sent;
+      DROP INDEX IF EXISTS runs_author;
+      DROP INDEX IF EXISTS runs_sent;
     `,
   },
 ];
