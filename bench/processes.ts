@@ -55,9 +55,16 @@ function start(args: string[], env: Record<string, string>, portPattern: RegExp)
     },
     threadCpuMs: () => {
       const pid = child.pid as number;
+      const ns = (tid: string) => {
+        try {
+          return Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+        } catch {
+          return 0; // a helper thread that ended between listing and reading
+        }
+      };
       const times = readdirSync(`/proc/${pid}/task`).map((tid) => ({
         main: Number(tid) === pid,
-        ms: Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]) / 1e6,
+        ms: ns(tid) / 1e6,
       }));
       const sum = (main: boolean) => times.filter((t) => t.main === main).reduce((a, t) => a + t.ms, 0);
       return { main: sum(true), others: sum(false) };
