@@ -1,8 +1,8 @@
 import { waitFor } from '../test/helpers/http.js';
 import { type AckRun, ackRun, pooled, roundP99Ratios } from './ack-path.js';
-import type { Child, LoadResult } from './processes.js';
+import type { Child, LoadResult, ThreadCpu } from './processes.js';
 import { startBareBolt, startDocsAgent } from './processes.js';
-import { quantile, round, type Summary, summarize } from './stats.js';
+import { median, round, type Summary, summarize } from './stats.js';
 import { taggedWorld } from './tagged-world.js';
 
 export interface ColdBurstOptions {
@@ -32,7 +32,7 @@ export interface ColdBurstResult {
    * answers every command, and of the other threads (V8 compiling and collecting garbage beside
    * it, on the same two cores).
    */
-  burstCpuMs: Record<'bare' | 'ours', { main: number; others: number }>;
+  burstCpuMs: Record<'bare' | 'ours', ThreadCpu>;
 }
 
 /** Sends the burst to `child`, noting the CPU its threads used meanwhile. */
@@ -48,8 +48,6 @@ async function burst(
   return { load, cpu: { main: after.main - before.main, others: after.others - before.others } };
 }
 
-const median = (values: number[]) => quantile(values, 0.5);
-
 /**
  * The first commands after start-up: a burst right after each process says it is ready, against
  * a bare Bolt app and against docs-agent, each started afresh for every round. For docs-agent,
@@ -59,10 +57,7 @@ export async function coldBurst(options: ColdBurstOptions): Promise<ColdBurstRes
   const world = await taggedWorld({ latencyMs: options.latencyMs });
   const bareLoads: LoadResult[] = [];
   const oursLoads: LoadResult[] = [];
-  const cpu = {
-    bare: [] as { main: number; others: number }[],
-    ours: [] as { main: number; others: number }[],
-  };
+  const cpu: Record<'bare' | 'ours', ThreadCpu[]> = { bare: [], ours: [] };
   const toCard: number[] = [];
   const toJob: number[] = [];
   try {
@@ -111,7 +106,7 @@ export async function coldBurst(options: ColdBurstOptions): Promise<ColdBurstRes
         await runBare(round);
       }
     }
-    const cpuMedian = (runs: { main: number; others: number }[]) => ({
+    const cpuMedian = (runs: ThreadCpu[]) => ({
       main: round(median(runs.map((r) => r.main)), 1),
       others: round(median(runs.map((r) => r.others)), 1),
     });

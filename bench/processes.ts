@@ -22,7 +22,13 @@ export interface Child {
    * process's other threads (V8's compiler and garbage collector helpers), in milliseconds, to
    * the nanosecond (`/proc/<pid>/task/<tid>/schedstat`).
    */
-  threadCpuMs(): { main: number; others: number };
+  threadCpuMs(): ThreadCpu;
+}
+
+/** CPU milliseconds of a process's main thread and of its other threads. */
+export interface ThreadCpu {
+  main: number;
+  others: number;
 }
 
 /** Clock ticks per second of `/proc/<pid>/stat` (`getconf CLK_TCK`: 100 on Linux). */

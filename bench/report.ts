@@ -6,7 +6,7 @@ import type { ColdBurstResult } from './cold-burst.js';
 import type { JobCpuResult } from './job-cpu.js';
 import type { PollEconomyResult } from './poll-economy.js';
 import type { PollerScaleResult } from './poller-scale.js';
-import { quantile, round, type Summary } from './stats.js';
+import { median, round, type Summary } from './stats.js';
 
 export interface BenchResults {
   settings: Record<string, number | string>;
@@ -33,7 +33,7 @@ const s = (n: number) => `${round(n / 1_000, 1)} s`;
 /** A reported row of per-round ratios: their median and range. */
 const perRound = (measure: string, ratios: number[]): Row => ({
   measure,
-  ours: `${round(quantile(ratios, 0.5))}x (${round(Math.min(...ratios))}x to ${round(Math.max(...ratios))}x)`,
+  ours: `${round(median(ratios))}x (${round(Math.min(...ratios))}x to ${round(Math.max(...ratios))}x)`,
   baseline: '',
   ratio: '',
   target: 'reported',

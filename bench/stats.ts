@@ -6,6 +6,9 @@ export function quantile(values: number[], q: number): number {
   return sorted[rank] as number;
 }
 
+/** The median of `values` (nearest rank); NaN when empty. */
+export const median = (values: number[]) => quantile(values, 0.5);
+
 export interface Summary {
   count: number;
   p50: number;
