@@ -2,7 +2,8 @@ import type { AssistantConfig } from '@slack/bolt';
 import { z } from 'zod';
 import type { ListenerDeps } from '../types.js';
 
-const threadSchema = z.object({
+/** An assistant thread event as it is read: its thread, and the channel the pane is beside. */
+export const threadSchema = z.object({
   assistant_thread: z.object({
     channel_id: z.string().min(1),
     thread_ts: z.string().min(1),
