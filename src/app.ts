@@ -13,7 +13,7 @@ import { outboxWrites } from './jobs/job-context.js';
 import { createJobService } from './jobs/job-service.js';
 import { createRunOutcomes } from './jobs/outcomes.js';
 import { registerListeners } from './listeners/index.js';
-import { createLogger, type Logger } from './logging/logger.js';
+import { createLogger, createRedactor, type Logger } from './logging/logger.js';
 import { setUpMetrics } from './metrics/setup.js';
 import { createRequestBudget } from './poller/budget.js';
 import { createPoller } from './poller/poller.js';
@@ -21,6 +21,7 @@ import { createSlackApp } from './slack/bolt-app.js';
 import { slackClientOptions } from './slack/client-options.js';
 import { createSlackGateway } from './slack/gateway.js';
 import { createIdentity } from './slack/identity.js';
+import { redactingGateway } from './slack/redaction.js';
 import { createUserNames } from './slack/user-names.js';
 import { createCheckpointLoop } from './store/checkpoints.js';
 import { openStore } from './store/open-store.js';
@@ -58,6 +59,8 @@ export interface StartOptions {
 /** Wires every part together and starts serving. */
 export async function startApp(config: Config, options: StartOptions = {}): Promise<RunningApp> {
   const logger = options.logger ?? createLogger({ level: config.logLevel, secrets: secretsOf(config) });
+  // The logs' redaction masks all the bot shows in Slack too: an agent API or proxy may echo a secret.
+  const redact = createRedactor(secretsOf(config));
   const store = options.store ?? (await openStore(config, logger));
   const instanceId = newInstanceId();
   let ready = false;
@@ -68,12 +71,9 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
 
   const client = new WebClient(config.slack.botToken, slackClientOptions(config, logger, 'web-api'));
   const identity = createIdentity(client, logger);
-  const slack = createSlackGateway({
-    client,
-    logger,
-    ownBotId: () => identity.peek()?.botId,
-    onError: metrics.hooks.slackError,
-  });
+  const ownBotId = () => identity.peek()?.botId;
+  const gateway = createSlackGateway({ client, logger, ownBotId, onError: metrics.hooks.slackError });
+  const slack = redactingGateway(gateway, redact);
   void identity.get();
   const tasks = createTaskTracker(logger, { gate, ...options.tasks });
   /**
@@ -117,6 +117,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
           projectId: id,
           timeoutMs: config.agent.timeoutMs,
           logger,
+          redact,
           getBudget: budget,
           onAnswer: health.agentAnswered,
           onRequest: metrics.hooks.agentRequest,
@@ -226,6 +227,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     config,
     hints,
     names,
+    redact,
     socketMode: config.slack.appToken !== undefined,
   });
 

@@ -1,5 +1,5 @@
 import pRetry, { AbortError } from 'p-retry';
-import { createRedactor, type Logger } from '../logging/logger.js';
+import type { Logger } from '../logging/logger.js';
 import type { AgentAnswer, AgentEndpoint } from './endpoints.js';
 import {
   AgentApiError,
@@ -22,7 +22,7 @@ import {
 } from './response-body.js';
 import { parseRetryAfter } from './retry-after.js';
 import { type RetryPolicy, retryPolicies } from './retry-policies.js';
-import { type AgentJob, agentJobSchema, isSafeJobId } from './schema.js';
+import { type AgentJob, agentJobSchema, isSafeJobId, maskedJob } from './schema.js';
 
 export { clipDetail, MAX_ERROR_BODY_BYTES, MAX_RESPONSE_BYTES, readBodyCapped } from './response-body.js';
 export { MAX_RETRY_AFTER_MS, parseRetryAfter } from './retry-after.js';
@@ -44,6 +44,8 @@ export interface AgentClientOptions {
   /** Per-request time-out in milliseconds. */
   timeoutMs: number;
   logger: Logger;
+  /** The logger's redaction, for answers that may be shown in Slack: an API or proxy may echo a secret. */
+  redact: (text: string) => string;
   /** Overrides for the retry policies (tests shorten the delays). */
   policies?: Partial<typeof retryPolicies>;
   /**
@@ -78,7 +80,6 @@ class AttemptFailure extends Error {
 export function createAgentClient(options: AgentClientOptions): AgentClient {
   const policies = { ...retryPolicies, ...options.policies };
   const now = options.now ?? Date.now;
-  const redact = createRedactor([options.apiKey]);
   const base = `${options.baseUrl.replace(/\/+$/, '')}/v2/agent/${encodeURIComponent(options.projectId)}`;
 
   /** One request, timed and reported to {@link AgentClientOptions.onRequest}. */
@@ -183,10 +184,10 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
           undefined,
         );
       }
-      return parsed.data;
+      return maskedJob(parsed.data, options.redact);
     }
 
-    const detail = describeBody(text, redact);
+    const detail = describeBody(text, options.redact);
     if (status === 429) {
       const retryAfterMs = parseRetryAfter(response.headers, now());
       const resetAt = retryAfterMs === undefined ? undefined : new Date(now() + retryAfterMs);
@@ -271,8 +272,7 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
         },
       );
     } catch (error) {
-      if (error instanceof AttemptFailure) throw error.error;
-      throw error;
+      throw error instanceof AttemptFailure ? error.error : error;
     }
   }
 

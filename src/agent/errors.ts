@@ -1,6 +1,6 @@
 /**
  * Typed errors of the agent API client. Callers branch on them with `instanceof`; messages
- * are safe to log (they never contain the API key) but are written for operators, not users.
+ * are safe to log (no configured secret is left in them) but are written for operators, not users.
  */
 export class AgentApiError extends Error {
   override name = 'AgentApiError';

@@ -82,6 +82,21 @@ export const agentJobSchema = z.object({
 export type AgentJob = z.infer<typeof agentJobSchema>;
 
 /**
+ * The job with `redact` applied to every field shown in Slack (status, source, model, pull
+ * request address). The id is left as it is: it is only ever put into request paths.
+ */
+export function maskedJob(job: AgentJob, redact: (text: string) => string): AgentJob {
+  const mask = (value: string | null) => (value === null ? null : redact(value));
+  return {
+    ...job,
+    status: redact(job.status),
+    source: job.source && { repository: mask(job.source.repository), ref: mask(job.source.ref) },
+    model: mask(job.model),
+    prLink: mask(job.prLink),
+  };
+}
+
+/**
  * The error body the API documents: `{"error": string}`, the text cut to 1,000 characters. The
  * client masks secrets in what is left and then shows at most {@link MAX_ERROR_DETAIL_CHARS}
  * (masking first, so no cut leaves part of a secret unmasked).

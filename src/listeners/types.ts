@@ -7,6 +7,7 @@ import type { JobService } from '../jobs/job-service.js';
 import type { Logger } from '../logging/logger.js';
 import type { SlackGateway } from '../slack/gateway.js';
 import type { Identity } from '../slack/identity.js';
+import type { Redact } from '../slack/redaction.js';
 import type { UserNames } from '../slack/user-names.js';
 import type { Store } from '../store/types.js';
 import type { TaskTracker } from '../util/tasks.js';
@@ -36,6 +37,8 @@ export interface ListenerDeps {
   >;
   hints: RenderHints;
   names: UserNames;
+  /** The logs' redaction, for answers built here (reports); the gateway masks what it sends itself. */
+  redact: Redact;
   /** Socket Mode acknowledges events before listeners run: Slack will not deliver them again. */
   socketMode: boolean;
 }

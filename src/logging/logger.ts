@@ -22,6 +22,9 @@ const MIN_SECRET_LENGTH = 4;
 const MASK = '[redacted]';
 
 const jsonEscaped = (text: string) => JSON.stringify(text).slice(1, -1);
+/** As Slack's mrkdwn (and HTML) writes text shown as itself: `&`, `<`, `>` as entities. */
+const entityEscaped = (text: string) =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 const lowerHex = (text: string) => text.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase());
 
 /** How a URL's userinfo writes the value (WHATWG percent-encoding, as `new URL` normalises it). */
@@ -33,8 +36,9 @@ function userinfoEncoded(text: string): string {
 
 /**
  * The ways a secret may be written where it leaks: as is, URL-encoded (a path or query, a
- * form body with `+` for spaces, a URL's userinfo), base64 (a Basic credential), and each of
- * those escaped once or twice as a JSON string (a body or a line quoted inside a message).
+ * form body with `+` for spaces, a URL's userinfo), base64 (a Basic credential), with `&<>` as
+ * entities (text in a Slack message), and each of those escaped once or twice as a JSON string
+ * (a body or a line quoted inside a message).
  */
 export function secretForms(secret: string): string[] {
   const encoded = [
@@ -43,7 +47,13 @@ export function secretForms(secret: string): string[] {
     encodeURI(secret),
     userinfoEncoded(secret),
   ];
-  const base = [secret, ...encoded, ...encoded.map(lowerHex), Buffer.from(secret).toString('base64')];
+  const base = [
+    secret,
+    ...encoded,
+    ...encoded.map(lowerHex),
+    Buffer.from(secret).toString('base64'),
+    entityEscaped(secret),
+  ];
   const forms = base.flatMap((form) => [form, jsonEscaped(form), jsonEscaped(jsonEscaped(form))]);
   return [...new Set(forms)].filter((form) => form.length >= MIN_SECRET_LENGTH);
 }
@@ -70,7 +80,8 @@ const usable = (secrets: readonly string[]) =>
 /**
  * Returns a function that masks the given secret values, in every form of {@link secretForms},
  * and anything shaped like a Slack or agent API token. For plain text: error messages, a
- * string before it is serialised.
+ * string before it is serialised. The logger masks its lines with it, and the app masks with
+ * the same one everything it shows in Slack (see `slack/redaction.ts`).
  */
 export function createRedactor(secrets: readonly string[]): (text: string) => string {
   return maskWith(alternation(usable(secrets).flatMap(secretForms)));

@@ -20,7 +20,7 @@ import {
   AgentUnavailableError,
 } from '../../src/agent/errors.js';
 import { getPolicy, postPolicy } from '../../src/agent/retry-policies.js';
-import { createLogger } from '../../src/logging/logger.js';
+import { createLogger, createRedactor } from '../../src/logging/logger.js';
 import {
   type AgentOperation,
   type AgentStandIn,
@@ -80,6 +80,7 @@ function client(overrides: Partial<AgentClientOptions> = {}) {
     projectId: PROJECT_ID,
     timeoutMs: 2_000,
     logger: createLogger({ level: 'debug', secrets: [API_KEY], write: (line) => lines.push(line) }),
+    redact: createRedactor([API_KEY]),
     policies: fastPolicies,
     onAnswer: (status) => answers.push(status),
     ...overrides,

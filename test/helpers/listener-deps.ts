@@ -5,10 +5,12 @@
  * job-world.ts). Bolt's own arguments are plain objects and vi.fn().
  */
 import { vi } from 'vitest';
+import { secretsOf } from '../../src/config/config.js';
 import { createHomePublisher } from '../../src/home/home-publisher.js';
 import { createHealth } from '../../src/http/health.js';
 import { createJobService } from '../../src/jobs/job-service.js';
 import type { ListenerDeps } from '../../src/listeners/types.js';
+import { createRedactor } from '../../src/logging/logger.js';
 import { createTaskTracker } from '../../src/util/tasks.js';
 import { TEAM } from './fake-network.js';
 import { createJobWorld } from './job-world.js';
@@ -62,6 +64,7 @@ export function createListenerWorld(
     config: w.config,
     hints: w.hints,
     names: w.deps.names,
+    redact: createRedactor(secretsOf(w.config)),
     socketMode: options.socketMode ?? false,
   };
   return {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgentClient } from '../../src/agent/client.js';
 import { getPolicy, postPolicy } from '../../src/agent/retry-policies.js';
-import { createLogger } from '../../src/logging/logger.js';
+import { createLogger, createRedactor } from '../../src/logging/logger.js';
 import type { AgentAnswer, AgentEndpoint } from '../../src/metrics/hooks.js';
 import { type AgentStandIn, API_KEY, PROJECT_ID, startAgentStandIn } from '../helpers/agent-stand-in.js';
 import { listen } from '../helpers/http.js';
@@ -29,6 +29,7 @@ const client = (baseUrl = stand.url, timeoutMs = 1_000) =>
     projectId: PROJECT_ID,
     timeoutMs,
     logger: createLogger({ level: 'error', secrets: [API_KEY], write: () => {} }),
+    redact: createRedactor([API_KEY]),
     policies: fastPolicies,
     onRequest: (endpoint, answer, seconds) => seen.push({ endpoint, answer, seconds }),
   });

@@ -7,6 +7,7 @@ import { statusReport } from '../../blocks/status-report.js';
 import { parseCommandText } from '../../jobs/command-text.js';
 import { isDirectConversation } from '../../slack/conversations.js';
 import { md } from '../../slack/mrkdwn.js';
+import { redactDeep } from '../../slack/redaction.js';
 import { withTimeout } from '../../util/timeout.js';
 import { runRecorded } from '../background.js';
 import type { ListenerDeps } from '../types.js';
@@ -105,7 +106,8 @@ export function docsAgentCommand(deps: ListenerDeps) {
             parsedText.kind === 'list'
               ? await listReply(deps, body, parsedText.scope)
               : await statusReply(deps);
-          await ack({ response_type: 'ephemeral', ...reply });
+          // Reports show what the agent API said of each job: masked as everything the bot shows.
+          await ack({ response_type: 'ephemeral', ...redactDeep(reply, deps.redact) });
         } catch (error) {
           deps.logger.error('could not read the store for a report', { error, kind: parsedText.kind });
           await ack({ response_type: 'ephemeral', text: text.reportUnavailable() });
