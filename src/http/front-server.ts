@@ -33,15 +33,9 @@ export interface FrontServer {
  * throw ends the process: the URL is never parsed with a constructor that throws, and a handler
  * that throws or rejects gets a 500 while the server keeps serving.
  */
-export function createFrontServer(
-  routes: readonly Route[],
-  logger: Logger,
-  /** Told of every request in flight, so background work lets it go first. */
-  gate?: YieldGate,
-): FrontServer {
+export function createFrontServer(routes: readonly Route[], logger: Logger): FrontServer {
   let stopping = false;
   const server = createServer((req, res) => {
-    if (gate) countInFlight(gate, req, res);
     // While stopping, requests already on a kept-alive connection are still answered, but the
     // connection closes after each, so clients (and Slack) go to another instance.
     if (stopping) res.setHeader('connection', 'close');
@@ -111,9 +105,10 @@ const inFlightOn = new WeakMap<Socket, Set<() => void>>();
  * Tells `gate` of `req` now and once more when it has ended: its response closed (answered, or
  * the client went away) or its connection did. Node never closes the response of a request
  * pipelined behind another on a connection that goes away, and a count that never came down
- * would keep background work in its slowest mode for good.
+ * would keep background work in its slowest mode for good. A route calls it for the requests
+ * that may hold background work back (Slack's, once their signature checked out).
  */
-function countInFlight(gate: YieldGate, req: IncomingMessage, res: ServerResponse): void {
+export function countInFlight(gate: YieldGate, req: IncomingMessage, res: ServerResponse): void {
   gate.requestStarted();
   const socket = req.socket;
   let requests = inFlightOn.get(socket);

@@ -1,10 +1,11 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { App, HTTPReceiver, SocketModeReceiver } from '@slack/bolt';
 import type { Config } from '../config/config.js';
-import { answerPlain, createFrontServer, type Route } from '../http/front-server.js';
+import { answerPlain, countInFlight, createFrontServer, type Route } from '../http/front-server.js';
 import type { Logger } from '../logging/logger.js';
 import type { YieldGate } from '../util/yield-gate.js';
 import { slackClientOptions } from './client-options.js';
+import { readBody, SLACK_BODY_TIMEOUT_MS, signedBySlack } from './events-intake.js';
 import type { Identity } from './identity.js';
 import { slackLogger, slackLogLevel } from './slack-logger.js';
 
@@ -24,8 +25,13 @@ export interface SlackAppOptions {
   isReady: () => boolean;
   /** Further routes served beside `/healthz` (and `/slack/events` in HTTP mode). */
   routes?: readonly Route[];
-  /** Told of every HTTP request in flight, so background work yields to it. */
+  /**
+   * Told of every request in flight whose signature checked out (HTTP mode), so background work
+   * yields to Slack; nothing a stranger sends counts. Socket Mode has no requests to count.
+   */
   gate?: YieldGate;
+  /** Longest a request's body may take to arrive, in milliseconds; default {@link SLACK_BODY_TIMEOUT_MS}. */
+  bodyTimeoutMs?: number;
 }
 
 export interface SlackApp {
@@ -47,6 +53,7 @@ export function createSlackApp({
   isReady,
   routes = [],
   gate,
+  bodyTimeoutMs = SLACK_BODY_TIMEOUT_MS,
 }: SlackAppOptions): SlackApp {
   const healthz: Route = {
     method: 'GET',
@@ -90,7 +97,7 @@ export function createSlackApp({
       installerOptions: { clientOptions: slackClientOptions(config, logger, 'bolt') },
     });
     const app = buildApp(receiver);
-    const front = createFrontServer([healthz, ...routes], logger, gate);
+    const front = createFrontServer([healthz, ...routes], logger);
     return {
       app,
       async start() {
@@ -114,20 +121,32 @@ export function createSlackApp({
     bodyLimit: MAX_BODY_BYTES,
   });
   const app = buildApp(receiver);
+  const refuse = (req: IncomingMessage, res: ServerResponse, refusal: { status: number; reason: string }) => {
+    logger.info('request refused before Bolt', { status: refusal.status, reason: refusal.reason });
+    res.setHeader('connection', 'close');
+    answerPlain(req, res, refusal.status, refusal.reason);
+  };
+  const signingSecret = config.slack.signingSecret as string;
   const events: Route = {
     method: 'POST',
     path: '/slack/events',
-    handle: (req, res) => {
+    handle: async (req, res) => {
       const refusal = screenRequest(req);
-      if (refusal) {
-        logger.info('request refused before Bolt', { status: refusal.status, reason: refusal.reason });
-        res.setHeader('connection', 'close');
-        return answerPlain(req, res, refusal.status, refusal.reason);
-      }
+      if (refusal) return refuse(req, res, refusal);
+      // Read here, within a short time, so a stranger's trickle holds nothing for long.
+      const read = await readBody(req, { limitBytes: MAX_BODY_BYTES, timeoutMs: bodyTimeoutMs });
+      if (read.kind === 'aborted') return;
+      if (read.kind === 'timeout')
+        return refuse(req, res, { status: 408, reason: 'body not received in time' });
+      if (read.kind === 'too_large') return refuse(req, res, { status: 413, reason: 'body too large' });
+      // Only Slack's own requests hold background work back while they are answered.
+      if (gate && signedBySlack(req, read.body, signingSecret)) countInFlight(gate, req, res);
+      // Bolt reads a body already read from `rawBody`, and checks the signature itself.
+      Object.assign(req, { rawBody: read.body });
       receiver.requestListener(req, res);
     },
   };
-  const front = createFrontServer([events, healthz, ...routes], logger, gate);
+  const front = createFrontServer([events, healthz, ...routes], logger);
   return { app, start: () => front.listen(config.port), stop: () => front.stop() };
 }
 

@@ -1,6 +1,7 @@
 /**
- * Lets background work yield to Slack's requests. The HTTP server reports each request it is
- * answering; background work waits for {@link YieldGate.clear} before each step.
+ * Lets background work yield to Slack's requests. The receiver reports each request it is
+ * answering once its signature checked out (a stranger's request, however slow, holds nothing
+ * back); background work waits for {@link YieldGate.clear} before each step.
  *
  * "No request in flight" is not enough to call the server idle: Node reads one request, answers
  * it (the ack path has no I/O of its own to wait for) and only then reads the next one waiting on
@@ -15,7 +16,7 @@
 export interface YieldGate {
   /** Resolves when a background step may run. Never rejects. */
   clear(): Promise<void>;
-  /** Called by the HTTP server when a request arrives. */
+  /** Called by the receiver when a request signed by Slack is being answered. */
   requestStarted(): void;
   /** Called by the HTTP server when that request was answered (or its client went away). */
   requestEnded(): void;

@@ -1,11 +1,11 @@
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createFrontServer, type FrontServer } from '../../src/http/front-server.js';
+import { countInFlight, createFrontServer, type FrontServer } from '../../src/http/front-server.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { createYieldGate } from '../../src/util/yield-gate.js';
 import { waitFor } from '../helpers/http.js';
 
-describe('front server and the yield gate', () => {
+describe('requests counted for the yield gate', () => {
   let front: FrontServer | undefined;
   afterEach(async () => {
     await front?.stop();
@@ -21,14 +21,21 @@ describe('front server and the yield gate', () => {
         {
           method: 'POST',
           path: '/slack/events',
-          handle: (req) => {
+          handle: (req, res) => {
+            countInFlight(gate, req, res);
             req.resume();
           },
         },
-        { method: 'GET', path: '/healthz', handle: (_req, res) => void res.end('ok') },
+        {
+          method: 'GET',
+          path: '/healthz',
+          handle: (req, res) => {
+            countInFlight(gate, req, res);
+            res.end('ok');
+          },
+        },
       ],
       logger,
-      gate,
     );
     const port = await front.listen(0);
     const socket = connect(port, '127.0.0.1');
