@@ -29,6 +29,14 @@ describe('logger', () => {
     expect(JSON.parse(lines[2] as string).error.cause.message).toBe('[redacted] leaked');
   });
 
+  it('leaves words that merely contain a token prefix, and masks a token after an encoded "="', () => {
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'info', secrets: [], write: (l) => lines.push(l) });
+    logger.info('peppermint_tea and toxoxb-not at key%3Dmint_abc123 or 9xapp-1-A1-xyz');
+    const { msg } = JSON.parse(lines[0] as string) as { msg: string };
+    expect(msg).toBe('peppermint_tea and toxoxb-not at key%3D[redacted] or 9[redacted]');
+  });
+
   it('drops lines below the level', () => {
     const lines: string[] = [];
     const logger = createLogger({ level: 'warn', secrets: [], write: (l) => lines.push(l) });

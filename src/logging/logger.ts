@@ -14,8 +14,14 @@ export interface Logger {
 }
 
 // Shapes of Slack and agent API credentials, so a secret that is not in the configuration
-// (an xapp token echoed by a library, a key in an upstream error body) is still masked.
-const SECRET_PATTERNS = [/xox[abposre]-[A-Za-z0-9-]+/g, /xapp-[A-Za-z0-9-]+/g, /mint_[A-Za-z0-9_-]+/g];
+// (an xapp token echoed by a library, a key in an upstream error body) is still masked. A shape
+// is not the tail of a lower-case word: the same redaction runs over what people wrote, where
+// "peppermint_tea" is a word (after `%3D` or a digit it is still a secret's shape).
+const SECRET_PATTERNS = [
+  /(?<![a-z_])xox[abposre]-[A-Za-z0-9-]+/g,
+  /(?<![a-z_])xapp-[A-Za-z0-9-]+/g,
+  /(?<![a-z_])mint_[A-Za-z0-9_-]+/g,
+];
 
 /** Shorter values are not masked: they would mangle ordinary words. */
 const MIN_SECRET_LENGTH = 4;
