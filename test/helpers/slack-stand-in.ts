@@ -34,8 +34,11 @@ export interface HumanMessage {
   /** Set for another app's message. */
   bot_id?: string;
   username?: string;
-  /** The author's workspace, as Slack gives it on every message (default the test workspace). */
-  team?: string;
+  /**
+   * The author's workspace (default the test workspace); null leaves the field out, as in the
+   * example of Slack's conversations.replies documentation.
+   */
+  team?: string | null;
 }
 
 /** What a call answers instead of the default: a Slack error, an HTTP status, or a delay. */
@@ -276,7 +279,10 @@ export async function startSlackStandIn(
       // Like Slack: `oldest` and `latest` bound the replies, exclusively; the parent always comes.
       const after = Number(args.oldest ?? 0);
       const before = args.latest ? Number(args.latest) : Number.POSITIVE_INFINITY;
-      const thread = [...humans.map((m) => ({ team: TEAM_ID, ...m })), ...messages]
+      const thread = [
+        ...humans.map(({ team, ...m }) => (team === null ? m : { ...m, team: team ?? TEAM_ID })),
+        ...messages,
+      ]
         .filter((m) => m.channel === args.channel && (m.ts === args.ts || m.thread_ts === args.ts))
         .filter((m) => m.ts === args.ts || (Number(m.ts) > after && Number(m.ts) < before))
         .sort((a, b) => Number(a.ts) - Number(b.ts)) as StoredMessage[];
