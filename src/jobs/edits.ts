@@ -113,8 +113,9 @@ export function createEdits(
       const note = privateNote(job.id, keys.withdrawn({ runId: run.id }), to, editText.withdrawn());
       done = await withdraw(job, run, note);
       outcome = 'withdrawn';
-    } else if (plain.length > ctx.settings.maxPromptChars) {
-      const note = editText.editTooLong(plain.length, ctx.settings.maxPromptChars);
+    } else if (prompt.length > ctx.settings.maxPromptChars) {
+      // What is sent counts: the text and the list of its files.
+      const note = editText.editTooLong(prompt.length, ctx.settings.maxPromptChars);
       await tell(privateNote(job.id, keys.editRefused({ runId: run.id, version }), to, note));
       return 'refused';
     } else {

@@ -111,6 +111,32 @@ describe('a reply edited or deleted while it waits in its batch window', () => {
     await waitFor('follow-up', () => h.agent.requestsFor('message').length === 1);
     expect(h.agent.requestsFor('message')[0]?.body).toEqual({ prompt: 'Add a table' });
   });
+
+  it('counts the files an edit names to the agent against the length limit', async () => {
+    h = await startHarness({ FOLLOW_UP_BATCH_MS: '500', MAX_PROMPT_CHARS: '200' });
+    const { threadTs, channel } = await h.startJob({ text: 'Short' });
+    const ts = nextTs();
+    await h.event({ channel, thread_ts: threadTs, ts, user: 'U0BOB', text: 'Add a table' });
+    // The text alone fits; with the list of its files the prompt would not.
+    await send(
+      messageChanged({
+        channel,
+        ts,
+        thread_ts: threadTs,
+        user: 'U0BOB',
+        text: 'Add a table of limits',
+        previous: 'Add a table',
+        files: [{ id: 'F0LIMITS', name: 'limits.pdf', filetype: 'pdf' }],
+      }),
+    );
+    const note = await waitFor('private note', () =>
+      ephemeralsTo('U0BOB').find((c) => String(c.args.text).includes('the limit is 200')),
+    );
+    expect(String(note.args.text)).toMatch(/Your edit is \d+ characters long/);
+    await waitFor('follow-up', () => h.agent.requestsFor('message').length === 1);
+    await h.settled();
+    expect(h.agent.requestsFor('message').map((r) => r.body)).toEqual([{ prompt: 'Add a table' }]);
+  });
 });
 
 describe('a reply edited or deleted after the agent has it', () => {
