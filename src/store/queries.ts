@@ -148,6 +148,8 @@ const RETENTION = {
       WHERE (delivered_at < :before OR dead_at < :before) AND id < (SELECT MAX(id) FROM outbox)
       LIMIT :limit)`,
   deleteOldHomeViews: 'DELETE FROM home_views WHERE opened_at < :before',
+  /** Assistant threads Slack last told about before `:before`: a pane idle that long is forgotten. */
+  deleteOldAssistantThreads: 'DELETE FROM assistant_threads WHERE updated_at < :before',
   recordHomeOpened: `
     INSERT INTO home_views (user_id, team_id, opened_at) VALUES (:userId, :teamId, :now)
     ON CONFLICT (user_id) DO UPDATE SET opened_at = excluded.opened_at`,

@@ -244,7 +244,8 @@ export async function openPostgresStore(
         }
         const outboxItems = await write(db, 'deleteDoneOutbox', { before, limit });
         const homeViews = await write(db, 'deleteOldHomeViews', { before });
-        return { jobs: expired.length, outboxItems, homeViews };
+        const assistantThreads = await write(db, 'deleteOldAssistantThreads', { before });
+        return { jobs: expired.length, outboxItems, homeViews, assistantThreads };
       }),
     async close() {
       await pool.end();

@@ -159,6 +159,7 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
         jobs: expired.length,
         outboxItems: write('deleteDoneOutbox', { before, limit }),
         homeViews: write('deleteOldHomeViews', { before }),
+        assistantThreads: write('deleteOldAssistantThreads', { before }),
       };
     },
   );
