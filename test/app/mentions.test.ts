@@ -230,6 +230,31 @@ describe('@docs-agent mentions', () => {
     expect(h.agent.requestsFor('message')).toHaveLength(1);
   });
 
+  it('takes as follow-ups only the replies a live reply would be, when catching up', async () => {
+    const mention = appMention({ text: '<@U0BOT> Document the import API', ts: '1700000510.000100' });
+    const reply = (ts: string, user: string, text: string, subtype?: string) =>
+      h.slack.humans.push({
+        channel: 'C0GENERAL',
+        ts,
+        thread_ts: mention.ts,
+        user,
+        text,
+        ...(subtype ? { subtype } : {}),
+      });
+    reply('1700000510.000200', 'U0DAN', '<@U0DAN> has joined the channel', 'channel_join');
+    reply('1700000510.000300', 'U0BOB', 'include JSON lines', 'thread_broadcast');
+    reply('1700000510.000400', 'U0BOB', 'and mention the size limit');
+    reply('1700000510.000500', 'U0BOB', 'set the channel topic: imports', 'channel_topic');
+    await h.anyEvent(mention);
+    await waitFor('create call', () => h.agent.requestsFor('create').length === 1);
+    await waitFor('follow-ups', () => h.agent.requestsFor('message').length >= 2);
+    await h.settled();
+    expect(h.agent.requestsFor('message').map((r) => r.body)).toEqual([
+      { prompt: 'include JSON lines' },
+      { prompt: 'and mention the size limit' },
+    ]);
+  });
+
   it('explains a bare mention privately and starts nothing', async () => {
     await h.anyEvent(appMention({ text: '<@U0BOT>  ' }));
     const note = await waitFor('ephemeral', () => h.slack.callsTo('chat.postEphemeral')[0]);

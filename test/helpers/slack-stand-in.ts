@@ -33,6 +33,8 @@ export interface HumanMessage {
   thread_ts?: string;
   /** Set for another app's message. */
   bot_id?: string;
+  /** Set for messages that are not plain ones (`channel_join`, `thread_broadcast`…). */
+  subtype?: string;
   username?: string;
   /**
    * The author's workspace (default the test workspace); null leaves the field out, as in the

@@ -2,9 +2,10 @@ import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { text as say } from '../../blocks/messages.js';
 import { followUpText } from '../../slack/mentions.js';
+import { isHumanMessage } from '../../slack/messages.js';
 import { carryOnMessage } from '../background.js';
 import type { ListenerDeps } from '../types.js';
-import { authorTeam, botUserIdOf, isHumanMessage, personMessage, sharedFiles } from './event-facts.js';
+import { authorTeam, botUserIdOf, personMessage, sharedFiles } from './event-facts.js';
 import { notRecorded } from './not-recorded.js';
 
 const mentionSchema = personMessage.extend({ channel: z.string().min(1) });

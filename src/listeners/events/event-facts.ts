@@ -29,15 +29,6 @@ export function botUserIdOf(context: { botUserId?: string }, body: unknown): str
   return bot?.user_id as string | undefined;
 }
 
-/**
- * Subtypes a person's own message can carry ("Also send to channel", a file with a comment).
- * Everything else (edits, deletions, joins, bot messages) is not an instruction.
- */
-const HUMAN_SUBTYPES = new Set([undefined, 'thread_broadcast', 'file_share']);
-
-export const isHumanMessage = (event: Record<string, unknown>) =>
-  HUMAN_SUBTYPES.has(event.subtype as string | undefined);
-
 /** The author's workspace: in a shared channel it may not be the one the event came through. */
 export const authorTeam = (event: Record<string, unknown>, body: unknown): string | undefined =>
   (event.user_team as string | undefined) ?? (body as { team_id?: string }).team_id;

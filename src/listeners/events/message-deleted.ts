@@ -1,8 +1,8 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { editText } from '../../blocks/edit-texts.js';
+import { isHumanMessage } from '../../slack/messages.js';
 import type { ListenerDeps } from '../types.js';
-import { isHumanMessage } from './event-facts.js';
 import { notRecorded } from './not-recorded.js';
 
 const previousSchema = z.looseObject({
