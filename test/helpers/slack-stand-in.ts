@@ -247,7 +247,7 @@ export async function startSlackStandIn(
     // Like Slack: a person's DM with the bot has one stable id; users.info's gone users have none.
     'conversations.open': (args) => {
       const user = String(args.users ?? '');
-      if (!/^U[A-Z0-9]+$/.test(user) || user.includes(',')) return { ok: false, error: 'user_not_found' };
+      if (!/^[UW][A-Z0-9]+$/.test(user) || user.includes(',')) return { ok: false, error: 'user_not_found' };
       if (user.startsWith('U0GONE')) return { ok: false, error: 'user_not_found' };
       return { ok: true, channel: { id: `D${user.slice(1)}` } };
     },

@@ -5,6 +5,7 @@ import { modalText as say } from '../../blocks/messages.js';
 import { BLOCK, INPUT_ACTION, type ModalMetadata } from '../../blocks/send-modal.js';
 import { isDirectMessage } from '../../slack/conversations.js';
 import type { ConversationFacts } from '../../slack/gateway.js';
+import { isUserId } from '../../slack/ids.js';
 import { escapeMrkdwn } from '../../slack/mrkdwn.js';
 import { withTimeout } from '../../util/timeout.js';
 import { runRecorded } from '../background.js';
@@ -62,7 +63,7 @@ const facts = (deps: ListenerDeps, channel: string): Promise<ConversationFacts |
 
 /** The message author's name for the agent, if Slack gives it in time; the id otherwise. */
 async function authorName(deps: ListenerDeps, author: string): Promise<string> {
-  if (!author.startsWith('U')) return author;
+  if (!isUserId(author)) return author;
   const names = await withTimeout(deps.names.of([author]), NAME_LOOKUP_MS);
   return names?.get(author) ?? author;
 }
