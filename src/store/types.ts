@@ -123,6 +123,12 @@ export interface Store {
   findJobByThread(channelId: string, threadTs: string): Promise<JobRecord | undefined>;
   getRuns(jobId: number): Promise<RunRecord[]>;
   /**
+   * The thread of the job in which this message of the channel is an instruction still open (its
+   * run pending, ready or sending); undefined when there is none. For a deletion Slack reports by
+   * the message's ts alone.
+   */
+  threadOfOpenMessage(channelId: string, messageTs: string): Promise<string | undefined>;
+  /**
    * Applies several changes in one transaction (one commit for many small writes); each result
    * as {@link Store.apply}'s.
    */

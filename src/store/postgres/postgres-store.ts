@@ -15,6 +15,7 @@ import {
   parseProjectUses,
   parseReservation,
   parseRun,
+  parseThread,
   parseUseOfRun,
 } from '../rows.js';
 import type { Change, OutboxItem, Store } from '../types.js';
@@ -122,6 +123,8 @@ export async function openPostgresStore(
     getRun: (runId) => one(pool, 'runById', { runId }, parseRun),
     findJobByThread: (channelId, threadTs) => one(pool, 'jobByThread', { channelId, threadTs }, parseJob),
     getRuns: (jobId) => many(pool, 'runsOfJob', { jobId }, parseRun),
+    threadOfOpenMessage: async (channelId, messageTs) =>
+      (await one(pool, 'threadOfOpenMessage', { channelId, messageTs }, parseThread))?.threadTs,
     apply: (change, now) => transaction((db) => applyIn(db, change, now)),
     applyAll: (changes, now) =>
       transaction(async (db) => {
