@@ -9,6 +9,7 @@ import { isUserId } from '../../slack/ids.js';
 import { escapeMrkdwn } from '../../slack/mrkdwn.js';
 import { withTimeout } from '../../util/timeout.js';
 import { runRecorded } from '../background.js';
+import { failedFields } from '../events/unreadable.js';
 import type { ListenerDeps } from '../types.js';
 
 /**
@@ -76,15 +77,21 @@ export function sendToDocsAgentSubmission(deps: ListenerDeps) {
   return async ({ ack, body }: SlackViewMiddlewareArgs & AllMiddlewareArgs) => {
     const parsed = submissionSchema.safeParse(body);
     let metadata: ModalMetadata | undefined;
+    let problem: z.ZodError | undefined = parsed.error;
     try {
-      metadata = parsed.success
-        ? metadataSchema.parse(JSON.parse(parsed.data.view.private_metadata))
+      const read = parsed.success
+        ? metadataSchema.safeParse(JSON.parse(parsed.data.view.private_metadata))
         : undefined;
+      metadata = read?.data;
+      problem ??= read?.error;
     } catch {
       metadata = undefined;
     }
     if (!parsed.success || !metadata) {
-      deps.logger.warn('modal submission not understood');
+      // Which fields failed, never their values (what the person typed).
+      deps.logger.warn('modal submission not understood', {
+        fields: problem ? failedFields(problem) : ['view.private_metadata: invalid_json'],
+      });
       await ack({ response_action: 'errors', errors: { [BLOCK.instruction]: say.notUnderstood() } });
       return;
     }
