@@ -10,7 +10,10 @@ import { BoundedCache } from '../util/lru.js';
 
 /** Who is asking, and where. */
 export interface Requester {
-  /** The author's own workspace (`user_team` in a shared channel). */
+  /**
+   * The author's own workspace (`user_team` in a shared channel); undefined when what Slack sent
+   * did not say, and then users.info decides.
+   */
   teamId: string | undefined;
   /** Where they ask; undefined where no channel applies (the App Home). */
   channelId: string | undefined;
