@@ -10,7 +10,10 @@ import { BoundedCache } from '../util/lru.js';
 
 /** Who is asking, and where. */
 export interface Requester {
-  /** The author's own workspace (`user_team` in a shared channel). */
+  /**
+   * The author's own workspace (`user_team` in a shared channel); undefined when what Slack sent
+   * did not say, and then users.info decides.
+   */
   teamId: string | undefined;
   /** Where they ask; undefined where no channel applies (the App Home). */
   channelId: string | undefined;
@@ -111,22 +114,20 @@ export function createAccessPolicy(deps: AccessPolicyDeps): AccessPolicy {
   const users = new BoundedCache<SlackUser>(MAX_CACHED_USERS, USER_CACHE_MS, now);
 
   /**
-   * The person's account as Slack knows it: a guest, a member (and of which workspace), or
-   * `unknown` when Slack cannot say right now.
+   * The person's account as Slack knows it (cached per person, bounded): `gone` when Slack says
+   * there is no such person, `unknown` when it cannot say right now.
    */
-  async function account(userId: string): Promise<'guest' | { teamId: string | undefined } | 'unknown'> {
-    const facts = (u: SlackUser) =>
-      u.isRestricted || u.isUltraRestricted || u.deleted ? ('guest' as const) : { teamId: u.teamId };
+  async function account(userId: string): Promise<SlackUser | 'gone' | 'unknown'> {
     const cached = users.get(userId);
-    if (cached) return facts(cached);
+    if (cached) return cached;
     try {
       const user = await slack.userInfo(userId);
       users.set(userId, user);
-      return facts(user);
+      return user;
     } catch (error) {
       // A definite "no such user" refuses. Anything else (an outage, a time-out) leaves the
       // question open: nothing is sent for this person until Slack answers.
-      if (error instanceof SlackCallError && error.code === 'user_not_found') return 'guest';
+      if (error instanceof SlackCallError && error.code === 'user_not_found') return 'gone';
       logger.warn('could not look up the account type; the instruction waits', { userId, error });
       return 'unknown';
     }
@@ -164,15 +165,19 @@ export function createAccessPolicy(deps: AccessPolicyDeps): AccessPolicy {
     if (place) return { allowed: false, reason: place };
     if (config.allowedUserIds && !config.allowedUserIds.has(userId))
       return { allowed: false, reason: 'user' };
-    if (!installed || !teamId) return { allowed: false, reason: 'unverified' };
-    if (config.allowGuests) return { allowed: true };
+    if (!installed) return { allowed: false, reason: 'unverified' };
+    if (config.allowGuests && teamId) return { allowed: true };
+    // Asked also when guests are allowed but the event did not name the author's workspace (a
+    // thread message read back with conversations.replies carries none): Slack's answer names it.
     const found = await account(userId);
     if (found === 'unknown') return { allowed: false, reason: 'unverified' };
-    if (found === 'guest') return { allowed: false, reason: 'guest' };
+    if (found === 'gone') return { allowed: false, reason: 'guest' };
+    if (!config.allowGuests && (found.isRestricted || found.isUltraRestricted || found.deleted))
+      return { allowed: false, reason: 'guest' };
     // Slack's own word on the person's workspace, for events that did not carry it.
-    return found.teamId && found.teamId !== installed
-      ? { allowed: false, reason: 'team' }
-      : { allowed: true };
+    const team = found.teamId ?? teamId;
+    if (!team) return { allowed: false, reason: 'unverified' };
+    return team !== installed ? { allowed: false, reason: 'team' } : { allowed: true };
   };
 
   return {

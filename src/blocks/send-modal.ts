@@ -1,5 +1,6 @@
 import { type Block, context, LIMITS, plain } from '../slack/blocks.js';
 import { isDirectMessage } from '../slack/conversations.js';
+import { isUserId } from '../slack/ids.js';
 import { checkUrl } from '../slack/links.js';
 import { channelMention, escapeMrkdwn, link, md, mrkdwnToPlain, userMention } from '../slack/mrkdwn.js';
 import { truncateText } from '../slack/truncate.js';
@@ -42,7 +43,7 @@ export function sendModal(args: {
 }): Record<string, unknown> {
   const { metadata } = args;
   // A bot message's author is the app's own name: any text, so it is shown escaped.
-  const from = args.message.author.startsWith('U')
+  const from = isUserId(args.message.author)
     ? userMention(args.message.author)
     : escapeMrkdwn(args.message.author);
   const permalink = checkUrl(metadata.permalink);

@@ -2,6 +2,7 @@ import type { RenderHints } from '../blocks/messages.js';
 import type { Logger } from '../logging/logger.js';
 import type { SlackGateway } from '../slack/gateway.js';
 import { followUpText } from '../slack/mentions.js';
+import { isHumanMessage } from '../slack/messages.js';
 import type { JobRecord } from '../store/types.js';
 import type { ReplyRequest } from './requests.js';
 import { CONTEXT_MESSAGES_READ } from './thread-context.js';
@@ -34,7 +35,8 @@ export function createReplyCatchUp(deps: {
       });
       for (const m of messages) {
         if (Number(m.ts) <= Number(afterTs) || Number(m.ts) >= Number(beforeTs)) continue;
-        if (!m.user || m.botId || m.eventType || m.user === botUserId) continue;
+        // The same rule as a reply arriving live: joins, topic changes and the like are no replies.
+        if (!m.user || m.botId || m.eventType || m.user === botUserId || !isHumanMessage(m)) continue;
         const text = followUpText(m.text, { botUserId, ...deps.hints });
         if (text === undefined) continue;
         const runId = await deps.accept({

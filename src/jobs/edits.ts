@@ -34,12 +34,21 @@ export function createEdits(
 ): Edits {
   const { store, logger, now } = ctx;
 
+  /**
+   * The thread of a message: as Slack said, else the thread of the job in which it is an open
+   * instruction, else the message's own (a message that started a job is its thread's root).
+   */
+  const threadOf = async ({ channelId, messageTs, threadTs }: DeleteRequest): Promise<string> =>
+    threadTs ?? (await store.threadOfOpenMessage(channelId, messageTs)) ?? messageTs;
+
   /** The author's own instruction carried by the message, with its job. */
   async function find(request: DeleteRequest): Promise<{ job: JobRecord; run: RunRecord } | undefined> {
-    const job = await store.findJobByThread(request.channelId, request.threadTs);
+    const job = await store.findJobByThread(request.channelId, await threadOf(request));
     const run = job && (await store.getRuns(job.id)).find((r) => r.messageTs === request.messageTs);
-    // Slack reports edits of anyone's messages; only the author's own instruction counts.
-    return job && run && run.authorId === request.userId ? { job, run } : undefined;
+    // Slack reports edits of anyone's messages; only the author's own instruction counts. A
+    // deletion Slack did not attribute is of the message itself: whoever removed it, it is gone.
+    const authors = request.userId === undefined || run?.authorId === request.userId;
+    return job && run && authors ? { job, run } : undefined;
   }
 
   /**
@@ -113,8 +122,9 @@ export function createEdits(
       const note = privateNote(job.id, keys.withdrawn({ runId: run.id }), to, editText.withdrawn());
       done = await withdraw(job, run, note);
       outcome = 'withdrawn';
-    } else if (plain.length > ctx.settings.maxPromptChars) {
-      const note = editText.editTooLong(plain.length, ctx.settings.maxPromptChars);
+    } else if (prompt.length > ctx.settings.maxPromptChars) {
+      // What is sent counts: the text and the list of its files.
+      const note = editText.editTooLong(prompt.length, ctx.settings.maxPromptChars);
       await tell(privateNote(job.id, keys.editRefused({ runId: run.id, version }), to, note));
       return 'refused';
     } else {

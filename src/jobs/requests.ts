@@ -101,10 +101,14 @@ export interface EditRequest {
 /** Someone deleted a message in a conversation: it may be an instruction still waiting. */
 export interface DeleteRequest {
   channelId: string;
-  threadTs: string;
+  /**
+   * The thread the message was in; undefined when Slack did not say (a `message_deleted` without
+   * `previous_message`, as Slack documents it): the store's own record of the message decides.
+   */
+  threadTs: string | undefined;
   messageTs: string;
-  /** The deleted message's author. */
-  userId: string;
+  /** The deleted message's author; undefined when Slack did not say. */
+  userId: string | undefined;
 }
 
 /** A click on a status card's "Try again" button, already parsed by its listener. */

@@ -24,6 +24,8 @@ export interface ThreadMessage {
   eventType: string | undefined;
   /** The author's workspace (differs from ours in a shared channel). */
   team: string | undefined;
+  /** Set for messages that are not plain ones (`thread_broadcast`, `channel_join`…). */
+  subtype: string | undefined;
 }
 
 /** Runs one Web API call, its errors turned into `SlackCallError` (the gateway's `call`). */
@@ -91,6 +93,7 @@ export async function newestThreadMessages(
         text: m.text ?? '',
         eventType: (m as { metadata?: { event_type?: string } }).metadata?.event_type,
         team: (m as { user_team?: string }).user_team ?? m.team,
+        subtype: (m as { subtype?: string }).subtype,
       });
     }
     // Slack pages oldest first: keep the newest `limit`.

@@ -1,3 +1,4 @@
+import { isUserId, SLACK_ID } from './ids.js';
 import type { SafeUrl } from './links.js';
 import { truncateText } from './truncate.js';
 
@@ -65,12 +66,9 @@ export function inertSlackText(encoded: string): Mrkdwn {
   return escapeMrkdwn(mrkdwnToPlain(encoded));
 }
 
-/** Slack ids are upper-case letters and digits; anything else is shown, never parsed. */
-const SLACK_ID = /^[A-Z0-9]{2,40}$/;
-
 /** A mention of one person: the bot mentions only the people it means to notify. */
 export function userMention(userId: string): Mrkdwn {
-  return SLACK_ID.test(userId) && /^[UW]/.test(userId) ? built(`<@${userId}>`) : escapeMrkdwn(userId);
+  return isUserId(userId) ? built(`<@${userId}>`) : escapeMrkdwn(userId);
 }
 
 /** A link to a conversation (Slack shows its name; nobody is notified). */

@@ -97,6 +97,12 @@ const RUNS = {
   lockedRun: 'SELECT * FROM runs WHERE id = :runId {{forUpdate}}',
   runByMessage: 'SELECT * FROM runs WHERE job_id = :jobId AND message_ts = :messageTs',
   runsOfJob: 'SELECT * FROM runs WHERE job_id = :jobId ORDER BY seq',
+  /** Served by `runs_open`: its cost follows the instructions in flight, not the history. */
+  threadOfOpenMessage: `
+    SELECT j.thread_ts AS thread_ts FROM runs r JOIN jobs j ON j.id = r.job_id
+    WHERE r.state IN ('pending', 'ready', 'sending') AND r.message_ts = :messageTs
+      AND j.channel_id = :channelId AND j.thread_ts IS NOT NULL
+    LIMIT 1`,
   firstRunOfJob: 'SELECT * FROM runs WHERE job_id = :jobId ORDER BY seq LIMIT 1',
   pendingRuns:
     "SELECT * FROM runs WHERE state = 'pending' AND job_id = :jobId AND kind = 'follow_up' ORDER BY seq",
@@ -148,6 +154,8 @@ const RETENTION = {
       WHERE (delivered_at < :before OR dead_at < :before) AND id < (SELECT MAX(id) FROM outbox)
       LIMIT :limit)`,
   deleteOldHomeViews: 'DELETE FROM home_views WHERE opened_at < :before',
+  /** Assistant threads Slack last told about before `:before`: a pane idle that long is forgotten. */
+  deleteOldAssistantThreads: 'DELETE FROM assistant_threads WHERE updated_at < :before',
   recordHomeOpened: `
     INSERT INTO home_views (user_id, team_id, opened_at) VALUES (:userId, :teamId, :now)
     ON CONFLICT (user_id) DO UPDATE SET opened_at = excluded.opened_at`,

@@ -29,14 +29,15 @@ export interface RetentionSweep extends Loop {
 /**
  * The retention sweep: a background loop that, every {@link RETENTION_SWEEP_MS}, erases what
  * people wrote in jobs finished more than `retentionDays` ago (instruction, prompts with their
- * thread context, follow-up texts, response_url) and deletes outbox items delivered before then
- * (see {@link Store.eraseExpired}). The job rows stay, so replies in old threads still route.
+ * thread context, follow-up texts, response_url), deletes outbox items delivered before then, and
+ * forgets App Home visits and assistant threads last heard of before then (see
+ * {@link Store.eraseExpired}). The job rows stay, so replies in old threads still route.
  * Several instances may sweep at once: erasing twice changes nothing.
  */
 export function createRetentionSweep(options: RetentionOptions): RetentionSweep {
   const { store, logger, retentionDays } = options;
   const now = options.now ?? Date.now;
-  const none: Erased = { jobs: 0, outboxItems: 0, homeViews: 0 };
+  const none: Erased = { jobs: 0, outboxItems: 0, homeViews: 0, assistantThreads: 0 };
 
   async function sweep(): Promise<Erased> {
     if (retentionDays === 0) return none;
@@ -47,7 +48,7 @@ export function createRetentionSweep(options: RetentionOptions): RetentionSweep 
       at,
       RETENTION_BATCH,
     );
-    if (erased.jobs > 0 || erased.outboxItems > 0 || erased.homeViews > 0) {
+    if (Object.values(erased).some((n) => n > 0)) {
       logger.info('retention: erased data older than the retention period', { ...erased, retentionDays });
     }
     return erased;

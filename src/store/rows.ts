@@ -161,6 +161,8 @@ export const parseAssistantThread = parser(
   'assistant thread',
   z.strictObject({ contextChannelId: z.string().nullable() }),
 );
+/** A job's thread. */
+export const parseThread = parser('thread', z.strictObject({ threadTs: text }));
 /** A row's id (`RETURNING id`, or a job's id). */
 export const parseId = parser('id', z.strictObject({ id: int }));
 /** A run just inserted: its id and its number in its job. */

@@ -61,6 +61,8 @@ export interface Erased {
   outboxItems: number;
   /** App Home visits forgotten. */
   homeViews: number;
+  /** Assistant threads (and the channel their pane was beside) forgotten. */
+  assistantThreads: number;
 }
 
 /** What the metrics endpoint reads from the store at each scrape (see {@link Store.figures}). */
@@ -120,6 +122,12 @@ export interface Store {
   getRun(id: number): Promise<RunRecord | undefined>;
   findJobByThread(channelId: string, threadTs: string): Promise<JobRecord | undefined>;
   getRuns(jobId: number): Promise<RunRecord[]>;
+  /**
+   * The thread of the job in which this message of the channel is an instruction still open (its
+   * run pending, ready or sending); undefined when there is none. For a deletion Slack reports by
+   * the message's ts alone.
+   */
+  threadOfOpenMessage(channelId: string, messageTs: string): Promise<string | undefined>;
   /**
    * Applies several changes in one transaction (one commit for many small writes); each result
    * as {@link Store.apply}'s.
@@ -247,7 +255,7 @@ export interface Store {
    * `erasedInstruction`, empties every run's prompt (which carries thread context and follow-up
    * texts) and forgets the response_url. The job row, its thread and its ids stay, so a reply in
    * an old thread still finds its job. Also deletes outbox items delivered or abandoned before
-   * `before`, and App Home visits older than that. Handles at most `limit` jobs and `limit`
+   * `before`, and App Home visits and assistant threads last heard of before then. Handles at most `limit` jobs and `limit`
    * outbox items per call; call again while it reports that many.
    */
   eraseExpired(before: number, erasedInstruction: string, now: number, limit: number): Promise<Erased>;

@@ -72,7 +72,7 @@ describe('the account cache of the access policy', () => {
 
 /** A policy whose Slack answers as scripted: `userInfo` may fail, auth.test may not answer. */
 function scripted(options: {
-  userInfo: (id: string) => Promise<{ isRestricted: boolean }>;
+  userInfo: (id: string) => Promise<{ isRestricted: boolean; teamId?: string }>;
   authTest?: string;
   learned?: string;
   allowedUserIds?: string[];
@@ -153,6 +153,20 @@ describe('access fails closed', () => {
     expect(await listed.mayInstruct({ userId: 'U1', teamId: 'T1' })).toBe(true);
     expect(await listed.mayInstruct({ userId: 'U2', teamId: 'T1' })).toBe(false);
     expect(await listed.mayInstruct({ userId: undefined, teamId: 'T1' })).toBe(false);
+  });
+
+  it('asks Slack for the workspace a message did not name, and withholds only when Slack cannot say', async () => {
+    const teams: Record<string, string> = { U1: 'T1', U0EXT: 'T0OTHER' };
+    const { access, calls } = scripted({
+      userInfo: async (id) => ({ isRestricted: false, ...(teams[id] ? { teamId: teams[id] } : {}) }),
+      learned: 'T1',
+    });
+    expect(await access.mayInstruct({ userId: 'U1', teamId: undefined })).toBe(true);
+    expect(await access.mayInstruct({ userId: 'U0EXT', teamId: undefined })).toBe(false);
+    expect(await access.mayInstruct({ userId: 'U0SILENT', teamId: undefined })).toBe(false);
+    // Cached: asked again, Slack is not.
+    expect(await access.mayInstruct({ userId: 'U1', teamId: undefined })).toBe(true);
+    expect(calls()).toBe(3);
   });
 });
 

@@ -22,6 +22,23 @@ const send = (event: Record<string, unknown>, eventId?: string) =>
 const ephemeralsTo = (user: string) =>
   h.slack.callsTo('chat.postEphemeral').filter((c) => c.args.user === user);
 
+/**
+ * A deletion as Slack's documentation shows it: the deleted message's ts, and nothing about the
+ * message itself (no `previous_message`).
+ */
+const minimalDeletion = (channel: string, deletedTs: string) => {
+  const eventTs = nextTs();
+  return {
+    type: 'message',
+    subtype: 'message_deleted',
+    hidden: true,
+    channel,
+    ts: eventTs,
+    deleted_ts: deletedTs,
+    event_ts: eventTs,
+  };
+};
+
 let serial = 0;
 const nextTs = () => `1700000700.${String(++serial).padStart(6, '0')}`;
 
@@ -67,6 +84,23 @@ describe('a reply edited or deleted while it waits in its batch window', () => {
     expect(h.slack.callsTo('chat.postEphemeral')).toEqual([]);
   });
 
+  it("takes back a reply whose deletion names only its ts (Slack's documented minimal shape)", async () => {
+    h = await startHarness({ FOLLOW_UP_BATCH_MS: '700' });
+    const { threadTs, channel } = await h.startJob();
+    const ts = nextTs();
+    await h.event({ channel, thread_ts: threadTs, ts, user: 'U0BOB', text: 'Rewrite everything' });
+    await h.event({ channel, thread_ts: threadTs, user: 'U0CARL', text: 'Fix the typo in the title' });
+    await send(minimalDeletion(channel, ts));
+    await waitFor('follow-up', () => h.agent.requestsFor('message').length === 1);
+    await h.settled();
+    expect(h.agent.requestsFor('message').map((r) => r.body)).toEqual([
+      { prompt: 'Fix the typo in the title' },
+    ]);
+    const job = await h.app.store.findJobByThread(channel, threadTs);
+    const runs = await h.app.store.getRuns(job?.id ?? 0);
+    expect(runs.find((r) => r.messageTs === ts)).toMatchObject({ state: 'failed', error: 'withdrawn' });
+  });
+
   it('takes out a reply edited into an aside, and tells its author', async () => {
     h = await startHarness({ FOLLOW_UP_BATCH_MS: '500' });
     const { threadTs, channel } = await h.startJob();
@@ -110,6 +144,32 @@ describe('a reply edited or deleted while it waits in its batch window', () => {
     expect(String(note.args.text)).toContain('the limit is 40');
     await waitFor('follow-up', () => h.agent.requestsFor('message').length === 1);
     expect(h.agent.requestsFor('message')[0]?.body).toEqual({ prompt: 'Add a table' });
+  });
+
+  it('counts the files an edit names to the agent against the length limit', async () => {
+    h = await startHarness({ FOLLOW_UP_BATCH_MS: '500', MAX_PROMPT_CHARS: '200' });
+    const { threadTs, channel } = await h.startJob({ text: 'Short' });
+    const ts = nextTs();
+    await h.event({ channel, thread_ts: threadTs, ts, user: 'U0BOB', text: 'Add a table' });
+    // The text alone fits; with the list of its files the prompt would not.
+    await send(
+      messageChanged({
+        channel,
+        ts,
+        thread_ts: threadTs,
+        user: 'U0BOB',
+        text: 'Add a table of limits',
+        previous: 'Add a table',
+        files: [{ id: 'F0LIMITS', name: 'limits.pdf', filetype: 'pdf' }],
+      }),
+    );
+    const note = await waitFor('private note', () =>
+      ephemeralsTo('U0BOB').find((c) => String(c.args.text).includes('the limit is 200')),
+    );
+    expect(String(note.args.text)).toMatch(/Your edit is \d+ characters long/);
+    await waitFor('follow-up', () => h.agent.requestsFor('message').length === 1);
+    await h.settled();
+    expect(h.agent.requestsFor('message').map((r) => r.body)).toEqual([{ prompt: 'Add a table' }]);
   });
 });
 
@@ -228,6 +288,18 @@ describe('a mention edited or deleted before its job started', () => {
     await h.settled();
     expect(h.agent.requestsFor('create')).toHaveLength(0);
     expect(h.slack.messages.filter((m) => m.metadata?.event_type === 'docs_agent_root')).toEqual([]);
+  });
+
+  it("never starts a job whose mention's deletion names only its ts", async () => {
+    const mention = await heldMention('Document webhooks');
+    await send(minimalDeletion('C0GENERAL', mention.ts));
+    await waitFor('job withdrawn', async () => {
+      const job = await h.app.store.findJobByThread('C0GENERAL', mention.ts);
+      return job?.phase === 'not_started';
+    });
+    h.slack.outage.end('users.info');
+    await h.settled();
+    expect(h.agent.requestsFor('create')).toHaveLength(0);
   });
 
   it('never starts a job whose mention was edited down to the bare mention, and says so', async () => {

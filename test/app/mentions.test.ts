@@ -95,6 +95,38 @@ describe('@docs-agent mentions', () => {
     expect(job).toMatchObject({ origin: 'mention', cardTs: card.ts, contextTs: mention.ts });
   });
 
+  it('asks Slack for the workspace of authors whose thread messages do not name it', async () => {
+    // The shape of Slack's own conversations.replies example: type, user, text, thread_ts, ts,
+    // and no `team`.
+    const root = '1700000310.000100';
+    const say = (ts: string, user: string, text: string) =>
+      h.slack.humans.push({ channel: 'C0GENERAL', ts, thread_ts: root, user, text, team: null });
+    say(root, 'U0BOB', 'island');
+    say('1700000310.000200', 'U0BOB', 'one island');
+    say('1700000310.000300', 'U0PARTNER', 'two island');
+    say('1700000310.000400', 'U0DARK', 'three island');
+    say('1700000310.000500', 'U0BOB', 'four island');
+    h.slack.externalMembers.set('U0PARTNER', 'T0PARTNER');
+    h.slack.failIf('users.info', (args) => args.user === 'U0DARK', { error: 'internal_error' }, 5);
+    await h.anyEvent(
+      appMention({ text: '<@U0BOT> write this up', ts: '1700000310.000600', thread_ts: root }),
+    );
+    await waitFor('create call', () => h.agent.requestsFor('create').length === 1);
+    const prompt = String(h.agent.requestsFor('create')[0]?.body?.prompt);
+    expect(prompt).toContain('bob: island');
+    expect(prompt).toContain('bob: one island');
+    expect(prompt).toContain('bob: four island');
+    // Another organisation's member, and someone Slack could not say anything about, stay out.
+    expect(prompt).not.toContain('two island');
+    expect(prompt).not.toContain('three island');
+    expect(prompt).toContain(
+      '[2 messages left out: by people who cannot instruct the docs agent themselves]',
+    );
+    // Asked once per author however many messages they wrote (and once more for the name shown).
+    const asked = h.slack.callsTo('users.info').map((c) => c.args.user);
+    expect(asked.filter((u) => u === 'U0BOB')).toHaveLength(2);
+  });
+
   it('treats a mention in a thread that has a job as a follow-up, and a retried event as one', async () => {
     const { threadTs, jobId } = await h.startJob();
     const mention = appMention({ text: '<@U0BOT> also cover pagination', thread_ts: threadTs });
@@ -196,6 +228,31 @@ describe('@docs-agent mentions', () => {
     expect(h.agent.requestsFor('message')[0]?.body).toEqual({ prompt: 'include CSV' });
     await h.settled();
     expect(h.agent.requestsFor('message')).toHaveLength(1);
+  });
+
+  it('takes as follow-ups only the replies a live reply would be, when catching up', async () => {
+    const mention = appMention({ text: '<@U0BOT> Document the import API', ts: '1700000510.000100' });
+    const reply = (ts: string, user: string, text: string, subtype?: string) =>
+      h.slack.humans.push({
+        channel: 'C0GENERAL',
+        ts,
+        thread_ts: mention.ts,
+        user,
+        text,
+        ...(subtype ? { subtype } : {}),
+      });
+    reply('1700000510.000200', 'U0DAN', '<@U0DAN> has joined the channel', 'channel_join');
+    reply('1700000510.000300', 'U0BOB', 'include JSON lines', 'thread_broadcast');
+    reply('1700000510.000400', 'U0BOB', 'and mention the size limit');
+    reply('1700000510.000500', 'U0BOB', 'set the channel topic: imports', 'channel_topic');
+    await h.anyEvent(mention);
+    await waitFor('create call', () => h.agent.requestsFor('create').length === 1);
+    await waitFor('follow-ups', () => h.agent.requestsFor('message').length >= 2);
+    await h.settled();
+    expect(h.agent.requestsFor('message').map((r) => r.body)).toEqual([
+      { prompt: 'include JSON lines' },
+      { prompt: 'and mention the size limit' },
+    ]);
   });
 
   it('explains a bare mention privately and starts nothing', async () => {

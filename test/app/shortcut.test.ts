@@ -11,7 +11,7 @@ const source = {
 };
 
 /** Uses the shortcut on a message and returns the modal it opened. */
-async function openModal(message = source, channel = 'C0GENERAL') {
+async function openModal(message: Parameters<typeof messageShortcut>[0] = source, channel = 'C0GENERAL') {
   const before = h.slack.views.length;
   const res = await h.interact(messageShortcut(message, channel));
   expect(res.status).toBe(200);
@@ -156,6 +156,45 @@ describe('the Send to docs agent shortcut', () => {
     await submit(view, { instruction: 'y'.repeat(450), message: 'z'.repeat(2_900), channel: 'C0GENERAL' });
     await waitFor('create call', () => h.agent.requestsFor('create').length === 1);
     expect(String(h.agent.requestsFor('create')[0]?.body?.prompt)).toContain('z'.repeat(2_900));
+  });
+
+  it('names an Enterprise Grid author (a W… id) in the modal and to the agent', async () => {
+    const view = await openModal({ ...source, user: 'W0GRIDBOB' });
+    expect(JSON.stringify(view.blocks)).toContain('|This message> by <@W0GRIDBOB>');
+    await submit(view, {
+      instruction: 'Add a key rotation guide',
+      message: 'Rotate how?',
+      channel: 'C0GENERAL',
+    });
+    await waitFor('create call', () => h.agent.requestsFor('create').length === 1);
+    const prompt = String(h.agent.requestsFor('create')[0]?.body?.prompt);
+    expect(prompt).toContain('\nReal W0GRIDBOB: Rotate how?\n');
+    expect(h.slack.callsTo('users.info').map((c) => c.args.user)).toContain('W0GRIDBOB');
+  });
+
+  it('takes the shortcut and its modal from an org-wide install (`team` null, the org in `enterprise`)', async () => {
+    // Slack's shape for an app installed on an Enterprise Grid organisation.
+    const orgWide = {
+      team: null,
+      enterprise: { id: 'E0ORG', name: 'Example Org' },
+      is_enterprise_install: true,
+    };
+    const grid = { id: 'W0GRIDALICE', username: 'alice', team_id: 'T0TEST' };
+    const before = h.slack.views.length;
+    const res = await h.interact({ ...messageShortcut(source), ...orgWide, user: grid });
+    expect(res.status).toBe(200);
+    const view = await waitFor('modal', () => h.slack.views[before]);
+    const submission = viewSubmission(view, {
+      instruction: 'Add a key rotation guide',
+      message: source.text,
+      channel: 'C0GENERAL',
+    });
+    const answer = await h.interact({ ...submission, ...orgWide, user: grid });
+    expect(answer.status).toBe(200);
+    expect(await answer.text()).toBe('');
+    await waitFor('create call', () => h.agent.requestsFor('create').length === 1);
+    const job = await waitFor('job', () => h.app.store.findJobByThread('C0GENERAL', source.ts));
+    expect(job).toMatchObject({ requesterId: 'W0GRIDALICE', teamId: 'T0TEST' });
   });
 
   it('acknowledges a click on the pull request button', async () => {

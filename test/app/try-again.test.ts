@@ -74,6 +74,25 @@ describe('"Try again" on a failed job', () => {
     expect(h.slack.reactionsOn(channel, threadTs)).not.toContain('x');
   });
 
+  it('takes a click from an org-wide install (`team` null, the org in `enterprise`)', async () => {
+    const { threadTs, button } = await failedJob(h);
+    const payload = buttonClick(button, { messageTs: threadTs, responseUrl: h.slack.responseUrl('org') });
+    const res = await h.interact({
+      ...payload,
+      team: null,
+      enterprise: { id: 'E0ORG', name: 'Example Org' },
+      is_enterprise_install: true,
+      user: { id: 'W0GRIDALICE', username: 'alice', team_id: 'T0TEST' },
+    });
+    expect(res.status).toBe(200);
+    await waitFor('second create call', () => h.agent.requestsFor('create').length === 2);
+    const job = await waitFor('the retry recorded', async () => {
+      const j = await h.app.store.findJobByThread('C0GENERAL', threadTs);
+      return j?.id !== Number(button.value) ? j : undefined;
+    });
+    expect(job).toMatchObject({ requesterId: 'W0GRIDALICE', teamId: 'T0TEST' });
+  });
+
   it('starts exactly one job under double clicks and re-deliveries', async () => {
     const { threadTs, button } = await failedJob(h);
     const payload = buttonClick(button, { messageTs: threadTs, responseUrl: h.slack.responseUrl('dbl') });

@@ -263,7 +263,8 @@ describe('every renderer, over hostile strings from people and the agent API', (
           maxPromptChars: 10_000,
         });
         expectSafe(mrkdwnTexts(view), {
-          mentions: mentionsOf(author).filter((a) => a.startsWith('U')),
+          // A person's id, U… or W… (Enterprise Grid), is mentioned; an app's name is text.
+          mentions: mentionsOf(author),
           urls: [checkUrl(link)],
         });
         expect(viewProblems(view)).toEqual([]);

@@ -33,9 +33,14 @@ export interface HumanMessage {
   thread_ts?: string;
   /** Set for another app's message. */
   bot_id?: string;
+  /** Set for messages that are not plain ones (`channel_join`, `thread_broadcast`…). */
+  subtype?: string;
   username?: string;
-  /** The author's workspace, as Slack gives it on every message (default the test workspace). */
-  team?: string;
+  /**
+   * The author's workspace (default the test workspace); null leaves the field out, as in the
+   * example of Slack's conversations.replies documentation.
+   */
+  team?: string | null;
 }
 
 /** What a call answers instead of the default: a Slack error, an HTTP status, or a delay. */
@@ -242,7 +247,7 @@ export async function startSlackStandIn(
     // Like Slack: a person's DM with the bot has one stable id; users.info's gone users have none.
     'conversations.open': (args) => {
       const user = String(args.users ?? '');
-      if (!/^U[A-Z0-9]+$/.test(user) || user.includes(',')) return { ok: false, error: 'user_not_found' };
+      if (!/^[UW][A-Z0-9]+$/.test(user) || user.includes(',')) return { ok: false, error: 'user_not_found' };
       if (user.startsWith('U0GONE')) return { ok: false, error: 'user_not_found' };
       return { ok: true, channel: { id: `D${user.slice(1)}` } };
     },
@@ -276,7 +281,10 @@ export async function startSlackStandIn(
       // Like Slack: `oldest` and `latest` bound the replies, exclusively; the parent always comes.
       const after = Number(args.oldest ?? 0);
       const before = args.latest ? Number(args.latest) : Number.POSITIVE_INFINITY;
-      const thread = [...humans.map((m) => ({ team: TEAM_ID, ...m })), ...messages]
+      const thread = [
+        ...humans.map(({ team, ...m }) => (team === null ? m : { ...m, team: team ?? TEAM_ID })),
+        ...messages,
+      ]
         .filter((m) => m.channel === args.channel && (m.ts === args.ts || m.thread_ts === args.ts))
         .filter((m) => m.ts === args.ts || (Number(m.ts) > after && Number(m.ts) < before))
         .sort((a, b) => Number(a.ts) - Number(b.ts)) as StoredMessage[];

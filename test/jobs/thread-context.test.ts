@@ -10,6 +10,7 @@ const msg = (user: string | undefined, text: string, extra: Partial<ThreadMessag
   text,
   eventType: undefined,
   team: undefined,
+  subtype: undefined,
   ...extra,
 });
 

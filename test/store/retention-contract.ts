@@ -48,6 +48,7 @@ export function retentionContract(name: string, open: () => Promise<Store> | Sto
         jobs: 1,
         outboxItems: 0,
         homeViews: 0,
+        assistantThreads: 0,
       });
       const after = await store.getJob(job.id);
       expect(after).toEqual({
@@ -148,6 +149,19 @@ export function retentionContract(name: string, open: () => Promise<Store> | Sto
       expect((await store.eraseExpired(T0 + 10, ERASED, T0 + 100, 100)).homeViews).toBe(1);
       expect(await store.homeOpened('U0ANN')).toBe(false);
       expect(await store.homeOpened('U0BEN')).toBe(true);
+    });
+
+    it('forgets assistant threads Slack last told about before the cutoff', async () => {
+      const thread = (threadTs: string) => ({ channelId: 'D0ANN', threadTs, contextChannelId: 'C0DOCS' });
+      await store.recordAssistantThread(thread('1700000000.000300'), T0);
+      await store.recordAssistantThread(thread('1700000000.000400'), T0);
+      // Told about again later: kept as long as it is in use.
+      await store.recordAssistantThread(thread('1700000000.000400'), T0 + 20);
+      expect((await store.eraseExpired(T0 + 10, ERASED, T0 + 100, 100)).assistantThreads).toBe(1);
+      expect(await store.assistantThread('D0ANN', '1700000000.000300')).toBeUndefined();
+      expect(await store.assistantThread('D0ANN', '1700000000.000400')).toEqual({
+        contextChannelId: 'C0DOCS',
+      });
     });
   });
 }

@@ -64,7 +64,7 @@ describe('retention sweep', () => {
     const sweep = sweepOf(0);
     sweep.start();
     await vi.advanceTimersByTimeAsync(2 * RETENTION_SWEEP_MS);
-    expect(await sweep.sweep()).toEqual({ jobs: 0, outboxItems: 0, homeViews: 0 });
+    expect(await sweep.sweep()).toEqual({ jobs: 0, outboxItems: 0, homeViews: 0, assistantThreads: 0 });
     expect((await store.getJob(old))?.instruction).toBe('Document the *forever* flow');
     await sweep.stop();
   });

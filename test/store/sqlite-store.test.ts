@@ -289,6 +289,15 @@ describe('SQLite query plans', () => {
       expect(details.filter((d) => /^SCAN (jobs|runs|outbox)$/.test(d))).toEqual([]);
   });
 
+  it('finds the thread of a deleted message through runs_open, never scanning every run', () => {
+    const details = plan(q.threadOfOpenMessage, { channelId: 'C0CHAN1', messageTs: '1700000000.000001' });
+    expect(
+      details.some((d) => /USING INDEX runs_open\b/.test(d)),
+      details.join('; '),
+    ).toBe(true);
+    expect(details.filter((d) => /^SCAN (jobs|runs)$/.test(d))).toEqual([]);
+  });
+
   it('finds a job by thread through jobs_thread', () => {
     const details = plan(q.jobByThread, { channelId: 'C0CHAN1', threadTs: '1700000000.000001' });
     expect(

@@ -615,6 +615,25 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
       });
     });
 
+    describe('threadOfOpenMessage', () => {
+      it('finds the thread of a message that is an instruction still open, in its own channel only', async () => {
+        const thread = '1700000000.000600';
+        const { job: j } = await job('trigger-open', T0, { threadTs: thread });
+        const { run: waiting } = await store.insertFollowUp(j.id, followUp('1700000000.000610'), T0);
+        const { run: sent } = await store.insertFollowUp(j.id, followUp('1700000000.000620'), T0);
+        await store.apply({ jobId: j.id, run: { id: sent.id, patch: { state: 'sent', sentAt: T0 } } }, T0);
+        expect(await store.threadOfOpenMessage('C0DOCS', '1700000000.000610')).toBe(thread);
+        expect(await store.threadOfOpenMessage('C0OTHER', '1700000000.000610')).toBeUndefined();
+        // Sent (or never recorded): nothing open to take back.
+        expect(await store.threadOfOpenMessage('C0DOCS', '1700000000.000620')).toBeUndefined();
+        expect(await store.threadOfOpenMessage('C0DOCS', '1700000000.000699')).toBeUndefined();
+        for (const state of ['ready', 'sending'] as const) {
+          await store.apply({ jobId: j.id, run: { id: waiting.id, patch: { state } } }, T0);
+          expect(await store.threadOfOpenMessage('C0DOCS', '1700000000.000610')).toBe(thread);
+        }
+      });
+    });
+
     describe('dueJobs', () => {
       it('returns only active jobs whose next poll is due, soonest first, up to the limit', async () => {
         const a = await jobWith('due-a', { phase: 'active', nextPollAt: T0 + 30 });

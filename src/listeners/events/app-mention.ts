@@ -2,10 +2,12 @@ import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { text as say } from '../../blocks/messages.js';
 import { followUpText } from '../../slack/mentions.js';
+import { isHumanMessage } from '../../slack/messages.js';
 import { carryOnMessage } from '../background.js';
 import type { ListenerDeps } from '../types.js';
-import { authorTeam, botUserIdOf, isHumanMessage, personMessage, sharedFiles } from './event-facts.js';
+import { authorTeam, botUserIdOf, fromApp, personMessage, sharedFiles } from './event-facts.js';
 import { notRecorded } from './not-recorded.js';
+import { logUnreadable } from './unreadable.js';
 
 const mentionSchema = personMessage.extend({ channel: z.string().min(1) });
 
@@ -18,7 +20,11 @@ export function appMention(deps: ListenerDeps) {
     const raw = event as unknown as Record<string, unknown>;
     if (!isHumanMessage(raw)) return;
     const parsed = mentionSchema.safeParse(raw);
-    if (!parsed.success) return;
+    if (!parsed.success) {
+      // Every mention is meant for the bot; only apps' are not read.
+      if (!fromApp(raw)) logUnreadable(deps.logger, 'mention', raw, parsed.error);
+      return;
+    }
     const mention = parsed.data;
     const botUserId = botUserIdOf(context, body);
     if (botUserId && mention.user === botUserId) return;

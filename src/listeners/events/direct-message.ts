@@ -2,10 +2,12 @@ import type { AllMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { isDirectMessage } from '../../slack/conversations.js';
 import { followUpText } from '../../slack/mentions.js';
+import { isHumanMessage } from '../../slack/messages.js';
 import { carryOnMessage } from '../background.js';
 import type { ListenerDeps } from '../types.js';
-import { authorTeam, botUserIdOf, isHumanMessage, personMessage, sharedFiles } from './event-facts.js';
+import { authorTeam, botUserIdOf, fromApp, personMessage, sharedFiles } from './event-facts.js';
 import { notRecorded } from './not-recorded.js';
+import { logUnreadable } from './unreadable.js';
 
 // The bot's own posts (its status card, outcomes) and other apps' do not parse.
 const directSchema = personMessage.extend({ channel_type: z.literal('im'), channel: z.string().min(1) });
@@ -24,7 +26,13 @@ export function directMessage(deps: ListenerDeps) {
     const raw = event as Record<string, unknown>;
     if (!isHumanMessage(raw)) return;
     const parsed = directSchema.safeParse(raw);
-    if (!parsed.success || !isDirectMessage(parsed.data.channel)) return;
+    if (!parsed.success) {
+      const inDirect =
+        raw.channel_type === 'im' || (typeof raw.channel === 'string' && isDirectMessage(raw.channel));
+      if (inDirect && !fromApp(raw)) logUnreadable(deps.logger, 'direct message', raw, parsed.error);
+      return;
+    }
+    if (!isDirectMessage(parsed.data.channel)) return;
     const message = parsed.data;
     const botUserId = botUserIdOf(context, body);
     if (botUserId && message.user === botUserId) return;

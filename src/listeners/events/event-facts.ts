@@ -29,18 +29,18 @@ export function botUserIdOf(context: { botUserId?: string }, body: unknown): str
   return bot?.user_id as string | undefined;
 }
 
+/** An app's message (`bot_id`, or `app_id` also when it carries a user): never an instruction. */
+export const fromApp = (event: Record<string, unknown>): boolean =>
+  event.bot_id !== undefined || event.app_id !== undefined;
+
+const teamField = (value: unknown) => (typeof value === 'string' && value ? value : undefined);
+
 /**
- * Subtypes a person's own message can carry ("Also send to channel", a file with a comment).
- * Everything else (edits, deletions, joins, bot messages) is not an instruction.
+ * The author's workspace: in a shared channel it may not be the one the event came through.
+ * Slack names it in `user_team` and `source_team`; either one is the author's own word.
  */
-const HUMAN_SUBTYPES = new Set([undefined, 'thread_broadcast', 'file_share']);
-
-export const isHumanMessage = (event: Record<string, unknown>) =>
-  HUMAN_SUBTYPES.has(event.subtype as string | undefined);
-
-/** The author's workspace: in a shared channel it may not be the one the event came through. */
 export const authorTeam = (event: Record<string, unknown>, body: unknown): string | undefined =>
-  (event.user_team as string | undefined) ?? (body as { team_id?: string }).team_id;
+  teamField(event.user_team) ?? teamField(event.source_team) ?? (body as { team_id?: string }).team_id;
 
 const fileSchema = z.looseObject({
   name: z.string().optional(),

@@ -1,8 +1,8 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { editText } from '../../blocks/edit-texts.js';
+import { isHumanMessage } from '../../slack/messages.js';
 import type { ListenerDeps } from '../types.js';
-import { isHumanMessage } from './event-facts.js';
 import { notRecorded } from './not-recorded.js';
 
 const previousSchema = z.looseObject({
@@ -12,12 +12,14 @@ const previousSchema = z.looseObject({
   bot_id: z.undefined().optional(),
 });
 
+// `previous_message` may be missing: Slack documents `message_deleted` without it. The store's own
+// record of the message then says which instruction it was.
 const deleteSchema = z.union([
   z.object({
     subtype: z.literal('message_deleted'),
     channel: z.string().min(1),
     deleted_ts: z.string().min(1),
-    previous_message: previousSchema,
+    previous_message: previousSchema.optional(),
   }),
   // A thread's root deleted while it has replies stays as a "This message was deleted." tombstone:
   // Slack reports that as an edit of the message.
@@ -26,7 +28,7 @@ const deleteSchema = z.union([
       subtype: z.literal('message_changed'),
       channel: z.string().min(1),
       message: z.looseObject({ subtype: z.literal('tombstone'), ts: z.string().min(1) }),
-      previous_message: previousSchema,
+      previous_message: previousSchema.optional(),
     })
     .transform((e) => ({ ...e, deleted_ts: e.message.ts })),
 ]);
@@ -41,14 +43,17 @@ export function messageDeleted(deps: ListenerDeps) {
     const raw = event as unknown as Record<string, unknown>;
     if (raw.subtype !== 'message_deleted' && raw.subtype !== 'message_changed') return;
     const parsed = deleteSchema.safeParse(raw);
-    if (!parsed.success || !isHumanMessage(parsed.data.previous_message)) return;
+    if (!parsed.success) return;
     const { channel, deleted_ts: messageTs, previous_message: previous } = parsed.data;
-    const threadTs = previous.thread_ts ?? messageTs;
+    if (previous && !isHumanMessage(previous)) return;
+    const threadTs = previous ? (previous.thread_ts ?? messageTs) : undefined;
+    const userId = previous?.user;
     // Recorded before Slack is answered: a restart cannot send what its author took back.
     try {
-      await deps.jobs.acceptDelete({ channelId: channel, threadTs, messageTs, userId: previous.user });
+      await deps.jobs.acceptDelete({ channelId: channel, threadTs, messageTs, userId });
     } catch (error) {
-      notRecorded(deps, error, context, { channel, user: previous.user, threadTs }, editText.notRecorded());
+      const where = { channel, user: userId, threadTs: threadTs ?? messageTs };
+      notRecorded(deps, error, context, where, editText.notRecorded());
     }
   };
 }

@@ -2,8 +2,9 @@ import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { editText } from '../../blocks/edit-texts.js';
 import { followUpText } from '../../slack/mentions.js';
+import { isHumanMessage } from '../../slack/messages.js';
 import type { ListenerDeps } from '../types.js';
-import { botUserIdOf, isHumanMessage, personMessage, sharedFiles } from './event-facts.js';
+import { botUserIdOf, personMessage, sharedFiles } from './event-facts.js';
 import { notRecorded } from './not-recorded.js';
 
 const editSchema = z.object({

@@ -15,15 +15,18 @@ export function notRecorded(
   deps: ListenerDeps,
   error: unknown,
   context: { retryNum?: number },
-  where: { channel: string; user: string; threadTs?: string },
+  /** `user` undefined: Slack did not say whose it was (a deletion), so no one can be told. */
+  where: { channel: string; user: string | undefined; threadTs?: string },
   /** What the person is told (default: their instruction was not recorded). */
   note: Mrkdwn = text.notRecorded(),
 ): void {
   const lastChance = deps.socketMode || (context.retryNum ?? 0) >= SLACK_EVENT_RETRIES;
   deps.logger.error('could not record an instruction', { error, redeliveryExpected: !lastChance });
   if (!lastChance) throw error;
+  const { user } = where;
+  if (user === undefined) return;
   const taken = deps.tasks.run('say an instruction was not recorded', () =>
-    deps.slack.postEphemeral({ ...where, text: note }),
+    deps.slack.postEphemeral({ ...where, user, text: note }),
   );
   // Nothing holds this note (the store just failed): with no slot free, the log is its only trace.
   if (!taken) deps.logger.error('no room to tell the person their instruction was not recorded', where);

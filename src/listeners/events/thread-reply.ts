@@ -1,10 +1,13 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
+import { isDirectMessage } from '../../slack/conversations.js';
 import { followUpText, mentionsUser } from '../../slack/mentions.js';
+import { isHumanMessage } from '../../slack/messages.js';
 import { runRecorded } from '../background.js';
 import type { ListenerDeps } from '../types.js';
-import { authorTeam, botUserIdOf, isHumanMessage, personMessage, sharedFiles } from './event-facts.js';
+import { authorTeam, botUserIdOf, fromApp, personMessage, sharedFiles } from './event-facts.js';
 import { notRecorded } from './not-recorded.js';
+import { logUnreadable } from './unreadable.js';
 
 const replySchema = personMessage.extend({
   subtype: z.string().optional(),
@@ -12,13 +15,28 @@ const replySchema = personMessage.extend({
   channel: z.string().min(1),
 });
 
+/**
+ * Whether an event that did not parse looks like a person's reply in a job's thread (a direct
+ * message is the direct-message listener's to report).
+ */
+async function inJobThread(deps: ListenerDeps, raw: Record<string, unknown>): Promise<boolean> {
+  const { channel, thread_ts: threadTs } = raw;
+  if (typeof channel !== 'string' || typeof threadTs !== 'string' || threadTs === raw.ts) return false;
+  if (fromApp(raw) || isDirectMessage(channel)) return false;
+  const job = await deps.store.findJobByThread(channel, threadTs).catch(() => undefined);
+  return job !== undefined;
+}
+
 /** A human reply in a thread: sent to the thread's job, if it has one. */
 export function threadReply(deps: ListenerDeps) {
   return async ({ event, body, context }: SlackEventMiddlewareArgs<'message'> & AllMiddlewareArgs) => {
     const raw = event as unknown as Record<string, unknown>;
     if (!isHumanMessage(raw)) return;
     const parsed = replySchema.safeParse(raw);
-    if (!parsed.success) return;
+    if (!parsed.success) {
+      if (await inJobThread(deps, raw)) logUnreadable(deps.logger, 'reply', raw, parsed.error);
+      return;
+    }
     const reply = parsed.data;
     if (reply.thread_ts === reply.ts) return;
     const botUserId = botUserIdOf(context, body);

@@ -5,9 +5,11 @@ import { modalText as say } from '../../blocks/messages.js';
 import { BLOCK, INPUT_ACTION, type ModalMetadata } from '../../blocks/send-modal.js';
 import { isDirectMessage } from '../../slack/conversations.js';
 import type { ConversationFacts } from '../../slack/gateway.js';
+import { isUserId } from '../../slack/ids.js';
 import { escapeMrkdwn } from '../../slack/mrkdwn.js';
 import { withTimeout } from '../../util/timeout.js';
 import { runRecorded } from '../background.js';
+import { failedFields } from '../events/unreadable.js';
 import type { ListenerDeps } from '../types.js';
 
 /**
@@ -62,7 +64,7 @@ const facts = (deps: ListenerDeps, channel: string): Promise<ConversationFacts |
 
 /** The message author's name for the agent, if Slack gives it in time; the id otherwise. */
 async function authorName(deps: ListenerDeps, author: string): Promise<string> {
-  if (!author.startsWith('U')) return author;
+  if (!isUserId(author)) return author;
   const names = await withTimeout(deps.names.of([author]), NAME_LOOKUP_MS);
   return names?.get(author) ?? author;
 }
@@ -75,15 +77,21 @@ export function sendToDocsAgentSubmission(deps: ListenerDeps) {
   return async ({ ack, body }: SlackViewMiddlewareArgs & AllMiddlewareArgs) => {
     const parsed = submissionSchema.safeParse(body);
     let metadata: ModalMetadata | undefined;
+    let problem: z.ZodError | undefined = parsed.error;
     try {
-      metadata = parsed.success
-        ? metadataSchema.parse(JSON.parse(parsed.data.view.private_metadata))
+      const read = parsed.success
+        ? metadataSchema.safeParse(JSON.parse(parsed.data.view.private_metadata))
         : undefined;
+      metadata = read?.data;
+      problem ??= read?.error;
     } catch {
       metadata = undefined;
     }
     if (!parsed.success || !metadata) {
-      deps.logger.warn('modal submission not understood');
+      // Which fields failed, never their values (what the person typed).
+      deps.logger.warn('modal submission not understood', {
+        fields: problem ? failedFields(problem) : ['view.private_metadata: invalid_json'],
+      });
       await ack({ response_action: 'errors', errors: { [BLOCK.instruction]: say.notUnderstood() } });
       return;
     }

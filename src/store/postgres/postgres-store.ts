@@ -15,6 +15,7 @@ import {
   parseProjectUses,
   parseReservation,
   parseRun,
+  parseThread,
   parseUseOfRun,
 } from '../rows.js';
 import type { Change, OutboxItem, Store } from '../types.js';
@@ -122,6 +123,8 @@ export async function openPostgresStore(
     getRun: (runId) => one(pool, 'runById', { runId }, parseRun),
     findJobByThread: (channelId, threadTs) => one(pool, 'jobByThread', { channelId, threadTs }, parseJob),
     getRuns: (jobId) => many(pool, 'runsOfJob', { jobId }, parseRun),
+    threadOfOpenMessage: async (channelId, messageTs) =>
+      (await one(pool, 'threadOfOpenMessage', { channelId, messageTs }, parseThread))?.threadTs,
     apply: (change, now) => transaction((db) => applyIn(db, change, now)),
     applyAll: (changes, now) =>
       transaction(async (db) => {
@@ -244,7 +247,8 @@ export async function openPostgresStore(
         }
         const outboxItems = await write(db, 'deleteDoneOutbox', { before, limit });
         const homeViews = await write(db, 'deleteOldHomeViews', { before });
-        return { jobs: expired.length, outboxItems, homeViews };
+        const assistantThreads = await write(db, 'deleteOldAssistantThreads', { before });
+        return { jobs: expired.length, outboxItems, homeViews, assistantThreads };
       }),
     async close() {
       await pool.end();

@@ -16,6 +16,7 @@ import {
   parseOutboxItem,
   parseProjectUses,
   parseRun,
+  parseThread,
   parseUseOfRun,
   type Row,
 } from '../rows.js';
@@ -159,6 +160,7 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
         jobs: expired.length,
         outboxItems: write('deleteDoneOutbox', { before, limit }),
         homeViews: write('deleteOldHomeViews', { before }),
+        assistantThreads: write('deleteOldAssistantThreads', { before }),
       };
     },
   );
@@ -195,6 +197,8 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
     getJob: async (jobId) => one('jobById', { jobId }, parseJob),
     findJobByThread: async (channelId, threadTs) => one('jobByThread', { channelId, threadTs }, parseJob),
     getRuns: async (jobId) => many('runsOfJob', { jobId }, parseRun),
+    threadOfOpenMessage: async (channelId, messageTs) =>
+      one('threadOfOpenMessage', { channelId, messageTs }, parseThread)?.threadTs,
     async apply(change, now) {
       return applyTx.immediate(change, now);
     },

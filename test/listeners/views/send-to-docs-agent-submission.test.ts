@@ -137,6 +137,16 @@ describe('the send-to-agent modal submitted', () => {
     expect(w.jobCount()).toBe(0);
   });
 
+  it('logs which fields of a form it cannot read failed, and none of what was typed', async () => {
+    const { ack } = await submit({}, { ...METADATA, author: 42, permalink: 'classified-link' });
+    expect(errorsOf(ack)[BLOCK.instruction]).toContain('could not read this form');
+    const lines = w.logged('warn', 'modal submission not understood');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('author: invalid_type');
+    expect(lines[0]).not.toContain('classified');
+    expect(lines[0]).not.toContain('rotate keys');
+  });
+
   it('the same submission again closes the modal and starts nothing more', async () => {
     await submit();
     const { ack } = await submit();

@@ -1,0 +1,10 @@
+/** What a Slack id is, read from its form: the one home of these rules. */
+
+/** Slack ids are upper-case letters and digits; anything else is shown, never parsed. */
+export const SLACK_ID = /^[A-Z0-9]{2,40}$/;
+
+/**
+ * A person's id: `U…`, or `W…` for an Enterprise Grid account (what Slack gives a person of an
+ * organisation in every workspace of it). An app's own name, which may be any text, is none.
+ */
+export const isUserId = (id: string): boolean => SLACK_ID.test(id) && /^[UW]/.test(id);
