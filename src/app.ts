@@ -18,6 +18,7 @@ import { setUpMetrics } from './metrics/setup.js';
 import { createRequestBudget } from './poller/budget.js';
 import { createPoller } from './poller/poller.js';
 import { createSlackApp } from './slack/bolt-app.js';
+import { createChannelAudiences } from './slack/channel-audience.js';
 import { slackClientOptions } from './slack/client-options.js';
 import { createSlackGateway } from './slack/gateway.js';
 import { createIdentity } from './slack/identity.js';
@@ -197,6 +198,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     hints,
     botUserId: async () => (await identity.get())?.botUserId,
     slack: backgroundSlack,
+    audiences: createChannelAudiences({ slack, logger }),
     logger,
     runTask: (name, work) => tasks.run(name, work),
     metrics: metrics.hooks,

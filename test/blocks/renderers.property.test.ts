@@ -113,6 +113,8 @@ const jobRecord = (fields: Partial<JobRecord>): JobRecord => ({
   cardTs: '1700000000.000100',
   origin: 'command',
   projectId: null,
+  privacy: 'public',
+  contextChannelId: null,
   contextTs: null,
   rootReaction: null,
   requesterId: REQUESTER,

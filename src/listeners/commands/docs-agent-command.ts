@@ -5,7 +5,7 @@ import { jobListMessage, LIST_LIMIT } from '../../blocks/job-list.js';
 import { refusalText, text, usage } from '../../blocks/messages.js';
 import { statusReport } from '../../blocks/status-report.js';
 import { parseCommandText } from '../../jobs/command-text.js';
-import { isDirectConversation } from '../../slack/conversations.js';
+import { isDirectConversation, privateByChannelName } from '../../slack/conversations.js';
 import { md } from '../../slack/mrkdwn.js';
 import { withTimeout } from '../../util/timeout.js';
 import { runRecorded } from '../background.js';
@@ -132,6 +132,7 @@ export function docsAgentCommand(deps: ListenerDeps) {
         text: parsedText.text,
         triggerId: body.trigger_id,
         responseUrl: body.response_url ?? null,
+        audience: privateByChannelName(body.channel_name),
       });
     } catch (error) {
       deps.logger.error('could not record a command', { error });
