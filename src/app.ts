@@ -172,6 +172,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
         notifyChannelFor(config.notify.channels, projectId ?? config.agent.projectId),
       on: config.notify.on,
       requester: config.notify.requester,
+      privateJobs: config.notify.privateJobs,
       workspaceUrl: async () => (await identity.get())?.url,
     },
   });
