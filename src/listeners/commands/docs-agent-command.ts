@@ -37,7 +37,13 @@ async function listReply(deps: ListenerDeps, body: Command, scope: 'mine' | 'cha
   return jobListMessage(
     jobs,
     scope === 'mine' ? { kind: 'mine' } : { kind: 'channel', channelId: body.channel_id },
-    { workspaceUrl, now: Date.now(), prLinkHosts: deps.hints.prLinkHosts },
+    {
+      workspaceUrl,
+      now: Date.now(),
+      prLinkHosts: deps.hints.prLinkHosts,
+      // Shown only to the person who asked, in the conversation they asked in.
+      viewer: { userId: body.user_id, channelId: body.channel_id },
+    },
   );
 }
 
