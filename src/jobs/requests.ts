@@ -126,8 +126,9 @@ export interface RetryRequest {
 }
 
 /**
- * What a click on "Try again" became: the new job; `refused` when the person's (or the
- * project's) hourly limit is reached, before anything is recorded; `repeat` when that job was tried again already
+ * What a click on "Try again" became: the new job; `refused` when the person may not instruct
+ * the agent where the job was asked, or their (or the project's) hourly limit is reached, before
+ * anything is recorded; `repeat` when that job was tried again already
  * (a double click, a re-delivery, someone else's click); `not_retryable` when the job cannot be
  * tried again (it is not one whose start or run failed, or it moved on meanwhile).
  */
