@@ -37,6 +37,7 @@ export function createChannelAudiences(deps: {
   timeoutMs?: number;
   now?: () => number;
 }): ChannelAudiences {
+  const unknown = 'Slack could not say who can read a channel; its jobs are treated as private';
   const known = new BoundedCache<'public' | 'private'>(
     MAX_CACHED_AUDIENCES,
     AUDIENCE_CACHE_MS,
@@ -51,10 +52,7 @@ export function createChannelAudiences(deps: {
       known.set(channelId, audience);
       return audience;
     } catch (error) {
-      deps.logger.warn('Slack could not say who can read a channel; its jobs are treated as private', {
-        channel: channelId,
-        error,
-      });
+      deps.logger.warn(unknown, { channel: channelId, error });
       return 'unknown';
     } finally {
       asking.delete(channelId);
@@ -70,7 +68,10 @@ export function createChannelAudiences(deps: {
         pending = ask(channelId);
         asking.set(channelId, pending);
       }
-      return (await withTimeout(pending, deps.timeoutMs ?? AUDIENCE_LOOKUP_MS)) ?? 'unknown';
+      const timeoutMs = deps.timeoutMs ?? AUDIENCE_LOOKUP_MS;
+      const answer = await withTimeout(pending, timeoutMs);
+      if (answer === undefined) deps.logger.warn(unknown, { channel: channelId, timedOutMs: timeoutMs });
+      return answer ?? 'unknown';
     },
   };
 }
