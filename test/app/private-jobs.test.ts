@@ -61,6 +61,8 @@ function expectNothingOf(post: StoredMessage, place: string) {
   expect(all).not.toContain('Falcon');
   expect(all).not.toContain(place);
   expect(all).not.toContain('/archives/');
+  // Not even when its thread started: the metadata is readable by the channel too.
+  expect(post.metadata?.event_payload.thread ?? null).toBeNull();
   expect(post.text).toContain(`<${PR}|Review the pull request>`);
 }
 
