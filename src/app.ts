@@ -18,6 +18,7 @@ import { setUpMetrics } from './metrics/setup.js';
 import { createRequestBudget } from './poller/budget.js';
 import { createPoller } from './poller/poller.js';
 import { createSlackApp } from './slack/bolt-app.js';
+import { createChannelAudiences } from './slack/channel-audience.js';
 import { slackClientOptions } from './slack/client-options.js';
 import { createSlackGateway } from './slack/gateway.js';
 import { createIdentity } from './slack/identity.js';
@@ -172,6 +173,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
         notifyChannelFor(config.notify.channels, projectId ?? config.agent.projectId),
       on: config.notify.on,
       requester: config.notify.requester,
+      privateJobs: config.notify.privateJobs,
       workspaceUrl: async () => (await identity.get())?.url,
     },
   });
@@ -198,6 +200,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     hints,
     botUserId: async () => (await identity.get())?.botUserId,
     slack: backgroundSlack,
+    audiences: createChannelAudiences({ slack, logger }),
     logger,
     runTask: (name, work) => tasks.run(name, work),
     metrics: metrics.hooks,

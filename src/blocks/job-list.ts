@@ -1,3 +1,4 @@
+import { type Audience, mayShowJob } from '../domain/privacy.js';
 import { type Block, context, divider, header, LIMITS, section } from '../slack/blocks.js';
 import { isDirectMessage } from '../slack/conversations.js';
 import { checkUrl } from '../slack/links.js';
@@ -29,6 +30,11 @@ export interface ListContext {
   now: number;
   /** Hosts whose pull request addresses become links (`PR_LINK_HOSTS`). */
   prLinkHosts: RenderHints['prLinkHosts'];
+  /**
+   * Who sees the list: the person, and the conversation it is shown in. A job they may not see
+   * (asked in private by someone else, elsewhere) is listed without its words or its place.
+   */
+  viewer: Audience;
 }
 
 /** The instruction as a short one-line label, readable and inert (it becomes a link's label). */
@@ -37,6 +43,7 @@ const label = (instruction: string) =>
 
 /** One job in a list: its instruction linking to its thread, status, age, and pull request. */
 export function jobLine(job: JobRecord, ctx: ListContext): Mrkdwn {
+  if (!mayShowJob(job, ctx.viewer)) return privateJobLine(job, ctx);
   const card = cardTsOf(job);
   const thread =
     card && job.threadTs
@@ -53,6 +60,13 @@ export function jobLine(job: JobRecord, ctx: ListContext): Mrkdwn {
   ];
   if (job.prLink) parts.push(pullRequestLink(job.prLink, ctx, 'pull request'));
   return md`${title}\n${joinMrkdwn(parts, md` · `)}`;
+}
+
+/** A job the viewer may not see: that it ran and what became of it, nothing of its words or place. */
+function privateJobLine(job: JobRecord, ctx: ListContext): Mrkdwn {
+  const parts = [statusLine(job, ctx), md`${duration(Math.max(0, ctx.now - job.createdAt))} ago`];
+  if (job.prLink) parts.push(pullRequestLink(job.prLink, ctx, 'pull request'));
+  return md`*:lock: A job asked for in private*\n${joinMrkdwn(parts, md` · `)}`;
 }
 
 /** `/docs-agent list` (the user's jobs) and `/docs-agent list channel` (this channel's). */

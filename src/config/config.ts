@@ -101,6 +101,13 @@ export interface Config {
     on: 'pr' | 'all';
     /** `thread` (default): the requester is mentioned in the thread; `dm`: also told by direct message. */
     requester: 'thread' | 'dm';
+    /**
+     * What a notification channel is told of a job asked for in a direct message, the assistant
+     * pane or a private channel (`NOTIFY_PRIVATE_JOBS`): `outcome-only` (default), its outcome and
+     * pull request; `quote`, its instruction quoted too. Never a link to, or a mention of, where it
+     * was asked.
+     */
+    privateJobs: 'outcome-only' | 'quote';
   };
   /**
    * Hosts whose pull request addresses (from the agent API) are shown as links and buttons,
@@ -193,7 +200,12 @@ export function readConfig(env: Env = process.env): Config {
       e.CHANNEL_PROJECTS.map(([channel, project]) => [channel as string, project as string]),
     ),
     suggestedPrompts: e.SUGGESTED_PROMPTS,
-    notify: { channels: e.NOTIFY_CHANNEL_ID, on: e.NOTIFY_ON, requester: e.NOTIFY_REQUESTER },
+    notify: {
+      channels: e.NOTIFY_CHANNEL_ID,
+      on: e.NOTIFY_ON,
+      requester: e.NOTIFY_REQUESTER,
+      privateJobs: e.NOTIFY_PRIVATE_JOBS,
+    },
     prLinkHosts: e.PR_LINK_HOSTS,
     retentionDays: e.RETENTION_DAYS,
     metricsToken: e.METRICS_TOKEN,

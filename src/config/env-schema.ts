@@ -131,6 +131,10 @@ export const envSchema = z.object({
     (v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : v),
     z.enum(['thread', 'dm'], { error: 'must be thread or dm' }).default('thread'),
   ),
+  NOTIFY_PRIVATE_JOBS: z.preprocess(
+    (v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : v),
+    z.enum(['outcome-only', 'quote'], { error: 'must be outcome-only or quote' }).default('outcome-only'),
+  ),
   PR_LINK_HOSTS: z.preprocess(
     blankToUndefined,
     z

@@ -41,7 +41,12 @@ export function createHomePublisher(deps: {
       const workspaceUrl = (await deps.identity.get())?.url;
       await deps.slack.publishHome(
         userId,
-        homeView(jobs, usage(deps.hints), { workspaceUrl, now: now(), prLinkHosts: deps.hints.prLinkHosts }),
+        homeView(jobs, usage(deps.hints), {
+          workspaceUrl,
+          now: now(),
+          prLinkHosts: deps.hints.prLinkHosts,
+          viewer: { userId },
+        }),
       );
     },
     async refresh(userId) {

@@ -1,6 +1,5 @@
 import { refusalText, text } from '../blocks/messages.js';
 import type { InstructionSurface } from '../metrics/hooks.js';
-import { isDirectMessage } from '../slack/conversations.js';
 import type { Mrkdwn } from '../slack/mrkdwn.js';
 import type { Held, Holds } from './holds.js';
 import type { JobContext } from './job-context.js';
@@ -14,8 +13,11 @@ export interface InstructionChecks {
   refusal(
     runId: number,
     prompt: string,
-    /** `threadTs`: the job's thread, where the assistant pane says which channel it is beside. */
-    who: { teamId: string | undefined; channelId: string; userId: string; threadTs?: string | null },
+    /**
+     * `contextChannelId`: for a job asked for in the assistant pane, the channel the pane was
+     * beside when it was accepted (the job's record), whose allow-list applies too.
+     */
+    who: { teamId: string | undefined; channelId: string; userId: string; contextChannelId: string | null },
     surface: InstructionSurface,
   ): Promise<Mrkdwn | 'held' | undefined>;
   /**
@@ -26,7 +28,7 @@ export interface InstructionChecks {
 }
 
 export function createInstructionChecks(
-  ctx: Pick<JobContext, 'access' | 'logger' | 'metrics' | 'settings' | 'store'>,
+  ctx: Pick<JobContext, 'access' | 'logger' | 'metrics' | 'settings'>,
   holds: Pick<Holds, 'hold'>,
 ): InstructionChecks {
   const { metrics, logger } = ctx;
@@ -36,17 +38,9 @@ export function createInstructionChecks(
         metrics.instruction(surface, 'refused', 'too_long');
         return text.promptTooLong(prompt.length, ctx.settings.maxPromptChars);
       }
-      const { threadTs, ...requester } = who;
-      // In the assistant pane opened beside a channel, that channel's allow-list applies too: the
-      // channel it is beside now, as Slack last reported it.
-      const pane =
-        threadTs && isDirectMessage(who.channelId)
-          ? await ctx.store.assistantThread(who.channelId, threadTs)
-          : undefined;
-      const checked = await ctx.access.check({
-        ...requester,
-        contextChannelId: pane?.contextChannelId ?? undefined,
-      });
+      // The channel recorded with the job, not the one the pane is beside now: the job runs on
+      // that channel's project, so that is the channel it is checked against.
+      const checked = await ctx.access.check({ ...who, contextChannelId: who.contextChannelId ?? undefined });
       const decision = checked.allowed ? await ctx.access.reserve(runId) : checked;
       if (decision.allowed) return undefined;
       // Slack could not say who the author is: nothing goes to the agent until it can (counted

@@ -4,6 +4,7 @@ import type { RenderHints } from '../blocks/messages.js';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../logging/logger.js';
 import { type MetricsHooks, noMetrics } from '../metrics/hooks.js';
+import type { ChannelAudiences } from '../slack/channel-audience.js';
 import type { SlackGateway } from '../slack/gateway.js';
 import type { UserNames } from '../slack/user-names.js';
 import type { Change, JobRecord, NewOutboxItem, Store } from '../store/types.js';
@@ -38,6 +39,12 @@ export interface JobServiceDeps {
   /** The bot's own user id, once known (auth.test). */
   botUserId: () => Promise<string | undefined>;
   slack: SlackGateway;
+  /**
+   * Who can read a channel a job is asked for in, when the request did not say. Asked while Slack
+   * waits for its answer, so on the gateway without the yield gate that holds background calls
+   * back until those answers are given.
+   */
+  audiences: ChannelAudiences;
   access: AccessPolicy;
   logger: Logger;
   /** First wait before an instruction held for verification is checked again, in milliseconds. */

@@ -8,10 +8,11 @@ import type { JobSettings } from './job-context.js';
 import { outcomeNotification } from './outbox-items.js';
 
 /**
- * Where a run's outcome is told besides its thread: `NOTIFY_ON` (`pr` or `all`) and
- * `NOTIFY_REQUESTER` (`thread` or `dm`), with the channel of each project resolved.
+ * Where a run's outcome is told besides its thread: `NOTIFY_ON` (`pr` or `all`),
+ * `NOTIFY_REQUESTER` (`thread` or `dm`) and `NOTIFY_PRIVATE_JOBS`, with the channel of each
+ * project resolved.
  */
-export type NotifySettings = Pick<Config['notify'], 'on' | 'requester'> & {
+export type NotifySettings = Pick<Config['notify'], 'on' | 'requester' | 'privateJobs'> & {
   /** The notification channel of a job's project (null: the default project), if it has one. */
   channelFor: (projectId: string | null) => string | undefined;
   /** The workspace's address (auth.test `url`), for links to a job's thread; undefined while unknown. */
@@ -44,7 +45,10 @@ export async function outcomeNotifications(
   });
   const items: NewOutboxItem[] = [];
   if (channel) {
-    const { text } = channelNotification(outcome, job, ctx.hints, workspaceUrl);
+    const { text } = channelNotification(outcome, job, ctx.hints, workspaceUrl, {
+      channel,
+      privateJobs: notify.privateJobs,
+    });
     items.push(outcomeNotification({ job, run, outcome, to: { channel }, text }));
   }
   if (direct) {

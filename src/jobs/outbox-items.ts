@@ -1,5 +1,6 @@
 import { cardTsOf } from '../blocks/status-card.js';
 import { keys, NOTIFICATION_EVENT_TYPE, OUTBOX_ITEMS, POST_EVENT_TYPE } from '../domain/outbox-registry.js';
+import { mayShowJob } from '../domain/privacy.js';
 import type { Mrkdwn } from '../slack/mrkdwn.js';
 import type { JobRecord, NewOutboxItem, PostKind, RunOutcome, RunRecord } from '../store/types.js';
 
@@ -111,11 +112,14 @@ export function outcomeNotification({
   blocks,
 }: OutcomeNotification): NewOutboxItem {
   const runKey = { jobId: job.id, runSeq: run.seq };
+  // Metadata is readable by anyone who can read the message: a channel that may not see the job
+  // is not told when its thread started either.
+  const shown = !('channel' in to) || mayShowJob(job, { channelId: to.channel });
   const common = {
     text,
     ...(blocks ? { blocks } : {}),
     eventType: NOTIFICATION_EVENT_TYPE,
-    fields: { run: run.seq, outcome, thread: job.threadTs },
+    fields: { run: run.seq, outcome, thread: shown ? job.threadTs : null },
   };
   return 'channel' in to
     ? {

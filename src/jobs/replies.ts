@@ -69,7 +69,7 @@ export function createReplies(
         teamId: teamId ?? run.teamId ?? job.teamId,
         channelId: job.channelId,
         userId: run.authorId,
-        threadTs: job.threadTs,
+        contextChannelId: job.contextChannelId,
       },
       'reply',
     );

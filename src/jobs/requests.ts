@@ -1,6 +1,7 @@
 /** What the listeners hand to the job service, already parsed and validated. */
 
 import type { AccessDecision } from '../access/access-policy.js';
+import type { ChannelAudience } from '../slack/channel-audience.js';
 import type { SharedFile } from './shared-files.js';
 
 /** A `/docs-agent <instruction>` command, already validated by its listener. */
@@ -13,6 +14,8 @@ export interface StartRequest {
   /** Slack's trigger id: unique per invocation, so a repeat never starts a second job. */
   triggerId: string;
   responseUrl: string | null;
+  /** Who can read the channel, when the command said (`channel_name`); undefined: Slack is asked. */
+  audience?: ChannelAudience | undefined;
 }
 
 /** `@docs-agent <instruction>`: in a channel, or inside an existing thread. */
@@ -60,6 +63,8 @@ export interface ShortcutRequest {
   permalink: string | undefined;
   /** The modal's view id: unique per submission. */
   viewId: string;
+  /** Who can read the chosen channel, as Slack said when the modal was submitted; undefined: asked again. */
+  audience?: ChannelAudience | undefined;
 }
 
 /** A human reply in some thread, already filtered by its listener. */
@@ -125,8 +130,9 @@ export interface RetryRequest {
 }
 
 /**
- * What a click on "Try again" became: the new job; `refused` when the person's (or the
- * project's) hourly limit is reached, before anything is recorded; `repeat` when that job was tried again already
+ * What a click on "Try again" became: the new job; `refused` when the person may not instruct
+ * the agent where the job was asked, or their (or the project's) hourly limit is reached, before
+ * anything is recorded; `repeat` when that job was tried again already
  * (a double click, a re-delivery, someone else's click); `not_retryable` when the job cannot be
  * tried again (it is not one whose start or run failed, or it moved on meanwhile).
  */

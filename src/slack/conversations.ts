@@ -15,6 +15,16 @@ export const isDirectConversation = (channelId: string, channelName?: string): b
   isDirectMessage(channelId) || channelName === 'directmessage' || channelName === 'mpdm';
 
 /**
+ * What a slash command's `channel_name` says of who can read the conversation: Slack names a
+ * private channel `privategroup` (and direct messages as above). Any other name says nothing
+ * sure, so Slack is asked (undefined).
+ */
+export const privateByChannelName = (channelName: string | undefined): 'private' | undefined =>
+  channelName === 'privategroup' || channelName === 'directmessage' || channelName === 'mpdm'
+    ? 'private'
+    : undefined;
+
+/**
  * A conversation the bot cannot be invited to with `/invite`: a direct message, or a group
  * direct message or legacy private group (ids starting with `G`).
  */

@@ -33,6 +33,11 @@ export interface ConversationFacts {
   isArchived: boolean;
   /** A direct message or group direct message. */
   isDirect: boolean;
+  /**
+   * Only its members can read it: a private channel, a direct message or a group direct message.
+   * True unless Slack says outright that the channel is not private.
+   */
+  isPrivate: boolean;
 }
 
 /** Block Kit blocks (checked against Slack's limits where they are built). */
@@ -201,6 +206,7 @@ export function createSlackGateway({
         isMember: c.is_member === true || c.is_im === true,
         isArchived: c.is_archived === true,
         isDirect: c.is_im === true || c.is_mpim === true,
+        isPrivate: c.is_private !== false || c.is_im === true || c.is_mpim === true,
       };
     },
     async openView(triggerId, view) {

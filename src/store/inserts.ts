@@ -14,6 +14,9 @@ export const newJobParams = (job: NewJob, now: number) => ({
   projectId: job.projectId ?? null,
   threadTs: job.threadTs ?? null,
   contextTs: job.contextTs ?? null,
+  // A job recorded without saying where it was asked is treated as private (fail closed).
+  privacy: job.privacy ?? 'unknown',
+  contextChannelId: job.contextChannelId ?? null,
   now,
 });
 export type NewJobParams = ReturnType<typeof newJobParams>;
@@ -47,6 +50,8 @@ export const insertedJob = (p: NewJobParams, id: number): JobRecord => ({
   cardTs: null,
   origin: p.origin,
   projectId: p.projectId,
+  privacy: p.privacy,
+  contextChannelId: p.contextChannelId,
   contextTs: p.contextTs,
   rootReaction: null,
   requesterId: p.requesterId,

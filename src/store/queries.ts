@@ -22,9 +22,11 @@ const JOBS = {
   /** A repeated trigger key returns no row: the start was recorded before. */
   insertJob: `
     INSERT INTO jobs (team_id, channel_id, requester_id, instruction, trigger_key, response_url, phase,
-      poll_interval_ms, owner, origin, project_id, thread_ts, context_ts, created_at, updated_at)
+      poll_interval_ms, owner, origin, project_id, thread_ts, context_ts, privacy, context_channel_id,
+      created_at, updated_at)
     VALUES (:teamId, :channelId, :requesterId, :instruction, :triggerKey, :responseUrl, 'accepted',
-      :pollIntervalMs, :owner, :origin, :projectId, :threadTs, :contextTs, :now, :now)
+      :pollIntervalMs, :owner, :origin, :projectId, :threadTs, :contextTs, :privacy, :contextChannelId,
+      :now, :now)
     ON CONFLICT (trigger_key) DO NOTHING
     RETURNING id`,
   jobById: 'SELECT * FROM jobs WHERE id = :jobId',

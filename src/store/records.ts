@@ -5,8 +5,10 @@
 
 import type { OutboxPayload } from '../domain/outbox-payload.js';
 import type { JobPhase } from '../domain/phases.js';
+import type { JobPrivacy } from '../domain/privacy.js';
 
 export type { OutboxPayload, PostAbout, PostKind } from '../domain/outbox-payload.js';
+export type { JobPrivacy } from '../domain/privacy.js';
 
 /** Where a job was started: the slash command, an @mention, or the message shortcut. */
 export type JobOrigin = 'command' | 'mention' | 'shortcut' | 'direct';
@@ -25,6 +27,15 @@ export interface JobRecord {
   origin: JobOrigin;
   /** The documentation project the job runs on; null means the deployment's default project. */
   projectId: string | null;
+  /** Who may read what was asked for, from where it was asked (see `domain/privacy.ts`). */
+  privacy: JobPrivacy;
+  /**
+   * A job asked for in the assistant pane: the channel the pane was open beside when the
+   * instruction was accepted. The job's project comes from it, and every access check of the job
+   * (its start, its follow-ups, "Try again") uses it, so the checks and the work see one channel
+   * however the pane moves later. Null elsewhere, and in a pane open beside no channel.
+   */
+  contextChannelId: string | null;
   /** When set, the thread's messages before this ts are given to the agent as context. */
   contextTs: string | null;
   /** The status emoji the bot last put on the thread's root message. */
@@ -125,7 +136,12 @@ export type NewJob = Pick<
   JobRecord,
   'teamId' | 'channelId' | 'requesterId' | 'instruction' | 'triggerKey' | 'responseUrl' | 'pollIntervalMs'
 > &
-  Partial<Pick<JobRecord, 'owner' | 'origin' | 'projectId' | 'threadTs' | 'contextTs'>> & {
+  Partial<
+    Pick<
+      JobRecord,
+      'owner' | 'origin' | 'projectId' | 'threadTs' | 'contextTs' | 'privacy' | 'contextChannelId'
+    >
+  > & {
     /**
      * The job this one is tried again in place of ("Try again"). In the same transaction as the
      * insert, it moves `from` → `to` (which must give up its thread), the new job takes its

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type {
   JobOrigin,
   JobPhase,
+  JobPrivacy,
   JobRecord,
   OutboxItem,
   OutboxPayload,
@@ -92,6 +93,8 @@ export const parseJob = parser<JobRecord>(
     claimedBy: text.nullable(),
     claimedUntil: time.nullable(),
     erasedAt: time.nullable(),
+    privacy: word<JobPrivacy>(),
+    contextChannelId: text.nullable(),
     createdAt: time,
     updatedAt: time,
   }),

@@ -227,6 +227,28 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> 
       DROP INDEX IF EXISTS runs_sent;
     `,
   },
+  {
+    version: 9,
+    name: "each job's privacy, and the channel its assistant pane was beside",
+    // privacy: who may read what was asked for (domain/privacy.ts), recorded when a job is
+    // accepted. Jobs recorded before cannot say whether their channel was public: 'unknown',
+    // treated as private. A direct message's id says what it is; one whose thread is an
+    // assistant thread was asked in the pane.
+    // context_channel_id: the channel the pane was beside when the job was accepted, which its
+    // checks use from now on. Earlier pane jobs get the channel the pane was last beside, which is
+    // what their checks used until now.
+    sql: `
+      ALTER TABLE jobs ADD COLUMN privacy TEXT NOT NULL DEFAULT 'unknown';
+      ALTER TABLE jobs ADD COLUMN context_channel_id TEXT;
+      UPDATE jobs SET privacy = 'direct' WHERE channel_id LIKE 'D%';
+      UPDATE jobs SET privacy = 'pane', context_channel_id = (
+          SELECT a.context_channel_id FROM assistant_threads a
+          WHERE a.channel_id = jobs.channel_id AND a.thread_ts = jobs.thread_ts)
+        WHERE channel_id LIKE 'D%' AND EXISTS (
+          SELECT 1 FROM assistant_threads a
+          WHERE a.channel_id = jobs.channel_id AND a.thread_ts = jobs.thread_ts);
+    `,
+  },
 ];
 
 export function migrationsFor(dialect: Dialect): { version: number; name: string; sql: string }[] {

@@ -10,6 +10,7 @@ export type { Change, JobPatch, Orphans, OutboxPatch, RunPatch } from './changes
 export type {
   JobIn,
   JobOrigin,
+  JobPrivacy,
   JobRecord,
   NewJob,
   NewOutboxItem,

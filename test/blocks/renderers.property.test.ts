@@ -15,6 +15,7 @@ import { sendModal } from '../../src/blocks/send-modal.js';
 import { outcomePost, statusCard } from '../../src/blocks/status-card.js';
 import { rescueIntro } from '../../src/delivery/outbox.js';
 import { JOB_PHASES } from '../../src/domain/phases.js';
+import { JOB_PRIVACIES } from '../../src/domain/privacy.js';
 import { checkPullRequestUrl, checkUrl } from '../../src/slack/links.js';
 import { md, recordedMrkdwn } from '../../src/slack/mrkdwn.js';
 import { permalink } from '../../src/slack/permalink.js';
@@ -103,6 +104,7 @@ const job = fc.record({
   phase: fc.constantFrom(...JOB_PHASES),
   lastOutcome: fc.constantFrom(null, ...outcomes),
   channelId: fc.oneof(fc.constant('C0DOCS'), hostile),
+  privacy: fc.constantFrom(...JOB_PRIVACIES),
 });
 
 const jobRecord = (fields: Partial<JobRecord>): JobRecord => ({
@@ -113,6 +115,8 @@ const jobRecord = (fields: Partial<JobRecord>): JobRecord => ({
   cardTs: '1700000000.000100',
   origin: 'command',
   projectId: null,
+  privacy: 'public',
+  contextChannelId: null,
   contextTs: null,
   rootReaction: null,
   requesterId: REQUESTER,
@@ -229,7 +233,13 @@ describe('every renderer, over hostile strings from people and the agent API', (
     fc.assert(
       fc.property(fc.array(job, { minLength: 0, maxLength: 16 }), (js) => {
         const records = js.map((j, i) => jobRecord({ ...j, id: i + 1 }));
-        const ctx = { workspaceUrl: WORKSPACE, now: 1_800_000_000_000, prLinkHosts: HINTS.prLinkHosts };
+        // Someone else's view: jobs asked for in private are listed in their shorter form.
+        const ctx = {
+          workspaceUrl: WORKSPACE,
+          now: 1_800_000_000_000,
+          prLinkHosts: HINTS.prLinkHosts,
+          viewer: { userId: 'U0BOB' },
+        };
         const urls = records.flatMap((r) => [
           trusted(r.prLink),
           permalink(WORKSPACE, r.channelId, r.cardTs ?? '', r.threadTs ?? ''),

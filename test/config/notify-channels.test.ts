@@ -4,11 +4,12 @@ import { problemsOf, VALID_ENV } from '../helpers/config.js';
 
 const valid = { ...VALID_ENV, CHANNEL_PROJECTS: 'C0API:api-docs,C0SDK:sdk-docs' };
 
-describe('NOTIFY_CHANNEL_ID, NOTIFY_ON, NOTIFY_REQUESTER', () => {
-  it('default to no notification channel, pull requests only, and the thread only', () => {
+describe('NOTIFY_CHANNEL_ID, NOTIFY_ON, NOTIFY_REQUESTER, NOTIFY_PRIVATE_JOBS', () => {
+  it('default to no notification channel, pull requests only, the thread only, and private words kept', () => {
     const config = readConfig(valid);
     expect(config.notify.on).toBe('pr');
     expect(config.notify.requester).toBe('thread');
+    expect(config.notify.privateJobs).toBe('outcome-only');
     expect(notifyChannelFor(config.notify.channels, 'proj_test')).toBeUndefined();
     expect(notifyChannelFor(config.notify.channels, 'api-docs')).toBeUndefined();
   });
@@ -19,9 +20,11 @@ describe('NOTIFY_CHANNEL_ID, NOTIFY_ON, NOTIFY_REQUESTER', () => {
       NOTIFY_CHANNEL_ID: ' C0NOTIFY ',
       NOTIFY_ON: 'ALL',
       NOTIFY_REQUESTER: 'dm',
+      NOTIFY_PRIVATE_JOBS: ' Quote ',
     });
     expect(config.notify.on).toBe('all');
     expect(config.notify.requester).toBe('dm');
+    expect(config.notify.privateJobs).toBe('quote');
     for (const project of ['proj_test', 'api-docs', 'sdk-docs'])
       expect(notifyChannelFor(config.notify.channels, project)).toBe('C0NOTIFY');
   });
@@ -47,9 +50,12 @@ describe('NOTIFY_CHANNEL_ID, NOTIFY_ON, NOTIFY_REQUESTER', () => {
     expect(problemsOf({ ...valid, NOTIFY_CHANNEL_ID: 'C0ONE:api-docs,C0TWO:api-docs' })).toEqual([
       'NOTIFY_CHANNEL_ID lists a project twice',
     ]);
-    expect(problemsOf({ ...valid, NOTIFY_ON: 'some', NOTIFY_REQUESTER: 'email' })).toEqual([
+    expect(
+      problemsOf({ ...valid, NOTIFY_ON: 'some', NOTIFY_REQUESTER: 'email', NOTIFY_PRIVATE_JOBS: 'all' }),
+    ).toEqual([
       'NOTIFY_ON must be pr or all',
       'NOTIFY_REQUESTER must be thread or dm',
+      'NOTIFY_PRIVATE_JOBS must be outcome-only or quote',
     ]);
   });
 

@@ -109,6 +109,7 @@ const job = {
   threadTs: '1700000000.000100',
   cardTs: '1700000000.000100',
   origin: 'command',
+  privacy: 'public',
 } as JobRecord;
 const run = (id: number, seq: number, messageTs: string | null) => ({ id, seq, messageTs }) as RunRecord;
 

@@ -51,7 +51,12 @@ export function fakeSlack(): FakeSlack {
     addReaction: vi.fn(async () => {}),
     removeReaction: vi.fn(async () => {}),
     threadMessages: vi.fn(async () => []),
-    conversationFacts: vi.fn(async () => ({ isMember: true, isArchived: false, isDirect: false })),
+    conversationFacts: vi.fn(async () => ({
+      isMember: true,
+      isArchived: false,
+      isDirect: false,
+      isPrivate: false,
+    })),
     openView: vi.fn(async () => {}),
     publishHome: vi.fn(async () => {}),
     postEphemeral: vi.fn(async () => {}),

@@ -15,6 +15,7 @@ import { createInstructionChecks } from '../../src/jobs/instruction-checks.js';
 import { createJobContext, type JobContext, type JobServiceDeps } from '../../src/jobs/job-context.js';
 import { createReplies } from '../../src/jobs/replies.js';
 import { createLogger } from '../../src/logging/logger.js';
+import { createChannelAudiences } from '../../src/slack/channel-audience.js';
 import { createIdentity } from '../../src/slack/identity.js';
 import { createUserNames } from '../../src/slack/user-names.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
@@ -72,6 +73,7 @@ export function createJobWorld(env: Record<string, string> = {}) {
     hints,
     botUserId: async () => (await identity.get())?.botUserId,
     slack,
+    audiences: createChannelAudiences({ slack, logger }),
     access,
     logger,
     runTask: vi.fn((_name: string, work: () => Promise<void>) => {

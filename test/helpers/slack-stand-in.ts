@@ -101,6 +101,8 @@ export async function startSlackStandIn(
   /** Channels the bot is not a member of, and archived ones (conversations.info). */
   const notMember = new Set<string>();
   const archived = new Set<string>();
+  /** Private channels with `C…` ids, as Slack has made since 2021 (`G…` ids are private too). */
+  const privateChannels = new Set<string>();
   const views: Record<string, unknown>[] = [];
   /** The Home tab last published for each user. */
   const homes = new Map<string, Record<string, unknown>>();
@@ -241,6 +243,7 @@ export async function startSlackStandIn(
           is_archived: archived.has(id),
           is_im: id.startsWith('D'),
           is_mpim: false,
+          is_private: id.startsWith('D') || id.startsWith('G') || privateChannels.has(id),
         },
       };
     },
@@ -381,6 +384,7 @@ export async function startSlackStandIn(
     reactionsOn: (channel: string, ts: string) => [...(reactions.get(`${channel}:${ts}`) ?? [])],
     notMember,
     archived,
+    privateChannels,
     /** Modals the bot opened. */
     views,
     homes,

@@ -137,13 +137,14 @@ describe('finishRun with notifications (NOTIFY_*)', () => {
         channelFor: (projectId) => (projectId === null || projectId === 'proj_test' ? 'C0NEWS' : undefined),
         on,
         requester: 'dm',
+        privateJobs: 'outcome-only',
         workspaceUrl: async () => 'https://acme.slack.com/',
       },
     });
   const kinds = () => w.outbox().map((r) => [r.payload.type, r.key]);
 
   it('queues the notification and the requester’s DM with the outcome post, in its write', async () => {
-    const { job } = await w.activeJob();
+    const { job } = await w.activeJob({ privacy: 'public' });
     await notifying('pr').finishRun(job, 'completed_pr', agentJob({ status: 'completed', prLink: PR }));
     expect(kinds()).toEqual([
       ['post', `outcome:1:${job.id}`],

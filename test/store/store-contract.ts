@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { JOB_PRIVACIES } from '../../src/domain/privacy.js';
 import type {
   JobPatch,
   JobRecord,
@@ -109,6 +110,9 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
           cardTs: null,
           origin: 'command',
           projectId: null,
+          // Recorded without saying where it was asked: treated as private.
+          privacy: 'unknown',
+          contextChannelId: null,
           contextTs: null,
           rootReaction: null,
           requesterId: 'U0ALICE',
@@ -179,6 +183,8 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
           projectId: maybe(fc.option(text())),
           threadTs: maybe(ts),
           contextTs: maybe(fc.option(ts)),
+          privacy: maybe(fc.constantFrom(...JOB_PRIVACIES)),
+          contextChannelId: maybe(fc.option(text(1))),
         });
         const newRuns = fc.record({
           kind: fc.constantFrom('create', 'follow_up' as const),
@@ -220,6 +226,18 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
           ),
           { numRuns: 40 },
         );
+      });
+
+      it('records where a job was asked: its privacy and the channel its assistant pane was beside', async () => {
+        const { job: pane } = await store.insertJob(
+          newJob('pane', { channelId: 'D0ALICE', privacy: 'pane', contextChannelId: 'C0API' }),
+          createRun(),
+          T0,
+        );
+        expect(pane).toMatchObject({ privacy: 'pane', contextChannelId: 'C0API' });
+        expect(await store.getJob(pane.id)).toEqual(pane);
+        const { job: open } = await store.insertJob(newJob('public', { privacy: 'public' }), createRun(), T0);
+        expect(await store.getJob(open.id)).toMatchObject({ privacy: 'public', contextChannelId: null });
       });
 
       it('keeps a null response URL', async () => {

@@ -1,6 +1,7 @@
 import { THREAD_RELEASING_PHASES } from '../../domain/phases.js';
+import type { ChannelAudience } from '../../slack/channel-audience.js';
 import { mrkdwnToPlain } from '../../slack/mrkdwn.js';
-import type { JobRecord } from '../../store/types.js';
+import type { JobPrivacy, JobRecord } from '../../store/types.js';
 import type { JobContext } from '../job-context.js';
 import type {
   DirectRequest,
@@ -25,8 +26,9 @@ export interface JobAcceptance {
   /**
    * Records a direct message to the bot the same way: a new job whose thread is the message (or
    * the thread it was posted in, such as the assistant pane's), or a follow-up where that thread
-   * has a job. In the assistant pane opened beside a channel, the job runs on that channel's
-   * project. Undefined when it is a repeat, or has no text.
+   * has a job. In the assistant pane opened beside a channel, that channel is recorded with the
+   * job: it runs on that channel's project and is checked against that channel, wherever the
+   * pane is by then. Undefined when it is a repeat, or has no text.
    */
   acceptDirect(request: DirectRequest): Promise<MentionOutcome>;
   /**
@@ -37,26 +39,34 @@ export interface JobAcceptance {
 }
 
 export function createJobAcceptance(
-  ctx: Pick<JobContext, 'store' | 'logger' | 'now' | 'instanceId' | 'projectFor' | 'settings' | 'enqueue'>,
+  ctx: Pick<
+    JobContext,
+    'store' | 'logger' | 'now' | 'instanceId' | 'projectFor' | 'settings' | 'enqueue' | 'audiences'
+  >,
   /** Records a reply in a job's thread: a mention in a thread that has a job is one. */
   acceptReply: (request: ReplyRequest) => Promise<number | undefined>,
 ): JobAcceptance {
-  const { store, logger, now } = ctx;
+  const { store, logger, now, audiences } = ctx;
+
+  /** A channel job's privacy: what the request said, else Slack's word (unknown: treated as private). */
+  const channelPrivacy = async (channelId: string, said?: ChannelAudience): Promise<JobPrivacy> =>
+    said ?? (await audiences.of(channelId));
 
   /** Records a new job and its first run. */
   const insert = (
-    fields: Pick<JobRecord, 'channelId' | 'requesterId' | 'instruction' | 'triggerKey'> &
-      Partial<Pick<JobRecord, 'origin' | 'threadTs' | 'contextTs' | 'responseUrl'>> & { teamId: string },
+    fields: Pick<JobRecord, 'channelId' | 'requesterId' | 'instruction' | 'triggerKey' | 'privacy'> &
+      Partial<Pick<JobRecord, 'origin' | 'threadTs' | 'contextTs' | 'responseUrl' | 'contextChannelId'>> & {
+        teamId: string;
+      },
     prompt: string,
     messageTs: string | null,
-    /** The channel whose project the job runs on (`CHANNEL_PROJECTS`); default its own. */
-    projectChannelId: string = fields.channelId,
   ) =>
     store.insertJob(
       {
         responseUrl: null,
         ...fields,
-        projectId: ctx.projectFor(projectChannelId),
+        // The channel whose project the job runs on (`CHANNEL_PROJECTS`): the pane's, else its own.
+        projectId: ctx.projectFor(fields.contextChannelId ?? fields.channelId),
         pollIntervalMs: ctx.settings.poll.intervalMs,
         owner: ctx.instanceId,
       },
@@ -74,7 +84,10 @@ export function createJobAcceptance(
       origin: 'mention' | 'direct';
       triggerKey: string;
       contextTs: string | null;
-      projectChannelId: string;
+      /** Where it was asked: looked up only for a new job. */
+      privacy: () => Promise<JobPrivacy>;
+      /** The channel the assistant pane was beside (checks and project), if any. */
+      contextChannelId: string | null;
     },
   ): Promise<MentionOutcome> {
     const threadTs = request.threadTs ?? request.messageTs;
@@ -100,11 +113,12 @@ export function createJobAcceptance(
         origin: how.origin,
         threadTs,
         contextTs: how.contextTs,
+        privacy: await how.privacy(),
+        contextChannelId: how.contextChannelId,
       },
       withFiles(mrkdwnToPlain(request.text).trim(), request.files ?? []),
       // The message is the first run's: the same message seen again as a reply is a repeat.
       request.messageTs,
-      how.projectChannelId,
     );
     if (result.created) return { job: result.job.id };
     // Someone started a job in this thread meanwhile: the message is a follow-up to it.
@@ -123,6 +137,7 @@ export function createJobAcceptance(
           instruction: request.text.trim(),
           triggerKey: `command:${request.triggerId}`,
           responseUrl: request.responseUrl,
+          privacy: await channelPrivacy(request.channelId, request.audience),
         },
         mrkdwnToPlain(request.text).trim(),
         null,
@@ -137,7 +152,8 @@ export function createJobAcceptance(
         triggerKey: `mention:${request.channelId}:${request.messageTs}`,
         // The earlier messages of the thread it was posted in are the job's context.
         contextTs: request.threadTs ? request.messageTs : null,
-        projectChannelId: request.channelId,
+        privacy: () => channelPrivacy(request.channelId),
+        contextChannelId: null,
       }),
 
     async acceptDirect(request) {
@@ -149,8 +165,9 @@ export function createJobAcceptance(
         triggerKey: `direct:${request.channelId}:${request.messageTs}`,
         // A conversation with the bot itself: nothing in it is context someone else gave.
         contextTs: null,
-        // The assistant pane opened beside a channel works for that channel's project.
-        projectChannelId: pane?.contextChannelId ?? request.channelId,
+        privacy: async () => (pane ? 'pane' : 'direct'),
+        // The assistant pane opened beside a channel works for that channel, as it is now.
+        contextChannelId: pane?.contextChannelId ?? null,
       });
     },
 
@@ -182,6 +199,7 @@ export function createJobAcceptance(
           triggerKey,
           origin: 'shortcut',
           threadTs,
+          privacy: await channelPrivacy(request.channelId, request.audience),
         },
         prompt,
         null,

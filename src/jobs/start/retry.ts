@@ -1,8 +1,15 @@
 import { cardTsOf } from '../../blocks/status-card.js';
 import { enterPhase, expectPhase, mayRetry, RETRYABLE } from '../../domain/phases.js';
+import { withTimeout } from '../../util/timeout.js';
 import type { JobContext } from '../job-context.js';
 import { rootUpdate } from '../outbox-items.js';
 import type { RetryOutcome, RetryRequest } from '../requests.js';
+
+/**
+ * How long a click waits for the access check (users.info), in milliseconds: Slack wants its
+ * answer within 3 seconds. Past it the person is told Slack could not say who they are.
+ */
+export const RETRY_ACCESS_CHECK_MS = 1_500;
 
 /** The trigger key of the job that tries `jobId` again: one per job, so a retry happens once. */
 export const retryTriggerKey = (jobId: number) => `retry:${jobId}`;
@@ -11,9 +18,11 @@ export const retryTriggerKey = (jobId: number) => `retry:${jobId}`;
 export interface RetryAcceptance {
   /**
    * Records a new job in the failed job's thread, from its instruction and first prompt (with
-   * the context it was given), requested by the person who clicked. In the same write the old
-   * job moves to `retried` and gives up its thread, and its card is queued for an update. It is
-   * then started like any job (access, hourly limits, status card, create call).
+   * the context it was given), requested by the person who clicked, who must be allowed to
+   * instruct the agent where the job was asked (in the assistant pane, beside the channel
+   * recorded with it). In the same write the old job moves to `retried` and gives up its thread,
+   * and its card is queued for an update. It is then started like any job (access, hourly
+   * limits, status card, create call).
    */
   acceptRetry(request: RetryRequest): Promise<RetryOutcome>;
 }
@@ -28,6 +37,19 @@ export function createRetryAcceptance(
       // The click's value names a job; what it may do is read from the store, never the click.
       const old = await store.getJob(request.jobId);
       if (!old || old.channelId !== request.channelId) return 'not_retryable';
+      // Only people who may instruct the agent here start a job with it, failing closed when
+      // Slack cannot say in time. In the assistant pane, "here" is the channel recorded with the
+      // job: the one its project comes from, not wherever the pane is now.
+      const allowed = await withTimeout(
+        ctx.access.check({
+          teamId: request.teamId,
+          channelId: old.channelId,
+          userId: request.userId,
+          contextChannelId: old.contextChannelId ?? undefined,
+        }),
+        RETRY_ACCESS_CHECK_MS,
+      ).catch(() => undefined);
+      if (!allowed?.allowed) return { refused: allowed ?? { allowed: false, reason: 'unverified' } };
       if (old.phase === 'retried') return 'repeat';
       const first = old.threadTs && mayRetry(old) ? (await store.getRuns(old.id))[0] : undefined;
       // Only a job whose card carries the button: one refused before its card was posted is not.
@@ -48,10 +70,13 @@ export function createRetryAcceptance(
           pollIntervalMs: ctx.settings.poll.intervalMs,
           owner: ctx.instanceId,
           origin: old.origin,
-          // The job keeps the project it started on, and the thread context it was given.
+          // The job keeps the project it started on, the thread context it was given, and where
+          // it was asked (the words are the same ones).
           projectId: old.projectId,
           threadTs: old.threadTs,
           contextTs: old.contextTs,
+          privacy: old.privacy,
+          contextChannelId: old.contextChannelId,
           replaces: { jobId: old.id, from, to: retried.phase, enqueue: rootUpdate(retried) },
         },
         {

@@ -186,7 +186,7 @@ export function createJobStart(
         teamId: job.teamId,
         channelId: job.channelId,
         userId: job.requesterId,
-        threadTs: job.threadTs,
+        contextChannelId: job.contextChannelId,
       },
       job.origin,
     );

@@ -2,12 +2,8 @@ import type { AllMiddlewareArgs, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { refusalText, text } from '../../blocks/messages.js';
 import type { Mrkdwn } from '../../slack/mrkdwn.js';
-import { withTimeout } from '../../util/timeout.js';
 import { runRecorded } from '../background.js';
 import type { ListenerDeps } from '../types.js';
-
-/** How long the click waits for the access check (users.info): Slack wants the answer within 3 seconds. */
-const ACCESS_CHECK_MS = 1_500;
 
 const clickSchema = z.object({
   team: z
@@ -22,9 +18,9 @@ const clickSchema = z.object({
 });
 
 /**
- * "Try again" on a status card: the person must be allowed to instruct the agent here; the
- * retry is recorded before the click is acknowledged, then started in the background like any
- * job. A double click or a re-delivery finds the retry already recorded and does nothing more.
+ * "Try again" on a status card: the retry is recorded before the click is acknowledged (if the
+ * person may instruct the agent where the job was asked), then started in the background like
+ * any job. A double click or a re-delivery finds the retry already recorded and does nothing more.
  */
 export function tryAgain(deps: ListenerDeps) {
   return async ({ body, ack }: SlackActionMiddlewareArgs & AllMiddlewareArgs) => {
@@ -49,17 +45,6 @@ export function tryAgain(deps: ListenerDeps) {
           : deps.slack.postEphemeral({ channel: channelId, user: userId, text: words }),
       );
 
-    // Only people who may instruct the agent here start a job with it (failing closed when Slack
-    // cannot say in time); their hourly limit is counted when the job starts.
-    const decision = await withTimeout(
-      deps.access.check({ teamId, channelId, userId }),
-      ACCESS_CHECK_MS,
-    ).catch(() => undefined);
-    if (!decision?.allowed) {
-      await ack();
-      tell(refusalText(decision ?? { reason: 'unverified' }));
-      return;
-    }
     let outcome: Awaited<ReturnType<typeof deps.jobs.acceptRetry>>;
     try {
       outcome = await deps.jobs.acceptRetry({

@@ -5,7 +5,7 @@ import { jobListMessage, LIST_LIMIT } from '../../blocks/job-list.js';
 import { refusalText, text, usage } from '../../blocks/messages.js';
 import { statusReport } from '../../blocks/status-report.js';
 import { parseCommandText } from '../../jobs/command-text.js';
-import { isDirectConversation } from '../../slack/conversations.js';
+import { isDirectConversation, privateByChannelName } from '../../slack/conversations.js';
 import { md } from '../../slack/mrkdwn.js';
 import { redactDeep } from '../../slack/redaction.js';
 import { withTimeout } from '../../util/timeout.js';
@@ -38,7 +38,13 @@ async function listReply(deps: ListenerDeps, body: Command, scope: 'mine' | 'cha
   return jobListMessage(
     jobs,
     scope === 'mine' ? { kind: 'mine' } : { kind: 'channel', channelId: body.channel_id },
-    { workspaceUrl, now: Date.now(), prLinkHosts: deps.hints.prLinkHosts },
+    {
+      workspaceUrl,
+      now: Date.now(),
+      prLinkHosts: deps.hints.prLinkHosts,
+      // Shown only to the person who asked, in the conversation they asked in.
+      viewer: { userId: body.user_id, channelId: body.channel_id },
+    },
   );
 }
 
@@ -134,6 +140,7 @@ export function docsAgentCommand(deps: ListenerDeps) {
         text: parsedText.text,
         triggerId: body.trigger_id,
         responseUrl: body.response_url ?? null,
+        audience: privateByChannelName(body.channel_name),
       });
     } catch (error) {
       deps.logger.error('could not record a command', { error });

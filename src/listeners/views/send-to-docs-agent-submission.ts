@@ -102,6 +102,7 @@ export function sendToDocsAgentSubmission(deps: ListenerDeps) {
     const channel = value(BLOCK.channel)?.selected_conversation ?? '';
 
     const errors: Errors = {};
+    let known: Awaited<ReturnType<typeof facts>>;
     // Modal inputs arrive as typed (events and commands arrive Slack-encoded): the length is the text's own.
     const length = instruction.length;
     if (!instruction) errors.instruction = say.noInstruction();
@@ -111,7 +112,7 @@ export function sendToDocsAgentSubmission(deps: ListenerDeps) {
     else if (isDirectMessage(channel)) errors.channel = say.direct();
     else if (!channelAllowed(deps.config.access, channel)) errors.channel = say.channelNotAllowed();
     else {
-      const known = await facts(deps, channel);
+      known = await facts(deps, channel);
       if (known === 'missing') errors.channel = say.channelMissing();
       else if (known?.isArchived) errors.channel = say.archived();
       else if (known && !known.isMember) errors.channel = say.notMember();
@@ -140,6 +141,8 @@ export function sendToDocsAgentSubmission(deps: ListenerDeps) {
         },
         permalink: metadata.permalink,
         viewId: view.id,
+        // Slack's answer above; when it gave none in time, not asked again before answering.
+        audience: typeof known !== 'object' ? 'unknown' : known.isPrivate ? 'private' : 'public',
       });
     } catch (error) {
       deps.logger.error('could not record a shortcut submission', { error });

@@ -226,7 +226,13 @@ describe('acceptDirect', () => {
     );
     const outcome = await direct({ threadTs: '1700000000.000050' });
     const job = await w.job((outcome as { job: number }).job);
-    expect(job).toMatchObject({ threadTs: '1700000000.000050', projectId: 'proj_other', contextTs: null });
+    expect(job).toMatchObject({
+      threadTs: '1700000000.000050',
+      projectId: 'proj_other',
+      contextTs: null,
+      privacy: 'pane',
+      contextChannelId: CHANNEL,
+    });
   });
 
   it('in a thread with a running job: a follow-up to it', async () => {

@@ -98,8 +98,12 @@ describe('the send-to-agent modal submitted', () => {
   });
 
   it.each([
-    ['the bot is not in', { isMember: false, isArchived: false, isDirect: false }, 'member'],
-    ['that is archived', { isMember: true, isArchived: true, isDirect: false }, 'archived'],
+    [
+      'the bot is not in',
+      { isMember: false, isArchived: false, isDirect: false, isPrivate: false },
+      'member',
+    ],
+    ['that is archived', { isMember: true, isArchived: true, isDirect: false, isPrivate: false }, 'archived'],
   ])('refuses a channel %s', async (_what, facts, says) => {
     w.slack.conversationFacts.mockResolvedValueOnce(facts);
     const { ack } = await submit();

@@ -1,0 +1,77 @@
+import type { Logger } from '../logging/logger.js';
+import { BoundedCache } from '../util/lru.js';
+import { withTimeout } from '../util/timeout.js';
+import type { SlackGateway } from './gateway.js';
+
+/**
+ * Who can read a channel: anyone in the workspace (`public`), its members only (`private`), or
+ * not known because Slack did not say in time (`unknown`, to be treated as private).
+ */
+export type ChannelAudience = 'public' | 'private' | 'unknown';
+
+/**
+ * How long Slack's word on a channel is trusted, in milliseconds: a channel made private is
+ * seen as such within this. Short, since a wrong `public` would show private words.
+ */
+export const AUDIENCE_CACHE_MS = 60_000;
+/** Most channels remembered; the least recently asked about are forgotten first. */
+export const MAX_CACHED_AUDIENCES = 2_000;
+/**
+ * How long accepting an instruction waits for `conversations.info`, in milliseconds. It runs
+ * before Slack is answered (within 3 seconds); past it the channel is treated as private.
+ */
+export const AUDIENCE_LOOKUP_MS = 800;
+
+export interface ChannelAudiences {
+  /** Who can read `channelId`, from Slack (`conversations.info`, remembered a minute); never rejects. */
+  of(channelId: string): Promise<ChannelAudience>;
+}
+
+/**
+ * Asks Slack who can read a channel when nothing the request carried said so (an `app_mention`
+ * event names no channel type). Simultaneous questions about one channel share one call.
+ */
+export function createChannelAudiences(deps: {
+  slack: Pick<SlackGateway, 'conversationFacts'>;
+  logger: Logger;
+  timeoutMs?: number;
+  now?: () => number;
+}): ChannelAudiences {
+  const unknown = 'Slack could not say who can read a channel; its jobs are treated as private';
+  const known = new BoundedCache<'public' | 'private'>(
+    MAX_CACHED_AUDIENCES,
+    AUDIENCE_CACHE_MS,
+    deps.now ?? Date.now,
+  );
+  const asking = new Map<string, Promise<ChannelAudience>>();
+
+  const ask = async (channelId: string): Promise<ChannelAudience> => {
+    try {
+      const facts = await deps.slack.conversationFacts(channelId);
+      const audience = facts.isPrivate ? 'private' : 'public';
+      known.set(channelId, audience);
+      return audience;
+    } catch (error) {
+      deps.logger.warn(unknown, { channel: channelId, error });
+      return 'unknown';
+    } finally {
+      asking.delete(channelId);
+    }
+  };
+
+  return {
+    async of(channelId) {
+      const cached = known.get(channelId);
+      if (cached) return cached;
+      let pending = asking.get(channelId);
+      if (!pending) {
+        pending = ask(channelId);
+        asking.set(channelId, pending);
+      }
+      const timeoutMs = deps.timeoutMs ?? AUDIENCE_LOOKUP_MS;
+      const answer = await withTimeout(pending, timeoutMs);
+      if (answer === undefined) deps.logger.warn(unknown, { channel: channelId, timedOutMs: timeoutMs });
+      return answer ?? 'unknown';
+    },
+  };
+}

@@ -1,0 +1,158 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Store } from '../../src/store/types.js';
+import { PROJECT_ID } from '../helpers/agent-stand-in.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
+import { waitFor } from '../helpers/http.js';
+import { buttonClick } from '../helpers/payloads.js';
+
+/**
+ * The assistant pane's channel, recorded with the instruction: the project a job runs on and
+ * every access check of it (its start, "Try again") use the channel the pane was beside when the
+ * instruction was accepted, wherever the pane has moved since.
+ */
+
+let h: Harness;
+afterEach(async () => {
+  await h.stop();
+  expect(h.agent.violations).toEqual([]);
+  expect(h.slack.unexpected, 'Slack methods the stand-in does not know').toEqual([]);
+  expect(h.slack.invalid, 'blocks or views Slack would refuse').toEqual([]);
+});
+
+const DM = 'D0ALICE';
+/** Only C0API is served, on its own project; direct messages only beside it (ALLOW_DIRECT_MESSAGES unset). */
+const ENV = { CHANNEL_PROJECTS: 'C0API:api-docs', ALLOWED_CHANNEL_IDS: 'C0API' };
+const PROJECTS = { projects: [PROJECT_ID, 'api-docs'] };
+let counter = 0;
+const nextTs = () => `1700000700.${String(++counter).padStart(6, '0')}`;
+
+/** The pane opened beside `context` (`assistant_thread_started`), or moved beside it (`…_context_changed`). */
+const paneEvent = (type: 'started' | 'context_changed', threadTs: string, context: string) => ({
+  type: `assistant_thread_${type}`,
+  assistant_thread: {
+    user_id: 'U0ALICE',
+    channel_id: DM,
+    thread_ts: threadTs,
+    context: { channel_id: context, team_id: 'T0TEST' },
+  },
+  event_ts: String(Date.now() / 1000),
+});
+const paneMessage = (text: string, threadTs: string) => ({
+  channel: DM,
+  channel_type: 'im',
+  text,
+  ts: nextTs(),
+  thread_ts: threadTs,
+});
+
+/**
+ * The store, with the start of accepted jobs held back (their first read) until `release`:
+ * what happens between accepting an instruction and starting its job, made to happen there.
+ */
+function heldStarts() {
+  let release = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const state = { holding: true, reached: 0 };
+  return {
+    state,
+    release: () => {
+      state.holding = false;
+      release();
+    },
+    wrap: (store: Store): Store =>
+      new Proxy(store, {
+        get(target, key, receiver) {
+          if (key !== 'getJob') return Reflect.get(target, key, receiver);
+          return async (jobId: number) => {
+            if (state.holding) {
+              state.reached += 1;
+              await released;
+            }
+            return target.getJob(jobId);
+          };
+        },
+      }),
+  };
+}
+
+/** Sends an instruction in the pane beside `before`, moves the pane beside `after` before its job starts. */
+async function movedBeforeStart(before: string, after: string) {
+  const held = heldStarts();
+  h = await startHarness(ENV, { ...PROJECTS, wrapStore: held.wrap });
+  const thread = nextTs();
+  await h.anyEvent(paneEvent('started', thread, before));
+  expect((await h.event(paneMessage('Document the pagination cursor', thread))).status).toBe(200);
+  await waitFor('the job about to start', () => held.state.reached > 0);
+  await h.anyEvent(paneEvent('context_changed', thread, after));
+  expect(await h.app.store.assistantThread(DM, thread)).toEqual({ contextChannelId: after });
+  held.release();
+  return thread;
+}
+
+describe('an instruction in the assistant pane, the pane moved before its job starts', () => {
+  it('accepted beside a channel that is not served: refused, and run on no project', async () => {
+    const thread = await movedBeforeStart('C0RANDOM', 'C0API');
+    const refusal = await waitFor('refused', () => h.slack.callsTo('chat.postEphemeral')[0]);
+    expect(String(refusal.args.text)).toContain('not enabled in this channel');
+    await h.settled();
+    expect(h.agent.requestsFor('create')).toHaveLength(0);
+    expect(await h.app.store.findJobByThread(DM, thread)).toMatchObject({
+      phase: 'not_started',
+      contextChannelId: 'C0RANDOM',
+    });
+  });
+
+  it('accepted beside a served channel: runs, on that channel’s project', async () => {
+    const thread = await movedBeforeStart('C0API', 'C0RANDOM');
+    await waitFor('create call', () => h.agent.requestsFor('create').length === 1);
+    expect(h.agent.requestsFor('create')[0]?.projectId).toBe('api-docs');
+    await h.settled();
+    expect(h.slack.callsTo('chat.postEphemeral')).toHaveLength(0);
+    expect(await h.app.store.findJobByThread(DM, thread)).toMatchObject({
+      projectId: 'api-docs',
+      contextChannelId: 'C0API',
+    });
+  });
+});
+
+describe('"Try again" on a job started in the assistant pane', () => {
+  it('beside a served channel, with direct messages otherwise refused: starts the job again there', async () => {
+    h = await startHarness(ENV, PROJECTS);
+    const thread = nextTs();
+    await h.anyEvent(paneEvent('started', thread, 'C0API'));
+    await h.event(paneMessage('Document the pagination cursor', thread));
+    await waitFor('create call', () => h.agent.requestsFor('create').length === 1);
+    const job = await waitFor('job active', async () => {
+      const j = await h.app.store.findJobByThread(DM, thread);
+      return j?.phase === 'active' ? j : undefined;
+    });
+    h.agent.setStatus(job.agentJobId ?? '', 'failed');
+    const card = await waitFor('"Try again" on the card', () =>
+      h.slack.messages.find(
+        (m) =>
+          m.ts === job.cardTs &&
+          JSON.stringify(m.blocks ?? []).includes('"action_id":"retry_job"') &&
+          m.text.includes('Failed'),
+      ),
+    );
+    // The pane has moved on since; the job keeps the channel it was asked beside.
+    await h.anyEvent(paneEvent('context_changed', thread, 'C0RANDOM'));
+
+    const click = buttonClick(
+      { action_id: 'retry_job', value: String(job.id) },
+      { channel: DM, messageTs: card.ts, responseUrl: h.slack.responseUrl('pane-retry') },
+    );
+    expect((await h.interact(click)).status).toBe(200);
+    await waitFor('second create call', () => h.agent.requestsFor('create').length === 2);
+    expect(h.agent.requestsFor('create')[1]?.projectId).toBe('api-docs');
+    await h.settled();
+    expect(h.slack.responses).toEqual([]);
+    expect(await h.app.store.findJobByThread(DM, thread)).toMatchObject({
+      privacy: 'pane',
+      contextChannelId: 'C0API',
+      projectId: 'api-docs',
+    });
+  });
+});
