@@ -1,6 +1,6 @@
 import { WebClient } from '@slack/web-api';
 import { createAccessPolicy } from './access/access-policy.js';
-import { type AgentClient, createAgentClient } from './agent/client.js';
+import { agentsPerProject } from './agent/per-project.js';
 import type { RenderHints } from './blocks/messages.js';
 import { createMembership, newInstanceId } from './cluster/membership.js';
 import type { Config } from './config/config.js';
@@ -106,29 +106,18 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const budget = createRequestBudget({ rate: () => config.poll.maxRps / membership.liveCount() });
   const health = createHealth();
   // One client per documentation project (CHANNEL_PROJECTS), sharing the request budget.
-  const agents = new Map<string, AgentClient>();
-  const agentFor = (projectId: string | null): AgentClient => {
-    const id = projectId ?? config.agent.projectId;
-    let agent = agents.get(id);
-    if (!agent) {
-      agent = gated(
-        createAgentClient({
-          baseUrl: config.agent.apiUrl,
-          apiKey: config.agent.apiKey,
-          projectId: id,
-          timeoutMs: config.agent.timeoutMs,
-          logger,
-          redact,
-          getBudget: budget,
-          onAnswer: health.agentAnswered,
-          onRequest: metrics.hooks.agentRequest,
-        }),
-        gate,
-      );
-      agents.set(id, agent);
-    }
-    return agent;
-  };
+  const agentFor = agentsPerProject({
+    baseUrl: config.agent.apiUrl,
+    apiKey: config.agent.apiKey,
+    defaultProject: config.agent.projectId,
+    timeoutMs: config.agent.timeoutMs,
+    logger,
+    redact,
+    getBudget: budget,
+    onAnswer: health.agentAnswered,
+    onRequest: metrics.hooks.agentRequest,
+    wrap: (agent) => gated(agent, gate),
+  });
   const projectFor = (channelId: string) => config.channelProjects.get(channelId) ?? config.agent.projectId;
   const names = createUserNames(slack, logger);
   /** Slack as background work sees it: each call one slice, after the requests in flight. */
