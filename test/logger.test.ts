@@ -6,21 +6,21 @@ describe('logger', () => {
   it('masks configured secrets and anything shaped like a token, at every level', () => {
     const lines: string[] = [];
     const logger = createLogger({ level: 'debug', secrets: ['s3cr3t-value'], write: (l) => lines.push(l) });
-    const error = new Error('auth failed for xoxb-12-abc and mint_abcdef', {
+    const error = new Error('auth failed for xoxb-12-34-fakeBotToken and mint_fake0key0000000000000', {
       cause: new Error('s3cr3t-value leaked'),
     });
-    logger.debug('d', { token: 'xoxb-test-1' });
-    logger.info('i', { header: 'Bearer mint_test' });
+    logger.debug('d', { token: 'xoxp-1-2-3-fakeuser' });
+    logger.info('i', { header: 'Bearer mint_FAKE00000000000000000' });
     logger.warn('w', { error });
     logger.error('e s3cr3t-value', { nested: { app: 'xapp-1-A1-xyz' } });
     expect(lines).toHaveLength(4);
     const all = lines.join('\n');
     for (const secret of [
       's3cr3t-value',
-      'xoxb-12-abc',
-      'mint_abcdef',
-      'xoxb-test-1',
-      'mint_test',
+      'xoxb-12-34-fakeBotToken',
+      'mint_fake0key0000000000000',
+      'xoxp-1-2-3-fakeuser',
+      'mint_FAKE00000000000000000',
       'xapp-1-A1-xyz',
     ]) {
       expect(all).not.toContain(secret);
@@ -29,12 +29,15 @@ describe('logger', () => {
     expect(JSON.parse(lines[2] as string).error.cause.message).toBe('[redacted] leaked');
   });
 
-  it('leaves words that merely contain a token prefix, and masks a token after an encoded "="', () => {
+  it('leaves words and names that merely look like a token, and masks a token after an encoded "="', () => {
     const lines: string[] = [];
     const logger = createLogger({ level: 'info', secrets: [], write: (l) => lines.push(l) });
-    logger.info('peppermint_tea and toxoxb-not at key%3Dmint_abc123 or 9xapp-1-A1-xyz');
+    const words =
+      'peppermint_tea, rename the mint_config key, github.com/acme/mint_docs/pull/5, ' +
+      'github.com/acme/xoxo-docs/pull/5, the xoxb-style format, toxoxb-1-2-not';
+    logger.info(`${words} | key%3Dmint_0fake0000000000000000 or 9xapp-1-A1-xyz`);
     const { msg } = JSON.parse(lines[0] as string) as { msg: string };
-    expect(msg).toBe('peppermint_tea and toxoxb-not at key%3D[redacted] or 9[redacted]');
+    expect(msg).toBe(`${words} | key%3D[redacted] or 9[redacted]`);
   });
 
   it('drops lines below the level', () => {

@@ -14,13 +14,15 @@ export interface Logger {
 }
 
 // Shapes of Slack and agent API credentials, so a secret that is not in the configuration
-// (an xapp token echoed by a library, a key in an upstream error body) is still masked. A shape
-// is not the tail of a lower-case word: the same redaction runs over what people wrote, where
-// "peppermint_tea" is a word (after `%3D` or a digit it is still a secret's shape).
+// (an xapp token echoed by a library, a key in an upstream error body) is still masked. The same
+// redaction runs over what people wrote and what the agent answered before Slack shows it, so a
+// shape is a token's real syntax (a Slack token's numeric part; an admin key's long random tail,
+// digits included), and never the tail of a lower-case word: "peppermint_tea", a repository named
+// "mint_docs" or "xoxo-docs", and "the xoxb-style format" stay as they are.
 const SECRET_PATTERNS = [
-  /(?<![a-z_])xox[abposre]-[A-Za-z0-9-]+/g,
-  /(?<![a-z_])xapp-[A-Za-z0-9-]+/g,
-  /(?<![a-z_])mint_[A-Za-z0-9_-]+/g,
+  /(?<![a-z_])xox[abposre]-[0-9]+-[A-Za-z0-9-]+/g,
+  /(?<![a-z_])xapp-[0-9]+-[A-Za-z0-9-]+/g,
+  /(?<![a-z_])mint_(?=[A-Za-z0-9_-]*[0-9])[A-Za-z0-9_-]{16,}/g,
 ];
 
 /** Shorter values are not masked: they would mangle ordinary words. */
