@@ -257,6 +257,17 @@ describe('secrets for redaction', () => {
     expect(databasePassword('postgres://bot@db:5432/x?options=a:b@c')).toEqual([]);
   });
 
+  it('finds a database password given as a query parameter, which the driver also accepts', () => {
+    const encoded = encodeURIComponent(AWKWARD.dbPassword);
+    expect(databasePassword(`postgres://bot@db/x?sslmode=require&password=${encoded}`)).toEqual(
+      expect.arrayContaining([encoded, AWKWARD.dbPassword]),
+    );
+    // Not parseable as a URL: the parameter as written is still found.
+    expect(databasePassword('postgres://bot@db:x/y?password=q%zz-fake-pw&a=b')).toEqual(
+      expect.arrayContaining(['q%zz-fake-pw']),
+    );
+  });
+
   it('reads every secret of an environment that is not a valid configuration', () => {
     const secrets = secretsOfEnv({
       SLACK_BOT_TOKEN: AWKWARD.botToken,

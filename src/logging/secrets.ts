@@ -19,8 +19,9 @@ function decodeLoosely(text: string): string {
 }
 
 /**
- * The password inside a database URL, if it has one: as written, as a URL parser normalises
- * it, and decoded (the value the server sees). Read even from a URL too malformed to parse.
+ * The password inside a database URL, if it has one (in its userinfo or as a `password` query
+ * parameter): as written, as a URL parser normalises it, and decoded (the value the server sees).
+ * Read even from a URL too malformed to parse.
  */
 export function databasePassword(url: string | undefined): string[] {
   if (!url) return [];
@@ -28,9 +29,14 @@ export function databasePassword(url: string | undefined): string[] {
   // Up to the last "@": a password may hold an unencoded "@", "/" or "#".
   const written = /^[a-z][a-z0-9+.-]*:\/\/[^:@/?#]*:(.*)@/i.exec(url)?.[1];
   if (written) found.push(written);
+  // libpq and pg also take the password as a query parameter (`?password=…`).
+  const parameter = /[?&]password=([^&#]*)/i.exec(url)?.[1];
+  if (parameter) found.push(parameter);
   try {
-    const { password } = new URL(url);
-    if (password) found.push(password);
+    const parsed = new URL(url);
+    if (parsed.password) found.push(parsed.password);
+    const query = parsed.searchParams.get('password');
+    if (query) found.push(query);
   } catch {
     // Not parseable: the written form is all there is.
   }
