@@ -15,6 +15,14 @@ import type {
 import { filesNote, withFiles } from '../shared-files.js';
 import { withContext } from '../thread-context.js';
 
+/**
+ * How much earlier than it was accepted a message counts as the last use of its assistant pane
+ * thread, in milliseconds. The thread's row keeps Slack's latest event by its time and ignores an
+ * older one; Slack delivers a late event again within minutes, so a channel change sent just
+ * before the message but delivered after it is still recorded.
+ */
+export const PANE_USE_LAG_MS = 10 * 60_000;
+
 /** Recording a new job from each place one starts: fast, before Slack is acknowledged. */
 export interface JobAcceptance {
   /** Records a command. Returns the new job's id, or undefined when it is a repeat. */
@@ -163,6 +171,11 @@ export function createJobAcceptance(
       const pane = request.threadTs
         ? await store.assistantThread(request.channelId, request.threadTs)
         : undefined;
+      // The thread is in use: the retention sweep forgets only threads idle for RETENTION_DAYS.
+      if (pane && request.threadTs) {
+        const thread = { channelId: request.channelId, threadTs: request.threadTs };
+        await store.touchAssistantThread(thread, now() - PANE_USE_LAG_MS);
+      }
       return inThread(request, {
         origin: 'direct',
         triggerKey: `direct:${request.channelId}:${request.messageTs}`,
