@@ -122,6 +122,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const names = createUserNames(slack, logger);
   /** Slack as background work sees it: each call one slice, after the requests in flight. */
   const backgroundSlack = gated(slack, gate);
+  // Asked as jobs start and as their outcomes are told elsewhere: background work, never an ack.
+  const audiences = createChannelAudiences({ slack: backgroundSlack, logger });
   const hints: RenderHints = {
     mode: config.followUps.mode,
     asideMarker: config.followUps.asideMarker,
@@ -157,6 +159,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     hints,
     settings: config,
     ...outboxWrites(store, outbox),
+    audiences,
     notify: {
       channelFor: (projectId) =>
         notifyChannelFor(config.notify.channels, projectId ?? config.agent.projectId),
@@ -189,7 +192,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     hints,
     botUserId: async () => (await identity.get())?.botUserId,
     slack: backgroundSlack,
-    audiences: createChannelAudiences({ slack, logger }),
+    audiences,
     logger,
     runTask: (name, work) => tasks.run(name, work),
     metrics: metrics.hooks,

@@ -11,8 +11,9 @@
  * - `private`: a private channel or a group direct message; its members only.
  * - `direct`: a direct message with the bot (its Messages tab); the requester only.
  * - `pane`: a thread of the assistant pane (also a direct message with the bot); the requester only.
- * - `unknown`: Slack could not say in time, or the job was recorded before privacy was; treated
- *   as private (fail closed).
+ * - `unknown`: not said by the request and not yet asked of Slack (a channel job is accepted so,
+ *   and settled as it starts: `jobs/job-privacy.ts`), Slack could not say in time, or the job was
+ *   recorded before privacy was; treated as private (fail closed).
  */
 export type JobPrivacy = 'public' | 'private' | 'direct' | 'pane' | 'unknown';
 

@@ -1,4 +1,3 @@
-import { isDirectMessage } from '../slack/conversations.js';
 import { mrkdwnToPlain } from '../slack/mrkdwn.js';
 import { truncateText } from '../slack/truncate.js';
 import type { JobRecord } from '../store/types.js';
@@ -18,16 +17,16 @@ export interface AssistantPane {
 /**
  * The assistant pane's status line and title. Both are courtesies that say nothing the thread
  * will not say (the status card, the outcome), so they are not queued in the outbox: a failed or
- * lost call is logged and the job goes on. Only threads Slack reported as assistant threads get
- * them (a plain direct message has no status line to set).
+ * lost call is logged and the job goes on. Only jobs accepted in a thread Slack had reported as
+ * an assistant thread get them (their privacy says `pane`; a plain direct message has no status
+ * line to set), whatever has become of the thread's record since.
  */
-export function createAssistantPane(ctx: Pick<JobContext, 'store' | 'slack' | 'logger'>): AssistantPane {
-  const { store, slack, logger } = ctx;
+export function createAssistantPane(ctx: Pick<JobContext, 'slack' | 'logger'>): AssistantPane {
+  const { slack, logger } = ctx;
 
   async function show(job: JobRecord, what: { status: string; title?: string }): Promise<void> {
-    if (!job.threadTs || !isDirectMessage(job.channelId)) return;
+    if (job.privacy !== 'pane' || !job.threadTs) return;
     try {
-      if (!(await store.assistantThread(job.channelId, job.threadTs))) return;
       await slack.assistantThread({ channel: job.channelId, threadTs: job.threadTs, ...what });
     } catch (error) {
       logger.warn('could not update the assistant pane', { jobId: job.id, error });

@@ -40,9 +40,9 @@ export interface JobServiceDeps {
   botUserId: () => Promise<string | undefined>;
   slack: SlackGateway;
   /**
-   * Who can read a channel a job is asked for in, when the request did not say. Asked while Slack
-   * waits for its answer, so on the gateway without the yield gate that holds background calls
-   * back until those answers are given.
+   * Who can read a channel a job is asked for in, when the request did not say. Asked in
+   * background work only (a job's start, its outcome told elsewhere), after Slack's
+   * acknowledgement: on the gateway with the yield gate, like the rest of that work.
    */
   audiences: ChannelAudiences;
   access: AccessPolicy;

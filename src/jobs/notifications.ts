@@ -5,6 +5,7 @@ import type { Logger } from '../logging/logger.js';
 import { isDirectMessage } from '../slack/conversations.js';
 import type { JobRecord, NewOutboxItem, RunOutcome, RunRecord } from '../store/types.js';
 import type { JobSettings } from './job-context.js';
+import type { JobPrivacyChecks } from './job-privacy.js';
 import { outcomeNotification } from './outbox-items.js';
 
 /**
@@ -26,15 +27,24 @@ export type NotifySettings = Pick<Config['notify'], 'on' | 'requester' | 'privat
  * `NOTIFY_ON=all`), and a direct message to the requester with `NOTIFY_REQUESTER=dm`.
  */
 export async function outcomeNotifications(
-  ctx: { notify?: NotifySettings | undefined; hints: RenderHints; settings: JobSettings; logger: Logger },
+  ctx: {
+    notify?: NotifySettings | undefined;
+    hints: RenderHints;
+    settings: JobSettings;
+    logger: Logger;
+    privacy: Pick<JobPrivacyChecks, 'recheck'>;
+  },
   outcome: RunOutcome,
-  job: JobRecord,
+  recorded: JobRecord,
   run: RunRecord,
 ): Promise<NewOutboxItem[]> {
   const { notify } = ctx;
   if (!notify) return [];
   const channel =
-    outcome === 'completed_pr' || notify.on === 'all' ? notify.channelFor(job.projectId) : undefined;
+    outcome === 'completed_pr' || notify.on === 'all' ? notify.channelFor(recorded.projectId) : undefined;
+  // Told in another channel: a channel made private since the job was asked keeps its words.
+  // (Background work: the poller's, never an acknowledgement; the lookup has a time limit.)
+  const job = channel && channel !== recorded.channelId ? await ctx.privacy.recheck(recorded) : recorded;
   // A job started in a direct message already tells its requester there, in its own thread.
   const direct = notify.requester === 'dm' && !isDirectMessage(job.channelId);
   if (!channel && !direct) return [];

@@ -6,6 +6,7 @@ import { enterPhase, expectPhase, POLLED } from '../domain/phases.js';
 import type { JobPatch, JobRecord, RunOutcome } from '../store/types.js';
 import { fromAgentJob } from './agent-outcomes.js';
 import type { JobContext } from './job-context.js';
+import { createJobPrivacyChecks } from './job-privacy.js';
 import { type NotifySettings, outcomeNotifications } from './notifications.js';
 import { rootUpdate, threadPost } from './outbox-items.js';
 
@@ -23,7 +24,7 @@ export interface RunOutcomes {
 /** What recording an outcome needs: it is built before the poller, which reports to it. */
 export type RunOutcomesDeps = Pick<
   JobContext,
-  'store' | 'logger' | 'metrics' | 'now' | 'hints' | 'settings' | 'applyQueued' | 'enqueue'
+  'store' | 'logger' | 'metrics' | 'now' | 'hints' | 'settings' | 'applyQueued' | 'enqueue' | 'audiences'
 > & {
   /** Outcomes told outside the job's thread (`NOTIFY_*`). Default: the thread only. */
   notify?: NotifySettings;
@@ -31,6 +32,7 @@ export type RunOutcomesDeps = Pick<
 
 export function createRunOutcomes(ctx: RunOutcomesDeps): RunOutcomes {
   const { store, logger, metrics, now } = ctx;
+  const privacy = createJobPrivacyChecks(ctx);
   return {
     async finishRun(job, outcome, agentJob) {
       // Every run the agent accepted and that has no outcome yet ends here: a follow-up sent
@@ -50,7 +52,9 @@ export function createRunOutcomes(ctx: RunOutcomesDeps): RunOutcomes {
       const notify = [...new Set([job.requesterId, ...open.map((r) => r.authorId)])];
       const post = outcomePost(outcome, updated, notify, ctx.settings.poll.maxAgeMs, ctx.hints);
       // Told outside the thread only with the thread's own outcome post, in the same write.
-      const elsewhere = latest ? await outcomeNotifications(ctx, outcome, updated, latest) : [];
+      const elsewhere = latest
+        ? await outcomeNotifications({ ...ctx, privacy }, outcome, updated, latest)
+        : [];
       const applied = await ctx.applyQueued(
         {
           jobId: job.id,

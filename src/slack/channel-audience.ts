@@ -17,10 +17,12 @@ export const AUDIENCE_CACHE_MS = 60_000;
 /** Most channels remembered; the least recently asked about are forgotten first. */
 export const MAX_CACHED_AUDIENCES = 2_000;
 /**
- * How long accepting an instruction waits for `conversations.info`, in milliseconds. It runs
- * before Slack is answered (within 3 seconds); past it the channel is treated as private.
+ * How long a job's start, or its outcome's notification, waits for `conversations.info`, in
+ * milliseconds; past it the channel is treated as private. Both are background work, never
+ * before Slack is acknowledged; the call waits its turn behind Slack's requests (the yield gate
+ * holds background calls up to a second in a burst), so the limit leaves room beyond that.
  */
-export const AUDIENCE_LOOKUP_MS = 800;
+export const AUDIENCE_LOOKUP_MS = 2_500;
 
 export interface ChannelAudiences {
   /** Who can read `channelId`, from Slack (`conversations.info`, remembered a minute); never rejects. */

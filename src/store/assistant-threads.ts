@@ -3,7 +3,7 @@ import type { QueryName } from './queries.js';
 import { parseAssistantThread, type Row } from './rows.js';
 import type { Store } from './types.js';
 
-type Methods = Pick<Store, 'recordAssistantThread' | 'assistantThread'>;
+type Methods = Pick<Store, 'recordAssistantThread' | 'touchAssistantThread' | 'assistantThread'>;
 
 /**
  * The assistant-thread methods, written once for both engines: each engine passes its own way
@@ -16,6 +16,9 @@ export function assistantThreadMethods(run: {
   return {
     async recordAssistantThread(thread, at) {
       await run.write('recordAssistantThread', { ...thread, at });
+    },
+    async touchAssistantThread(thread, at) {
+      await run.write('touchAssistantThread', { ...thread, at });
     },
     assistantThread: async (channelId, threadTs) =>
       run.one('assistantThread', { channelId, threadTs }, parseAssistantThread),

@@ -168,6 +168,10 @@ const RETENTION = {
     ON CONFLICT (channel_id, thread_ts) DO UPDATE
       SET context_channel_id = excluded.context_channel_id, updated_at = excluded.updated_at
       WHERE excluded.updated_at >= assistant_threads.updated_at`,
+  /** A message used the thread at `:at`: kept from the sweep as long as an event at that time would keep it. */
+  touchAssistantThread: `
+    UPDATE assistant_threads SET updated_at = :at
+    WHERE channel_id = :channelId AND thread_ts = :threadTs AND updated_at < :at`,
   assistantThread: `
     SELECT context_channel_id FROM assistant_threads WHERE channel_id = :channelId AND thread_ts = :threadTs`,
 } as const;

@@ -205,6 +205,12 @@ export interface Store {
     thread: { channelId: string; threadTs: string; contextChannelId: string | null },
     at: number,
   ): Promise<void>;
+  /**
+   * Marks an assistant thread used at `at` (epoch ms): its `updated_at` moves forward to `at`,
+   * never back, and its channel is left as it is. The retention sweep forgets a thread neither
+   * Slack nor its use has touched since its cutoff. Nothing happens to a thread not recorded.
+   */
+  touchAssistantThread(thread: { channelId: string; threadTs: string }, at: number): Promise<void>;
   /** The assistant thread, if Slack reported one with this channel and ts. */
   assistantThread(
     channelId: string,

@@ -86,3 +86,27 @@ describe('malformed assistant events', () => {
     });
   }
 });
+
+describe('an assistant thread event whose only fault is its context', () => {
+  const CONTEXTS: { name: string; context: unknown }[] = [
+    { name: 'an empty channel id', context: { channel_id: '', team_id: 'T0TEST' } },
+    { name: 'a channel id that is not a string', context: { channel_id: 42 } },
+    { name: 'a context that is not an object', context: 'C0GENERAL' },
+  ];
+  for (const { name, context } of CONTEXTS) {
+    it(`${name}: the thread is still recorded, beside no channel`, async () => {
+      const threadTs = `1700000800.00${String(CONTEXTS.findIndex((c) => c.name === name)).padStart(4, '0')}`;
+      const res = await deliver(
+        {
+          type: 'assistant_thread_started',
+          assistant_thread: { user_id: 'U0ALICE', channel_id: 'D0ALICE', thread_ts: threadTs, context },
+          event_ts: threadTs,
+        },
+        `EvCONTEXT${threadTs.replace('.', '')}`,
+      );
+      expect(res.status).toBe(200);
+      await h.settled();
+      expect(await h.app.store.assistantThread('D0ALICE', threadTs)).toEqual({ contextChannelId: null });
+    });
+  }
+});

@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logging/logger.js';
+import { createRetentionSweep, DAY_MS } from '../../src/store/retention.js';
 import type { Store } from '../../src/store/types.js';
 import { PROJECT_ID } from '../helpers/agent-stand-in.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
@@ -27,7 +29,12 @@ let counter = 0;
 const nextTs = () => `1700000700.${String(++counter).padStart(6, '0')}`;
 
 /** The pane opened beside `context` (`assistant_thread_started`), or moved beside it (`…_context_changed`). */
-const paneEvent = (type: 'started' | 'context_changed', threadTs: string, context: string) => ({
+const paneEvent = (
+  type: 'started' | 'context_changed',
+  threadTs: string,
+  context: string,
+  at = Date.now(),
+) => ({
   type: `assistant_thread_${type}`,
   assistant_thread: {
     user_id: 'U0ALICE',
@@ -35,7 +42,7 @@ const paneEvent = (type: 'started' | 'context_changed', threadTs: string, contex
     thread_ts: threadTs,
     context: { channel_id: context, team_id: 'T0TEST' },
   },
-  event_ts: String(Date.now() / 1000),
+  event_ts: String(at / 1000),
 });
 const paneMessage = (text: string, threadTs: string) => ({
   channel: DM,
@@ -154,5 +161,26 @@ describe('"Try again" on a job started in the assistant pane', () => {
       contextChannelId: 'C0API',
       projectId: 'api-docs',
     });
+  });
+});
+
+describe('a pane left open beside a channel longer than RETENTION_DAYS', () => {
+  it('keeps the thread the sweep would forget while it is still used; forgets one left idle', async () => {
+    h = await startHarness(ENV, PROJECTS);
+    const long = Date.now() - 60 * DAY_MS;
+    const used = nextTs();
+    const idle = nextTs();
+    // Opened two months ago; Slack has said nothing of either thread since.
+    await h.anyEvent(paneEvent('started', used, 'C0API', long));
+    await h.anyEvent(paneEvent('started', idle, 'C0API', long));
+    await h.event(paneMessage('Document the pagination cursor', used));
+    await waitFor('create call', () => h.agent.requestsFor('create').length === 1);
+    await h.settled();
+    const logger = createLogger({ level: 'error', secrets: [], write: () => {} });
+    const sweep = createRetentionSweep({ store: h.app.store, logger, retentionDays: 30 });
+    expect((await sweep.sweep()).assistantThreads).toBe(1);
+    expect(await h.app.store.assistantThread(DM, idle)).toBeUndefined();
+    // Its next message still works for the channel the pane is beside (under the allow-list).
+    expect(await h.app.store.assistantThread(DM, used)).toEqual({ contextChannelId: 'C0API' });
   });
 });

@@ -174,4 +174,20 @@ describe('finishRun with notifications (NOTIFY_*)', () => {
     expect(await notifying('all').finishRun(job, 'failed', agentJob({ status: 'failed' }))).toBe(false);
     expect(w.outbox()).toEqual([]);
   });
+
+  it('asks again before a public job is told elsewhere: a channel made private since keeps its words', async () => {
+    const { job } = await w.activeJob({ privacy: 'public', instruction: 'Document the Falcon tier' });
+    w.slack.conversationFacts.mockResolvedValueOnce({
+      isMember: true,
+      isArchived: false,
+      isDirect: false,
+      isPrivate: true,
+    });
+    await notifying('pr').finishRun(job, 'completed_pr', agentJob({ status: 'completed', prLink: PR }));
+    const notice = w.outbox().find((r) => r.payload.type === 'notify');
+    expect(JSON.stringify(notice?.payload)).toContain(`<${PR}|Review the pull request>`);
+    expect(JSON.stringify(notice?.payload)).not.toContain('Falcon');
+    expect(JSON.stringify(notice?.payload)).not.toContain('/archives/');
+    expect(await w.job(job.id)).toMatchObject({ phase: 'idle', privacy: 'private' });
+  });
 });

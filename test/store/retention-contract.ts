@@ -151,17 +151,19 @@ export function retentionContract(name: string, open: () => Promise<Store> | Sto
       expect(await store.homeOpened('U0BEN')).toBe(true);
     });
 
-    it('forgets assistant threads Slack last told about before the cutoff', async () => {
+    it('forgets assistant threads neither Slack told about nor a message used before the cutoff', async () => {
       const thread = (threadTs: string) => ({ channelId: 'D0ANN', threadTs, contextChannelId: 'C0DOCS' });
       await store.recordAssistantThread(thread('1700000000.000300'), T0);
       await store.recordAssistantThread(thread('1700000000.000400'), T0);
-      // Told about again later: kept as long as it is in use.
+      await store.recordAssistantThread(thread('1700000000.000500'), T0);
+      // Told about again later, or used by a message: kept as long as it is in use.
       await store.recordAssistantThread(thread('1700000000.000400'), T0 + 20);
+      await store.touchAssistantThread({ channelId: 'D0ANN', threadTs: '1700000000.000500' }, T0 + 20);
       expect((await store.eraseExpired(T0 + 10, ERASED, T0 + 100, 100)).assistantThreads).toBe(1);
       expect(await store.assistantThread('D0ANN', '1700000000.000300')).toBeUndefined();
-      expect(await store.assistantThread('D0ANN', '1700000000.000400')).toEqual({
-        contextChannelId: 'C0DOCS',
-      });
+      for (const ts of ['1700000000.000400', '1700000000.000500']) {
+        expect(await store.assistantThread('D0ANN', ts)).toEqual({ contextChannelId: 'C0DOCS' });
+      }
     });
   });
 }

@@ -605,6 +605,24 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
           contextChannelId: null,
         });
       });
+
+      it('marks a thread used: later, never earlier, its channel kept; an event after that still counts', async () => {
+        const thread = { channelId: 'D0ALICE', threadTs: '1700000000.000901' };
+        await store.touchAssistantThread(thread, T0);
+        expect(await store.assistantThread(thread.channelId, thread.threadTs)).toBeUndefined();
+        await store.recordAssistantThread({ ...thread, contextChannelId: 'C0ONE' }, T0);
+        await store.touchAssistantThread(thread, T0 + 10);
+        await store.touchAssistantThread(thread, T0 + 5);
+        // Slack's event from before the use no longer wins; one from after it does.
+        await store.recordAssistantThread({ ...thread, contextChannelId: 'C0OLD' }, T0 + 9);
+        expect(await store.assistantThread(thread.channelId, thread.threadTs)).toEqual({
+          contextChannelId: 'C0ONE',
+        });
+        await store.recordAssistantThread({ ...thread, contextChannelId: 'C0TWO' }, T0 + 10);
+        expect(await store.assistantThread(thread.channelId, thread.threadTs)).toEqual({
+          contextChannelId: 'C0TWO',
+        });
+      });
     });
 
     describe('findJobByThread', () => {

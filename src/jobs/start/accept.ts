@@ -1,5 +1,6 @@
 import { THREAD_RELEASING_PHASES } from '../../domain/phases.js';
 import type { ChannelAudience } from '../../slack/channel-audience.js';
+import { isDirectMessage } from '../../slack/conversations.js';
 import { mrkdwnToPlain } from '../../slack/mrkdwn.js';
 import type { JobPrivacy, JobRecord } from '../../store/types.js';
 import type { JobContext } from '../job-context.js';
@@ -13,6 +14,14 @@ import type {
 } from '../requests.js';
 import { filesNote, withFiles } from '../shared-files.js';
 import { withContext } from '../thread-context.js';
+
+/**
+ * How much earlier than it was accepted a message counts as the last use of its assistant pane
+ * thread, in milliseconds. The thread's row keeps Slack's latest event by its time and ignores an
+ * older one; Slack delivers a late event again within minutes, so a channel change sent just
+ * before the message but delivered after it is still recorded.
+ */
+export const PANE_USE_LAG_MS = 10 * 60_000;
 
 /** Recording a new job from each place one starts: fast, before Slack is acknowledged. */
 export interface JobAcceptance {
@@ -39,18 +48,20 @@ export interface JobAcceptance {
 }
 
 export function createJobAcceptance(
-  ctx: Pick<
-    JobContext,
-    'store' | 'logger' | 'now' | 'instanceId' | 'projectFor' | 'settings' | 'enqueue' | 'audiences'
-  >,
+  ctx: Pick<JobContext, 'store' | 'logger' | 'now' | 'instanceId' | 'projectFor' | 'settings' | 'enqueue'>,
   /** Records a reply in a job's thread: a mention in a thread that has a job is one. */
   acceptReply: (request: ReplyRequest) => Promise<number | undefined>,
 ): JobAcceptance {
-  const { store, logger, now, audiences } = ctx;
+  const { store, logger, now } = ctx;
 
-  /** A channel job's privacy: what the request said, else Slack's word (unknown: treated as private). */
-  const channelPrivacy = async (channelId: string, said?: ChannelAudience): Promise<JobPrivacy> =>
-    said ?? (await audiences.of(channelId));
+  /**
+   * A channel job's privacy as the request says it. Slack is not asked here: its answer (up to a
+   * lookup's time limit) would hold back the acknowledgement. `unknown` (treated as private) is
+   * settled as the job starts, before anything shows it elsewhere (`jobs/job-privacy.ts`).
+   */
+  const channelPrivacy = (channelId: string, said?: ChannelAudience): JobPrivacy =>
+    // A direct message's id says it all: `conversations.info` would call it private too.
+    said ?? (isDirectMessage(channelId) ? 'private' : 'unknown');
 
   /** Records a new job and its first run. */
   const insert = (
@@ -84,8 +95,8 @@ export function createJobAcceptance(
       origin: 'mention' | 'direct';
       triggerKey: string;
       contextTs: string | null;
-      /** Where it was asked: looked up only for a new job. */
-      privacy: () => Promise<JobPrivacy>;
+      /** Where it was asked, as far as the request says. */
+      privacy: JobPrivacy;
       /** The channel the assistant pane was beside (checks and project), if any. */
       contextChannelId: string | null;
     },
@@ -113,7 +124,7 @@ export function createJobAcceptance(
         origin: how.origin,
         threadTs,
         contextTs: how.contextTs,
-        privacy: await how.privacy(),
+        privacy: how.privacy,
         contextChannelId: how.contextChannelId,
       },
       withFiles(mrkdwnToPlain(request.text).trim(), request.files ?? []),
@@ -137,7 +148,7 @@ export function createJobAcceptance(
           instruction: request.text.trim(),
           triggerKey: `command:${request.triggerId}`,
           responseUrl: request.responseUrl,
-          privacy: await channelPrivacy(request.channelId, request.audience),
+          privacy: channelPrivacy(request.channelId, request.audience),
         },
         mrkdwnToPlain(request.text).trim(),
         null,
@@ -152,7 +163,7 @@ export function createJobAcceptance(
         triggerKey: `mention:${request.channelId}:${request.messageTs}`,
         // The earlier messages of the thread it was posted in are the job's context.
         contextTs: request.threadTs ? request.messageTs : null,
-        privacy: () => channelPrivacy(request.channelId),
+        privacy: channelPrivacy(request.channelId),
         contextChannelId: null,
       }),
 
@@ -160,12 +171,17 @@ export function createJobAcceptance(
       const pane = request.threadTs
         ? await store.assistantThread(request.channelId, request.threadTs)
         : undefined;
+      // The thread is in use: the retention sweep forgets only threads idle for RETENTION_DAYS.
+      if (pane && request.threadTs) {
+        const thread = { channelId: request.channelId, threadTs: request.threadTs };
+        await store.touchAssistantThread(thread, now() - PANE_USE_LAG_MS);
+      }
       return inThread(request, {
         origin: 'direct',
         triggerKey: `direct:${request.channelId}:${request.messageTs}`,
         // A conversation with the bot itself: nothing in it is context someone else gave.
         contextTs: null,
-        privacy: async () => (pane ? 'pane' : 'direct'),
+        privacy: pane ? 'pane' : 'direct',
         // The assistant pane opened beside a channel works for that channel, as it is now.
         contextChannelId: pane?.contextChannelId ?? null,
       });
@@ -199,7 +215,7 @@ export function createJobAcceptance(
           triggerKey,
           origin: 'shortcut',
           threadTs,
-          privacy: await channelPrivacy(request.channelId, request.audience),
+          privacy: channelPrivacy(request.channelId, request.audience),
         },
         prompt,
         null,

@@ -18,6 +18,7 @@ import { createAssistantPane } from '../assistant-pane.js';
 import { createFirstPrompt } from '../first-prompt.js';
 import type { InstructionChecks } from '../instruction-checks.js';
 import { type JobContext, requesterTarget } from '../job-context.js';
+import { createJobPrivacyChecks } from '../job-privacy.js';
 import { privateNote, rootUpdate, threadPost } from '../outbox-items.js';
 
 /** Starting an accepted job: the checks, the status card, and the create call upstream. */
@@ -47,6 +48,7 @@ export function createJobStart(
     threadContextMaxChars: ctx.settings.threadContextMaxChars,
   });
   const pane = createAssistantPane(ctx);
+  const privacy = createJobPrivacyChecks(ctx);
 
   async function createUpstream(job: JobIn<'creating'>, run: RunRecord): Promise<void> {
     const prompt = await firstPrompt(job, run);
@@ -178,6 +180,9 @@ export function createJobStart(
     const job = await store.getJob(jobId);
     const run = job && (await store.getRuns(job.id))[0];
     if (!job || !run || job.phase !== 'accepted') return;
+    // Who can read the channel, asked now that Slack has its acknowledgement, beside the checks;
+    // recorded before the job can be shown anywhere else (its card is posted in its own place).
+    const settled = privacy.settle(job);
     // Only the instruction counts against MAX_PROMPT_CHARS: context (a thread, a message) is extra.
     let refused = await checks.refusal(
       run.id,
@@ -190,6 +195,7 @@ export function createJobStart(
       },
       job.origin,
     );
+    await settled;
     if (refused === 'held') {
       const given = {
         kind: 'job' as const,

@@ -7,7 +7,12 @@ export const threadSchema = z.object({
   assistant_thread: z.object({
     channel_id: z.string().min(1),
     thread_ts: z.string().min(1),
-    context: z.object({ channel_id: z.string().min(1).optional() }).optional(),
+    // Only the pane's channel is lost when the context is malformed: the thread is still
+    // recorded (beside no channel), so its messages are still the pane's, checked as direct ones.
+    context: z
+      .object({ channel_id: z.string().min(1).optional() })
+      .optional()
+      .catch(undefined),
   }),
   event_ts: z.string().optional(),
 });

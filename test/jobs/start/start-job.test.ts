@@ -177,3 +177,30 @@ describe('findRoot', () => {
     expect(await start.findRoot(job)).toEqual({ ts: undefined });
   });
 });
+
+describe('who can read the channel, asked as the job starts (never before Slack is acknowledged)', () => {
+  it('records Slack’s answer for a job accepted as unknown', async () => {
+    w.slack.conversationFacts.mockResolvedValueOnce({
+      isMember: true,
+      isArchived: false,
+      isDirect: false,
+      isPrivate: true,
+    });
+    const { job } = await w.insertJob({ privacy: 'unknown' });
+    await start.startJob(job.id);
+    expect(w.slack.conversationFacts).toHaveBeenCalledWith(CHANNEL);
+    expect(await w.job(job.id)).toMatchObject({ phase: 'active', privacy: 'private' });
+  });
+
+  it('keeps unknown (treated as private) when Slack cannot say, and asks nothing the request said', async () => {
+    w.slack.conversationFacts.mockRejectedValueOnce(
+      new SlackCallError('conversations.info', 'missing_scope'),
+    );
+    const unknown = (await w.insertJob({ privacy: 'unknown' })).job;
+    await start.startJob(unknown.id);
+    expect(await w.job(unknown.id)).toMatchObject({ phase: 'active', privacy: 'unknown' });
+    const said = (await w.insertJob({ privacy: 'public', triggerKey: 'command:said' })).job;
+    await start.startJob(said.id);
+    expect(w.slack.conversationFacts).toHaveBeenCalledOnce();
+  });
+});
