@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { escapeMrkdwn, mrkdwnToPlain, slackDate } from '../../src/slack/mrkdwn.js';
 
@@ -20,8 +21,29 @@ describe('mrkdwnToPlain', () => {
     expect(mrkdwnToPlain(input)).toBe(expected);
   });
 
-  it('round-trips escaped text', () => {
-    expect(mrkdwnToPlain(escapeMrkdwn('a < b & c > d'))).toBe('a < b & c > d');
+  it('escapes every `&`, `<` and `>`, and reads the escaped text back exactly', () => {
+    const written = 'a < b && c >> d <!here> &lt; <<@U1|x>>';
+    expect(escapeMrkdwn(written)).toBe(
+      'a &lt; b &amp;&amp; c &gt;&gt; d &lt;!here&gt; &amp;lt; &lt;&lt;@U1|x&gt;&gt;',
+    );
+    expect(mrkdwnToPlain(escapeMrkdwn(written))).toBe(written);
+  });
+
+  it('reads back any escaped text exactly, and the escaped text holds no entity', () => {
+    const piece = fc.oneof(
+      fc.constantFrom('<', '>', '&', '&amp;', '&lt;', '&gt;', '<!here>', '|', '\n'),
+      fc.string(),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 20 }), (pieces) => {
+        const written = pieces.join('');
+        const escaped = escapeMrkdwn(written);
+        expect(escaped).not.toMatch(/[<>]/);
+        expect(escaped).not.toMatch(/&(?!amp;|lt;|gt;)/);
+        expect(mrkdwnToPlain(escaped)).toBe(written);
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 
