@@ -32,6 +32,7 @@ describe('addresses the bot makes clickable', () => {
     ['a sign-in page of a trusted host', 'https://github.com/login/oauth/authorize?client_id=x'],
     ['a settings page', 'https://github.com/acme/docs/settings'],
     ['a pull request path with no repository', 'https://github.com/acme/pull/7'],
+    ['a pull request path with an empty owner', 'https://github.com//acme/docs/pull/7'],
     ['a pull request path that goes on', 'https://github.com/acme/docs/pull/7/files'],
     ['a pull request without a number', 'https://github.com/acme/docs/pull/x7'],
     ['Slack link syntax', 'https://github.com/acme/docs/pull/7|Totally safe'],
