@@ -24,8 +24,13 @@ function rules(
     allowedUserIds?: string[];
     allowGuests?: boolean;
     reservation?: UseReservation;
+    /** The person's uses in the hour, as the store counts them. */
+    recent?: { count: number; oldest: number | undefined };
+    /** The workspace the bot is installed in; none known yet when null. */
+    installed?: string | null;
   } = {},
 ) {
+  const installed = options.installed === null ? undefined : (options.installed ?? 'T1');
   const lookups: string[] = [];
   const reserved: unknown[] = [];
   const slack = {
@@ -36,7 +41,10 @@ function rules(
       return { ...MEMBER, ...known };
     },
   } as unknown as SlackGateway;
+  const logs: string[] = [];
   const store = {
+    recentInstructions: async () => options.recent ?? { count: 0, oldest: undefined },
+    instructionsSince: async () => [],
     async reserveUse(...args: unknown[]) {
       reserved.push(args);
       return options.reservation ?? { reserved: true };
@@ -51,17 +59,20 @@ function rules(
     },
     projectHourlyLimit: 9,
     defaultProject: 'proj_test',
-    identity: { get: async () => ({ teamId: 'T1' }), installedTeamId: () => 'T1' } as unknown as Identity,
+    identity: {
+      get: async () => (installed ? { teamId: installed } : undefined),
+      installedTeamId: () => installed,
+    } as unknown as Identity,
     slack,
     store,
-    logger: createLogger({ level: 'error', secrets: [], write: () => {} }),
+    logger: createLogger({ level: 'warn', secrets: [], write: (line) => logs.push(line) }),
     now: () => AT,
   });
   const verdict = async (userId: string, where: { channelId?: string; teamId?: string } = {}) => {
     const decision = await policy.check({ teamId: 'T1', channelId: 'C1', userId, ...where });
     return decision.allowed ? 'allowed' : decision.reason;
   };
-  return { policy, verdict, lookups, reserved };
+  return { policy, verdict, lookups, reserved, logs };
 }
 
 describe('who may use the bot', () => {
@@ -96,11 +107,21 @@ describe('who may use the bot', () => {
     expect(await verdict('ULIMITED')).toBe('unverified');
   });
 
-  it('asks Slack again for a person it could not answer for', async () => {
-    const { verdict, lookups } = rules({ people: { UFLAKY: new Error('socket hang up') } });
+  it('asks Slack again for a person it could not answer for, and says why the instruction waits', async () => {
+    const { verdict, lookups, logs } = rules({ people: { UFLAKY: new Error('socket hang up') } });
     expect(await verdict('UFLAKY')).toBe('unverified');
     expect(await verdict('UFLAKY')).toBe('unverified');
     expect(lookups).toEqual(['UFLAKY', 'UFLAKY']);
+    expect(logs).toHaveLength(2);
+    expect(logs[0]).toContain('could not look up the account type; the instruction waits');
+    expect(logs[0]).toContain('UFLAKY');
+  });
+
+  it('trusts an app’s message as context only from the installed workspace, once that is known', async () => {
+    expect(await rules().policy.mayInstruct({ userId: undefined, teamId: 'T1' })).toBe(true);
+    const unknown = rules({ installed: null }).policy;
+    expect(await unknown.mayInstruct({ userId: undefined, teamId: undefined })).toBe(false);
+    expect(await unknown.mayInstruct({ userId: undefined, teamId: 'T1' })).toBe(false);
   });
 
   it('refuses a member of another workspace, whether the request or Slack says so', async () => {
@@ -160,5 +181,19 @@ describe('reserving a use of the hour', () => {
       retryAt: new Date(AT + 120_000),
       limit: 9,
     });
+  });
+});
+
+describe('room left in the hour', () => {
+  it('says a person over their limit may try again an hour after their oldest use in it', async () => {
+    const oldest = AT - 20 * 60_000;
+    const { policy } = rules({ recent: { count: 4, oldest } });
+    expect(await policy.room('U1', null)).toEqual({
+      allowed: false,
+      reason: 'rate',
+      retryAt: new Date(oldest + HOUR_MS),
+      limit: 4,
+    });
+    expect(await rules({ recent: { count: 3, oldest } }).policy.room('U1', null)).toEqual({ allowed: true });
   });
 });
