@@ -26,7 +26,7 @@ function world() {
   const logs: string[] = [];
   const clock = { at: T0 };
   const givenUp = vi.fn();
-  const home = { refresh: vi.fn(async () => {}) };
+  const home = { refresh: vi.fn(async () => {}), publish: vi.fn(async () => {}) };
   const outbox = createOutbox({
     store,
     instanceId: INSTANCE,
