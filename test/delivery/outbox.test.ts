@@ -3,8 +3,10 @@ import { createOutbox, OUTBOX_CLAIM_MS, OUTBOX_MAX_RETRY_MS } from '../../src/de
 import { createLogger } from '../../src/logging/logger.js';
 import { SlackCallError } from '../../src/slack/slack-errors.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import type { NewOutboxItem, OutboxPayload } from '../../src/store/types.js';
+import type { JobRecord, NewOutboxItem, OutboxPayload, Store } from '../../src/store/types.js';
+import type { YieldGate } from '../../src/util/yield-gate.js';
 import { fakeSlack } from '../helpers/fake-network.js';
+import { waitFor } from '../helpers/http.js';
 
 const T0 = Date.parse('2026-09-01T12:00:00.000Z');
 const INSTANCE = 'instance-outbox-1';
@@ -20,7 +22,9 @@ interface Row {
 }
 
 /** An outbox over a real store in memory, a fake Slack and a clock the test moves. */
-function world() {
+function world(
+  options: { bare?: boolean; idleMs?: number; gate?: YieldGate; wrap?: (store: Store) => Store } = {},
+) {
   const store = openSqliteStore(':memory:');
   const slack = fakeSlack();
   const logs: string[] = [];
@@ -28,15 +32,16 @@ function world() {
   const givenUp = vi.fn();
   const home = { refresh: vi.fn(async () => {}), publish: vi.fn(async () => {}) };
   const outbox = createOutbox({
-    store,
+    store: options.wrap ? options.wrap(store) : store,
     instanceId: INSTANCE,
     slack,
     logger: createLogger({ level: 'debug', secrets: [], write: (l) => logs.push(l) }),
     hints: { mode: 'all', asideMarker: '//', prLinkHosts: ['github.com'] },
-    home,
-    onGivenUp: givenUp,
+    // Bare: no App Home to refresh and no one counting what is given up.
+    ...(options.bare ? {} : { home, onGivenUp: givenUp }),
+    ...(options.gate ? { gate: options.gate } : {}),
     batchSize: 3,
-    idleMs: 10,
+    idleMs: options.idleMs ?? 10,
     now: () => clock.at,
   });
   const row = (id: number) =>
@@ -60,8 +65,8 @@ function world() {
 
 type World = ReturnType<typeof world>;
 let current: World | undefined;
-const open = () => {
-  current = world();
+const open = (options: Parameters<typeof world>[0] = {}) => {
+  current = world(options);
   return current;
 };
 afterEach(async () => {
@@ -185,6 +190,8 @@ describe('when Slack fails', () => {
       waits.push(r.nextAttemptAt - before);
       w.clock.at = r.nextAttemptAt;
     }
+    expect(w.logs.filter((l) => l.includes('Slack delivery failed; will retry'))).toHaveLength(11);
+    expect(w.logs.at(-1)).toContain('"code":"internal_error"');
     expect(waits).toEqual([
       1_000,
       2_000,
@@ -227,7 +234,9 @@ describe('when Slack fails', () => {
       claimedBy: null,
     });
     expect(w.givenUp).toHaveBeenCalledTimes(1);
-    expect(w.logs.filter((l) => l.includes('Slack refused a message for good'))).toHaveLength(1);
+    expect(w.logs.filter((l) => l.includes('Slack refused a message for good'))).toEqual([
+      expect.stringContaining('"code":"invalid_arguments"'),
+    ]);
   });
 
   it('gives up an item it cannot read, and delivers the others', async () => {
@@ -281,7 +290,9 @@ describe('a thread post Slack refuses for good still reaches its reader', () => 
     expect(direct?.text).toBe(
       ":information_source: I could not post in the job's thread in <#C0DOCS> (Slack said `is_archived`), so here it is directly:\nDone: <https://github.com/acme/docs/pull/7|the pull request>",
     );
-    expect(w.logs.filter((l) => l.includes('told the requester directly'))).toHaveLength(1);
+    expect(w.logs.filter((l) => l.includes('told the requester directly'))).toEqual([
+      expect.stringContaining('"code":"is_archived"'),
+    ]);
   });
 
   it('gives up a refused post it cannot send elsewhere: no job, another refusal, or a rescue that fails', async () => {
@@ -300,6 +311,9 @@ describe('a thread post Slack refuses for good still reaches its reader', () => 
       deadAt: T0,
       lastError: 'not_in_channel',
     });
+    expect(w.logs.filter((l) => l.includes('rescue of a refused message failed'))).toEqual([
+      expect.stringContaining('"code":"not_in_channel"'),
+    ]);
     expect(w.givenUp).toHaveBeenCalledTimes(3);
     expect(w.slack.postMessage).toHaveBeenCalledTimes(4);
   });
@@ -412,5 +426,222 @@ describe('private answers', () => {
       lastError: 'not_in_channel',
     });
     expect(w.givenUp).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('the status card', () => {
+  async function cardJob(w: World, fields: Partial<JobRecord>) {
+    const job = await insertJob(w);
+    await w.store.apply(
+      { jobId: job.id, job: { threadTs: '1700000000.000100', cardTs: '1700000000.000100', ...fields } },
+      w.clock.at,
+    );
+    return job;
+  }
+  const update = (jobId: number): NewOutboxItem => ({
+    jobId,
+    dedupeKey: null,
+    payload: { type: 'update_root', channel: 'C0DOCS', ts: '1700000000.000100' },
+  });
+  const reactions = (w: World) => ({
+    added: w.slack.addReaction.mock.calls.map(([r]) => r),
+    removed: w.slack.removeReaction.mock.calls.map(([r]) => r),
+  });
+
+  it('updates the card, swaps the emoji on the thread root to match, and refreshes the requester’s Home', async () => {
+    const w = open();
+    const job = await cardJob(w, { phase: 'active', rootReaction: null });
+    expect(await w.attempt(update(job.id))).toMatchObject({ deliveredAt: T0, lastError: null });
+    expect(w.slack.updateMessage).toHaveBeenCalledExactlyOnceWith(
+      expect.objectContaining({ channel: 'C0DOCS', ts: '1700000000.000100' }),
+    );
+    const root = { channel: 'C0DOCS', ts: '1700000000.000100' };
+    expect(reactions(w)).toEqual({ added: [{ ...root, name: 'hourglass_flowing_sand' }], removed: [] });
+    expect((await w.store.getJob(job.id))?.rootReaction).toBe('hourglass_flowing_sand');
+    expect(w.home.refresh).toHaveBeenCalledExactlyOnceWith('U0ALICE');
+
+    await w.store.apply({ jobId: job.id, job: { phase: 'idle', lastOutcome: 'completed_pr' } }, T0);
+    await w.attempt(update(job.id));
+    expect(reactions(w)).toEqual({
+      added: [
+        { ...root, name: 'hourglass_flowing_sand' },
+        { ...root, name: 'white_check_mark' },
+      ],
+      removed: [{ ...root, name: 'hourglass_flowing_sand' }],
+    });
+    expect((await w.store.getJob(job.id))?.rootReaction).toBe('white_check_mark');
+
+    // Unchanged: no reaction calls.
+    await w.attempt(update(job.id));
+    expect(w.slack.addReaction).toHaveBeenCalledTimes(2);
+    expect(w.slack.removeReaction).toHaveBeenCalledTimes(1);
+  });
+
+  it('takes the emoji off a root whose job another took over, and adds none', async () => {
+    const w = open();
+    const job = await cardJob(w, { phase: 'retried', rootReaction: 'x' });
+    await w.attempt(update(job.id));
+    expect(reactions(w)).toEqual({
+      added: [],
+      removed: [{ channel: 'C0DOCS', ts: '1700000000.000100', name: 'x' }],
+    });
+    expect((await w.store.getJob(job.id))?.rootReaction).toBeNull();
+  });
+
+  it('leaves the emoji alone for a card with no thread, and a failed swap does not fail the update', async () => {
+    const w = open();
+    const job = await insertJob(w);
+    await w.store.apply({ jobId: job.id, job: { cardTs: '1700000000.000100', phase: 'active' } }, T0);
+    expect(await w.attempt(update(job.id))).toMatchObject({ deliveredAt: T0 });
+    expect(reactions(w)).toEqual({ added: [], removed: [] });
+
+    const other = await cardJob(w, { phase: 'active', rootReaction: null });
+    w.slack.addReaction.mockRejectedValueOnce(new SlackCallError('reactions.add', 'ratelimited'));
+    expect(await w.attempt(update(other.id))).toMatchObject({ deliveredAt: T0, lastError: null });
+    expect((await w.store.getJob(other.id))?.rootReaction).toBeNull();
+    expect(w.logs.filter((l) => l.includes('could not update the status emoji on the thread root'))).toEqual([
+      expect.stringContaining(`"jobId":${other.id}`),
+    ]);
+  });
+
+  it('needs no App Home and no one counting what is given up', async () => {
+    const w = open({ bare: true });
+    const job = await cardJob(w, { phase: 'active', rootReaction: null });
+    expect(await w.attempt(update(job.id))).toMatchObject({ deliveredAt: T0, lastError: null });
+    w.slack.postMessage.mockRejectedValueOnce(slackError('invalid_blocks'));
+    expect(await w.attempt(post())).toMatchObject({ deadAt: T0, lastError: 'invalid_blocks' });
+    const notify = {
+      type: 'notify' as const,
+      channel: 'C0NOTIFY',
+      text: 'Done',
+      eventType: 'docs_agent_notice',
+    };
+    w.slack.postMessage.mockRejectedValueOnce(slackError('not_in_channel'));
+    expect(await w.attempt({ jobId: null, dedupeKey: 'n', payload: notify })).toMatchObject({
+      deadAt: T0,
+      lastError: 'not_in_channel',
+    });
+  });
+});
+
+describe('direct messages', () => {
+  it('opens the requester’s direct conversation and posts there', async () => {
+    const w = open();
+    w.slack.openDirect = vi.fn(async () => 'D0ALICE') as never;
+    const direct = {
+      type: 'direct' as const,
+      user: 'U0ALICE',
+      text: 'Your job is done',
+      eventType: 'docs_agent_dm',
+    };
+    expect(await w.attempt({ jobId: null, dedupeKey: 'dm1', payload: direct })).toMatchObject({
+      deliveredAt: T0,
+    });
+    expect(w.slack.openDirect).toHaveBeenCalledExactlyOnceWith('U0ALICE');
+    expect(w.slack.postMessage).toHaveBeenCalledExactlyOnceWith(
+      expect.objectContaining({ channel: 'D0ALICE', text: 'Your job is done' }),
+    );
+  });
+});
+
+describe('the delivery loop', () => {
+  /** A gate that counts the loop's rounds (each waits for it first). */
+  const rounds = () => {
+    let n = 0;
+    const gate = {
+      clear: async () => {
+        n++;
+      },
+    } as unknown as YieldGate;
+    return { gate, count: () => n };
+  };
+  const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  it('delivers every due item, a batch at a time, and logs no crash', async () => {
+    const w = open();
+    for (let i = 0; i < 7; i++) await w.store.enqueue([{ ...post(), dedupeKey: `k${i}`, jobId: null }], T0);
+    w.outbox.start();
+    await waitFor('all delivered', () => w.slack.postMessage.mock.calls.length === 7);
+    await w.outbox.stop();
+    expect(w.logs.filter((l) => l.includes('delivery crashed'))).toEqual([]);
+  });
+
+  it('claims what it delivers for the claim time, so no other instance sends it meanwhile', async () => {
+    const w = open();
+    let release = () => {};
+    w.slack.postMessage.mockImplementationOnce(
+      () =>
+        new Promise<string>((resolve) => {
+          release = () => resolve('1.1');
+        }),
+    );
+    await w.store.enqueue([post()], T0);
+    w.outbox.start();
+    await waitFor('the post in flight', () => w.slack.postMessage.mock.calls.length === 1);
+    const claimed = w.row(1);
+    release();
+    expect(claimed).toMatchObject({ claimedBy: INSTANCE, claimedUntil: T0 + OUTBOX_CLAIM_MS });
+    await waitFor('delivered', () => w.row(1).deliveredAt === T0);
+    await w.outbox.stop();
+  });
+
+  it('logs a delivery that crashed, and goes on', async () => {
+    // The write after the post fails, and so does the one recording the failure.
+    let failures = 2;
+    const w = open({
+      wrap: (store) =>
+        new Proxy(store, {
+          get: (target, key) =>
+            key === 'updateOutbox'
+              ? async (...args: Parameters<Store['updateOutbox']>) => {
+                  if (failures-- > 0) throw new Error('disk I/O error');
+                  return target.updateOutbox(...args);
+                }
+              : Reflect.get(target, key),
+        }),
+    });
+    await w.store.enqueue([post()], T0);
+    w.outbox.start();
+    await waitFor('the crash logged', () => w.logs.some((l) => l.includes('delivery crashed')));
+    await w.outbox.stop();
+    expect(w.logs.filter((l) => l.includes('delivery crashed'))).toEqual([
+      expect.stringContaining('disk I/O error'),
+    ]);
+  });
+
+  it('sleeps while nothing is queued, instead of spinning', async () => {
+    const { gate, count } = rounds();
+    const w = open({ gate, idleMs: 60_000 });
+    w.outbox.start();
+    await pause(300);
+    await w.outbox.stop();
+    expect(count()).toBe(1);
+  });
+
+  it('sleeps until the next item is due, at most its idle time', async () => {
+    const { gate, count } = rounds();
+    const w = open({ gate, idleMs: 60_000 });
+    await w.store.enqueue([post()], T0);
+    w.store.db.prepare('UPDATE outbox SET next_attempt_at = ?').run(T0 + 400);
+    w.outbox.start();
+    await pause(150);
+    expect(count()).toBe(1);
+    w.clock.at = T0 + 400;
+    await waitFor('delivered once due', () => w.slack.postMessage.mock.calls.length === 1);
+    await w.outbox.stop();
+  });
+
+  it('waits a little after an empty round even when an item is almost due', async () => {
+    const { gate, count } = rounds();
+    const w = open({ gate, idleMs: 60_000 });
+    await w.store.enqueue([post()], T0);
+    // Another instance holds it for one more millisecond; the clock here stands still.
+    w.store.db.prepare('UPDATE outbox SET claimed_by = ?, claimed_until = ?').run('other', T0 + 1);
+    w.outbox.start();
+    await pause(300);
+    await w.outbox.stop();
+    expect(count()).toBeGreaterThanOrEqual(2);
+    expect(count()).toBeLessThanOrEqual(8);
+    expect(w.slack.postMessage).not.toHaveBeenCalled();
   });
 });
