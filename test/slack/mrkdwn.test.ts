@@ -96,6 +96,10 @@ describe('the builders', () => {
     expect(userMention('u0alice')).toBe('u0alice');
     expect(userMention('U')).toBe('U');
     expect(userMention('U0ALICE><!here')).toBe('U0ALICE&gt;&lt;!here');
+    expect(userMention('U1 <!here> ABC')).toBe('U1 &lt;!here&gt; ABC');
+    expect(userMention('C0WU')).toBe('C0WU');
+    expect(channelMention('C1 <!here> ABC')).toBe('C1 &lt;!here&gt; ABC');
+    expect(channelMention('U0CGD')).toBe('U0CGD');
     expect(channelMention('C0DOCS')).toBe('<#C0DOCS>');
     expect(channelMention('G0PRIVATE')).toBe('<#G0PRIVATE>');
     expect(channelMention('D0DIRECT')).toBe('<#D0DIRECT>');
