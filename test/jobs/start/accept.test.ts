@@ -243,12 +243,21 @@ describe('what each start records exactly', () => {
   const files = [{ name: 'diagram.png', type: 'image/png' }];
 
   it('a repeated command or message is logged as ignored, once each', async () => {
+    const id = await command();
+    const repeats = () => w.logs.filter((l) => l.includes('repeated'));
+    expect(repeats()).toEqual([]);
     await command();
-    await command();
+    const outcome = await mention();
+    expect(repeats()).toHaveLength(1);
     await mention();
-    await mention();
-    expect(w.logs.filter((l) => l.includes('repeated command ignored'))).toHaveLength(1);
-    expect(w.logs.filter((l) => l.includes('repeated message ignored'))).toHaveLength(1);
+    expect(repeats()).toEqual([
+      expect.stringMatching(new RegExp(`repeated command ignored.*"jobId":${id}`)),
+      expect.stringMatching(
+        new RegExp(
+          `repeated message ignored.*"jobId":${(outcome as { job: number }).job},"origin":"mention"`,
+        ),
+      ),
+    ]);
   });
 
   it('a mention trims its instruction and its prompt', async () => {
