@@ -250,6 +250,9 @@ describe('when Slack fails', () => {
       lastError: 'invalid_payload',
       claimedBy: null,
     });
+    expect(w.logs.filter((l) => l.includes('an outbox item cannot be read; it is given up'))).toEqual([
+      expect.stringContaining(`"outboxId":${bad.id}`),
+    ]);
     expect(w.slack.postMessage).not.toHaveBeenCalled();
     expect(await w.attempt({ ...post(), dedupeKey: 'next' })).toMatchObject({ deliveredAt: T0 });
   });
