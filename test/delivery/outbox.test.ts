@@ -23,7 +23,13 @@ interface Row {
 
 /** An outbox over a real store in memory, a fake Slack and a clock the test moves. */
 function world(
-  options: { bare?: boolean; idleMs?: number; gate?: YieldGate; wrap?: (store: Store) => Store } = {},
+  options: {
+    bare?: boolean;
+    /** Idle sleep of the loop; `default` passes none. */
+    idleMs?: number | 'default';
+    gate?: YieldGate;
+    wrap?: (store: Store) => Store;
+  } = {},
 ) {
   const store = openSqliteStore(':memory:');
   const slack = fakeSlack();
@@ -41,7 +47,7 @@ function world(
     ...(options.bare ? {} : { home, onGivenUp: givenUp }),
     ...(options.gate ? { gate: options.gate } : {}),
     batchSize: 3,
-    idleMs: options.idleMs ?? 10,
+    ...(options.idleMs === 'default' ? {} : { idleMs: options.idleMs ?? 10 }),
     now: () => clock.at,
   });
   const row = (id: number) =>
@@ -560,8 +566,8 @@ describe('the delivery loop', () => {
   };
   const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-  it('delivers every due item, a batch at a time, and logs no crash', async () => {
-    const w = open();
+  it('delivers every due item, a batch at a time without sleeping between full ones, and logs no crash', async () => {
+    const w = open({ idleMs: 60_000 });
     for (let i = 0; i < 7; i++) await w.store.enqueue([{ ...post(), dedupeKey: `k${i}`, jobId: null }], T0);
     w.outbox.start();
     await waitFor('all delivered', () => w.slack.postMessage.mock.calls.length === 7);
@@ -610,6 +616,15 @@ describe('the delivery loop', () => {
     expect(w.logs.filter((l) => l.includes('delivery crashed'))).toEqual([
       expect.stringContaining('disk I/O error'),
     ]);
+  });
+
+  it('sleeps a second by default while nothing is queued', async () => {
+    const { gate, count } = rounds();
+    const w = open({ gate, idleMs: 'default' });
+    w.outbox.start();
+    await pause(300);
+    await w.outbox.stop();
+    expect(count()).toBe(1);
   });
 
   it('sleeps while nothing is queued, instead of spinning', async () => {
