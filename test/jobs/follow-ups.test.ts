@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AgentNotFoundError, AgentOutcomeUnknownError } from '../../src/agent/errors.js';
-import { text } from '../../src/blocks/messages.js';
+import { agentErrorText, text } from '../../src/blocks/messages.js';
 import { BATCH_RETRY_MS, createFollowUps, type FollowUps } from '../../src/jobs/follow-ups.js';
 import type { JobRecord } from '../../src/store/types.js';
 import { CHANNEL, createJobWorld, INSTANCE, type JobWorld, T0 } from '../helpers/job-world.js';
@@ -212,5 +212,55 @@ describe('follow-ups, exactly', () => {
     await followUps.dispatchReady(job.id);
     await windowPasses();
     expect(w.deps.runTask).not.toHaveBeenCalled();
+  });
+});
+
+describe('what a batch records and reports', () => {
+  const updates = () => w.outbox().filter((r) => r.payload.type === 'update_root');
+
+  it('counts a sent batch, logs its replies, updates the card, and runs in a task of its own', async () => {
+    const instruction = vi.fn();
+    followUps.stop();
+    followUps = createFollowUps({ ...w.ctx, metrics: { instruction } });
+    const { job } = await w.activeJob();
+    await ready(job, 'U0ONE', 'Also the SDK', '1700000500.000500');
+    await ready(job, 'U0TWO', 'And the CLI', '1700000501.000501');
+    await followUps.dispatchReady(job.id);
+    await windowPasses();
+    expect(w.deps.runTask).toHaveBeenCalledWith('send follow-ups', expect.any(Function));
+    expect(instruction.mock.calls).toEqual([['reply', 'sent', undefined, 2]]);
+    expect(w.logs.find((l) => l.includes('follow-up sent'))).toContain('"runs":[2,3]');
+    expect(updates()).toHaveLength(1);
+  });
+
+  it('tells every author of a refused batch, counts it, and shows a forgotten job on its card', async () => {
+    const instruction = vi.fn();
+    followUps.stop();
+    followUps = createFollowUps({ ...w.ctx, metrics: { instruction } });
+    const error = new AgentNotFoundError('no such job');
+    w.agent.sendMessage.mockRejectedValueOnce(error);
+    const { job } = await w.activeJob();
+    await ready(job, 'U0ONE', 'Also the SDK', '1700000500.000500');
+    await ready(job, 'U0TWO', 'And the CLI', '1700000501.000501');
+    w.advance(BATCH_MS);
+    await followUps.dispatchReady(job.id);
+    expect(instruction.mock.calls).toEqual([['reply', 'failed', 'agent', 2]]);
+    const notice = w.outbox().find((r) => r.key?.startsWith('followup-error:'));
+    expect((notice?.payload as { text?: string } | undefined)?.text).toBe(
+      `<@U0ONE> <@U0TWO> ${agentErrorText(error, 'follow-up')}`,
+    );
+    expect(updates()).toHaveLength(1);
+  });
+
+  it('keeps replies waiting while the job is still being created', async () => {
+    const { job } = await w.insertJob();
+    await w.store.apply({ jobId: job.id, job: { phase: 'creating' } }, T0);
+    const run = await ready(job, 'U0ONE', 'Also the SDK', '1700000500.000500');
+    w.advance(BATCH_MS);
+    await followUps.dispatchReady(job.id);
+    await windowPasses();
+    expect(w.agent.sendMessage).not.toHaveBeenCalled();
+    expect((await w.store.getRun(run.id))?.state).toBe('ready');
+    expect(w.outbox()).toEqual([]);
   });
 });
