@@ -650,6 +650,7 @@ describe('bounded answers', () => {
     // Still an ordinary 500: retried, and the third attempt succeeds.
     expect(job.id).toBe('job_1');
     expect(answers).toEqual([500, 500, 200]);
+    expect(stand.floods).toHaveLength(2);
     for (const flood of stand.floods) {
       await waitFor('the stand-in to see the hang-up', () => flood.cutOff);
       expect(flood.written).toBeLessThan(MAX_ERROR_BODY_BYTES + 200_000);

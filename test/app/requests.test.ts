@@ -38,8 +38,16 @@ describe('malformed requests to /slack/events', () => {
   });
 
   it('answers a signed slash command with missing fields with a private message', async () => {
+    const [creates, posts] = [h.agent.requestsFor('create').length, h.slack.messages.length];
     const res = await postSigned(h.base(), 'command=%2Fdocs-agent&text=hello');
-    expect(res.status).toBeLessThan(500);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      response_type: 'ephemeral',
+      text: ':warning: I could not read that command. Please try again.',
+    });
+    await h.settled();
+    expect(h.agent.requestsFor('create')).toHaveLength(creates);
+    expect(h.slack.messages).toHaveLength(posts);
   });
 
   it('keeps working after all of that', async () => {

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AgentNotFoundError, AgentOutcomeUnknownError } from '../../src/agent/errors.js';
+import { agentErrorText, text } from '../../src/blocks/messages.js';
 import { BATCH_RETRY_MS, createFollowUps, type FollowUps } from '../../src/jobs/follow-ups.js';
 import type { JobRecord } from '../../src/store/types.js';
 import { CHANNEL, createJobWorld, INSTANCE, type JobWorld, T0 } from '../helpers/job-world.js';
@@ -118,5 +119,148 @@ describe('dispatchReady', () => {
     expect(w.agent.sendMessage).not.toHaveBeenCalled();
     expect(w.outboxKeys()).toEqual([`dropped:${one.id}`, `dropped:${two.id}`]);
     expect(w.outbox().map((r) => (r.payload as { user?: string }).user)).toEqual(['U0ONE', 'U0TWO']);
+  });
+});
+
+describe('follow-ups, exactly', () => {
+  it('marks each waiting reply of an ended job failed with the reason, says which, and counts it refused', async () => {
+    const instruction = vi.fn();
+    followUps.stop();
+    followUps = createFollowUps({ ...w.ctx, metrics: { instruction } });
+    const { job } = await w.activeJob();
+    const run = await ready(job, 'U0ONE', 'Also the SDK', '1700000500.000500');
+    await w.store.apply({ jobId: job.id, job: { phase: 'start_unknown' } }, T0);
+    await followUps.dispatchReady(job.id);
+    expect(await w.store.getRun(run.id)).toMatchObject({ state: 'failed', error: 'job is start_unknown' });
+    expect(instruction.mock.calls).toEqual([['reply', 'refused', 'no_job']]);
+    expect(JSON.stringify(w.outbox()[0]?.payload)).toContain(
+      JSON.stringify(text.followUpNoJob('start_unknown')).slice(1, -1),
+    );
+  });
+
+  it('tells the author of a reply to a job the agent forgot that it is gone', async () => {
+    const { job } = await w.activeJob();
+    await ready(job, 'U0ONE', 'Also the SDK', '1700000500.000500');
+    await w.store.apply({ jobId: job.id, job: { phase: 'gone' } }, T0);
+    await followUps.dispatchReady(job.id);
+    const payload = JSON.stringify(w.outbox()[0]?.payload);
+    expect(payload).toContain(JSON.stringify(text.followUpJobGone()).slice(1, -1));
+    expect(payload).not.toContain(JSON.stringify(text.followUpNoJob('gone')).slice(1, -1));
+  });
+
+  it('sends a batch once when two tasks reach it together', async () => {
+    const { job } = await w.activeJob();
+    await ready(job, 'U0ONE', 'Also the SDK', '1700000500.000500');
+    w.advance(BATCH_MS);
+    await Promise.all([followUps.dispatchReady(job.id), followUps.dispatchReady(job.id)]);
+    expect(w.agent.sendMessage).toHaveBeenCalledExactlyOnceWith('job_test_1', 'Also the SDK');
+  });
+
+  it('logs a failed follow-up with its job and operation', async () => {
+    w.agent.sendMessage.mockRejectedValueOnce(new AgentNotFoundError('no such job'));
+    const { job } = await w.activeJob();
+    await ready(job, 'U0ONE', 'Also the SDK', '1700000500.000500');
+    w.advance(BATCH_MS);
+    await followUps.dispatchReady(job.id);
+    const line = w.logs.find((l) => l.includes('"op":"follow-up"'));
+    expect(line).toContain(`"jobId":${job.id}`);
+  });
+
+  it('does not wait again for a batch a task took', async () => {
+    const { job } = await w.activeJob();
+    await ready(job, 'U0ONE', 'Also the SDK', '1700000500.000500');
+    await followUps.dispatchReady(job.id);
+    await windowPasses();
+    expect(w.agent.sendMessage).toHaveBeenCalledOnce();
+    await windowPasses(BATCH_RETRY_MS * 3);
+    expect(w.deps.runTask).toHaveBeenCalledOnce();
+  });
+
+  it('tries again shortly when the store cannot be read once the window has passed', async () => {
+    let failing = false;
+    const store = new Proxy(w.store, {
+      get: (target, key) =>
+        key === 'getJob'
+          ? async (id: number) => {
+              if (failing) {
+                failing = false;
+                throw new Error('database is locked');
+              }
+              return target.getJob(id);
+            }
+          : Reflect.get(target, key),
+    });
+    followUps.stop();
+    followUps = createFollowUps({ ...w.ctx, store });
+    const { job } = await w.activeJob();
+    await ready(job, 'U0ONE', 'Also the SDK', '1700000500.000500');
+    await followUps.dispatchReady(job.id);
+    failing = true;
+    await windowPasses();
+    expect(w.agent.sendMessage).not.toHaveBeenCalled();
+    expect(w.logs.filter((l) => l.includes('could not send waiting follow-ups; will retry'))).toEqual([
+      expect.stringContaining(`"jobId":${job.id}`),
+    ]);
+    await windowPasses(BATCH_RETRY_MS);
+    expect(w.agent.sendMessage).toHaveBeenCalledOnce();
+  });
+
+  it('starts no new wait once stopped', async () => {
+    const { job } = await w.activeJob();
+    followUps.stop();
+    await ready(job, 'U0ONE', 'Also the SDK', '1700000500.000500');
+    await followUps.dispatchReady(job.id);
+    await windowPasses();
+    expect(w.deps.runTask).not.toHaveBeenCalled();
+  });
+});
+
+describe('what a batch records and reports', () => {
+  const updates = () => w.outbox().filter((r) => r.payload.type === 'update_root');
+
+  it('counts a sent batch, logs its replies, updates the card, and runs in a task of its own', async () => {
+    const instruction = vi.fn();
+    followUps.stop();
+    followUps = createFollowUps({ ...w.ctx, metrics: { instruction } });
+    const { job } = await w.activeJob();
+    await ready(job, 'U0ONE', 'Also the SDK', '1700000500.000500');
+    await ready(job, 'U0TWO', 'And the CLI', '1700000501.000501');
+    await followUps.dispatchReady(job.id);
+    await windowPasses();
+    expect(w.deps.runTask).toHaveBeenCalledWith('send follow-ups', expect.any(Function));
+    expect(instruction.mock.calls).toEqual([['reply', 'sent', undefined, 2]]);
+    expect(w.logs.find((l) => l.includes('follow-up sent'))).toContain('"runs":[2,3]');
+    expect(updates()).toHaveLength(1);
+  });
+
+  it('tells every author of a refused batch, counts it, and shows a forgotten job on its card', async () => {
+    const instruction = vi.fn();
+    followUps.stop();
+    followUps = createFollowUps({ ...w.ctx, metrics: { instruction } });
+    const error = new AgentNotFoundError('no such job');
+    w.agent.sendMessage.mockRejectedValueOnce(error);
+    const { job } = await w.activeJob();
+    await ready(job, 'U0ONE', 'Also the SDK', '1700000500.000500');
+    await ready(job, 'U0TWO', 'And the CLI', '1700000501.000501');
+    w.advance(BATCH_MS);
+    await followUps.dispatchReady(job.id);
+    expect(instruction.mock.calls).toEqual([['reply', 'failed', 'agent', 2]]);
+    const notice = w.outbox().find((r) => r.key?.startsWith('followup-error:'));
+    expect((notice?.payload as { text?: string } | undefined)?.text).toBe(
+      `<@U0ONE> <@U0TWO> ${agentErrorText(error, 'follow-up')}`,
+    );
+    expect(updates()).toHaveLength(1);
+  });
+
+  it('keeps replies waiting while the job is still being created', async () => {
+    const { job } = await w.insertJob();
+    await w.store.apply({ jobId: job.id, job: { phase: 'creating' } }, T0);
+    const run = await ready(job, 'U0ONE', 'Also the SDK', '1700000500.000500');
+    w.advance(BATCH_MS);
+    await followUps.dispatchReady(job.id);
+    await windowPasses();
+    expect(w.agent.sendMessage).not.toHaveBeenCalled();
+    expect((await w.store.getRun(run.id))?.state).toBe('ready');
+    expect(w.outbox()).toEqual([]);
   });
 });

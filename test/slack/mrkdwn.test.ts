@@ -1,5 +1,20 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { escapeMrkdwn, mrkdwnToPlain, slackDate } from '../../src/slack/mrkdwn.js';
+import { checkUrl } from '../../src/slack/links.js';
+import {
+  blockQuote,
+  channelMention,
+  codeSpan,
+  escapeMrkdwn,
+  joinMrkdwn,
+  link,
+  md,
+  mrkdwnToPlain,
+  recordedMrkdwn,
+  slackDate,
+  truncateMrkdwn,
+  userMention,
+} from '../../src/slack/mrkdwn.js';
 
 describe('mrkdwnToPlain', () => {
   it.each([
@@ -20,8 +35,29 @@ describe('mrkdwnToPlain', () => {
     expect(mrkdwnToPlain(input)).toBe(expected);
   });
 
-  it('round-trips escaped text', () => {
-    expect(mrkdwnToPlain(escapeMrkdwn('a < b & c > d'))).toBe('a < b & c > d');
+  it('escapes every `&`, `<` and `>`, and reads the escaped text back exactly', () => {
+    const written = 'a < b && c >> d <!here> &lt; <<@U1|x>>';
+    expect(escapeMrkdwn(written)).toBe(
+      'a &lt; b &amp;&amp; c &gt;&gt; d &lt;!here&gt; &amp;lt; &lt;&lt;@U1|x&gt;&gt;',
+    );
+    expect(mrkdwnToPlain(escapeMrkdwn(written))).toBe(written);
+  });
+
+  it('reads back any escaped text exactly, and the escaped text holds no entity', () => {
+    const piece = fc.oneof(
+      fc.constantFrom('<', '>', '&', '&amp;', '&lt;', '&gt;', '<!here>', '|', '\n'),
+      fc.string(),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 20 }), (pieces) => {
+        const written = pieces.join('');
+        const escaped = escapeMrkdwn(written);
+        expect(escaped).not.toMatch(/[<>]/);
+        expect(escaped).not.toMatch(/&(?!amp;|lt;|gt;)/);
+        expect(mrkdwnToPlain(escaped)).toBe(written);
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 
@@ -30,5 +66,73 @@ describe('slackDate', () => {
     expect(slackDate(new Date(Number.NaN), '{time}')).toBe('later');
     expect(slackDate(9e15, '{time}')).toBe('later');
     expect(slackDate(1_800_000_000_000, '{time}')).toBe('<!date^1800000000^{time}|08:00 UTC>');
+  });
+});
+
+describe('Slack tokens read as plain text', () => {
+  it.each([
+    ['<!subteam^S1>', '@group'],
+    ['<!date^1800000000^{time}|08:00 UTC>', '08:00 UTC'],
+    ['<!date^1800000000^{time}>', ''],
+    ['<!channel>', '@channel'],
+    ['<mailto:a@b.co>', 'a@b.co'],
+    ['<https://x.io|https://x.io>', 'https://x.io'],
+    ['<@U1|>', '@U1'],
+  ])('%j → %j', (input, expected) => {
+    expect(mrkdwnToPlain(input)).toBe(expected);
+  });
+});
+
+describe('the builders', () => {
+  it('md interpolates only what it is given, in place', () => {
+    expect(md`a ${escapeMrkdwn('<b>')} c ${2} d`).toBe('a &lt;b&gt; c 2 d');
+    expect(md`${3}`).toBe('3');
+  });
+
+  it('mentions a person or a conversation only by a well-formed id of its kind', () => {
+    expect(userMention('U0ALICE')).toBe('<@U0ALICE>');
+    expect(userMention('W0ALICE')).toBe('<@W0ALICE>');
+    expect(userMention('C0DOCS')).toBe('C0DOCS');
+    expect(userMention('u0alice')).toBe('u0alice');
+    expect(userMention('U')).toBe('U');
+    expect(userMention('U0ALICE><!here')).toBe('U0ALICE&gt;&lt;!here');
+    expect(userMention('U1 <!here> ABC')).toBe('U1 &lt;!here&gt; ABC');
+    expect(userMention('C0WU')).toBe('C0WU');
+    expect(channelMention('C1 <!here> ABC')).toBe('C1 &lt;!here&gt; ABC');
+    expect(channelMention('U0CGD')).toBe('U0CGD');
+    expect(channelMention('C0DOCS')).toBe('<#C0DOCS>');
+    expect(channelMention('G0PRIVATE')).toBe('<#G0PRIVATE>');
+    expect(channelMention('D0DIRECT')).toBe('<#D0DIRECT>');
+    expect(channelMention('U0ALICE')).toBe('U0ALICE');
+    expect(channelMention('X0C')).toBe('X0C');
+    expect(channelMention('C0<!here>')).toBe('C0&lt;!here&gt;');
+  });
+
+  it('writes a Slack date from a Date or epoch milliseconds, up to the largest Date', () => {
+    expect(slackDate(new Date(1_800_000_000_000), '{date_short_pretty} at {time}')).toBe(
+      '<!date^1800000000^{date_short_pretty} at {time}|08:00 UTC>',
+    );
+    // (The fallback text of a date past the year 9999 is not a time: see docs/testing.md.)
+    expect(slackDate(8.64e15, '{time}')).toMatch(/^<!date\^8640000000000\^\{time\}\|/);
+    expect(slackDate(-8.64e15, '{time}')).toMatch(/^<!date\^-8640000000000\^\{time\}\|/);
+    expect(slackDate(8.64e15 + 1, '{time}')).toBe('later');
+  });
+
+  it('puts text in a code span that a backtick or a line break cannot end', () => {
+    expect(codeSpan('a`b\nc\rd <e>')).toBe("`a'b c d &lt;e&gt;`");
+  });
+
+  it('links a checked address with an escaped label that cannot end the link', () => {
+    const url = checkUrl('https://x.io/a?b=1&c=2');
+    if (!url) throw new Error('a plain https address is linkable');
+    expect(link(url, 'a|b <c> & d')).toBe('<https://x.io/a?b=1&amp;c=2|a/b &lt;c&gt; &amp; d>');
+  });
+
+  it('joins, shortens and quotes mrkdwn', () => {
+    expect(joinMrkdwn([md`a`, md`b`])).toBe('a\nb');
+    expect(joinMrkdwn([md`a`, md`b`], md` · `)).toBe('a · b');
+    expect(truncateMrkdwn(md`abcdefghij`, 5)).toHaveLength(5);
+    expect(blockQuote(md`one\ntwo`)).toBe('>one\n>two');
+    expect(recordedMrkdwn('<@U1> said')).toBe('<@U1> said');
   });
 });

@@ -244,3 +244,113 @@ describe('acceptDirect', () => {
     expect((await w.runs(jobId)).map((r) => r.kind)).toEqual(['create', 'follow_up']);
   });
 });
+
+describe('what each start records exactly', () => {
+  const files = [{ name: 'diagram.png', type: 'image/png' }];
+
+  it('a repeated command or message is logged as ignored, once each', async () => {
+    const id = await command();
+    const repeats = () => w.logs.filter((l) => l.includes('repeated'));
+    expect(repeats()).toEqual([]);
+    await command();
+    const outcome = await mention();
+    expect(repeats()).toHaveLength(1);
+    await mention();
+    expect(repeats()).toEqual([
+      expect.stringMatching(new RegExp(`repeated command ignored.*"jobId":${id}`)),
+      expect.stringMatching(
+        new RegExp(
+          `repeated message ignored.*"jobId":${(outcome as { job: number }).job},"origin":"mention"`,
+        ),
+      ),
+    ]);
+  });
+
+  it('a mention trims its instruction and its prompt', async () => {
+    const outcome = await mention({ text: '  Document <https://x.io|the webhooks>  ' });
+    const job = await w.job((outcome as { job: number }).job);
+    expect(job.instruction).toBe('Document <https://x.io|the webhooks>');
+    expect((await w.runs(job.id))[0]?.prompt).toBe('Document the webhooks (https://x.io)');
+  });
+
+  it('a mention with files queues the private note that files do not reach the agent, once', async () => {
+    const outcome = await mention({ files });
+    expect(outcome).toEqual({ job: expect.any(Number) });
+    expect(w.outboxKeys()).toEqual([`files:${CHANNEL}:1700000100.000100`]);
+    expect(w.outbox()[0]?.payload).toMatchObject({ type: 'ephemeral', user: REQUESTER });
+    expect(await mention({ files })).toBeUndefined();
+    expect(w.outbox()).toHaveLength(1);
+  });
+
+  it('a mention without files, or one that is a follow-up, queues no such note from here', async () => {
+    await mention();
+    expect(w.outbox()).toEqual([]);
+    await w.store.close();
+    w = createJobWorld();
+    const replies: unknown[] = [];
+    accept = createJobAcceptance(w.ctx, async (request) => {
+      replies.push(request);
+      return 42;
+    });
+    const { job } = await w.activeJob();
+    expect(await mention({ threadTs: job.threadTs ?? '', files })).toEqual({ reply: 42 });
+    expect(replies).toHaveLength(1);
+    expect(w.outbox()).toEqual([]);
+  });
+
+  it('a repeated reply in a job’s thread is no outcome at all', async () => {
+    const { job } = await w.activeJob();
+    const threadTs = job.threadTs ?? '';
+    expect(await mention({ threadTs, messageTs: '1700000100.000200' })).toEqual({
+      reply: expect.any(Number),
+    });
+    expect(await mention({ threadTs, messageTs: '1700000100.000200' })).toBeUndefined();
+  });
+
+  it('a message whose thread a job took meanwhile is a follow-up to that job', async () => {
+    const taken = await shortcut();
+    const jobId = (taken as { job: number }).job;
+    await w.store.apply({ jobId, job: { phase: 'active' } }, T0);
+    // The message at the root of that thread arrives as a mention only now.
+    const outcome = await mention({ messageTs: '1700000200.000200' });
+    expect(outcome).toEqual({ reply: expect.any(Number) });
+    expect((await w.runs(jobId)).map((r) => r.kind)).toEqual(['create', 'follow_up']);
+    expect(jobCount()).toBe(1);
+  });
+
+  it('a shortcut trims its instruction, and leaves out a message with no text', async () => {
+    const accepted = await shortcut({
+      instruction: '  Turn this into a guide  ',
+      message: {
+        channelId: CHANNEL,
+        ts: '1700000200.000200',
+        threadTs: undefined,
+        text: '   ',
+        author: 'Ada',
+      },
+      permalink: undefined,
+    });
+    const job = await w.job((accepted as { job: number }).job);
+    expect(job.instruction).toBe('Turn this into a guide');
+    expect((await w.runs(job.id))[0]?.prompt).toBe('Turn this into a guide');
+  });
+
+  it('a shortcut gives the agent the message as plain text, trimmed, whole up to 3,000 characters', async () => {
+    await w.store.close();
+    w = createJobWorld({ THREAD_CONTEXT_MAX_CHARS: '100' });
+    accept = createJobAcceptance(w.ctx, async () => undefined);
+    const long = `${'word '.repeat(500)}end`;
+    const accepted = await shortcut({
+      message: {
+        channelId: CHANNEL,
+        ts: '1700000200.000200',
+        threadTs: undefined,
+        text: `  <https://x.io|the guide> ${long}  `,
+        author: 'Ada',
+      },
+    });
+    const prompt = (await w.runs((accepted as { job: number }).job))[0]?.prompt ?? '';
+    expect(prompt.startsWith('Turn this into a guide')).toBe(true);
+    expect(prompt).toContain(`Ada: the guide (https://x.io) ${long}\n`);
+  });
+});
