@@ -6,6 +6,7 @@ import { channelNotification, requesterMessage } from '../../src/blocks/notifica
 import { JOB_PHASES } from '../../src/domain/phases.js';
 import { JOB_PRIVACIES, type JobPrivacy } from '../../src/domain/privacy.js';
 import type { JobRecord, RunOutcome } from '../../src/store/types.js';
+import { jobRecord as recordOf } from '../helpers/job-record.js';
 
 /**
  * The privacy rule, held over every renderer that shows a job somewhere else than its own thread:
@@ -53,46 +54,9 @@ const job = (privacy: fc.Arbitrary<JobPrivacy>) =>
     })
     .map((fields) => jobRecord(fields));
 
-function jobRecord(fields: Partial<JobRecord>): JobRecord {
-  return {
-    id: 1,
-    teamId: 'T0TEST',
-    channelId: 'C0DOCS',
-    threadTs: '1700000000.000100',
-    cardTs: '1700000000.000200',
-    origin: 'command',
-    projectId: null,
-    privacy: 'public',
-    contextChannelId: null,
-    contextTs: null,
-    rootReaction: null,
-    requesterId: REQUESTER,
-    instruction: 'Add a quickstart',
-    triggerKey: 'command:t1',
-    responseUrl: null,
-    agentJobId: 'job_1',
-    phase: 'idle',
-    agentStatus: null,
-    prLink: null,
-    lastOutcome: 'completed_pr',
-    repository: null,
-    ref: null,
-    model: null,
-    runCount: 1,
-    nextPollAt: null,
-    pollIntervalMs: 10_000,
-    pollFailures: 0,
-    runStartedAt: null,
-    lastError: null,
-    owner: null,
-    claimedBy: null,
-    claimedUntil: null,
-    erasedAt: null,
-    createdAt: 1_700_000_000_000,
-    updatedAt: 1_700_000_000_000,
-    ...fields,
-  };
-}
+/** A finished job's record, its card a reply in its thread. */
+const jobRecord = (fields: Partial<JobRecord>): JobRecord =>
+  recordOf({ cardTs: '1700000000.000200', phase: 'idle', lastOutcome: 'completed_pr', ...fields });
 
 /** Neither the words nor the place of `j` anywhere in `rendered`. */
 function expectNothingOf(j: JobRecord, rendered: unknown) {

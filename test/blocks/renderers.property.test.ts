@@ -18,8 +18,9 @@ import { JOB_PHASES } from '../../src/domain/phases.js';
 import { JOB_PRIVACIES } from '../../src/domain/privacy.js';
 import { md, recordedMrkdwn } from '../../src/slack/mrkdwn.js';
 import { permalink } from '../../src/slack/permalink.js';
-import type { JobRecord, RunOutcome } from '../../src/store/types.js';
+import type { RunOutcome } from '../../src/store/types.js';
 import { blockProblems, viewProblems } from '../helpers/block-kit.js';
+import { jobRecord } from '../helpers/job-record.js';
 
 const HINTS: RenderHints = { mode: 'all', asideMarker: '//', prLinkHosts: ['github.com'] };
 const WORKSPACE = 'https://acme.slack.com/';
@@ -109,45 +110,6 @@ const job = fc.record({
   lastOutcome: fc.constantFrom(null, ...outcomes),
   channelId: fc.oneof(fc.constant('C0DOCS'), hostile),
   privacy: fc.constantFrom(...JOB_PRIVACIES),
-});
-
-const jobRecord = (fields: Partial<JobRecord>): JobRecord => ({
-  id: 1,
-  teamId: 'T0TEST',
-  channelId: 'C0DOCS',
-  threadTs: '1700000000.000100',
-  cardTs: '1700000000.000100',
-  origin: 'command',
-  projectId: null,
-  privacy: 'public',
-  contextChannelId: null,
-  contextTs: null,
-  rootReaction: null,
-  requesterId: REQUESTER,
-  instruction: 'Add a quickstart',
-  triggerKey: 'command:t1',
-  responseUrl: null,
-  agentJobId: 'job_1',
-  phase: 'active',
-  agentStatus: null,
-  prLink: null,
-  lastOutcome: null,
-  repository: null,
-  ref: null,
-  model: null,
-  runCount: 1,
-  nextPollAt: null,
-  pollIntervalMs: 10_000,
-  pollFailures: 0,
-  runStartedAt: null,
-  lastError: null,
-  owner: null,
-  claimedBy: null,
-  claimedUntil: null,
-  erasedAt: null,
-  createdAt: 1_700_000_000_000,
-  updatedAt: 1_700_000_000_000,
-  ...fields,
 });
 
 /** Every mrkdwn string in a message or view: its `text` and every mrkdwn text object. */
