@@ -6,6 +6,7 @@ import { createMembership, newInstanceId } from './cluster/membership.js';
 import type { Config } from './config/config.js';
 import { notifyChannelFor, secretsOf } from './config/config.js';
 import { createOutbox } from './delivery/outbox.js';
+import { createStepSender } from './delivery/workflow-steps.js';
 import { createHomePublisher } from './home/home-publisher.js';
 import { createHealth } from './http/health.js';
 import { countNotRecorded } from './jobs/count-not-recorded.js';
@@ -20,6 +21,7 @@ import { createPoller } from './poller/poller.js';
 import { createSlackApp } from './slack/bolt-app.js';
 import { createChannelAudiences } from './slack/channel-audience.js';
 import { slackClientOptions } from './slack/client-options.js';
+import { createStepCompleter } from './slack/function-steps.js';
 import { createSlackGateway } from './slack/gateway.js';
 import { createIdentity } from './slack/identity.js';
 import { redactingGateway } from './slack/redaction.js';
@@ -141,7 +143,18 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   // Built bottom-up, each part handed what it calls: the outbox first (everything queues posts
   // for it), then the outcomes the poller records, the poller, and the job service that wakes both.
   const home = createHomePublisher({ access, store, slack: backgroundSlack, identity, logger, hints });
+  // Workflow Builder steps are answered by the outbox, once each (see delivery/workflow-steps.ts).
+  const steps = createStepCompleter(client);
+  const stepSender = createStepSender({
+    store,
+    steps: gated(steps, gate),
+    workspaceUrl: async () => (await identity.get())?.url,
+    logger,
+    checkEveryMs: config.poll.intervalMs,
+    now: Date.now,
+  });
   const outbox = createOutbox({
+    steps: stepSender,
     store,
     instanceId,
     slack: backgroundSlack,
@@ -223,6 +236,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     hints,
     names,
     redact,
+    steps,
     socketMode: config.slack.appToken !== undefined,
   });
 

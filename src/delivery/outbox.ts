@@ -11,6 +11,7 @@ import { backoffMs } from '../util/backoff.js';
 import { createLoop, type Loop } from '../util/loop.js';
 import type { YieldGate } from '../util/yield-gate.js';
 import { createNotificationSender } from './notifications.js';
+import type { createStepSender, StepDelivery } from './workflow-steps.js';
 
 export interface OutboxOptions {
   store: Store;
@@ -22,6 +23,8 @@ export interface OutboxOptions {
   hints: RenderHints;
   /** Refreshes a requester's App Home after their job's card changed. */
   home?: HomePublisher;
+  /** Answers Workflow Builder steps; without it their items are given up. */
+  steps?: Pick<ReturnType<typeof createStepSender>, 'send'>;
   /** Called when Slack refused an item for good and it is given up, for metrics. */
   onGivenUp?: () => void;
   /** What each round waits for first: Slack's requests go before it. Default: nothing. */
@@ -82,8 +85,8 @@ export function createOutbox(options: OutboxOptions): Outbox {
     }
   }
 
-  /** Delivers an item; resolves to Slack's error code when it is given up without an error. */
-  async function send(item: OutboxItem): Promise<string | undefined> {
+  /** Delivers an item; resolves to Slack's code when it is given up, or when to take it again. */
+  async function send(item: OutboxItem): Promise<StepDelivery> {
     const payload = item.payload;
     switch (payload.type) {
       case 'post': {
@@ -164,6 +167,9 @@ export function createOutbox(options: OutboxOptions): Outbox {
       case 'notify':
       case 'direct':
         return notifications.send(item, payload);
+      case 'complete_step':
+      case 'await_job':
+        return options.steps ? options.steps.send(item, payload) : 'no_workflow_steps';
     }
   }
 
@@ -221,6 +227,12 @@ export function createOutbox(options: OutboxOptions): Outbox {
     const attempts = item.attempts;
     try {
       const givenUp = await send(item);
+      if (typeof givenUp === 'object')
+        return await store.updateOutbox(item.id, {
+          nextAttemptAt: givenUp.laterAt,
+          lastError: null,
+          ...UNCLAIMED,
+        });
       if (givenUp) {
         // Already logged (at warn: a setting to fix, not a fault of the bot).
         await store.updateOutbox(item.id, { deadAt: now(), lastError: givenUp, ...UNCLAIMED });

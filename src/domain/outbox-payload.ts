@@ -43,7 +43,31 @@ export type OutboxPayload =
     }
   | { type: 'ephemeral'; channel: string; user: string; threadTs: string | null; text: string }
   | ({ type: 'notify'; channel: string } & NotificationPost)
-  | ({ type: 'direct'; user: string } & NotificationPost);
+  | ({ type: 'direct'; user: string } & NotificationPost)
+  | StepCompletion
+  | StepWait;
+
+/**
+ * A Workflow Builder step's answer (`functions.completeSuccess` or `completeError`): the job the
+ * step started, or why it did not start. Its once-only key is the step's execution id.
+ */
+export interface StepCompletion {
+  type: 'complete_step';
+  /** Slack's `function_execution_id`. */
+  executionId: string;
+  result: { job: number; channel: string; threadTs: string } | { error: string };
+}
+
+/**
+ * A "Wait for a docs agent job" step: answered once the job's latest run has ended, or failed
+ * at `deadline` (epoch ms), before Slack's own limit ends the step.
+ */
+export interface StepWait {
+  type: 'await_job';
+  executionId: string;
+  job: number;
+  deadline: number;
+}
 
 /**
  * A run's outcome told outside its thread: a top-level post in a notification channel

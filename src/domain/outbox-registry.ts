@@ -89,6 +89,16 @@ export const OUTBOX_ITEMS = {
   ),
   /** The emoji on a follow-up the agent accepted. */
   received: { payload: 'reaction', key: ({ runId }: RunKey) => `received:${runId}` },
+  /** A Workflow Builder step's answer, once per step execution (Slack's `function_execution_id`). */
+  stepCompleted: {
+    payload: 'complete_step',
+    key: ({ executionId }: { executionId: string }) => `step:${executionId}`,
+  },
+  /** A "Wait for a docs agent job" step, answered once its job's run ends. */
+  stepWait: {
+    payload: 'await_job',
+    key: ({ executionId }: { executionId: string }) => `step-wait:${executionId}`,
+  },
   /** A re-render of the status card: never deduplicated, newer ones supersede older ones. */
   cardUpdate: { payload: 'update_root', key: null },
 } as const;
@@ -161,6 +171,20 @@ export const outboxPayloadSchema = z.discriminatedUnion('type', [
     user: z.string(),
     threadTs: z.string().nullable(),
     text: z.string(),
+  }),
+  z.looseObject({
+    type: z.literal('complete_step'),
+    executionId: z.string(),
+    result: z.union([
+      z.object({ job: z.number(), channel: z.string(), threadTs: z.string() }),
+      z.object({ error: z.string() }),
+    ]),
+  }),
+  z.looseObject({
+    type: z.literal('await_job'),
+    executionId: z.string(),
+    job: z.number(),
+    deadline: z.number(),
   }),
 ]);
 

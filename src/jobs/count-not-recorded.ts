@@ -23,6 +23,7 @@ export function countNotRecorded(jobs: JobService, metrics: Pick<MetricsHooks, '
     acceptMention: counted('mention', (request) => jobs.acceptMention(request)),
     acceptDirect: counted('direct', (request) => jobs.acceptDirect(request)),
     acceptShortcut: counted('shortcut', (request) => jobs.acceptShortcut(request)),
+    acceptStep: counted('workflow', (request) => jobs.acceptStep(request)),
     acceptReply: counted('reply', (request) => jobs.acceptReply(request)),
   };
 }

@@ -24,6 +24,7 @@ export type {
   RetryRequest,
   ShortcutRequest,
   StartRequest,
+  StepRequest,
 } from './requests.js';
 export type { SharedFile } from './shared-files.js';
 

@@ -5,6 +5,7 @@ import type { JobIn, JobRecord, Orphans, RunRecord } from '../store/types.js';
 import { type JobContext, requesterTarget } from './job-context.js';
 import { privateNote, rootUpdate, threadPost } from './outbox-items.js';
 import type { JobStart } from './start/start-job.js';
+import { stepAnswer } from './workflow-steps.js';
 
 /** The flows recovery carries interrupted work on with. */
 export interface RecoveryParts extends JobStart {
@@ -58,6 +59,7 @@ export function createRecovery(ctx: JobContext, parts: RecoveryParts) {
             requesterTarget(job),
             text.restartedBeforePost(),
           ),
+          ...stepAnswer(job, { error: text.restartedBeforePost() }),
         ],
       },
       now(),
@@ -84,6 +86,7 @@ export function createRecovery(ctx: JobContext, parts: RecoveryParts) {
             run: first,
           }),
           ...rootUpdate({ ...job, ...unknown }),
+          ...stepAnswer(job, { error: text.restartedBeforeCreate(job.requesterId) }),
         ],
       },
       now(),

@@ -67,6 +67,23 @@ export interface ShortcutRequest {
   audience?: ChannelAudience | undefined;
 }
 
+/** A Workflow Builder step "Start a docs agent job", its inputs already validated. */
+export interface StepRequest {
+  teamId: string;
+  /** On whose behalf: every check is made for this person. */
+  userId: string;
+  /** Where the status card and the job's thread go. */
+  channelId: string;
+  /** A message of that channel to start the job's thread under; undefined: a new thread. */
+  threadTs: string | undefined;
+  /** The instruction as the workflow gave it (Slack-encoded, like a command's). */
+  instruction: string;
+  /** A documentation project the deployment serves; undefined: the channel's. */
+  projectId: string | undefined;
+  /** Slack's `function_execution_id`: unique per run of the step, so a repeat starts nothing. */
+  executionId: string;
+}
+
 /** A human reply in some thread, already filtered by its listener. */
 export interface ReplyRequest {
   /** The author's workspace (differs from ours in a shared channel). */

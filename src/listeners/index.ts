@@ -3,6 +3,7 @@ import { registerActions } from './actions/index.js';
 import { registerAssistant } from './assistant/index.js';
 import { registerCommands } from './commands/index.js';
 import { registerEvents } from './events/index.js';
+import { registerFunctions } from './functions/index.js';
 import { learnInstallation } from './installation.js';
 import { registerShortcuts } from './shortcuts/index.js';
 import type { ListenerDeps } from './types.js';
@@ -17,4 +18,5 @@ export function registerListeners(app: App, deps: ListenerDeps): void {
   registerShortcuts(app, deps);
   registerViews(app, deps);
   registerActions(app, deps);
+  registerFunctions(app, deps);
 }

@@ -5,6 +5,7 @@ import type { HomePublisher } from '../home/home-publisher.js';
 import type { Health } from '../http/health.js';
 import type { JobService } from '../jobs/job-service.js';
 import type { Logger } from '../logging/logger.js';
+import type { StepCompleter } from '../slack/function-steps.js';
 import type { SlackGateway } from '../slack/gateway.js';
 import type { Identity } from '../slack/identity.js';
 import type { Redact } from '../slack/redaction.js';
@@ -39,6 +40,8 @@ export interface ListenerDeps {
   names: UserNames;
   /** The logs' redaction, for answers built here (reports); the gateway masks what it sends itself. */
   redact: Redact;
+  /** Keeps the token each Workflow Builder step execution carries, to answer it with. */
+  steps: Pick<StepCompleter, 'remember'>;
   /** Socket Mode acknowledges events before listeners run: Slack will not deliver them again. */
   socketMode: boolean;
 }

@@ -22,6 +22,8 @@ export interface Logger {
 const SECRET_PATTERNS = [
   /(?<![a-z_])xox[abposre]-[0-9]+-[A-Za-z0-9-]+/g,
   /(?<![a-z_])xapp-[0-9]+-[A-Za-z0-9-]+/g,
+  // The token a Workflow Builder step execution carries (`bot_access_token`).
+  /(?<![a-z_])xwfp-[0-9]+-[A-Za-z0-9-]+/g,
   /(?<![a-z_])mint_(?=[A-Za-z0-9_-]*[0-9])[A-Za-z0-9_-]{16,}/g,
 ];
 

@@ -8,7 +8,7 @@ export type { AgentAnswer, AgentEndpoint };
  * Where an instruction came from. A mention inside a thread that already has a job is that
  * job's follow-up, and counts as a `reply`.
  */
-export type InstructionSurface = 'command' | 'mention' | 'shortcut' | 'direct' | 'reply';
+export type InstructionSurface = 'command' | 'mention' | 'shortcut' | 'direct' | 'workflow' | 'reply';
 
 /**
  * What became of an instruction:

@@ -10,8 +10,11 @@ import type { JobPrivacy } from '../domain/privacy.js';
 export type { OutboxPayload, PostAbout, PostKind } from '../domain/outbox-payload.js';
 export type { JobPrivacy } from '../domain/privacy.js';
 
-/** Where a job was started: the slash command, an @mention, or the message shortcut. */
-export type JobOrigin = 'command' | 'mention' | 'shortcut' | 'direct';
+/**
+ * Where a job was started: the slash command, an @mention, the message shortcut, a direct
+ * message, or a Workflow Builder step.
+ */
+export type JobOrigin = 'command' | 'mention' | 'shortcut' | 'direct' | 'workflow';
 
 export interface JobRecord {
   id: number;

@@ -65,6 +65,7 @@ export function createListenerWorld(
     hints: w.hints,
     names: w.deps.names,
     redact: createRedactor(secretsOf(w.config)),
+    steps: { remember: () => undefined },
     socketMode: options.socketMode ?? false,
   };
   return {

@@ -1,7 +1,10 @@
+import { stepText } from '../../blocks/step-texts.js';
+import { keys } from '../../domain/outbox-registry.js';
 import { THREAD_RELEASING_PHASES } from '../../domain/phases.js';
 import type { ChannelAudience } from '../../slack/channel-audience.js';
 import { isDirectMessage } from '../../slack/conversations.js';
-import { mrkdwnToPlain } from '../../slack/mrkdwn.js';
+import { WAIT_LIMIT_MS } from '../../slack/function-steps.js';
+import { type Mrkdwn, mrkdwnToPlain } from '../../slack/mrkdwn.js';
 import type { JobPrivacy, JobRecord } from '../../store/types.js';
 import type { JobContext } from '../job-context.js';
 import type {
@@ -11,9 +14,11 @@ import type {
   ReplyRequest,
   ShortcutRequest,
   StartRequest,
+  StepRequest,
 } from '../requests.js';
 import { filesNote, withFiles } from '../shared-files.js';
 import { withContext } from '../thread-context.js';
+import { stepFailure, stepTriggerKey } from '../workflow-steps.js';
 
 /**
  * How much earlier than it was accepted a message counts as the last use of its assistant pane
@@ -45,6 +50,16 @@ export interface JobAcceptance {
    * `thread_taken` when the message's thread already has a job (nothing recorded).
    */
   acceptShortcut(request: ShortcutRequest): Promise<{ job: number } | 'repeat' | 'thread_taken'>;
+  /**
+   * Records a Workflow Builder step's job: the job (new, or the one the same execution recorded
+   * before: Slack delivers an event again when its answer was lost), or `thread_taken` when the
+   * message it was to reply under already has a job (nothing recorded; the step is failed).
+   */
+  acceptStep(request: StepRequest): Promise<{ job: number; created: boolean } | 'thread_taken'>;
+  /** Fails a step that started nothing (its inputs are unusable), once per execution. */
+  refuseStep(executionId: string, text: Mrkdwn): Promise<void>;
+  /** Records a "Wait for a docs agent job" step, answered by the outbox once the job's run ends. */
+  awaitStep(executionId: string, jobId: number): Promise<void>;
 }
 
 export function createJobAcceptance(
@@ -66,7 +81,12 @@ export function createJobAcceptance(
   /** Records a new job and its first run. */
   const insert = (
     fields: Pick<JobRecord, 'channelId' | 'requesterId' | 'instruction' | 'triggerKey' | 'privacy'> &
-      Partial<Pick<JobRecord, 'origin' | 'threadTs' | 'contextTs' | 'responseUrl' | 'contextChannelId'>> & {
+      Partial<
+        Pick<
+          JobRecord,
+          'origin' | 'threadTs' | 'contextTs' | 'responseUrl' | 'contextChannelId' | 'projectId'
+        >
+      > & {
         teamId: string;
       },
     prompt: string,
@@ -77,7 +97,7 @@ export function createJobAcceptance(
         responseUrl: null,
         ...fields,
         // The channel whose project the job runs on (`CHANNEL_PROJECTS`): the pane's, else its own.
-        projectId: ctx.projectFor(fields.contextChannelId ?? fields.channelId),
+        projectId: fields.projectId ?? ctx.projectFor(fields.contextChannelId ?? fields.channelId),
         pollIntervalMs: ctx.settings.poll.intervalMs,
         owner: ctx.instanceId,
       },
@@ -223,5 +243,44 @@ export function createJobAcceptance(
       if (result.created) return { job: result.job.id };
       return result.job.triggerKey === triggerKey ? 'repeat' : 'thread_taken';
     },
+
+    async acceptStep(request) {
+      const triggerKey = stepTriggerKey(request.executionId);
+      const { job, created } = await insert(
+        {
+          teamId: request.teamId,
+          channelId: request.channelId,
+          requesterId: request.userId,
+          instruction: request.instruction.trim(),
+          triggerKey,
+          origin: 'workflow',
+          threadTs: request.threadTs ?? null,
+          privacy: channelPrivacy(request.channelId),
+          ...(request.projectId ? { projectId: request.projectId } : {}),
+        },
+        mrkdwnToPlain(request.instruction).trim(),
+        null,
+      );
+      if (job.triggerKey !== triggerKey) {
+        await ctx.enqueue([stepFailure(request.executionId, null, stepText.threadHasJob())], now());
+        return 'thread_taken';
+      }
+      if (!created) logger.info('repeated workflow step ignored', { jobId: job.id });
+      return { job: job.id, created };
+    },
+
+    refuseStep: (executionId, text) => ctx.enqueue([stepFailure(executionId, null, text)], now()),
+
+    awaitStep: (executionId, jobId) =>
+      ctx.enqueue(
+        [
+          {
+            jobId: null,
+            dedupeKey: keys.stepWait({ executionId }),
+            payload: { type: 'await_job', executionId, job: jobId, deadline: now() + WAIT_LIMIT_MS },
+          },
+        ],
+        now(),
+      ),
   };
 }

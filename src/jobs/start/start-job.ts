@@ -20,6 +20,7 @@ import type { InstructionChecks } from '../instruction-checks.js';
 import { type JobContext, requesterTarget } from '../job-context.js';
 import { createJobPrivacyChecks } from '../job-privacy.js';
 import { privateNote, rootUpdate, threadPost } from '../outbox-items.js';
+import { stepAnswer } from '../workflow-steps.js';
 
 /** Starting an accepted job: the checks, the status card, and the create call upstream. */
 export interface JobStart {
@@ -59,6 +60,7 @@ export function createJobStart(
       logAgentError(logger, error, { jobId: job.id, op: 'create' });
       const ended = enterPhase(job.phase, isUnknownOutcome(error) ? 'start_unknown' : 'not_started');
       metrics.instruction(job.origin, ended.phase === 'start_unknown' ? 'unknown' : 'failed', 'agent');
+      const said = agentErrorText(error, 'job');
       await ctx.applyQueued(
         {
           jobId: job.id,
@@ -72,10 +74,11 @@ export function createJobStart(
               job,
               key: keys.startError({ jobId: job.id }),
               kind: 'notice',
-              text: md`${userMention(job.requesterId)} ${agentErrorText(error, 'job')}`,
+              text: md`${userMention(job.requesterId)} ${said}`,
               run,
             }),
             ...rootUpdate({ ...job, ...ended }),
+            ...stepAnswer(job, { error: said }),
           ],
         },
         now(),
@@ -96,7 +99,10 @@ export function createJobStart(
               job: patch,
               run: { id: run.id, patch: { state: 'sent', sentAt: at } },
               incrementRunCount: true,
-              enqueue: rootUpdate({ ...job, ...patch }),
+              enqueue: [
+                ...rootUpdate({ ...job, ...patch }),
+                ...stepAnswer(job, { threadTs: job.threadTs ?? '' }),
+              ],
             },
             at,
           ),
@@ -140,7 +146,10 @@ export function createJobStart(
           jobId: job.id,
           job: { ...enterPhase(job.phase, 'not_started'), lastError: `root post failed: ${code}` },
           run: { id: run.id, patch: { state: 'failed', error: `root post failed: ${code}` } },
-          enqueue: [privateNote(job.id, keys.startRefused({ jobId: job.id }), requesterTarget(job), note)],
+          enqueue: [
+            privateNote(job.id, keys.startRefused({ jobId: job.id }), requesterTarget(job), note),
+            ...stepAnswer(job, { error: note }),
+          ],
         },
         now(),
       );
@@ -214,7 +223,10 @@ export function createJobStart(
           jobId: job.id,
           job: { ...enterPhase(job.phase, 'not_started'), lastError: 'refused' },
           run: { id: run.id, patch: { state: 'failed', error: 'refused' } },
-          enqueue: [privateNote(job.id, keys.refused({ jobId: job.id }), requesterTarget(job), refused)],
+          enqueue: [
+            privateNote(job.id, keys.refused({ jobId: job.id }), requesterTarget(job), refused),
+            ...stepAnswer(job, { error: refused }),
+          ],
         },
         now(),
       );

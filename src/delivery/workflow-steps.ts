@@ -1,0 +1,96 @@
+import { waitText } from '../blocks/step-texts.js';
+import type { StepCompletion, StepWait } from '../domain/outbox-payload.js';
+import { ENDED } from '../domain/phases.js';
+import { isPublicJob } from '../domain/privacy.js';
+import type { Logger } from '../logging/logger.js';
+import {
+  isExecutionClosed,
+  type StepCompleter,
+  type StepResult,
+  WAIT_LIMIT_MS,
+} from '../slack/function-steps.js';
+import { permalink } from '../slack/permalink.js';
+import type { JobRecord, OutboxItem, Store } from '../store/types.js';
+
+/** What delivering a step item came to: done, given up (Slack's code), or look again at `laterAt`. */
+export type StepDelivery = undefined | string | { laterAt: number };
+
+export interface StepSenderOptions {
+  store: Pick<Store, 'getJob'>;
+  steps: Pick<StepCompleter, 'complete'>;
+  /** The workspace's address (auth.test's `url`), for thread links; undefined when Slack cannot say. */
+  workspaceUrl: () => Promise<string | undefined>;
+  logger: Logger;
+  /** How often a "Wait for a docs agent job" step looks at its job again, in milliseconds. */
+  checkEveryMs: number;
+  now: () => number;
+}
+
+/**
+ * Delivers the outbox's Workflow Builder items: a "Start a docs agent job" step's answer, and a
+ * "Wait for a docs agent job" step, which looks at its job until the job's run ends or the step's
+ * time is up. The outputs are named and typed as the manifest's `output_parameters`.
+ */
+export function createStepSender(options: StepSenderOptions) {
+  const { store, steps, logger, now } = options;
+
+  const threadLink = async (channel: string, threadTs: string | null) =>
+    threadTs ? permalink(await options.workspaceUrl(), channel, threadTs) : undefined;
+
+  async function startResult(payload: StepCompletion): Promise<StepResult> {
+    const { result } = payload;
+    if ('error' in result) return { error: result.error };
+    const link = await threadLink(result.channel, result.threadTs);
+    return {
+      outputs: {
+        job_id: result.job,
+        channel_id: result.channel,
+        thread_ts: result.threadTs,
+        ...(link ? { thread_link: link } : {}),
+      },
+    };
+  }
+
+  /** The wait's answer once the job's run has ended, or undefined while it is still going. */
+  async function waitResult(job: JobRecord | undefined, payload: StepWait): Promise<StepResult | undefined> {
+    // Only jobs a step started, whose id the workflow was given: never any job by its number.
+    if (job?.origin !== 'workflow') return { error: waitText.noSuchJob() };
+    const link = await threadLink(job.channelId, job.threadTs);
+    if (ENDED.has(job.phase) && job.lastOutcome === null) return { error: waitText.neverStarted(link) };
+    if (job.phase === 'idle' || ENDED.has(job.phase)) {
+      return {
+        outputs: {
+          job_id: job.id,
+          status: job.lastOutcome ?? job.phase,
+          ...(link ? { thread_link: link } : {}),
+          // What a workflow passes on may reach people who cannot read the job's channel.
+          ...(job.prLink && isPublicJob(job) ? { pull_request_link: job.prLink } : {}),
+        },
+      };
+    }
+    if (now() < payload.deadline) return undefined;
+    return { error: waitText.stillRunning(Math.round(WAIT_LIMIT_MS / 60_000), link) };
+  }
+
+  return {
+    async send(item: OutboxItem, payload: StepCompletion | StepWait): Promise<StepDelivery> {
+      let result: StepResult | undefined;
+      if (payload.type === 'complete_step') result = await startResult(payload);
+      else {
+        result = await waitResult(await store.getJob(payload.job), payload);
+        if (!result) return { laterAt: Math.min(now() + options.checkEveryMs, payload.deadline) };
+      }
+      try {
+        await steps.complete(payload.executionId, result, now());
+      } catch (error) {
+        if (!isExecutionClosed(error)) throw error;
+        // An earlier attempt whose answer was lost may have completed it; otherwise Slack ended
+        // the step first (its time limit): nothing is left to answer either way.
+        if (item.attempts > 1) return undefined;
+        logger.warn('a workflow step ended before it was answered', { outboxId: item.id, jobId: item.jobId });
+        return 'execution_closed';
+      }
+      return undefined;
+    },
+  };
+}

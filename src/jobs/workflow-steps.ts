@@ -1,0 +1,55 @@
+import { keys } from '../domain/outbox-registry.js';
+import { type Mrkdwn, mrkdwnToPlain } from '../slack/mrkdwn.js';
+import type { JobRecord, NewOutboxItem } from '../store/types.js';
+
+/*
+ * A job started by a Workflow Builder step ("Start a docs agent job") answers the step once its
+ * start is settled: the job exists upstream, or it was refused or failed. The answer is an outbox
+ * item queued in the same write as the job's phase change, so it is sent exactly once, after a
+ * restart too, and never before the job's fate is recorded.
+ */
+
+const STEP_TRIGGER_PREFIX = 'step:';
+
+/** The trigger key of a job a step started: its execution id, so a re-delivery is a repeat. */
+export const stepTriggerKey = (executionId: string) => `${STEP_TRIGGER_PREFIX}${executionId}`;
+
+/** The step execution that started a job, if a step did. */
+export function stepExecutionOf(job: Pick<JobRecord, 'origin' | 'triggerKey'>): string | undefined {
+  if (job.origin !== 'workflow' || !job.triggerKey.startsWith(STEP_TRIGGER_PREFIX)) return undefined;
+  return job.triggerKey.slice(STEP_TRIGGER_PREFIX.length);
+}
+
+/** A step's failure, once per execution: for a job it started, or for one it could not record. */
+export function stepFailure(executionId: string, jobId: number | null, error: Mrkdwn): NewOutboxItem {
+  return {
+    jobId,
+    dedupeKey: keys.stepCompleted({ executionId }),
+    // Slack shows the error as plain text in the workflow's activity.
+    payload: { type: 'complete_step', executionId, result: { error: mrkdwnToPlain(error).trim() } },
+  };
+}
+
+/**
+ * The step's answer, for a job a step started (nothing otherwise): success once the agent has
+ * the job (`threadTs`: its thread), or failure with the words its requester is told.
+ */
+export function stepAnswer(
+  job: Pick<JobRecord, 'id' | 'origin' | 'triggerKey' | 'channelId'>,
+  outcome: { threadTs: string } | { error: Mrkdwn },
+): NewOutboxItem[] {
+  const executionId = stepExecutionOf(job);
+  if (executionId === undefined) return [];
+  if ('error' in outcome) return [stepFailure(executionId, job.id, outcome.error)];
+  return [
+    {
+      jobId: job.id,
+      dedupeKey: keys.stepCompleted({ executionId }),
+      payload: {
+        type: 'complete_step',
+        executionId,
+        result: { job: job.id, channel: job.channelId, threadTs: outcome.threadTs },
+      },
+    },
+  ];
+}

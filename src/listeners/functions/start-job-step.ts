@@ -1,0 +1,97 @@
+import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
+import { z } from 'zod';
+import { text } from '../../blocks/messages.js';
+import { stepText } from '../../blocks/step-texts.js';
+import { isDirectMessage } from '../../slack/conversations.js';
+import { mrkdwnToPlain } from '../../slack/mrkdwn.js';
+import { runRecorded } from '../background.js';
+import { failedFields } from '../events/unreadable.js';
+import type { ListenerDeps } from '../types.js';
+import { optionalInput, stepEventSchema } from './step-event.js';
+
+/** The step's callback_id: the key of its definition under the manifest's `functions`. */
+export const START_STEP_CALLBACK_ID = 'start_docs_agent_job';
+
+/** Slack re-delivers an event whose answer was an error at most this many times. */
+const SLACK_EVENT_RETRIES = 3;
+
+/** The step's inputs, named as the manifest's `input_parameters`. */
+const inputsSchema = z.object({
+  instruction: z.string().default(''),
+  channel_id: z.string().min(1),
+  user_id: z.string().min(1),
+  thread_ts: optionalInput,
+  project: optionalInput,
+});
+
+/**
+ * "Start a docs agent job" run by a workflow: records the job for the person the workflow names
+ * in the channel it names, and starts it like a typed command (every check of the job start
+ * applies). The step is answered once the start is settled, by the outbox (see
+ * `jobs/workflow-steps.ts`): with the job's id and thread, or with the refusal a person would get.
+ */
+export function startJobStep(deps: ListenerDeps) {
+  return async ({
+    event,
+    body,
+    context,
+    fail,
+  }: SlackEventMiddlewareArgs<'function_executed'> & AllMiddlewareArgs) => {
+    const parsedEvent = stepEventSchema.safeParse(event);
+    if (!parsedEvent.success) {
+      deps.logger.warn('workflow step event not understood', { fields: failedFields(parsedEvent.error) });
+      return;
+    }
+    const step = parsedEvent.data;
+    const executionId = step.function_execution_id;
+    if (step.bot_access_token) deps.steps.remember(executionId, step.bot_access_token, Date.now());
+    const parsed = inputsSchema.safeParse(step.inputs);
+    const problem = !parsed.success
+      ? stepText.notUnderstood()
+      : !mrkdwnToPlain(parsed.data.instruction).trim()
+        ? stepText.noInstruction()
+        : isDirectMessage(parsed.data.channel_id)
+          ? stepText.direct()
+          : parsed.data.project && !knownProject(deps, parsed.data.project)
+            ? stepText.unknownProject()
+            : undefined;
+    if (!parsed.success) {
+      // Which inputs failed, never their values (what a workflow was given).
+      deps.logger.warn('workflow step inputs not understood', { fields: failedFields(parsed.error) });
+    }
+    try {
+      if (problem || !parsed.success)
+        return await deps.jobs.refuseStep(executionId, problem ?? stepText.notUnderstood());
+      const inputs = parsed.data;
+      const accepted = await deps.jobs.acceptStep({
+        teamId: (body as { team_id?: string }).team_id ?? context.teamId ?? '',
+        userId: inputs.user_id,
+        channelId: inputs.channel_id,
+        threadTs: inputs.thread_ts,
+        instruction: inputs.instruction,
+        projectId: inputs.project,
+        executionId,
+      });
+      if (typeof accepted === 'object' && accepted.created) {
+        const id = accepted.job;
+        runRecorded(deps, 'start job', () => deps.jobs.startJob(id), { jobId: id });
+      }
+    } catch (error) {
+      // Over HTTP the error answer makes Slack deliver the event again; when none will come,
+      // the step is failed now, so the workflow does not wait for an answer that never comes.
+      const lastChance = deps.socketMode || (context.retryNum ?? 0) >= SLACK_EVENT_RETRIES;
+      deps.logger.error('could not record a workflow step', { error, redeliveryExpected: !lastChance });
+      if (!lastChance) throw error;
+      await fail({ error: mrkdwnToPlain(text.notRecorded()) }).catch((failed: unknown) =>
+        deps.logger.error('could not fail a workflow step', { error: failed }),
+      );
+    }
+  };
+}
+
+/** A project the step may name: the deployment's default one, or one a channel runs on. */
+function knownProject(deps: ListenerDeps, project: string): boolean {
+  return (
+    project === deps.config.agent.projectId || [...deps.config.channelProjects.values()].includes(project)
+  );
+}

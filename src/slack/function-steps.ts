@@ -1,0 +1,89 @@
+import type { WebClient } from '@slack/web-api';
+import { SlackCallError, toSlackCallError } from './slack-errors.js';
+
+/**
+ * Slack's answer to a Workflow Builder step: `functions.completeSuccess` with the step's outputs
+ * (named and typed as the manifest's `output_parameters`), or `functions.completeError` with a
+ * message Slack shows in the workflow's activity.
+ */
+export type StepResult = { outputs: Record<string, string | number> } | { error: string };
+
+/**
+ * How long Slack keeps a step execution's token: until the step completes, or 15 minutes, in
+ * milliseconds. A step still open after that cannot be completed with it.
+ */
+export const STEP_TOKEN_MS = 15 * 60_000;
+
+/**
+ * How long a "Wait for a docs agent job" step waits before failing, in milliseconds: under
+ * {@link STEP_TOKEN_MS}, so the step fails with a reason instead of running out of time.
+ */
+export const WAIT_LIMIT_MS = 14 * 60_000;
+
+/** Errors that say the execution cannot take an answer any more (it ended, or never existed). */
+const EXECUTION_CLOSED = new Set(['execution_not_in_running_state', 'function_execution_not_found']);
+/** Errors of a step's own token that the app's bot token may not have. */
+const TOKEN_REFUSED = new Set([
+  'invalid_auth',
+  'not_authed',
+  'token_expired',
+  'token_revoked',
+  'account_inactive',
+]);
+
+/** Whether Slack refused an answer because the execution is already over. */
+export const isExecutionClosed = (error: unknown): boolean =>
+  error instanceof SlackCallError && EXECUTION_CLOSED.has(error.code);
+
+export interface StepCompleter {
+  /**
+   * Keeps the token Slack sent with a step execution, in memory only and for at most
+   * {@link STEP_TOKEN_MS}: it is a secret, and it is worthless after that.
+   */
+  remember(executionId: string, token: string, now: number): void;
+  /**
+   * Answers the step. With the execution's own token while this process holds it, as Slack's
+   * custom steps expect; after a restart (or once it is refused) with the app's bot token. Throws
+   * {@link SlackCallError}.
+   */
+  complete(executionId: string, result: StepResult, now: number): Promise<void>;
+}
+
+export function createStepCompleter(client: WebClient): StepCompleter {
+  const tokens = new Map<string, { token: string; until: number }>();
+
+  const forget = (now: number) => {
+    for (const [id, held] of tokens) if (held.until <= now) tokens.delete(id);
+  };
+
+  async function call(executionId: string, result: StepResult, token: string | undefined): Promise<void> {
+    const method = 'error' in result ? 'functions.completeError' : 'functions.completeSuccess';
+    const common = { function_execution_id: executionId, ...(token ? { token } : {}) };
+    try {
+      if ('error' in result) await client.functions.completeError({ ...common, error: result.error });
+      else await client.functions.completeSuccess({ ...common, outputs: result.outputs });
+    } catch (error) {
+      throw toSlackCallError(method, error);
+    }
+  }
+
+  return {
+    remember(executionId, token, now) {
+      forget(now);
+      tokens.set(executionId, { token, until: now + STEP_TOKEN_MS });
+    },
+
+    async complete(executionId, result, now) {
+      forget(now);
+      const held = tokens.get(executionId)?.token;
+      try {
+        await call(executionId, result, held);
+      } catch (error) {
+        if (!(held && error instanceof SlackCallError && TOKEN_REFUSED.has(error.code))) throw error;
+        await call(executionId, result, undefined);
+      }
+      // Spent: Slack revokes it once the step completes.
+      tokens.delete(executionId);
+    },
+  };
+}
