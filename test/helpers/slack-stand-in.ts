@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { blockProblems, viewProblems } from './block-kit.js';
 import { listen } from './http.js';
+import { createStepLedger } from './workflow-steps.js';
 
 export const TEAM_ID = 'T0TEST';
 export const BOT_USER_ID = 'U0BOT';
@@ -76,6 +77,8 @@ export async function startSlackStandIn(
   } = {},
 ) {
   const botToken = options.botToken ?? BOT_TOKEN;
+  /** Workflow Builder steps: the tokens given to executions, and the answers received. */
+  const steps = createStepLedger();
   const calls: SlackCall[] = [];
   const responses: { path: string; body: Record<string, unknown> }[] = [];
   const messages: StoredMessage[] = [];
@@ -159,6 +162,9 @@ export async function startSlackStandIn(
 
   const methods: Record<string, (args: Record<string, unknown>) => Record<string, unknown>> = {
     'apps.connections.open': () => ({ ok: false, error: 'invalid_auth' }),
+    // Answered by the step ledger, which knows which token the call carried.
+    'functions.completeSuccess': () => ({ ok: true }),
+    'functions.completeError': () => ({ ok: true }),
     'auth.test': () => ({
       ok: true,
       team_id: TEAM_ID,
@@ -326,7 +332,10 @@ export async function startSlackStandIn(
       const ok = options.socketModeUrl && req.headers.authorization === `Bearer ${options.appToken}`;
       return send(res, ok ? { ok: true, url: options.socketModeUrl } : { ok: false, error: 'invalid_auth' });
     }
-    if (req.headers.authorization !== `Bearer ${botToken}`) {
+    const bearer = (req.headers.authorization ?? '').replace(/^Bearer /, '');
+    // A step execution's token is good for answering that step, and nothing else.
+    const stepToken = method.startsWith('functions.') && steps.isFunctionToken(bearer);
+    if (bearer !== botToken && !stepToken) {
       send(res, { ok: false, error: 'invalid_auth' });
       return;
     }
@@ -355,7 +364,8 @@ export async function startSlackStandIn(
         fault.retryAfter !== undefined ? { 'retry-after': String(fault.retryAfter) } : {},
       );
     }
-    const answer = handler(args);
+    const stepAnswer = steps.methods[method as keyof typeof steps.methods];
+    const answer = stepAnswer ? stepAnswer(args, stepToken ? 'function' : 'bot') : handler(args);
     if (fault && 'acceptThenHang' in fault) {
       res.socket?.destroy();
       return;
@@ -387,6 +397,8 @@ export async function startSlackStandIn(
     privateChannels,
     /** Modals the bot opened. */
     views,
+    /** Workflow Builder steps: tokens Slack gave executions, and the answers it accepted. */
+    steps,
     homes,
     /** Queues faults for the next calls of `method`, in order. */
     fail(method: string, ...queued: SlackFault[]) {

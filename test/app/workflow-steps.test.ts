@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import { refusalText, text } from '../../src/blocks/messages.js';
+import { START_STEP_CALLBACK_ID } from '../../src/listeners/functions/start-job-step.js';
+import { mrkdwnToPlain } from '../../src/slack/mrkdwn.js';
+import { useHarness } from '../helpers/harness.js';
+import { waitFor } from '../helpers/http.js';
+import { eventEnvelope } from '../helpers/payloads.js';
+import { postSigned } from '../helpers/signing.js';
+import { outputProblems } from '../helpers/step-outputs.js';
+import { functionExecuted } from '../helpers/workflow-steps.js';
+
+const h = useHarness({ MAX_PROMPT_CHARS: '200' });
+
+/** Looks like a step execution's token, and is fake. */
+const STEP_TOKEN = 'xwfp-0000000000-test-step-token';
+let executions = 0;
+
+/** Slack running the "Start a docs agent job" step, as a signed Events API request. */
+async function runStep(inputs: Record<string, unknown>, executionId = `Fx0TEST${++executions}`) {
+  h.slack.steps.functionTokens.set(STEP_TOKEN, executionId);
+  const event = functionExecuted({
+    callbackId: START_STEP_CALLBACK_ID,
+    executionId,
+    inputs,
+    token: STEP_TOKEN,
+  });
+  const eventId = `Ev${executionId}`;
+  const send = (retry?: number) =>
+    postSigned(h.base(), eventEnvelope(event, { event_id: eventId }), {
+      contentType: 'application/json',
+      ...(retry
+        ? { headers: { 'x-slack-retry-num': String(retry), 'x-slack-retry-reason': 'timeout' } }
+        : {}),
+    });
+  const res = await send();
+  return { executionId, res, redeliver: (retry = 1) => send(retry) };
+}
+
+const defaults = { instruction: 'Document the new export API', channel_id: 'C0DOCS', user_id: 'U0ALICE' };
+
+const answerOf = (executionId: string) =>
+  waitFor('the step answered', () => h.slack.steps.completionsOf(executionId)[0]);
+
+describe('the "Start a docs agent job" step', () => {
+  it('starts the job in the channel and completes with outputs of the manifest types', async () => {
+    const { executionId, res } = await runStep(defaults);
+    expect(res.status).toBe(200);
+    const answer = await answerOf(executionId);
+    expect(answer.method).toBe('functions.completeSuccess');
+    // The execution's own token, as Slack's custom steps expect.
+    expect(answer.token).toBe('function');
+    expect(outputProblems(START_STEP_CALLBACK_ID, answer.outputs ?? {})).toEqual([]);
+    expect(h.agent.requestsFor('create')).toHaveLength(1);
+    const root = h.slack.messages.find((m) => m.channel === 'C0DOCS' && m.ts === answer.outputs?.thread_ts);
+    expect(root?.text).toContain('Document the new export API');
+    expect(answer.outputs?.thread_link).toBe(
+      `https://test-team.slack.com/archives/C0DOCS/p${String(answer.outputs?.thread_ts).replace('.', '')}`,
+    );
+    const job = await h.app.store.getJob(Number(answer.outputs?.job_id));
+    expect(job).toMatchObject({ origin: 'workflow', requesterId: 'U0ALICE', phase: 'active' });
+  });
+
+  it('replies under the message the workflow names', async () => {
+    const { executionId } = await runStep({ ...defaults, thread_ts: '1700000000.000100' });
+    const answer = await answerOf(executionId);
+    expect(answer.outputs?.thread_ts).toBe('1700000000.000100');
+    expect(h.slack.threadPosts('1700000000.000100').length).toBeGreaterThan(0);
+  });
+
+  it('is one job and one answer when Slack delivers the event again', async () => {
+    const { executionId, redeliver } = await runStep(defaults);
+    await redeliver(1);
+    await answerOf(executionId);
+    await redeliver(2);
+    await h.settled();
+    expect(h.agent.requestsFor('create')).toHaveLength(1);
+    expect(h.slack.steps.completionsOf(executionId)).toHaveLength(1);
+    expect(h.slack.callsTo('functions.completeSuccess')).toHaveLength(1);
+  });
+
+  it('fails the step with the refusal a person gets, and starts nothing', async () => {
+    h.slack.guests.add('U0GUEST');
+    const { executionId } = await runStep({ ...defaults, user_id: 'U0GUEST' });
+    const answer = await answerOf(executionId);
+    expect(answer.method).toBe('functions.completeError');
+    expect(answer.error).toBe(mrkdwnToPlain(refusalText({ reason: 'guest' })).trim());
+    await h.settled();
+    expect(h.agent.requestsFor('create')).toHaveLength(0);
+  });
+
+  it('fails the step when the instruction is too long, in the words a person gets', async () => {
+    const { executionId } = await runStep({ ...defaults, instruction: 'x'.repeat(201) });
+    const answer = await answerOf(executionId);
+    expect(answer.error).toBe(mrkdwnToPlain(text.promptTooLong(201, 200)).trim());
+    expect(h.agent.requestsFor('create')).toHaveLength(0);
+  });
+
+  it('fails the step when the agent API refuses the job it recorded', async () => {
+    h.agent.fail('create', { status: 400, body: JSON.stringify({ error: 'Prompt not accepted' }) });
+    const { executionId } = await runStep(defaults);
+    const answer = await answerOf(executionId);
+    expect(answer.method).toBe('functions.completeError');
+    expect(answer.error).toContain('Prompt not accepted');
+    const job = (await h.app.store.recentJobs({ requesterId: 'U0ALICE' }, 1))[0];
+    expect(job?.phase).toBe('not_started');
+    // The same words as the job's thread gives its requester.
+    const post = await waitFor('the thread explains', () => h.slack.threadPosts(job?.threadTs ?? '')[0]);
+    expect(mrkdwnToPlain(post.text)).toContain(answer.error);
+  });
+
+  it('fails the step when the bot cannot post in the channel', async () => {
+    h.slack.fail('chat.postMessage', { error: 'not_in_channel' });
+    const { executionId } = await runStep(defaults);
+    const answer = await answerOf(executionId);
+    expect(answer.error).toBe(mrkdwnToPlain(text.notInChannel('C0DOCS')).trim());
+  });
+
+  it('fails at once, recording nothing, when the instruction is empty or the project unknown', async () => {
+    const empty = await runStep({ ...defaults, instruction: '  ' });
+    const unknown = await runStep({ ...defaults, project: 'proj_elsewhere' });
+    expect((await answerOf(empty.executionId)).error).toContain('instruction is empty');
+    expect((await answerOf(unknown.executionId)).error).toContain('does not serve the documentation project');
+    expect(await h.app.store.recentJobs({ requesterId: 'U0ALICE' }, 5)).toEqual([]);
+  });
+
+  it('never writes the step token to the logs', async () => {
+    const { executionId } = await runStep(defaults);
+    await answerOf(executionId);
+    expect(h.logs.filter((line) => line.includes(STEP_TOKEN))).toEqual([]);
+  });
+});
