@@ -5,6 +5,8 @@ import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { SHORTCUT_CALLBACK_ID } from '../src/blocks/send-modal.js';
+import { START_STEP_CALLBACK_ID } from '../src/listeners/functions/start-job-step.js';
+import { WAIT_STEP_CALLBACK_ID } from '../src/listeners/functions/wait-job-step.js';
 
 // ajv-formats is CommonJS with `exports.default`; under NodeNext the default import is the whole module.
 const addFormats = addFormatsModule.default;
@@ -30,7 +32,10 @@ interface Manifest {
     event_subscriptions?: { request_url?: string; bot_events?: string[] };
     interactivity?: { is_enabled: boolean; request_url?: string };
     socket_mode_enabled?: boolean;
+    org_deploy_enabled?: boolean;
+    function_runtime?: string;
   };
+  functions?: Record<string, { input_parameters: Record<string, { type: string; is_required?: boolean }> }>;
   [key: string]: unknown;
 }
 
@@ -152,6 +157,21 @@ describe('manifest.yml', () => {
         expect(scopes, `${method} needs the ${scope} bot scope`).toContain(scope);
       }
     }
+  });
+
+  it('declares the Workflow Builder steps the app listens for, run by the app itself', () => {
+    const manifest = loadManifest();
+    expect(Object.keys(manifest.functions ?? {}).sort()).toEqual(
+      [START_STEP_CALLBACK_ID, WAIT_STEP_CALLBACK_ID].sort(),
+    );
+    expect(manifest.settings?.event_subscriptions?.bot_events).toContain('function_executed');
+    // Workflow Builder lists an app's steps only when it is deployed to the organisation.
+    expect(manifest.settings?.org_deploy_enabled).toBe(true);
+    expect(manifest.settings?.function_runtime).toBe('remote');
+    const start = manifest.functions?.[START_STEP_CALLBACK_ID]?.input_parameters ?? {};
+    expect(start.instruction).toMatchObject({ type: 'string', is_required: true });
+    expect(start.channel_id).toMatchObject({ type: 'slack#/types/channel_id', is_required: true });
+    expect(start.user_id).toMatchObject({ type: 'slack#/types/user_id', is_required: true });
   });
 
   it('points every request URL at POST /slack/events when Socket Mode is off', () => {

@@ -50,6 +50,11 @@ describe('outbox item keys', () => {
     expect(unkeyedPostKey(12)).toBe('outbox-12');
   });
 
+  it('are the keys of Workflow Builder steps: one answer per step execution', () => {
+    expect(keys.stepCompleted({ executionId: 'Fx0123ABC' })).toBe('step:Fx0123ABC');
+    expect(keys.stepWait({ executionId: 'Fx0123ABC' })).toBe('step-wait:Fx0123ABC');
+  });
+
   it('are the keys of edits, deletions and shared files', () => {
     expect(keys.editedLate({ runId: 41, version: '1700000300.000200' })).toBe(
       'edited-late:41:1700000300.000200',

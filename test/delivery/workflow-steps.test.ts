@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { createStepSender } from '../../src/delivery/workflow-steps.js';
+import type { StepWait } from '../../src/domain/outbox-payload.js';
+import { createLogger } from '../../src/logging/logger.js';
+import { type StepResult, WAIT_LIMIT_MS } from '../../src/slack/function-steps.js';
+import { SlackCallError } from '../../src/slack/slack-errors.js';
+import type { JobRecord, OutboxItem } from '../../src/store/types.js';
+import { jobRecord } from '../helpers/job-record.js';
+
+const START = 1_700_000_000_000;
+
+/** A sender whose clock, job and Slack answer the test sets; the answers it gave are kept. */
+function world(job: JobRecord, slackError?: SlackCallError) {
+  let at = START;
+  const answers: { executionId: string; result: StepResult }[] = [];
+  const sender = createStepSender({
+    store: { getJob: async (id) => (id === job.id ? job : undefined) },
+    steps: {
+      complete: async (executionId, result) => {
+        if (slackError) throw slackError;
+        answers.push({ executionId, result });
+      },
+    },
+    workspaceUrl: async () => 'https://acme.slack.com/',
+    logger: createLogger({ level: 'error', secrets: [], write: () => undefined }),
+    checkEveryMs: 10_000,
+    now: () => at,
+  });
+  const wait: StepWait = {
+    type: 'await_job',
+    executionId: 'Fx1',
+    job: job.id,
+    deadline: START + WAIT_LIMIT_MS,
+  };
+  const item = (attempts: number) =>
+    ({ id: 5, jobId: null, attempts, payload: wait }) as unknown as OutboxItem;
+  return {
+    answers,
+    send: (attempts = 1) => sender.send(item(attempts), wait),
+    advance: (ms: number) => {
+      at += ms;
+    },
+  };
+}
+
+const workflowJob = (fields: Partial<JobRecord> = {}) =>
+  jobRecord({ id: 3, origin: 'workflow', triggerKey: 'step:Fx0', ...fields });
+
+describe('a "Wait for a docs agent job" step', () => {
+  it('looks again later while the job works, never past its deadline', async () => {
+    const w = world(workflowJob());
+    expect(await w.send()).toEqual({ laterAt: START + 10_000 });
+    w.advance(WAIT_LIMIT_MS - 4_000);
+    expect(await w.send()).toEqual({ laterAt: START + WAIT_LIMIT_MS });
+    expect(w.answers).toEqual([]);
+  });
+
+  it('fails with a reason at its deadline, before Slack ends the step', async () => {
+    const w = world(workflowJob());
+    w.advance(WAIT_LIMIT_MS);
+    expect(await w.send()).toBeUndefined();
+    expect(w.answers).toHaveLength(1);
+    const result = w.answers[0]?.result;
+    expect(result && 'error' in result && result.error).toContain('still working after 14 minutes');
+    expect(result && 'error' in result && result.error).toContain('https://acme.slack.com/archives/C0DOCS/');
+  });
+
+  it('keeps the pull request out of the outputs of a job in a private channel', async () => {
+    const w = world(
+      workflowJob({
+        phase: 'idle',
+        lastOutcome: 'completed_pr',
+        prLink: 'https://x/pr/1',
+        privacy: 'private',
+      }),
+    );
+    await w.send();
+    expect(w.answers[0]?.result).toEqual({
+      outputs: { job_id: 3, status: 'completed_pr', thread_link: expect.any(String) },
+    });
+  });
+
+  it('counts an execution Slack already closed as answered on a later attempt, and gives up on a first', async () => {
+    const closed = new SlackCallError('functions.completeSuccess', 'execution_not_in_running_state', {
+      platform: true,
+    });
+    const ended = workflowJob({ phase: 'idle', lastOutcome: 'completed_no_changes' });
+    expect(await world(ended, closed).send(2)).toBeUndefined();
+    expect(await world(ended, closed).send(1)).toBe('execution_closed');
+  });
+});
