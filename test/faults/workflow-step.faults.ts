@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { START_STEP_CALLBACK_ID } from '../../src/listeners/functions/start-job-step.js';
+import { waitFor } from '../helpers/http.js';
+import { eventEnvelope } from '../helpers/payloads.js';
+import type { SlackCall } from '../helpers/slack-stand-in.js';
+import { functionExecuted } from '../helpers/workflow-steps.js';
+import { sendTo } from './app-process.js';
+import { createWorld } from './world.js';
+
+/** Looks like a step execution's token, and is fake. */
+const STEP_TOKEN = 'xwfp-0000000000-fault-step-token';
+
+const isRootPost = (c: SlackCall) =>
+  c.method === 'chat.postMessage' &&
+  (c.args.metadata as { event_type?: string } | undefined)?.event_type === 'docs_agent_root';
+const isAnswer = (c: SlackCall) => c.method.startsWith('functions.complete');
+
+/** Where the process is killed: the step is recorded (acknowledged) by then, and not yet answered. */
+const POINTS: { name: string; slack?: (c: SlackCall) => boolean; create?: true; afterAnswer: boolean }[] = [
+  { name: 'recorded, before the status card', slack: isRootPost, afterAnswer: false },
+  { name: 'after the status card, before the create call', slack: isRootPost, afterAnswer: true },
+  { name: 'after the create call, before it is recorded', create: true, afterAnswer: true },
+  { name: 'answer queued, before Slack has it', slack: isAnswer, afterAnswer: false },
+  { name: 'Slack has the answer, before it is marked delivered', slack: isAnswer, afterAnswer: true },
+];
+
+let serial = 0;
+
+describe('SIGKILL while a Workflow Builder step starts a job, then a restart', () => {
+  for (const point of POINTS) {
+    it(`${point.name}: the step is answered exactly once`, async () => {
+      let killed = false;
+      const fire = () => {
+        if (killed) return false;
+        killed = true;
+        world.app.kill();
+        return true;
+      };
+      const world = await createWorld({
+        slackHooks: {
+          before: (c) => (point.slack?.(c) && !point.afterAnswer && fire() ? 'drop' : undefined),
+          after: (c) => void (point.slack?.(c) && point.afterAnswer && fire()),
+        },
+        agentHooks: { after: (op) => void (point.create && op === 'create' && fire()) },
+      });
+      try {
+        await world.start();
+        const executionId = `Fx0FAULT${++serial}`;
+        world.slack.steps.functionTokens.set(STEP_TOKEN, executionId);
+        const event = functionExecuted({
+          callbackId: START_STEP_CALLBACK_ID,
+          executionId,
+          inputs: {
+            instruction: `Check the changelog ${serial}`,
+            channel_id: 'C0GENERAL',
+            user_id: 'U0ALICE',
+          },
+          token: STEP_TOKEN,
+        });
+        const body = eventEnvelope(event, { event_id: `Ev${executionId}` });
+        // Recorded before Slack has its answer: the kill points all come after this.
+        expect(await sendTo(world.app, body, 'application/json')).toBe(true);
+        await waitFor('the kill', () => killed, 10_000);
+        await world.app.exited;
+        await world.start();
+        // Slack delivers the event again when an answer was lost; here it had one, but a
+        // re-delivery must change nothing either way.
+        await sendTo(world.app, body, 'application/json', { 'x-slack-retry-num': '1' });
+        await world.settle();
+        const answers = world.slack.steps.completionsOf(executionId);
+        expect(answers, JSON.stringify(answers)).toHaveLength(1);
+        expect(world.agent.requestsFor('create').length).toBeLessThanOrEqual(1);
+        // One status card; and the answer sent once, or twice only when the first one's
+        // delivery was cut off after Slack had it (Slack then refuses the second).
+        expect(world.slack.messages.filter((m) => m.metadata?.event_type === 'docs_agent_root')).toHaveLength(
+          1,
+        );
+        const sent = world.slack.calls.filter(isAnswer).length;
+        expect(sent).toBe(point.slack === isAnswer && point.afterAnswer ? 2 : 1);
+        if (point.create) {
+          // Nobody can say whether a create call cut off before it was recorded reached the
+          // agent: the step fails with the words the thread gives, rather than guess.
+          expect(answers[0]?.method).toBe('functions.completeError');
+          expect(answers[0]?.error).toContain('cannot tell whether the docs agent received it');
+        } else {
+          expect(answers[0]?.method).toBe('functions.completeSuccess');
+          expect(answers[0]?.outputs?.job_id).toBe(1);
+        }
+        expect(await world.app.stop()).toBe(0);
+      } finally {
+        await world.close();
+      }
+    });
+  }
+});
