@@ -6,7 +6,6 @@ import { createMembership, newInstanceId } from './cluster/membership.js';
 import type { Config } from './config/config.js';
 import { notifyChannelFor, secretsOf } from './config/config.js';
 import { createOutbox } from './delivery/outbox.js';
-import { createStepSender } from './delivery/workflow-steps.js';
 import { createHomePublisher } from './home/home-publisher.js';
 import { createHealth } from './http/health.js';
 import { countNotRecorded } from './jobs/count-not-recorded.js';
@@ -21,7 +20,6 @@ import { createPoller } from './poller/poller.js';
 import { createSlackApp } from './slack/bolt-app.js';
 import { createChannelAudiences } from './slack/channel-audience.js';
 import { slackClientOptions } from './slack/client-options.js';
-import { createStepCompleter } from './slack/function-steps.js';
 import { createSlackGateway } from './slack/gateway.js';
 import { createIdentity } from './slack/identity.js';
 import { redactingGateway } from './slack/redaction.js';
@@ -34,6 +32,7 @@ import { createTaskTracker, type TaskTrackerOptions } from './util/tasks.js';
 import { withTimeout } from './util/timeout.js';
 import { createYieldGate, gated } from './util/yield-gate.js';
 import { warmStart } from './warm-start.js';
+import { createWorkflowSteps } from './workflow-builder.js';
 
 /** How long shutdown lets in-flight work finish before closing anyway, in milliseconds. */
 export const SHUTDOWN_GRACE_MS = 7_000;
@@ -143,18 +142,10 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   // Built bottom-up, each part handed what it calls: the outbox first (everything queues posts
   // for it), then the outcomes the poller records, the poller, and the job service that wakes both.
   const home = createHomePublisher({ access, store, slack: backgroundSlack, identity, logger, hints });
-  // Workflow Builder steps are answered by the outbox, once each (see delivery/workflow-steps.ts).
-  const steps = createStepCompleter(client);
-  const stepSender = createStepSender({
-    store,
-    steps: gated(steps, gate),
-    workspaceUrl: async () => (await identity.get())?.url,
-    logger,
-    checkEveryMs: config.poll.intervalMs,
-    now: Date.now,
-  });
+  // Workflow Builder steps are answered by the outbox, once each (see workflow-builder.ts).
+  const steps = createWorkflowSteps({ client, store, identity, logger, gate, config });
   const outbox = createOutbox({
-    steps: stepSender,
+    steps: steps.sender,
     store,
     instanceId,
     slack: backgroundSlack,
@@ -236,7 +227,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     hints,
     names,
     redact,
-    steps,
+    steps: steps.completer,
     socketMode: config.slack.appToken !== undefined,
   });
 
