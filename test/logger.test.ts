@@ -29,6 +29,14 @@ describe('logger', () => {
     expect(JSON.parse(lines[2] as string).error.cause.message).toBe('[redacted] leaked');
   });
 
+  it("masks a Workflow Builder step's token, which no configuration names", () => {
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'info', secrets: [], write: (l) => lines.push(l) });
+    logger.warn('step', { event: { bot_access_token: 'xwfp-1234567890-0000-fakeStepToken' } });
+    expect(lines.join('\n')).not.toContain('fakeStepToken');
+    expect(lines.join('\n')).toContain('[redacted]');
+  });
+
   it('leaves words and names that merely look like a token, and masks a token after an encoded "="', () => {
     const lines: string[] = [];
     const logger = createLogger({ level: 'info', secrets: [], write: (l) => lines.push(l) });
