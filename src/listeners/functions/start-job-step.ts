@@ -7,7 +7,7 @@ import { mrkdwnToPlain } from '../../slack/mrkdwn.js';
 import { runRecorded } from '../background.js';
 import { failedFields } from '../events/unreadable.js';
 import type { ListenerDeps } from '../types.js';
-import { optionalInput, stepEventSchema } from './step-event.js';
+import { optionalInput, readStep } from './step-event.js';
 
 /** The step's callback_id: the key of its definition under the manifest's `functions`. */
 export const START_STEP_CALLBACK_ID = 'start_docs_agent_job';
@@ -37,14 +37,9 @@ export function startJobStep(deps: ListenerDeps) {
     context,
     fail,
   }: SlackEventMiddlewareArgs<'function_executed'> & AllMiddlewareArgs) => {
-    const parsedEvent = stepEventSchema.safeParse(event);
-    if (!parsedEvent.success) {
-      deps.logger.warn('workflow step event not understood', { fields: failedFields(parsedEvent.error) });
-      return;
-    }
-    const step = parsedEvent.data;
-    const executionId = step.function_execution_id;
-    if (step.bot_access_token) deps.steps.remember(executionId, step.bot_access_token, Date.now());
+    const step = readStep(deps, event);
+    if (!step) return;
+    const { executionId } = step;
     const parsed = inputsSchema.safeParse(step.inputs);
     const problem = !parsed.success
       ? stepText.notUnderstood()

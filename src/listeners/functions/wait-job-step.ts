@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { stepText } from '../../blocks/step-texts.js';
 import { failedFields } from '../events/unreadable.js';
 import type { ListenerDeps } from '../types.js';
-import { stepEventSchema } from './step-event.js';
+import { readStep } from './step-event.js';
 
 /** The step's callback_id: the key of its definition under the manifest's `functions`. */
 export const WAIT_STEP_CALLBACK_ID = 'wait_for_docs_agent_job';
@@ -17,14 +17,9 @@ const inputsSchema = z.object({ job_id: z.coerce.number().int().positive() });
  */
 export function waitJobStep(deps: ListenerDeps) {
   return async ({ event }: SlackEventMiddlewareArgs<'function_executed'> & AllMiddlewareArgs) => {
-    const parsedEvent = stepEventSchema.safeParse(event);
-    if (!parsedEvent.success) {
-      deps.logger.warn('workflow step event not understood', { fields: failedFields(parsedEvent.error) });
-      return;
-    }
-    const step = parsedEvent.data;
-    const executionId = step.function_execution_id;
-    if (step.bot_access_token) deps.steps.remember(executionId, step.bot_access_token, Date.now());
+    const step = readStep(deps, event);
+    if (!step) return;
+    const { executionId } = step;
     const parsed = inputsSchema.safeParse(step.inputs);
     // A store failure is passed on: Slack's error answer brings the event again.
     if (parsed.success) return deps.jobs.awaitStep(executionId, parsed.data.job_id);
