@@ -143,7 +143,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   // for it), then the outcomes the poller records, the poller, and the job service that wakes both.
   const home = createHomePublisher({ access, store, slack: backgroundSlack, identity, logger, hints });
   // Workflow Builder steps are answered by the outbox, once each (see workflow-builder.ts).
-  const steps = createWorkflowSteps({ client, store, identity, logger, gate, config });
+  const steps = createWorkflowSteps({ client, store, identity, logger, gate, config, redact });
   const outbox = createOutbox({
     steps: steps.sender,
     store,

@@ -4,6 +4,7 @@ import { createStepSender, type StepSenderOptions } from './delivery/workflow-st
 import type { Logger } from './logging/logger.js';
 import { createStepCompleter } from './slack/function-steps.js';
 import type { Identity } from './slack/identity.js';
+import type { Redact } from './slack/redaction.js';
 import { gated, type YieldGate } from './util/yield-gate.js';
 
 /**
@@ -17,6 +18,7 @@ export function createWorkflowSteps(options: {
   identity: Pick<Identity, 'get'>;
   logger: Logger;
   gate: YieldGate;
+  redact: Redact;
   config: { poll: Pick<Config['poll'], 'intervalMs'> };
 }) {
   const completer = createStepCompleter(options.client);
@@ -25,6 +27,7 @@ export function createWorkflowSteps(options: {
     steps: gated(completer, options.gate),
     workspaceUrl: async () => (await options.identity.get())?.url,
     logger: options.logger,
+    redact: options.redact,
     checkEveryMs: options.config.poll.intervalMs,
     now: Date.now,
   });

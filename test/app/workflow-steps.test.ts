@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { refusalText, text } from '../../src/blocks/messages.js';
 import { START_STEP_CALLBACK_ID } from '../../src/listeners/functions/start-job-step.js';
 import { mrkdwnToPlain } from '../../src/slack/mrkdwn.js';
+import { API_KEY } from '../helpers/agent-stand-in.js';
 import { useHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/http.js';
 import { eventEnvelope } from '../helpers/payloads.js';
@@ -106,6 +107,14 @@ describe('the "Start a docs agent job" step', () => {
     // The same words as the job's thread gives its requester.
     const post = await waitFor('the thread explains', () => h.slack.threadPosts(job?.threadTs ?? '')[0]);
     expect(mrkdwnToPlain(post.text)).toContain(answer.error);
+  });
+
+  it('masks a secret the agent API echoes in its refusal', async () => {
+    h.agent.fail('create', { status: 400, body: JSON.stringify({ error: `key ${API_KEY} not allowed` }) });
+    const { executionId } = await runStep(defaults);
+    const answer = await answerOf(executionId);
+    expect(answer.error).toContain('not allowed');
+    expect(answer.error).not.toContain(API_KEY);
   });
 
   it('fails the step when the bot cannot post in the channel', async () => {

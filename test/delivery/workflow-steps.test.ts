@@ -10,7 +10,7 @@ import { jobRecord } from '../helpers/job-record.js';
 const START = 1_700_000_000_000;
 
 /** A sender whose clock, job and Slack answer the test sets; the answers it gave are kept. */
-function world(job: JobRecord, slackError?: SlackCallError) {
+function world(job: JobRecord, slackError?: SlackCallError, redact = (text: string) => text) {
   let at = START;
   const answers: { executionId: string; result: StepResult }[] = [];
   const sender = createStepSender({
@@ -23,6 +23,7 @@ function world(job: JobRecord, slackError?: SlackCallError) {
     },
     workspaceUrl: async () => 'https://acme.slack.com/',
     logger: createLogger({ level: 'error', secrets: [], write: () => undefined }),
+    redact,
     checkEveryMs: 10_000,
     now: () => at,
   });
@@ -36,6 +37,7 @@ function world(job: JobRecord, slackError?: SlackCallError) {
     ({ id: 5, jobId: null, attempts, payload: wait }) as unknown as OutboxItem;
   return {
     answers,
+    sender,
     send: (attempts = 1) => sender.send(item(attempts), wait),
     advance: (ms: number) => {
       at += ms;
@@ -87,5 +89,18 @@ describe('a "Wait for a docs agent job" step', () => {
     const ended = workflowJob({ phase: 'idle', lastOutcome: 'completed_no_changes' });
     expect(await world(ended, closed).send(2)).toBeUndefined();
     expect(await world(ended, closed).send(1)).toBe('execution_closed');
+  });
+});
+
+describe('a "Start a docs agent job" step\'s answer', () => {
+  it('masks secrets in its error, as everything the bot shows is masked', async () => {
+    const w = world(workflowJob(), undefined, (text) => text.replace('mint_fake0secret', '[redacted]'));
+    const payload = {
+      type: 'complete_step' as const,
+      executionId: 'Fx2',
+      result: { error: 'The docs agent API rejected: key mint_fake0secret' },
+    };
+    await w.sender.send({ id: 6, jobId: 3, attempts: 1, payload } as unknown as OutboxItem, payload);
+    expect(w.answers[0]?.result).toEqual({ error: 'The docs agent API rejected: key [redacted]' });
   });
 });
