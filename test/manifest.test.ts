@@ -14,6 +14,7 @@ const addFormats = addFormatsModule.default;
 const manifestPath = fileURLToPath(new URL('../manifest.yml', import.meta.url));
 const schemaPath = fileURLToPath(new URL('./contracts/manifest.schema.1.0.0.json', import.meta.url));
 const gatewayPath = fileURLToPath(new URL('../src/slack/gateway.ts', import.meta.url));
+const stepsPath = fileURLToPath(new URL('../src/slack/function-steps.ts', import.meta.url));
 
 /** The parts of the manifest these tests read; the schema check covers the rest. */
 interface Manifest {
@@ -71,6 +72,9 @@ const SCOPES_BY_METHOD: Readonly<Record<string, readonly string[]>> = {
   'users.info': ['users:read'],
   'views.open': [],
   'views.publish': [],
+  // Workflow Builder steps' answers need no scope.
+  'functions.completeSuccess': [],
+  'functions.completeError': [],
 };
 
 function scopesFor(method: string): readonly string[] {
@@ -147,8 +151,9 @@ describe('manifest.yml', () => {
     expect(scopes).not.toContain('chat:write.public');
   });
 
-  it('asks for the scope of every Web API method src/slack/gateway.ts calls', () => {
-    const methods = methodsCalledIn(readFileSync(gatewayPath, 'utf8'));
+  it('asks for the scope of every Web API method src/slack/gateway.ts and the steps call', () => {
+    const methods = [gatewayPath, stepsPath].flatMap((path) => methodsCalledIn(readFileSync(path, 'utf8')));
+    expect(methods).toContain('functions.completeSuccess');
     // Guards the regex: if it stopped matching, the loop below would check nothing.
     expect(methods).toContain('chat.postMessage');
     const scopes = loadManifest().oauth_config?.scopes?.bot ?? [];
