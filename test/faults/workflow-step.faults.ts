@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { START_STEP_CALLBACK_ID } from '../../src/listeners/functions/start-job-step.js';
+import { WAIT_STEP_CALLBACK_ID } from '../../src/listeners/functions/wait-job-step.js';
 import { waitFor } from '../helpers/http.js';
 import { eventEnvelope } from '../helpers/payloads.js';
 import type { SlackCall } from '../helpers/slack-stand-in.js';
@@ -92,4 +93,42 @@ describe('SIGKILL while a Workflow Builder step starts a job, then a restart', (
       }
     });
   }
+});
+
+describe('SIGKILL while a "Wait for a docs agent job" step waits, then a restart', () => {
+  it('answers the step once, when the job ends', async () => {
+    // The job works until the test completes it.
+    const world = await createWorld({ agent: { finishAfterGets: 1_000_000 } });
+    try {
+      await world.start();
+      const step = (callbackId: string, executionId: string, inputs: Record<string, unknown>) => {
+        world.slack.steps.functionTokens.set(STEP_TOKEN, executionId);
+        const event = functionExecuted({ callbackId, executionId, inputs, token: STEP_TOKEN });
+        return eventEnvelope(event, { event_id: `Ev${executionId}` });
+      };
+      const start = step(START_STEP_CALLBACK_ID, 'Fx0START', {
+        instruction: 'Check the changelog',
+        channel_id: 'C0GENERAL',
+        user_id: 'U0ALICE',
+      });
+      expect(await sendTo(world.app, start, 'application/json')).toBe(true);
+      const started = await waitFor('the job', () => world.slack.steps.completionsOf('Fx0START')[0], 10_000);
+      const wait = step(WAIT_STEP_CALLBACK_ID, 'Fx0WAIT', { job_id: started.outputs?.job_id });
+      expect(await sendTo(world.app, wait, 'application/json')).toBe(true);
+      world.app.kill();
+      await world.app.exited;
+      // Slack had its acknowledgement: it does not deliver the event again.
+      await world.start();
+      world.agent.complete('job_1', 'https://github.com/acme/docs/pull/9');
+      await world.settle();
+      const answers = world.slack.steps.completionsOf('Fx0WAIT');
+      expect(answers, JSON.stringify(answers)).toHaveLength(1);
+      expect(answers[0]?.outputs).toMatchObject({ status: 'completed_pr' });
+      // The execution's token died with the process: the answer went with the bot token.
+      expect(answers[0]?.token).toBe('bot');
+      expect(await world.app.stop()).toBe(0);
+    } finally {
+      await world.close();
+    }
+  });
 });
