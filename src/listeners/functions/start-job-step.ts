@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { text } from '../../blocks/messages.js';
 import { stepText } from '../../blocks/step-texts.js';
 import { isDirectMessage } from '../../slack/conversations.js';
-import { mrkdwnToPlain } from '../../slack/mrkdwn.js';
+import { type Mrkdwn, mrkdwnToPlain } from '../../slack/mrkdwn.js';
 import { runRecorded } from '../background.js';
 import { failedFields } from '../events/unreadable.js';
 import type { ListenerDeps } from '../types.js';
@@ -41,22 +41,14 @@ export function startJobStep(deps: ListenerDeps) {
     if (!step) return;
     const { executionId } = step;
     const parsed = inputsSchema.safeParse(step.inputs);
-    const problem = !parsed.success
-      ? stepText.notUnderstood()
-      : !mrkdwnToPlain(parsed.data.instruction).trim()
-        ? stepText.noInstruction()
-        : isDirectMessage(parsed.data.channel_id)
-          ? stepText.direct()
-          : parsed.data.project && !knownProject(deps, parsed.data.project)
-            ? stepText.unknownProject()
-            : undefined;
     if (!parsed.success) {
       // Which inputs failed, never their values (what a workflow was given).
       deps.logger.warn('workflow step inputs not understood', { fields: failedFields(parsed.error) });
     }
     try {
-      if (problem || !parsed.success)
-        return await deps.jobs.refuseStep(executionId, problem ?? stepText.notUnderstood());
+      if (!parsed.success) return await deps.jobs.refuseStep(executionId, stepText.notUnderstood());
+      const problem = inputProblem(deps, parsed.data);
+      if (problem) return await deps.jobs.refuseStep(executionId, problem);
       const inputs = parsed.data;
       const accepted = await deps.jobs.acceptStep({
         teamId: (body as { team_id?: string }).team_id ?? context.teamId ?? '',
@@ -82,6 +74,14 @@ export function startJobStep(deps: ListenerDeps) {
       );
     }
   };
+}
+
+/** What makes the inputs unusable before anything is recorded; the job start checks the rest. */
+function inputProblem(deps: ListenerDeps, inputs: z.infer<typeof inputsSchema>): Mrkdwn | undefined {
+  if (!mrkdwnToPlain(inputs.instruction).trim()) return stepText.noInstruction();
+  if (isDirectMessage(inputs.channel_id)) return stepText.direct();
+  if (inputs.project && !knownProject(deps, inputs.project)) return stepText.unknownProject();
+  return undefined;
 }
 
 /** A project the step may name: the deployment's default one, or one a channel runs on. */
