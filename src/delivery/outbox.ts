@@ -3,6 +3,7 @@ import { statusCard, statusReaction } from '../blocks/status-card.js';
 import { parseOutboxPayload, unkeyedPostKey } from '../domain/outbox-registry.js';
 import type { HomePublisher } from '../home/home-publisher.js';
 import type { Logger } from '../logging/logger.js';
+import type { AgentSessions } from '../slack/agent-sessions.js';
 import { type Blocks, SlackCallError, type SlackGateway } from '../slack/gateway.js';
 import { channelMention, codeSpan, md, recordedMrkdwn, truncateMrkdwn } from '../slack/mrkdwn.js';
 import { isChannelClosed } from '../slack/slack-errors.js';
@@ -11,6 +12,7 @@ import { backoffMs } from '../util/backoff.js';
 import { createLoop, type Loop } from '../util/loop.js';
 import type { YieldGate } from '../util/yield-gate.js';
 import { createNotificationSender } from './notifications.js';
+import { createSessionSync } from './sessions.js';
 
 export interface OutboxOptions {
   store: Store;
@@ -20,6 +22,8 @@ export interface OutboxOptions {
   logger: Logger;
   /** How follow-ups work, for the status card's hint. */
   hints: RenderHints;
+  /** Slack's agent sessions: each card update also shows the job's state as its thread's session. */
+  sessions?: AgentSessions;
   /** Refreshes a requester's App Home after their job's card changed. */
   home?: HomePublisher;
   /** Called when Slack refused an item for good and it is given up, for metrics. */
@@ -67,6 +71,9 @@ export function createOutbox(options: OutboxOptions): Outbox {
   const now = options.now ?? Date.now;
   const batchSize = options.batchSize ?? 10;
   const notifications = createNotificationSender({ slack, logger });
+  const syncSession = options.sessions
+    ? createSessionSync({ sessions: options.sessions, logger })
+    : undefined;
 
   /** Swaps the status emoji on the thread's root to match the card. Cosmetic: never fails the update. */
   async function syncReaction(job: JobRecord): Promise<void> {
@@ -122,6 +129,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
         const upto = await store.latestCardUpdate(item.jobId);
         const job = await store.getJob(item.jobId);
         if (!job) return;
+        await syncSession?.(job);
         const card = statusCard(job, now(), options.hints);
         await slack.updateMessage({
           channel: payload.channel,

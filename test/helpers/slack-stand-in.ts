@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { agentSessionsStandIn } from './agent-sessions-stand-in.js';
 import { blockProblems, viewProblems } from './block-kit.js';
 import { listen } from './http.js';
 
@@ -107,6 +108,7 @@ export async function startSlackStandIn(
   /** The Home tab last published for each user. */
   const homes = new Map<string, Record<string, unknown>>();
   let tsCounter = 0;
+  const agentSessions = agentSessionsStandIn();
   const checkBlocks = (method: string, args: Record<string, unknown>): string | undefined => {
     if (args.blocks === undefined) return undefined;
     const problems = blockProblems(args.blocks, 50);
@@ -158,6 +160,7 @@ export async function startSlackStandIn(
       : { ok: false, error: 'invalid_arguments' };
 
   const methods: Record<string, (args: Record<string, unknown>) => Record<string, unknown>> = {
+    ...agentSessions.methods,
     'apps.connections.open': () => ({ ok: false, error: 'invalid_auth' }),
     'auth.test': () => ({
       ok: true,
@@ -388,6 +391,9 @@ export async function startSlackStandIn(
     /** Modals the bot opened. */
     views,
     homes,
+    /** Agent sessions the bot set (`agents.sessions.*`). */
+    sessions: agentSessions.sessions,
+    sessionOf: agentSessions.sessionOf,
     /** Queues faults for the next calls of `method`, in order. */
     fail(method: string, ...queued: SlackFault[]) {
       faults.set(method, [...(faults.get(method) ?? []), ...queued]);
