@@ -11,6 +11,13 @@ export type SessionStatus = 'processing' | 'active' | 'suspended' | 'closed';
 const CLOSING_OUTCOMES: ReadonlySet<string> = new Set(['archived', 'gone', 'stopped_watching']);
 
 /**
+ * The number of the run the agent works on, or is being given: the first one while the job is
+ * being started (its run count goes up once the agent takes it). Stop is recorded against it.
+ */
+export const currentRun = (job: { phase: JobPhase; runCount: number }): number =>
+  STILL_STARTING.has(job.phase) ? job.runCount + 1 : job.runCount;
+
+/**
  * The session status a job's thread should show, read from the job as it is now (so a status
  * delivered late can never show an older state than the job's): `processing` while the job is
  * being started or the agent works on its latest run (unless someone pressed stop on that run),
@@ -25,8 +32,9 @@ export function sessionStatusOf(job: {
   lastOutcome: string | null;
 }): SessionStatus | null {
   if (!job.threadTs || job.phase === 'retried') return null;
-  if (STILL_STARTING.has(job.phase)) return 'processing';
-  if (job.phase === 'active') return job.stoppedRun === job.runCount ? 'active' : 'processing';
+  // Someone pressed stop on this run: it goes on (the agent API cannot cancel it), unshown.
+  if (STILL_STARTING.has(job.phase) || job.phase === 'active')
+    return job.stoppedRun === currentRun(job) ? 'active' : 'processing';
   if (ENDED.has(job.phase)) return 'closed';
   return job.lastOutcome !== null && CLOSING_OUTCOMES.has(job.lastOutcome) ? 'closed' : 'active';
 }

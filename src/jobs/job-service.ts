@@ -10,6 +10,7 @@ import { createReplies, type Replies } from './replies.js';
 import { createJobAcceptance, type JobAcceptance } from './start/accept.js';
 import { createRetryAcceptance, type RetryAcceptance } from './start/retry.js';
 import { createJobStart, type JobStart } from './start/start-job.js';
+import { createSessionStops, type SessionStops } from './stops.js';
 
 export type { EditOutcome } from './edits.js';
 export type { JobServiceDeps } from './job-context.js';
@@ -24,6 +25,8 @@ export type {
   RetryRequest,
   ShortcutRequest,
   StartRequest,
+  StopOutcome,
+  StopRequest,
 } from './requests.js';
 export type { SharedFile } from './shared-files.js';
 
@@ -37,7 +40,8 @@ export interface JobService
     RetryAcceptance,
     Pick<JobStart, 'startJob'>,
     Replies,
-    Edits {
+    Edits,
+    SessionStops {
   /**
    * Finishes or explains what a stopped process left half done (taken over with
    * {@link Store.adoptOrphans}).
@@ -75,6 +79,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
   const replies = createReplies(ctx, { checks, followUps });
   const catchUp = createReplyCatchUp({ ...ctx, accept: replies.acceptReply, process: replies.processReply });
   const start = createJobStart(ctx, { checks, dispatchReady: followUps.dispatchReady, catchUp });
+  const edits = createEdits(ctx, followUps.dispatchReady);
   const recovery = createRecovery(ctx, { ...start, ...replies, dispatchReady: followUps.dispatchReady });
 
   return {
@@ -82,7 +87,9 @@ export function createJobService(deps: JobServiceDeps): JobService {
     ...createRetryAcceptance(ctx),
     startJob: start.startJob,
     ...replies,
-    ...createEdits(ctx, followUps.dispatchReady),
+    acceptEdit: edits.acceptEdit,
+    acceptDelete: edits.acceptDelete,
+    ...createSessionStops(ctx, edits),
     recover: recovery.recover,
 
     async handBack({ jobIds = [], runIds = [] }) {

@@ -1,5 +1,6 @@
 import type { App } from '@slack/bolt';
 import type { ListenerDeps } from '../types.js';
+import { agentSessionStopped } from './agent-session-stopped.js';
 import { appHomeOpened } from './app-home-opened.js';
 import { appMention } from './app-mention.js';
 import { directMessage } from './direct-message.js';
@@ -15,4 +16,5 @@ export function registerEvents(app: App, deps: ListenerDeps): void {
   app.event('message', messageDeleted(deps));
   app.event('app_mention', appMention(deps));
   app.event('app_home_opened', appHomeOpened(deps));
+  app.event('agent_session_stopped', agentSessionStopped(deps));
 }
