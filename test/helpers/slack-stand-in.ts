@@ -217,9 +217,10 @@ export async function startSlackStandIn(
     // The assistant pane: like Slack, each needs the thread's channel and ts.
     'assistant.threads.setStatus': (args) => assistantAnswer(args, typeof args.status === 'string'),
     'assistant.threads.setTitle': (args) => assistantAnswer(args, typeof args.title === 'string'),
+    // thread_ts is optional here: agent messaging sets prompts for the conversation.
     'assistant.threads.setSuggestedPrompts': (args) =>
       assistantAnswer(
-        args,
+        { thread_ts: '', ...args },
         Array.isArray(args.prompts) && args.prompts.length >= 1 && args.prompts.length <= 4,
       ),
     'reactions.add': (args) => {
