@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/http.js';
-import { appMention } from '../helpers/payloads.js';
+import { appMention, buttonClick } from '../helpers/payloads.js';
 
 const h = useHarness();
 
@@ -69,5 +69,24 @@ describe("a job's thread as Slack's agent session", () => {
       h.slack.messages.find((m) => m.ts === threadTs)?.text.includes('pull/2'),
     );
     expect(h.logs.some((l) => l.includes('not_allowed'))).toBe(true);
+  });
+
+  it('moves to the job started by "Try again", never closed by the job it replaced', async () => {
+    const { threadTs, channel, jobId } = await h.startJob();
+    h.agent.setStatus(jobId, 'failed');
+    const button = await waitFor('"Try again" on the card', () =>
+      (h.slack.messages.find((m) => m.ts === threadTs)?.blocks ?? [])
+        .filter((b) => b.type === 'actions')
+        .flatMap((b) => b.elements as { action_id: string; value: string }[])
+        .find((b) => b.action_id === 'retry_job'),
+    );
+    await waitFor(
+      'session active after the failed run',
+      () => h.slack.sessionOf(channel, threadTs)?.status === 'active',
+    );
+    await h.interact(buttonClick(button, { messageTs: threadTs, responseUrl: h.slack.responseUrl('again') }));
+    await waitFor('second create call', () => h.agent.requestsFor('create').length === 2);
+    await h.settled();
+    expect(statusesOf(channel, threadTs)).toEqual(['processing', 'active', 'processing']);
   });
 });
