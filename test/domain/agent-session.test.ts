@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { jobTitle } from '../../src/blocks/job-title.js';
 import { currentRun, sessionStatusOf } from '../../src/domain/agent-session.js';
 import { JOB_PHASES } from '../../src/domain/phases.js';
+import type { RunOutcome } from '../../src/store/types.js';
 import { jobRecord } from '../helpers/job-record.js';
 
 describe("a job's agent session status", () => {
@@ -24,9 +25,9 @@ describe("a job's agent session status", () => {
   });
 
   it('is closed after a run the job is no longer followed after, and active after any other', () => {
-    for (const lastOutcome of ['archived', 'gone', 'stopped_watching'])
+    for (const lastOutcome of ['archived', 'gone', 'stopped_watching'] as RunOutcome[])
       expect(sessionStatusOf(jobRecord({ phase: 'idle', lastOutcome }))).toBe('closed');
-    for (const lastOutcome of ['completed_pr', 'completed_no_changes', 'failed'])
+    for (const lastOutcome of ['completed_pr', 'completed_no_changes', 'failed'] as RunOutcome[])
       expect(sessionStatusOf(jobRecord({ phase: 'idle', lastOutcome }))).toBe('active');
   });
 
