@@ -3,7 +3,7 @@ import { currentRun } from '../domain/agent-session.js';
 import { keys } from '../domain/outbox-registry.js';
 import { POLLED, STILL_STARTING } from '../domain/phases.js';
 import type { JobRecord } from '../store/types.js';
-import { withTimeout } from '../util/timeout.js';
+import { accessWhereAsked } from './access-where-asked.js';
 import type { WaitingWithdrawal } from './edits.js';
 import type { JobContext } from './job-context.js';
 import { privateNote, rootUpdate, threadPost } from './outbox-items.js';
@@ -40,16 +40,7 @@ export function createSessionStops(
   /** The requester, or someone who may instruct the agent where the job was asked. */
   async function mayStop(job: JobRecord, request: StopRequest): Promise<boolean> {
     if (request.userId === job.requesterId) return true;
-    const decision = await withTimeout(
-      ctx.access.check({
-        teamId: request.teamId,
-        channelId: job.channelId,
-        userId: request.userId,
-        contextChannelId: job.contextChannelId ?? undefined,
-      }),
-      STOP_ACCESS_CHECK_MS,
-    ).catch(() => undefined);
-    return decision?.allowed === true;
+    return (await accessWhereAsked(ctx.access, job, request, STOP_ACCESS_CHECK_MS)).allowed;
   }
 
   async function stop(job: JobRecord, request: StopRequest, attempt: number): Promise<StopOutcome> {

@@ -2,7 +2,7 @@ import type { WebClient } from '@slack/web-api';
 import type { SessionStatus } from '../domain/agent-session.js';
 import type { Logger } from '../logging/logger.js';
 import type { Redact } from './redaction.js';
-import { SlackCallError, toSlackCallError } from './slack-errors.js';
+import { slackCaller } from './slack-errors.js';
 
 /** Longest session title Slack takes (`agents.sessions.setStatus`, `agents.sessions.rename`). */
 export const SESSION_TITLE_MAX_CHARS = 200;
@@ -35,16 +35,10 @@ export function createAgentSessions({
   redact: Redact;
   onError?: (method: string, code: string) => void;
 }): AgentSessions {
-  async function call(method: string, fn: () => Promise<unknown>): Promise<void> {
-    try {
-      await fn();
-    } catch (error) {
-      const typed = error instanceof SlackCallError ? error : toSlackCallError(method, error);
-      logger.debug('Slack call failed', { method, code: typed.code });
-      onError?.(method, typed.code);
-      throw typed;
-    }
-  }
+  const slackCall = slackCaller(logger, onError);
+  const call = async (method: string, fn: () => Promise<unknown>): Promise<void> => {
+    await slackCall(method, fn);
+  };
   return {
     setStatus: ({ channel, threadTs, status, title, initiator }) =>
       call('agents.sessions.setStatus', () =>

@@ -10,7 +10,7 @@ import {
   type ThreadMessage,
 } from './message-listing.js';
 import type { Mrkdwn } from './mrkdwn.js';
-import { SlackCallError, toSlackCallError, withRateLimitWait } from './slack-errors.js';
+import { SlackCallError, slackCaller, withRateLimitWait } from './slack-errors.js';
 
 export type { ConversationFacts } from './conversations.js';
 export { LISTING_PAGES, type PostMetadata, type ThreadMessage } from './message-listing.js';
@@ -110,16 +110,7 @@ export function createSlackGateway({
   timeoutMs = 10_000,
   onError,
 }: SlackGatewayOptions): SlackGateway {
-  async function call<T>(method: string, fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (error) {
-      const typed = error instanceof SlackCallError ? error : toSlackCallError(method, error);
-      logger.debug('Slack call failed', { method, code: typed.code });
-      onError?.(method, typed.code);
-      throw typed;
-    }
-  }
+  const call = slackCaller(logger, onError);
 
   return {
     async assistantThread({ channel, threadTs, status, title, prompts }) {
