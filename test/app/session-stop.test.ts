@@ -71,6 +71,32 @@ describe('the stop button of a running job', () => {
   });
 });
 
+describe('the stop button with a reply held until Slack confirms its author', () => {
+  const h = useHarness();
+
+  it('withdraws the held reply; it never goes out once Slack can say who wrote it', async () => {
+    const at = await h.startJob();
+    h.slack.outage.begin('users.info');
+    await h.event({
+      channel: at.channel,
+      thread_ts: at.threadTs,
+      user: 'U0CAROL',
+      text: 'also cover retries',
+    });
+    await waitFor('held note', () =>
+      h.slack.callsTo('chat.postEphemeral').find((c) => c.args.user === 'U0CAROL'),
+    );
+    await pressStop(h, at);
+    const post = await waitFor('stop said', () => stopPosts(h, at.threadTs)[0]);
+    expect(post.text).toContain('Withdrawn before it reached the docs agent: a reply from <@U0CAROL>.');
+    h.slack.outage.end('users.info');
+    h.agent.complete(at.jobId, 'https://github.com/example/docs/pull/5');
+    await waitFor('outcome', () => h.slack.threadPosts(at.threadTs).some((m) => m.text.includes('pull/5')));
+    await h.settled();
+    expect(h.agent.requestsFor('message')).toHaveLength(0);
+  });
+});
+
 describe('the stop button with replies in the batch window', () => {
   const h = useHarness({ FOLLOW_UP_BATCH_MS: '60000' });
 
