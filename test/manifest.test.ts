@@ -72,7 +72,6 @@ const SCOPES_BY_METHOD: Readonly<Record<string, readonly string[]>> = {
   'assistant.threads.setSuggestedPrompts': ['assistant:write'],
   // Thread sessions need chat:write; Slack adds assistant:write to apps declared agents.
   'agents.sessions.setStatus': ['chat:write'],
-  'agents.sessions.rename': ['chat:write'],
 };
 
 function scopesFor(method: string): readonly string[] {

@@ -4,10 +4,13 @@ import type { Logger } from '../logging/logger.js';
 import type { Redact } from './redaction.js';
 import { slackCaller } from './slack-errors.js';
 
-/** Longest session title Slack takes (`agents.sessions.setStatus`, `agents.sessions.rename`). */
+/** Longest session title Slack takes (`agents.sessions.setStatus`). */
 export const SESSION_TITLE_MAX_CHARS = 200;
 
-/** Slack's agent sessions (`agents.sessions.*`): a thread's status, title and initiator. */
+/**
+ * Slack's agent sessions (`agents.sessions.setStatus`): a thread's status, title and initiator.
+ * The title is set once, when the session is made; it is never renamed (`agents.sessions.rename`).
+ */
 export interface AgentSessions {
   /**
    * Sets the thread's session status, creating the session if need be; `title` and `initiator`
@@ -20,7 +23,6 @@ export interface AgentSessions {
     title?: string;
     initiator?: string;
   }): Promise<void>;
-  rename(args: { channel: string; threadTs: string; title: string }): Promise<void>;
 }
 
 export function createAgentSessions({
@@ -35,13 +37,10 @@ export function createAgentSessions({
   redact: Redact;
   onError?: (method: string, code: string) => void;
 }): AgentSessions {
-  const slackCall = slackCaller(logger, onError);
-  const call = async (method: string, fn: () => Promise<unknown>): Promise<void> => {
-    await slackCall(method, fn);
-  };
+  const call = slackCaller(logger, onError);
   return {
-    setStatus: ({ channel, threadTs, status, title, initiator }) =>
-      call('agents.sessions.setStatus', () =>
+    async setStatus({ channel, threadTs, status, title, initiator }) {
+      await call('agents.sessions.setStatus', () =>
         client.agents.sessions.setStatus({
           channel_id: channel,
           thread_ts: threadTs,
@@ -49,10 +48,7 @@ export function createAgentSessions({
           ...(title ? { title: redact(title) } : {}),
           ...(initiator ? { initiator_user_id: initiator } : {}),
         }),
-      ),
-    rename: ({ channel, threadTs, title }) =>
-      call('agents.sessions.rename', () =>
-        client.agents.sessions.rename({ channel_id: channel, thread_ts: threadTs, title: redact(title) }),
-      ),
+      );
+    },
   };
 }
