@@ -192,9 +192,9 @@ describe('manifest.yml', () => {
 describe('the method-to-scope check', () => {
   it('finds client calls, and fails on a method with no known scope', () => {
     const source =
-      'await client.chat.postMessage({});\nawait client.conversations\n  .kick({});\nclient.agents.sessions.rename({});';
+      'await client.chat.postMessage({});\nawait client.conversations\n  .kick({});\nclient.agents.sessions.setStatus({});';
     const methods = methodsCalledIn(source);
-    expect(methods).toEqual(['agents.sessions.rename', 'chat.postMessage', 'conversations.kick']);
+    expect(methods).toEqual(['agents.sessions.setStatus', 'chat.postMessage', 'conversations.kick']);
     expect(() => methods.map(scopesFor)).toThrow('no scope known for method conversations.kick');
   });
 });
