@@ -2,7 +2,7 @@ import { stopText } from '../blocks/stop-texts.js';
 import { currentRun } from '../domain/agent-session.js';
 import { keys } from '../domain/outbox-registry.js';
 import { POLLED, STILL_STARTING } from '../domain/phases.js';
-import type { JobRecord } from '../store/types.js';
+import type { JobRecord, RunRecord } from '../store/types.js';
 import { accessWhereAsked } from './access-where-asked.js';
 import type { WaitingWithdrawal } from './edits.js';
 import type { JobContext } from './job-context.js';
@@ -43,8 +43,14 @@ export function createSessionStops(
     return (await accessWhereAsked(ctx.access, job, request, STOP_ACCESS_CHECK_MS)).allowed;
   }
 
-  async function stop(job: JobRecord, request: StopRequest, attempt: number): Promise<StopOutcome> {
-    const withdrawn = await withdrawWaiting(job);
+  async function stop(
+    job: JobRecord,
+    request: StopRequest,
+    attempt: number,
+    /** Withdrawn by an earlier attempt of this stop: still to be told. */
+    earlier: RunRecord[] = [],
+  ): Promise<StopOutcome> {
+    const withdrawn = [...earlier, ...(await withdrawWaiting(job))];
     const fresh = await store.getJob(job.id);
     if (!fresh) return 'ignored';
     // The agent has (or is being given) an instruction of this job: nothing can take it back.
@@ -80,7 +86,7 @@ export function createSessionStops(
       return 'stopped';
     }
     // The job moved on between the read and the write: what was withdrawn stays withdrawn.
-    if (attempt < ATTEMPTS) return stop(fresh, request, attempt + 1);
+    if (attempt < ATTEMPTS) return stop(fresh, request, attempt + 1, withdrawn);
     return 'repeat';
   }
 
