@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/http.js';
-import { appMention, buttonClick } from '../helpers/payloads.js';
+import { appMention, buttonClick, messageShortcut, viewSubmission } from '../helpers/payloads.js';
 
 const h = useHarness();
 
@@ -88,5 +88,19 @@ describe("a job's thread as Slack's agent session", () => {
     await waitFor('second create call', () => h.agent.requestsFor('create').length === 2);
     await h.settled();
     expect(statusesOf(channel, threadTs)).toEqual(['processing', 'active', 'processing']);
+  });
+
+  it('is made for a job started with the message shortcut, in the message’s thread', async () => {
+    const message = { ts: '1700000400.000100', text: 'How do I rotate an API key?' };
+    await h.interact(messageShortcut(message, 'C0GENERAL'));
+    const view = await waitFor('modal', () => h.slack.views[0]);
+    const values = { instruction: 'Add a key rotation guide', message: message.text, channel: 'C0GENERAL' };
+    expect((await h.interact(viewSubmission(view, values))).status).toBe(200);
+    const session = await waitFor('session', () => h.slack.sessionOf('C0GENERAL', message.ts));
+    expect(session).toMatchObject({
+      title: 'Add a key rotation guide',
+      initiator: 'U0ALICE',
+      status: 'processing',
+    });
   });
 });
