@@ -17,6 +17,7 @@ import { createLogger, createRedactor, type Logger } from './logging/logger.js';
 import { setUpMetrics } from './metrics/setup.js';
 import { createRequestBudget } from './poller/budget.js';
 import { createPoller } from './poller/poller.js';
+import { createAgentSessions } from './slack/agent-sessions.js';
 import { createSlackApp } from './slack/bolt-app.js';
 import { createChannelAudiences } from './slack/channel-audience.js';
 import { slackClientOptions } from './slack/client-options.js';
@@ -149,6 +150,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     store,
     instanceId,
     slack: backgroundSlack,
+    sessions: gated(createAgentSessions({ client, logger, redact, onError: metrics.hooks.slackError }), gate),
     logger,
     hints,
     home,

@@ -15,6 +15,7 @@ const manifestPath = fileURLToPath(new URL('../manifest.yml', import.meta.url));
 const schemaPath = fileURLToPath(new URL('./contracts/manifest.schema.1.0.0.json', import.meta.url));
 const gatewayPath = fileURLToPath(new URL('../src/slack/gateway.ts', import.meta.url));
 const stepsPath = fileURLToPath(new URL('../src/slack/function-steps.ts', import.meta.url));
+const sessionsPath = fileURLToPath(new URL('../src/slack/agent-sessions.ts', import.meta.url));
 
 /** The parts of the manifest these tests read; the schema check covers the rest. */
 interface Manifest {
@@ -75,6 +76,11 @@ const SCOPES_BY_METHOD: Readonly<Record<string, readonly string[]>> = {
   // Workflow Builder steps' answers need no scope.
   'functions.completeSuccess': [],
   'functions.completeError': [],
+  'assistant.threads.setStatus': ['assistant:write'],
+  'assistant.threads.setTitle': ['assistant:write'],
+  'assistant.threads.setSuggestedPrompts': ['assistant:write'],
+  // Thread sessions need chat:write; Slack adds assistant:write to apps declared agents.
+  'agents.sessions.setStatus': ['chat:write'],
 };
 
 function scopesFor(method: string): readonly string[] {
@@ -86,8 +92,9 @@ function scopesFor(method: string): readonly string[] {
 /** The Web API methods a source file calls as `client.<namespace>.<method>(` or `client.apiCall('<method>'`. */
 function methodsCalledIn(source: string): string[] {
   const methods = new Set<string>();
-  for (const [, namespace, method] of source.matchAll(/\bclient\s*\.\s*(\w+)\s*\.\s*(\w+)\s*\(/g)) {
-    methods.add(`${namespace}.${method}`);
+  // `client.chat.postMessage(`, and nested namespaces such as `client.agents.sessions.setStatus(`.
+  for (const [, path] of source.matchAll(/\bclient\s*\.\s*((?:\w+\s*\.\s*)+\w+)\s*\(/g)) {
+    methods.add((path ?? '').replace(/\s+/g, ''));
   }
   for (const [, method] of source.matchAll(/\bclient\s*\.\s*apiCall\s*\(\s*['"`]([\w.]+)['"`]/g)) {
     methods.add(method);
@@ -151,8 +158,20 @@ describe('manifest.yml', () => {
     expect(scopes).not.toContain('chat:write.public');
   });
 
-  it('asks for the scope of every Web API method src/slack/gateway.ts and the steps call', () => {
-    const methods = [gatewayPath, stepsPath].flatMap((path) => methodsCalledIn(readFileSync(path, 'utf8')));
+  it('is an agent app (agent messaging) that hears about stops and the Messages tab’s context', () => {
+    const manifest = loadManifest();
+    expect(manifest.features).toHaveProperty('agent_view.agent_description');
+    expect(manifest.features).not.toHaveProperty('assistant_view');
+    expect(manifest.settings?.event_subscriptions?.bot_events).toEqual(
+      expect.arrayContaining(['agent_session_stopped', 'app_context_changed', 'app_home_opened']),
+    );
+  });
+
+  it('asks for the scope of every Web API method src/slack/gateway.ts, agent-sessions.ts and the steps call', () => {
+    const methods = [gatewayPath, sessionsPath, stepsPath].flatMap((path) =>
+      methodsCalledIn(readFileSync(path, 'utf8')),
+    );
+    expect(methods).toContain('agents.sessions.setStatus');
     expect(methods).toContain('functions.completeSuccess');
     // Guards the regex: if it stopped matching, the loop below would check nothing.
     expect(methods).toContain('chat.postMessage');
@@ -197,9 +216,10 @@ describe('manifest.yml', () => {
 
 describe('the method-to-scope check', () => {
   it('finds client calls, and fails on a method with no known scope', () => {
-    const source = 'await client.chat.postMessage({});\nawait client.conversations\n  .kick({});';
+    const source =
+      'await client.chat.postMessage({});\nawait client.conversations\n  .kick({});\nclient.agents.sessions.setStatus({});';
     const methods = methodsCalledIn(source);
-    expect(methods).toEqual(['chat.postMessage', 'conversations.kick']);
+    expect(methods).toEqual(['agents.sessions.setStatus', 'chat.postMessage', 'conversations.kick']);
     expect(() => methods.map(scopesFor)).toThrow('no scope known for method conversations.kick');
   });
 });

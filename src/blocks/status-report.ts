@@ -1,4 +1,5 @@
 import { AGENT_HOURLY_LIMIT } from '../agent/limits.js';
+import type { FeedbackTotals } from '../domain/feedback.js';
 import { type Block, context, fieldsSection, section } from '../slack/blocks.js';
 import { codeSpan, joinMrkdwn, type Mrkdwn, md } from '../slack/mrkdwn.js';
 import { duration } from './messages.js';
@@ -15,6 +16,8 @@ export interface StatusFacts {
   startedAt: number;
   /** Instances sharing the store (1 on SQLite). */
   instances: number;
+  /** Feedback on outcome posts: current votes, by value. */
+  feedback: FeedbackTotals;
   now: number;
 }
 
@@ -43,12 +46,14 @@ export function statusReport(facts: StatusFacts): { text: Mrkdwn; blocks: Block[
     facts.lastAgentSuccessAt !== undefined
       ? md`:large_green_circle: ${ago(facts.now - facts.lastAgentSuccessAt)}`
       : md`:white_circle: none since this instance started ${ago(facts.now - facts.startedAt)}`;
+  const feedback = md`:thumbsup: ${facts.feedback.positive}  :thumbsdown: ${facts.feedback.negative}`;
   const lines = [
     md`*docs-agent status*`,
     md`*Agent quota* (counted from this bot’s own record)`,
     ...quota,
     md`*Poller:* ${poller}`,
     md`*Last successful agent API call:* ${api}`,
+    md`*Feedback on outcomes:* ${feedback}`,
   ];
   return {
     text: joinMrkdwn(lines),
@@ -59,6 +64,7 @@ export function statusReport(facts: StatusFacts): { text: Mrkdwn; blocks: Block[
         md`*Poller*\n${poller}`,
         md`*Last successful agent API call*\n${api}`,
         md`*Instances*\n${facts.instances}`,
+        md`*Feedback on outcomes*\n${feedback}`,
       ]),
       context(md`The agent API allows 100 new jobs and follow-ups per project per hour.`),
     ],

@@ -1,16 +1,19 @@
 import type { RenderHints } from '../blocks/messages.js';
-import { statusCard, statusReaction } from '../blocks/status-card.js';
+import { statusCard } from '../blocks/status-card.js';
 import { parseOutboxPayload, unkeyedPostKey } from '../domain/outbox-registry.js';
 import type { HomePublisher } from '../home/home-publisher.js';
 import type { Logger } from '../logging/logger.js';
+import type { AgentSessions } from '../slack/agent-sessions.js';
 import { type Blocks, SlackCallError, type SlackGateway } from '../slack/gateway.js';
 import { channelMention, codeSpan, md, recordedMrkdwn, truncateMrkdwn } from '../slack/mrkdwn.js';
 import { isChannelClosed } from '../slack/slack-errors.js';
-import type { JobRecord, OutboxItem, Store } from '../store/types.js';
+import type { OutboxItem, Store } from '../store/types.js';
 import { backoffMs } from '../util/backoff.js';
 import { createLoop, type Loop } from '../util/loop.js';
 import type { YieldGate } from '../util/yield-gate.js';
 import { createNotificationSender } from './notifications.js';
+import { createReactionSync } from './root-reaction.js';
+import { createSessionSync } from './sessions.js';
 import type { createStepSender, StepDelivery } from './workflow-steps.js';
 
 export interface OutboxOptions {
@@ -21,6 +24,8 @@ export interface OutboxOptions {
   logger: Logger;
   /** How follow-ups work, for the status card's hint. */
   hints: RenderHints;
+  /** Slack's agent sessions: each card update also shows the job's state as its thread's session. */
+  sessions?: AgentSessions;
   /** Refreshes a requester's App Home after their job's card changed. */
   home?: HomePublisher;
   /** Answers Workflow Builder steps; without it their items are given up. */
@@ -70,20 +75,11 @@ export function createOutbox(options: OutboxOptions): Outbox {
   const now = options.now ?? Date.now;
   const batchSize = options.batchSize ?? 10;
   const notifications = createNotificationSender({ slack, logger });
+  const syncSession = options.sessions
+    ? createSessionSync({ sessions: options.sessions, logger })
+    : undefined;
 
-  /** Swaps the status emoji on the thread's root to match the card. Cosmetic: never fails the update. */
-  async function syncReaction(job: JobRecord): Promise<void> {
-    const wanted = statusReaction(job);
-    if (wanted === job.rootReaction || !job.threadTs) return;
-    const root = { channel: job.channelId, ts: job.threadTs };
-    try {
-      if (job.rootReaction) await slack.removeReaction({ ...root, name: job.rootReaction });
-      if (wanted) await slack.addReaction({ ...root, name: wanted });
-      await store.setRootReaction(job.id, wanted);
-    } catch (error) {
-      logger.warn('could not update the status emoji on the thread root', { jobId: job.id, error });
-    }
-  }
+  const syncReaction = createReactionSync({ store, slack, logger });
 
   /** Delivers an item; resolves to Slack's code when it is given up, or when to take it again. */
   async function send(item: OutboxItem): Promise<StepDelivery> {
@@ -125,6 +121,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
         const upto = await store.latestCardUpdate(item.jobId);
         const job = await store.getJob(item.jobId);
         if (!job) return;
+        await syncSession?.(job);
         const card = statusCard(job, now(), options.hints);
         await slack.updateMessage({
           channel: payload.channel,

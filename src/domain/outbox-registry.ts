@@ -66,6 +66,13 @@ export const OUTBOX_ITEMS = {
   notification: notification('notify', ({ jobId, runSeq }) => `notify:${runSeq}:${jobId}`),
   /** A run's outcome sent to the requester by direct message (`NOTIFY_REQUESTER=dm`). */
   requesterDm: notification('direct', ({ jobId, runSeq }) => `requester-dm:${runSeq}:${jobId}`),
+  /** Someone pressed stop on the job's session: what was withdrawn, and what goes on. */
+  stopped: post(
+    'notice',
+    ({ jobId, run, first }: JobKey & { run: number; first: number }) => `stopped:${run}:${first}:${jobId}`,
+  ),
+  /** A stop pressed by someone who may not stop the job, told once per press. */
+  stopRefused: note(({ jobId, eventTs }: JobKey & { eventTs: string }) => `stop-refused:${eventTs}:${jobId}`),
   /** The root message could not be posted: the job was not started. */
   startRefused: note(({ jobId }: JobKey) => `start-refused:${jobId}`),
   /** The first instruction was refused (length, access, hourly limits). */

@@ -1,5 +1,4 @@
-import { mrkdwnToPlain } from '../slack/mrkdwn.js';
-import { truncateText } from '../slack/truncate.js';
+import { jobTitle } from '../blocks/job-title.js';
 import type { JobRecord } from '../store/types.js';
 import type { JobContext } from './job-context.js';
 
@@ -38,7 +37,7 @@ export function createAssistantPane(ctx: Pick<JobContext, 'slack' | 'logger'>): 
       show(job, {
         status: 'is starting the job…',
         // Plain text: Slack shows the title as it is given, so the instruction is made readable.
-        title: truncateText(mrkdwnToPlain(job.instruction).trim(), ASSISTANT_TITLE_MAX_CHARS),
+        title: jobTitle(job, ASSISTANT_TITLE_MAX_CHARS),
       }),
     working: (job) => show(job, { status: 'is working on it…' }),
   };

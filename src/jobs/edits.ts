@@ -24,6 +24,16 @@ export interface Edits {
   acceptDelete(request: DeleteRequest): Promise<EditOutcome>;
 }
 
+/** Taking back, at once, everything of a job that has not reached the agent (a stop). */
+export interface WaitingWithdrawal {
+  /**
+   * Withdraws every instruction of the job still waiting (as a deletion would: a reply in its
+   * batch window or held, a first instruction whose job has not started); returns those taken
+   * back. One that a batch or the job's start took meanwhile is left to go on.
+   */
+  withdrawWaiting(job: JobRecord): Promise<RunRecord[]>;
+}
+
 /** A stale read (a batch took the reply meanwhile) is read again this many times. */
 const ATTEMPTS = 2;
 
@@ -31,7 +41,7 @@ export function createEdits(
   ctx: Pick<JobContext, 'store' | 'logger' | 'now' | 'settings' | 'applyQueued' | 'enqueue'>,
   /** Tells replies that waited for a job which will now never start that there is none. */
   dispatchReady: (jobId: number) => Promise<void>,
-): Edits {
+): Edits & WaitingWithdrawal {
   const { store, logger, now } = ctx;
 
   /**
@@ -158,5 +168,16 @@ export function createEdits(
     return attempt < ATTEMPTS ? acceptDelete(request, attempt + 1) : 'late';
   }
 
-  return { acceptEdit: (request) => acceptEdit(request), acceptDelete: (request) => acceptDelete(request) };
+  async function withdrawWaiting(job: JobRecord): Promise<RunRecord[]> {
+    const taken: RunRecord[] = [];
+    for (const run of await store.getRuns(job.id))
+      if (isWaiting(job, run) && (await withdraw(job, run))) taken.push(run);
+    return taken;
+  }
+
+  return {
+    acceptEdit: (request) => acceptEdit(request),
+    acceptDelete: (request) => acceptDelete(request),
+    withdrawWaiting,
+  };
 }

@@ -55,13 +55,13 @@ export interface JobServiceDeps {
    */
   runTask: (name: string, work: () => Promise<void>) => boolean;
   /** What becomes of instructions and runs, for the metrics endpoint. Default: not reported. */
-  metrics?: Pick<MetricsHooks, 'instruction' | 'runFinished'>;
+  metrics?: Pick<MetricsHooks, 'instruction' | 'runFinished' | 'feedback'>;
   now?: () => number;
 }
 
 /** What every flow of the job service works with: its dependencies, defaults filled in. */
 export interface JobContext extends Omit<JobServiceDeps, 'metrics' | 'now'>, OutboxWrites {
-  metrics: Pick<MetricsHooks, 'instruction' | 'runFinished'>;
+  metrics: Pick<MetricsHooks, 'instruction' | 'runFinished' | 'feedback'>;
   now: () => number;
 }
 

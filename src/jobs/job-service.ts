@@ -1,6 +1,7 @@
 import type { Orphans } from '../store/types.js';
 import { createReplyCatchUp } from './catch-up.js';
 import { createEdits, type Edits } from './edits.js';
+import { createOutcomeFeedback, type OutcomeFeedback } from './feedback.js';
 import { createFollowUps } from './follow-ups.js';
 import { createHolds } from './holds.js';
 import { createInstructionChecks } from './instruction-checks.js';
@@ -10,8 +11,10 @@ import { createReplies, type Replies } from './replies.js';
 import { createJobAcceptance, type JobAcceptance } from './start/accept.js';
 import { createRetryAcceptance, type RetryAcceptance } from './start/retry.js';
 import { createJobStart, type JobStart } from './start/start-job.js';
+import { createSessionStops, type SessionStops } from './stops.js';
 
 export type { EditOutcome } from './edits.js';
+export type { FeedbackOutcome, FeedbackRequest } from './feedback.js';
 export type { JobServiceDeps } from './job-context.js';
 export type {
   DeleteRequest,
@@ -25,6 +28,8 @@ export type {
   ShortcutRequest,
   StartRequest,
   StepRequest,
+  StopOutcome,
+  StopRequest,
 } from './requests.js';
 export type { SharedFile } from './shared-files.js';
 
@@ -38,7 +43,9 @@ export interface JobService
     RetryAcceptance,
     Pick<JobStart, 'startJob'>,
     Replies,
-    Edits {
+    Edits,
+    SessionStops,
+    OutcomeFeedback {
   /**
    * Finishes or explains what a stopped process left half done (taken over with
    * {@link Store.adoptOrphans}).
@@ -76,6 +83,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
   const replies = createReplies(ctx, { checks, followUps });
   const catchUp = createReplyCatchUp({ ...ctx, accept: replies.acceptReply, process: replies.processReply });
   const start = createJobStart(ctx, { checks, dispatchReady: followUps.dispatchReady, catchUp });
+  const edits = createEdits(ctx, followUps.dispatchReady);
   const recovery = createRecovery(ctx, { ...start, ...replies, dispatchReady: followUps.dispatchReady });
 
   return {
@@ -83,7 +91,10 @@ export function createJobService(deps: JobServiceDeps): JobService {
     ...createRetryAcceptance(ctx),
     startJob: start.startJob,
     ...replies,
-    ...createEdits(ctx, followUps.dispatchReady),
+    acceptEdit: edits.acceptEdit,
+    acceptDelete: edits.acceptDelete,
+    ...createSessionStops(ctx, edits),
+    ...createOutcomeFeedback(ctx),
     recover: recovery.recover,
 
     async handBack({ jobIds = [], runIds = [] }) {

@@ -1,4 +1,5 @@
 import type { AgentJob } from '../agent/schema.js';
+import { feedbackBlock } from '../blocks/feedback.js';
 import { text } from '../blocks/messages.js';
 import { outcomePost } from '../blocks/status-card.js';
 import { keys } from '../domain/outbox-registry.js';
@@ -71,7 +72,7 @@ export function createRunOutcomes(ctx: RunOutcomesDeps): RunOutcomes {
                     text: post.text,
                     run: latest,
                     covers: open,
-                    blocks: post.blocks,
+                    blocks: [...post.blocks, feedbackBlock(job.id, latest.seq)],
                   }),
                 ]
               : []),

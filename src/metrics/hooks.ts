@@ -1,5 +1,6 @@
 import type { RefusalReason } from '../access/access-policy.js';
 import type { AgentAnswer, AgentEndpoint } from '../agent/endpoints.js';
+import type { FeedbackValue } from '../domain/feedback.js';
 import type { RunOutcome } from '../store/types.js';
 
 export type { AgentAnswer, AgentEndpoint };
@@ -55,6 +56,8 @@ export interface MetricsHooks {
   slackError(method: string, code: string): void;
   /** Slack refused an outbox item for good: the message is given up. */
   outboxGivenUp(): void;
+  /** Someone gave feedback on an outcome (a new vote, or a changed one). */
+  feedback(value: FeedbackValue): void;
 }
 
 /** Hooks that do nothing: metrics off, or a test that does not look at them. */
@@ -64,4 +67,5 @@ export const noMetrics: MetricsHooks = {
   agentRequest() {},
   slackError() {},
   outboxGivenUp() {},
+  feedback() {},
 };

@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { FEEDBACK_VALUES } from '../domain/feedback.js';
 import type { RunOutcome } from '../store/types.js';
 import type { AgentAnswer, MetricsHooks } from './hooks.js';
 import { registerStoreGauges, type StoreGaugesOptions } from './store-gauges.js';
@@ -83,6 +84,13 @@ export function createMetrics(options: MetricsOptions): Metrics {
     registers: [register],
   });
   givenUp.inc(0);
+  const feedback = new Counter({
+    name: 'docs_agent_feedback_total',
+    help: 'Feedback on outcome posts (thumbs up or down), by value (positive, negative): each new or changed vote.',
+    labelNames: ['value'],
+    registers: [register],
+  });
+  for (const value of FEEDBACK_VALUES) feedback.inc({ value }, 0);
 
   const hooks: MetricsHooks = {
     instruction(surface, result, reason, count = 1) {
@@ -101,6 +109,9 @@ export function createMetrics(options: MetricsOptions): Metrics {
     },
     outboxGivenUp() {
       givenUp.inc();
+    },
+    feedback(value) {
+      feedback.inc({ value });
     },
   };
 

@@ -1,5 +1,18 @@
 /** What a conversation is, read from what Slack gives: the one place these rules live. */
 
+/** What the bot needs to know about a conversation before it starts a job there. */
+export interface ConversationFacts {
+  isMember: boolean;
+  isArchived: boolean;
+  /** A direct message or group direct message. */
+  isDirect: boolean;
+  /**
+   * Only its members can read it: a private channel, a direct message or a group direct message.
+   * True unless Slack says outright that the channel is not private.
+   */
+  isPrivate: boolean;
+}
+
 /**
  * A direct message with the bot (its App Home "Messages" tab, or the assistant pane). Slack
  * gives one-to-one conversations ids starting with `D`.

@@ -1,5 +1,6 @@
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logging/logger.js';
+import type { ConversationFacts } from './conversations.js';
 import {
   findByMetadata,
   LISTING_PAGES,
@@ -9,8 +10,9 @@ import {
   type ThreadMessage,
 } from './message-listing.js';
 import type { Mrkdwn } from './mrkdwn.js';
-import { SlackCallError, toSlackCallError, withRateLimitWait } from './slack-errors.js';
+import { SlackCallError, slackCaller, withRateLimitWait } from './slack-errors.js';
 
+export type { ConversationFacts } from './conversations.js';
 export { LISTING_PAGES, type PostMetadata, type ThreadMessage } from './message-listing.js';
 export { POST_MAX_RATE_LIMIT_WAIT_MS, SlackCallError } from './slack-errors.js';
 
@@ -25,19 +27,6 @@ export interface SlackUser {
   deleted: boolean;
   /** The person's own workspace, when Slack says (another organisation's, for a Slack Connect member). */
   teamId: string | undefined;
-}
-
-/** What the bot needs to know about a conversation before it starts a job there. */
-export interface ConversationFacts {
-  isMember: boolean;
-  isArchived: boolean;
-  /** A direct message or group direct message. */
-  isDirect: boolean;
-  /**
-   * Only its members can read it: a private channel, a direct message or a group direct message.
-   * True unless Slack says outright that the channel is not private.
-   */
-  isPrivate: boolean;
 }
 
 /** Block Kit blocks (checked against Slack's limits where they are built). */
@@ -85,11 +74,12 @@ export interface SlackGateway {
   }): Promise<string | undefined>;
   /**
    * The assistant pane's thread (`assistant.threads.*`): the status line under it (empty clears
-   * it), its title, and the prompts a new thread suggests.
+   * it), its title, and the prompts a new thread suggests; without `threadTs` (agent messaging's
+   * Messages tab, where Slack ignores a call that names a thread) only the conversation's prompts.
    */
   assistantThread(args: {
     channel: string;
-    threadTs: string;
+    threadTs?: string;
     status?: string;
     title?: string;
     prompts?: readonly { title: string; message: string }[];
@@ -120,31 +110,23 @@ export function createSlackGateway({
   timeoutMs = 10_000,
   onError,
 }: SlackGatewayOptions): SlackGateway {
-  async function call<T>(method: string, fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (error) {
-      const typed = error instanceof SlackCallError ? error : toSlackCallError(method, error);
-      logger.debug('Slack call failed', { method, code: typed.code });
-      onError?.(method, typed.code);
-      throw typed;
-    }
-  }
+  const call = slackCaller(logger, onError);
 
   return {
     async assistantThread({ channel, threadTs, status, title, prompts }) {
-      const thread = { channel_id: channel, thread_ts: threadTs };
-      if (status !== undefined)
+      const thread = { channel_id: channel, thread_ts: threadTs ?? '' };
+      const conversation = threadTs ? thread : { channel_id: channel };
+      if (status !== undefined && threadTs)
         await call('assistant.threads.setStatus', () =>
           client.assistant.threads.setStatus({ ...thread, status }),
         );
-      if (title !== undefined)
+      if (title !== undefined && threadTs)
         await call('assistant.threads.setTitle', () =>
           client.assistant.threads.setTitle({ ...thread, title }),
         );
       if (prompts?.length)
         await call('assistant.threads.setSuggestedPrompts', () =>
-          client.assistant.threads.setSuggestedPrompts({ ...thread, prompts: [...prompts] as never }),
+          client.assistant.threads.setSuggestedPrompts({ ...conversation, prompts: [...prompts] as never }),
         );
     },
     async postMessage({ channel, threadTs, text, blocks, metadata }) {

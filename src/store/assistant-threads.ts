@@ -3,6 +3,13 @@ import type { QueryName } from './queries.js';
 import { parseAssistantThread, type Row } from './rows.js';
 import type { Store } from './types.js';
 
+/**
+ * The thread ts under which the context of a whole conversation is recorded: agent messaging's
+ * Messages tab reports the channel it is beside per conversation (`app_context_changed`), not
+ * per thread. No message has this ts.
+ */
+export const WHOLE_CONVERSATION = '';
+
 type Methods = Pick<Store, 'recordAssistantThread' | 'touchAssistantThread' | 'assistantThread'>;
 
 /**

@@ -76,6 +76,7 @@ export const insertedJob = (p: NewJobParams, id: number): JobRecord => ({
   claimedBy: null,
   claimedUntil: null,
   erasedAt: null,
+  stoppedRun: null,
   createdAt: p.now,
   updatedAt: p.now,
 });

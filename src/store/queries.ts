@@ -1,4 +1,5 @@
 import { FINISHED, STILL_STARTING, sqlList, THREAD_RELEASING_PHASES } from '../domain/phases.js';
+import { FEEDBACK_QUERIES } from './queries/feedback.js';
 import { OUTBOX_QUERIES } from './queries/outbox.js';
 import { POSTGRES_USES_QUERIES, USES_QUERIES } from './queries/uses.js';
 import type { Dialect } from './schema.js';
@@ -226,7 +227,15 @@ const INSTANCES = {
   forgetDeadInstances: 'DELETE FROM instances WHERE heartbeat_at < :staleBefore AND id <> :instanceId',
 } as const;
 
-const SHARED = { ...JOBS, ...RUNS, ...RETENTION, ...INSTANCES, ...OUTBOX_QUERIES, ...USES_QUERIES } as const;
+const SHARED = {
+  ...JOBS,
+  ...RUNS,
+  ...RETENTION,
+  ...INSTANCES,
+  ...OUTBOX_QUERIES,
+  ...USES_QUERIES,
+  ...FEEDBACK_QUERIES,
+} as const;
 
 /**
  * Statements only PostgreSQL runs: there several instances share the store, so what SQLite's

@@ -80,6 +80,11 @@ export interface JobRecord {
    * prompts, response_url); null while they are kept. The job row and its thread stay.
    */
   erasedAt: number | null;
+  /**
+   * The run count at which someone pressed stop on the job's agent session (null: never). The
+   * agent API cannot cancel a run: while this is still the run count, the run goes on unshown.
+   */
+  stoppedRun: number | null;
   createdAt: number;
   updatedAt: number;
 }

@@ -93,6 +93,7 @@ export const parseJob = parser<JobRecord>(
     claimedBy: text.nullable(),
     claimedUntil: time.nullable(),
     erasedAt: time.nullable(),
+    stoppedRun: int.nullable(),
     privacy: word<JobPrivacy>(),
     contextChannelId: text.nullable(),
     createdAt: time,

@@ -25,6 +25,7 @@ export type {
   RunState,
 } from './records.js';
 
+import type { FeedbackTotals, FeedbackVote } from '../domain/feedback.js';
 import type { JobPhase } from '../domain/phases.js';
 import type { Change, Orphans, OutboxPatch } from './changes.js';
 import type { JobRecord, NewJob, NewOutboxItem, NewRun, OutboxItem, RunRecord } from './records.js';
@@ -216,6 +217,13 @@ export interface Store {
     channelId: string,
     threadTs: string,
   ): Promise<{ contextChannelId: string | null } | undefined>;
+  /**
+   * Records a person's vote on an outcome (a run of a job); a second vote of theirs on it
+   * replaces the first. True when the vote is new or changed, false when it was already so.
+   */
+  recordFeedback(vote: FeedbackVote & { userId: string }, now: number): Promise<boolean>;
+  /** Current votes on all outcomes, by value. */
+  feedbackTotals(): Promise<FeedbackTotals>;
   enqueue(items: NewOutboxItem[], now: number): Promise<void>;
   /**
    * Undelivered outbox items that are due and not claimed, oldest first. Thread posts of one job

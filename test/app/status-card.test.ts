@@ -79,7 +79,8 @@ describe('the status card', () => {
       },
     ]);
     const post = await waitFor('outcome', () => h.slack.threadPosts(threadTs)[0]);
-    expect(blocksOf(post)).toHaveLength(1);
+    // Its text, and the feedback buttons every outcome has: no pull request button.
+    expect(blocksOf(post).map((b) => b.type)).toEqual(['section', 'context_actions']);
   });
 
   it('shortens a long instruction on the card, its link shown inert and never cut into markup', async () => {

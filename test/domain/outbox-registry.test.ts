@@ -64,6 +64,10 @@ describe('outbox item keys', () => {
       'edit-refused:41:1700000300.000200',
     );
     expect(keys.withdrawn({ runId: 41 })).toBe('withdrawn:41');
+    expect(keys.stopped({ jobId: 7, run: 2, first: 41 })).toBe('stopped:2:41:7');
+    expect(keys.stopRefused({ jobId: 7, eventTs: '1783536983.783769' })).toBe(
+      'stop-refused:1783536983.783769:7',
+    );
     expect(keys.filesUnseen({ channelId: 'C0DOCS', messageTs: '1700000300.000100' })).toBe(
       'files:C0DOCS:1700000300.000100',
     );
@@ -81,7 +85,15 @@ describe('outbox item keys', () => {
     expect(rootMetadata(7)).toEqual({ eventType: 'docs_agent_root', key: 'root:7' });
     const posts = Object.entries(OUTBOX_ITEMS).filter(([, item]) => item.payload === 'post');
     expect(posts.map(([name]) => name).sort()).toEqual(
-      ['followUpError', 'followUpUnknown', 'outcome', 'pollRefused', 'startError', 'startUnknown'].sort(),
+      [
+        'followUpError',
+        'followUpUnknown',
+        'outcome',
+        'pollRefused',
+        'startError',
+        'startUnknown',
+        'stopped',
+      ].sort(),
     );
     for (const [, item] of posts) expect('eventType' in item && item.eventType).toBe('docs_agent_post');
   });

@@ -40,6 +40,21 @@ function element(el: unknown, where: string, problems: string[]) {
         textObject(el.placeholder, `${where}.placeholder`, 150, problems, true);
       return undefined;
     }
+    case 'feedback_buttons':
+      // Slack: both buttons required, plain_text of at most 75 characters, a value of at most 2000.
+      for (const side of ['positive_button', 'negative_button']) {
+        const button = el[side];
+        if (!isObj(button)) {
+          problems.push(`${where}.${side}: missing`);
+          continue;
+        }
+        textObject(button.text, `${where}.${side}.text`, 75, problems, true);
+        if (typeof button.value !== 'string' || button.value.length === 0 || button.value.length > 2000)
+          problems.push(`${where}.${side}: value of 1 to 2000 characters`);
+        if (typeof button.accessibility_label === 'string' && button.accessibility_label.length > 75)
+          problems.push(`${where}.${side}: accessibility_label too long`);
+      }
+      return undefined;
     case 'conversations_select':
     case 'channels_select':
       if (el.placeholder !== undefined)
@@ -89,6 +104,16 @@ function checkBlock(block: unknown, where: string, problems: string[]) {
       if (!Array.isArray(block.elements) || block.elements.length === 0 || block.elements.length > 25)
         return problems.push(`${where}: 1 to 25 elements`);
       for (const [j, e] of block.elements.entries()) element(e, `${where}.elements[${j}]`, problems);
+      return undefined;
+    case 'context_actions':
+      // Slack: feedback buttons and icon buttons only, at most 5.
+      if (!Array.isArray(block.elements) || block.elements.length === 0 || block.elements.length > 5)
+        return problems.push(`${where}: 1 to 5 elements`);
+      for (const [j, e] of block.elements.entries()) {
+        if (!isObj(e) || (e.type !== 'feedback_buttons' && e.type !== 'icon_button'))
+          problems.push(`${where}.elements[${j}]: only feedback_buttons or icon_button`);
+        else element(e, `${where}.elements[${j}]`, problems);
+      }
       return undefined;
     case 'divider':
       return undefined;

@@ -59,6 +59,7 @@ export function fakeSlack(): FakeSlack {
     })),
     openView: vi.fn(async () => {}),
     publishHome: vi.fn(async () => {}),
+    assistantThread: vi.fn(async () => {}),
     postEphemeral: vi.fn(async () => {}),
     respond: vi.fn(async () => {}),
     userInfo: vi.fn(async () => member()),

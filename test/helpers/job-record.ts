@@ -35,6 +35,7 @@ export const jobRecord = (fields: Partial<JobRecord> = {}): JobRecord => ({
   claimedBy: null,
   claimedUntil: null,
   erasedAt: null,
+  stoppedRun: null,
   createdAt: 1_700_000_000_000,
   updatedAt: 1_700_000_000_000,
   ...fields,

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { agentSessionsStandIn } from './agent-sessions-stand-in.js';
 import { blockProblems, viewProblems } from './block-kit.js';
 import { listen } from './http.js';
 import { createStepLedger } from './workflow-steps.js';
@@ -110,6 +111,7 @@ export async function startSlackStandIn(
   /** The Home tab last published for each user. */
   const homes = new Map<string, Record<string, unknown>>();
   let tsCounter = 0;
+  const agentSessions = agentSessionsStandIn();
   const checkBlocks = (method: string, args: Record<string, unknown>): string | undefined => {
     if (args.blocks === undefined) return undefined;
     const problems = blockProblems(args.blocks, 50);
@@ -161,6 +163,7 @@ export async function startSlackStandIn(
       : { ok: false, error: 'invalid_arguments' };
 
   const methods: Record<string, (args: Record<string, unknown>) => Record<string, unknown>> = {
+    ...agentSessions.methods,
     'apps.connections.open': () => ({ ok: false, error: 'invalid_auth' }),
     // Answered by the step ledger, which knows which token the call carried.
     'functions.completeSuccess': () => ({ ok: true }),
@@ -220,9 +223,10 @@ export async function startSlackStandIn(
     // The assistant pane: like Slack, each needs the thread's channel and ts.
     'assistant.threads.setStatus': (args) => assistantAnswer(args, typeof args.status === 'string'),
     'assistant.threads.setTitle': (args) => assistantAnswer(args, typeof args.title === 'string'),
+    // thread_ts is optional here: agent messaging sets prompts for the conversation.
     'assistant.threads.setSuggestedPrompts': (args) =>
       assistantAnswer(
-        args,
+        { thread_ts: '', ...args },
         Array.isArray(args.prompts) && args.prompts.length >= 1 && args.prompts.length <= 4,
       ),
     'reactions.add': (args) => {
@@ -400,6 +404,9 @@ export async function startSlackStandIn(
     /** Workflow Builder steps: tokens Slack gave executions, and the answers it accepted. */
     steps,
     homes,
+    /** Agent sessions the bot set (`agents.sessions.*`). */
+    sessions: agentSessions.sessions,
+    sessionOf: agentSessions.sessionOf,
     /** Queues faults for the next calls of `method`, in order. */
     fail(method: string, ...queued: SlackFault[]) {
       faults.set(method, [...(faults.get(method) ?? []), ...queued]);

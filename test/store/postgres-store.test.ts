@@ -49,7 +49,9 @@ if (server.ok) {
       const { rows } = await (first as Awaited<ReturnType<typeof openPostgresStore>>).pool.query(
         'SELECT version FROM schema_migrations',
       );
-      expect(rows.map((r) => r.version).sort()).toEqual(pgMigrations.map((m) => m.version));
+      expect(rows.map((r) => Number(r.version)).sort((a, b) => a - b)).toEqual(
+        pgMigrations.map((m) => m.version),
+      );
       await migratePostgres((first as Awaited<ReturnType<typeof openPostgresStore>>).pool);
       await Promise.all(stores.map((s) => s.close()));
     });

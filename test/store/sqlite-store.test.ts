@@ -163,6 +163,7 @@ describe('SQLite store on a file', () => {
       .map((r) => (r as { name: string }).name);
     expect(tables).toEqual([
       'assistant_threads',
+      'feedback_votes',
       'home_views',
       'instances',
       'jobs',

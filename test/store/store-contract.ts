@@ -137,6 +137,7 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
           claimedBy: null,
           claimedUntil: null,
           erasedAt: null,
+          stoppedRun: null,
           createdAt: T0,
           updatedAt: T0,
         });

@@ -5,6 +5,7 @@ import type { ChannelAudience } from '../../slack/channel-audience.js';
 import { isDirectMessage } from '../../slack/conversations.js';
 import { WAIT_LIMIT_MS } from '../../slack/function-steps.js';
 import { type Mrkdwn, mrkdwnToPlain } from '../../slack/mrkdwn.js';
+import { WHOLE_CONVERSATION } from '../../store/assistant-threads.js';
 import type { JobPrivacy, JobRecord } from '../../store/types.js';
 import type { JobContext } from '../job-context.js';
 import type {
@@ -188,14 +189,16 @@ export function createJobAcceptance(
       }),
 
     async acceptDirect(request) {
-      const pane = request.threadTs
+      // The assistant pane's thread, or agent messaging's Messages tab (its context is the
+      // conversation's): either way a pane, beside the channel Slack last reported.
+      const inThreadPane = request.threadTs
         ? await store.assistantThread(request.channelId, request.threadTs)
         : undefined;
-      // The thread is in use: the retention sweep forgets only threads idle for RETENTION_DAYS.
-      if (pane && request.threadTs) {
-        const thread = { channelId: request.channelId, threadTs: request.threadTs };
-        await store.touchAssistantThread(thread, now() - PANE_USE_LAG_MS);
-      }
+      const threadTs = inThreadPane ? (request.threadTs ?? WHOLE_CONVERSATION) : WHOLE_CONVERSATION;
+      const pane = inThreadPane ?? (await store.assistantThread(request.channelId, WHOLE_CONVERSATION));
+      // In use: the retention sweep forgets only threads (and conversations) idle for RETENTION_DAYS.
+      if (pane)
+        await store.touchAssistantThread({ channelId: request.channelId, threadTs }, now() - PANE_USE_LAG_MS);
       return inThread(request, {
         origin: 'direct',
         triggerKey: `direct:${request.channelId}:${request.messageTs}`,

@@ -1,6 +1,6 @@
 import { cardTsOf } from '../../blocks/status-card.js';
 import { enterPhase, expectPhase, mayRetry, RETRYABLE } from '../../domain/phases.js';
-import { withTimeout } from '../../util/timeout.js';
+import { accessWhereAsked } from '../access-where-asked.js';
 import type { JobContext } from '../job-context.js';
 import { rootUpdate } from '../outbox-items.js';
 import type { RetryOutcome, RetryRequest } from '../requests.js';
@@ -37,19 +37,9 @@ export function createRetryAcceptance(
       // The click's value names a job; what it may do is read from the store, never the click.
       const old = await store.getJob(request.jobId);
       if (!old || old.channelId !== request.channelId) return 'not_retryable';
-      // Only people who may instruct the agent here start a job with it, failing closed when
-      // Slack cannot say in time. In the assistant pane, "here" is the channel recorded with the
-      // job: the one its project comes from, not wherever the pane is now.
-      const allowed = await withTimeout(
-        ctx.access.check({
-          teamId: request.teamId,
-          channelId: old.channelId,
-          userId: request.userId,
-          contextChannelId: old.contextChannelId ?? undefined,
-        }),
-        RETRY_ACCESS_CHECK_MS,
-      ).catch(() => undefined);
-      if (!allowed?.allowed) return { refused: allowed ?? { allowed: false, reason: 'unverified' } };
+      // Only people who may instruct the agent here start a job with it.
+      const allowed = await accessWhereAsked(ctx.access, old, request, RETRY_ACCESS_CHECK_MS);
+      if (!allowed.allowed) return { refused: allowed };
       if (old.phase === 'retried') return 'repeat';
       const first = old.threadTs && mayRetry(old) ? (await store.getRuns(old.id))[0] : undefined;
       // Only a job whose card carries the button: one refused before its card was posted is not.

@@ -51,10 +51,11 @@ async function listReply(deps: ListenerDeps, body: Command, scope: 'mine' | 'cha
 async function statusReply(deps: ListenerDeps) {
   const now = Date.now();
   const projects = [deps.config.agent.projectId, ...new Set(deps.config.channelProjects.values())];
-  const [used, activeJobs, instances] = await Promise.all([
+  const [used, activeJobs, instances, feedback] = await Promise.all([
     deps.store.instructionsSince(now - HOUR_MS),
     deps.store.countActiveJobs(),
     deps.store.shared ? deps.store.liveInstances(now - deps.config.instanceTimeoutMs) : Promise.resolve(1),
+    deps.store.feedbackTotals(),
   ]);
   return statusReport({
     projects: [...new Set(projects)],
@@ -65,6 +66,7 @@ async function statusReply(deps: ListenerDeps) {
     lastAgentSuccessAt: deps.health.lastAgentSuccessAt(),
     startedAt: deps.health.startedAt,
     instances: Math.max(1, instances),
+    feedback,
     now,
   });
 }

@@ -2,13 +2,22 @@ import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import type { ListenerDeps } from '../types.js';
 
-const homeSchema = z.object({ user: z.string().min(1), tab: z.string().optional() });
+const homeSchema = z.object({
+  user: z.string().min(1),
+  tab: z.string().optional(),
+  channel: z.string().min(1).optional(),
+});
 
-/** The App Home tab opened: publish the person's recent jobs and the guide, and keep it fresh. */
+/**
+ * The App Home opened. Its Home tab: publish the person's recent jobs and the guide, and keep it
+ * fresh. Its Messages tab, where agent messaging holds conversations (replacing
+ * `assistant_thread_started`): show the suggested prompts.
+ */
 export function appHomeOpened(deps: ListenerDeps) {
   return async ({ event, body }: SlackEventMiddlewareArgs<'app_home_opened'> & AllMiddlewareArgs) => {
     const parsed = homeSchema.safeParse(event);
-    // The Messages and About tabs raise the same event; only Home shows what the bot publishes.
+    if (parsed.success && parsed.data.tab === 'messages') return suggestPrompts(deps, parsed.data.channel);
+    // The About tab raises the same event; only Home shows what the bot publishes.
     if (!parsed.success || (parsed.data.tab !== undefined && parsed.data.tab !== 'home')) return;
     const userId = parsed.data.user;
     const teamId = (body as { team_id?: string }).team_id ?? null;
@@ -19,4 +28,11 @@ export function appHomeOpened(deps: ListenerDeps) {
       await deps.home.publish(userId);
     });
   };
+}
+
+/** Prompts for the conversation (no thread: Slack ignores a thread there); a courtesy, as in the pane. */
+function suggestPrompts(deps: ListenerDeps, channel: string | undefined): void {
+  const prompts = deps.config.suggestedPrompts;
+  if (!channel || prompts.length === 0) return;
+  deps.tasks.run('suggest prompts', () => deps.slack.assistantThread({ channel, prompts }));
 }

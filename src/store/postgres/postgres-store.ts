@@ -2,6 +2,7 @@ import pg from 'pg';
 import { type DatabaseTlsError, parseDatabaseTls } from '../../config/database-tls.js';
 import { assistantThreadMethods } from '../assistant-threads.js';
 import { changeHolds } from '../changes.js';
+import { feedbackMethods } from '../feedback.js';
 import {
   parseAt,
   parseCount,
@@ -192,6 +193,10 @@ export async function openPostgresStore(
     homeOpened: async (userId) => (await exec(pool, 'homeOpened', { userId })).rows.length > 0,
     ...assistantThreadMethods({
       one: (name, params, parse) => one(pool, name, params, parse),
+      write: (name, params) => write(pool, name, params),
+    }),
+    ...feedbackMethods({
+      many: (name, params, parse) => many(pool, name, params, parse),
       write: (name, params) => write(pool, name, params),
     }),
     enqueue: (items, now) => transaction((db) => enqueueAll(db, items, now)),

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { assistantThreadMethods } from '../assistant-threads.js';
 import { changeHolds } from '../changes.js';
+import { feedbackMethods } from '../feedback.js';
 import type { Params } from '../queries/named.js';
 import { type PatchedTable, type QueryName, queriesFor, updateStatement } from '../queries.js';
 import { RehearsalUndone, undone } from '../rehearsal.js';
@@ -250,6 +251,7 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
     recordHomeOpened: async (userId, teamId, now) => void write('recordHomeOpened', { userId, teamId, now }),
     homeOpened: async (userId) => statements.homeOpened.get({ userId }) !== undefined,
     ...assistantThreadMethods({ one, write }),
+    ...feedbackMethods({ many, write }),
     async enqueue(items, now) {
       db.transaction(() => enqueueAll(items, now)).immediate();
     },

@@ -48,8 +48,18 @@ describe('app_home_opened', () => {
     expect(view).not.toContain('Document the rate limits');
   });
 
+  it('publishes nothing for the Messages tab, and shows its suggested prompts (agent messaging)', async () => {
+    await opened({ tab: 'messages' });
+    await w.idle();
+    expect(w.slack.publishHome).not.toHaveBeenCalled();
+    expect(await w.store.homeOpened(REQUESTER)).toBe(false);
+    expect(w.slack.assistantThread).toHaveBeenCalledOnce();
+    const [args] = w.slack.assistantThread.mock.calls[0] ?? [];
+    expect(args).toEqual({ channel: 'D0HOME', prompts: w.deps.config.suggestedPrompts });
+    expect(w.deps.config.suggestedPrompts.length).toBeGreaterThan(0);
+  });
+
   it.each([
-    ['the Messages tab', { tab: 'messages' }],
     ['the About tab', { tab: 'about' }],
     ['an event with no user', { user: undefined }],
   ])('publishes nothing for %s', async (_what, fields) => {

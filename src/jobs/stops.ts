@@ -1,0 +1,119 @@
+import { stopText } from '../blocks/stop-texts.js';
+import { currentRun } from '../domain/agent-session.js';
+import { keys } from '../domain/outbox-registry.js';
+import { POLLED, STILL_STARTING } from '../domain/phases.js';
+import type { JobRecord, RunRecord } from '../store/types.js';
+import { accessWhereAsked } from './access-where-asked.js';
+import type { WaitingWithdrawal } from './edits.js';
+import type { JobContext } from './job-context.js';
+import { privateNote, rootUpdate, threadPost } from './outbox-items.js';
+import type { StopOutcome, StopRequest } from './requests.js';
+
+/**
+ * How long a stop waits for the access check (users.info), in milliseconds: an event is
+ * answered within 3 seconds. Past it, the stop is refused as if Slack could not say who it was.
+ */
+export const STOP_ACCESS_CHECK_MS = 1_500;
+
+/** The stop button of a job's agent session. */
+export interface SessionStops {
+  /**
+   * Withdraws everything of the job that has not reached the agent (as deleting it would), says
+   * in the thread exactly what was withdrawn and that a run the agent already has will finish
+   * and be posted, and moves the session out of `processing`: all queued in the store before
+   * Slack is answered. Only the requester, or someone who may instruct the agent where the job
+   * was asked, may stop it; anyone else is told privately. A re-delivered or second stop of the
+   * same run with nothing new waiting does nothing.
+   */
+  acceptStop(request: StopRequest): Promise<StopOutcome>;
+}
+
+/** A stop whose write found the job changed (a run ended, a batch went out) reads it again. */
+const ATTEMPTS = 3;
+
+export function createSessionStops(
+  ctx: Pick<JobContext, 'store' | 'access' | 'logger' | 'now' | 'applyQueued' | 'enqueue'>,
+  { withdrawWaiting }: WaitingWithdrawal,
+): SessionStops {
+  const { store, logger, now } = ctx;
+
+  /** The requester, or someone who may instruct the agent where the job was asked. */
+  async function mayStop(job: JobRecord, request: StopRequest): Promise<boolean> {
+    if (request.userId === job.requesterId) return true;
+    return (await accessWhereAsked(ctx.access, job, request, STOP_ACCESS_CHECK_MS)).allowed;
+  }
+
+  async function stop(
+    job: JobRecord,
+    request: StopRequest,
+    attempt: number,
+    /** Withdrawn by an earlier attempt of this stop: still to be told. */
+    earlier: RunRecord[] = [],
+  ): Promise<StopOutcome> {
+    const withdrawn = [...earlier, ...(await withdrawWaiting(job))];
+    const fresh = await store.getJob(job.id);
+    if (!fresh) return 'ignored';
+    // The agent has (or is being given) an instruction of this job: nothing can take it back.
+    const running = STILL_STARTING.has(fresh.phase) || POLLED.has(fresh.phase);
+    const run = currentRun(fresh);
+    const marked = running && fresh.stoppedRun === run;
+    if (withdrawn.length === 0 && (marked || !running)) {
+      logger.info('stop with nothing left to stop', { jobId: job.id, user: request.userId });
+      return 'repeat';
+    }
+    const post = threadPost({
+      job: fresh,
+      key: keys.stopped({ jobId: job.id, run, first: withdrawn[0]?.id ?? 0 }),
+      kind: 'notice',
+      text: stopText.stopped({ by: request.userId, withdrawn, running }),
+    });
+    const applied = await ctx.applyQueued(
+      {
+        jobId: job.id,
+        expect: { phase: fresh.phase, runCount: fresh.runCount },
+        ...(running ? { job: { stoppedRun: run } } : {}),
+        enqueue: [post, ...rootUpdate({ ...fresh, stoppedRun: running ? run : fresh.stoppedRun })],
+      },
+      now(),
+    );
+    if (applied) {
+      logger.info('session stopped', {
+        jobId: job.id,
+        user: request.userId,
+        withdrawn: withdrawn.length,
+        running,
+      });
+      return 'stopped';
+    }
+    // The job moved on between the read and the write: what was withdrawn stays withdrawn.
+    if (attempt < ATTEMPTS) return stop(fresh, request, attempt + 1, withdrawn);
+    return 'repeat';
+  }
+
+  return {
+    async acceptStop(request) {
+      const job = await store.findJobByThread(request.channelId, request.threadTs);
+      if (!job) return 'ignored';
+      if (!(await mayStop(job, request))) {
+        const to = {
+          channelId: job.channelId,
+          userId: request.userId,
+          threadTs: job.threadTs,
+          responseUrl: null,
+        };
+        const note = stopText.notYours(job.requesterId);
+        // The session is shown as it is again: Slack's client may have taken the press as done.
+        await ctx.enqueue(
+          [
+            privateNote(job.id, keys.stopRefused({ jobId: job.id, eventTs: request.eventTs }), to, note),
+            ...rootUpdate(job),
+          ],
+          now(),
+        );
+        logger.info('stop refused', { jobId: job.id, user: request.userId });
+        return 'refused';
+      }
+      return stop(job, request, 1);
+    },
+  };
+}

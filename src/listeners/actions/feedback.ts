@@ -1,0 +1,51 @@
+import type { AllMiddlewareArgs, SlackActionMiddlewareArgs } from '@slack/bolt';
+import { z } from 'zod';
+import { feedbackText } from '../../blocks/feedback.js';
+import { parseFeedbackButtonValue } from '../../domain/feedback.js';
+import type { Mrkdwn } from '../../slack/mrkdwn.js';
+import type { ListenerDeps } from '../types.js';
+
+/** A press of `feedback_buttons` as Slack sends it (a `block_actions` payload). */
+const pressSchema = z.object({
+  user: z.object({ id: z.string().min(1) }),
+  channel: z.object({ id: z.string().min(1) }),
+  response_url: z.string().url().optional(),
+  actions: z.array(z.object({ type: z.literal('feedback_buttons'), value: z.string().max(2_000) })).min(1),
+});
+
+/**
+ * Thumbs up or down under an outcome post: recorded once per person and outcome before the
+ * press is acknowledged, and acknowledged privately to the person who pressed.
+ */
+export function outcomeFeedback(deps: ListenerDeps) {
+  return async ({ body, ack }: SlackActionMiddlewareArgs & AllMiddlewareArgs) => {
+    const parsed = pressSchema.safeParse(body);
+    const vote = parsed.success ? parseFeedbackButtonValue(parsed.data.actions[0]?.value ?? '') : undefined;
+    if (!parsed.success || !vote) {
+      await ack();
+      deps.logger.warn('feedback press not understood', {
+        issues: parsed.success ? ['actions.0.value'] : parsed.error.issues.map((i) => i.path.join('.')),
+      });
+      return;
+    }
+    const { user, channel, response_url: responseUrl } = parsed.data;
+    /** A private answer: a courtesy, left out when no slot is free. */
+    const tell = (words: Mrkdwn) =>
+      deps.tasks.run('answer a feedback press', () =>
+        responseUrl
+          ? deps.slack.respond(responseUrl, words)
+          : deps.slack.postEphemeral({ channel: channel.id, user: user.id, text: words }),
+      );
+    try {
+      const outcome = await deps.jobs.acceptFeedback({ ...vote, userId: user.id, channelId: channel.id });
+      await ack();
+      if (outcome === 'recorded') tell(feedbackText.recorded(vote.value));
+      else if (outcome === 'unchanged') tell(feedbackText.unchanged(vote.value));
+      else tell(feedbackText.unknown());
+    } catch (error) {
+      deps.logger.error('could not record feedback', { error });
+      await ack();
+      tell(feedbackText.notRecorded());
+    }
+  };
+}

@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import { type Harness, useHarness } from '../helpers/harness.js';
+import { waitFor } from '../helpers/http.js';
+import { eventEnvelope } from '../helpers/payloads.js';
+import { postSigned, SIGNING_SECRET } from '../helpers/signing.js';
+
+/** `agent_session_stopped` as Slack documents it, signed and sent; the same `eventId` is a re-delivery. */
+function pressStop(
+  h: Harness,
+  at: { channel: string; threadTs: string },
+  user = 'U0ALICE',
+  eventId?: string,
+) {
+  const event = {
+    type: 'agent_session_stopped',
+    channel: at.channel,
+    user,
+    thread_ts: at.threadTs,
+    streaming_message_ts: [],
+    event_ts: `1783536983.${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`,
+  };
+  return postSigned(h.base(), eventEnvelope(event, eventId ? { event_id: eventId } : {}), {
+    contentType: 'application/json',
+    secret: SIGNING_SECRET,
+  });
+}
+
+const stopPosts = (h: Harness, threadTs: string) =>
+  h.slack.threadPosts(threadTs).filter((m) => m.text.includes('pressed stop'));
+
+describe('the stop button of a running job', () => {
+  const h = useHarness();
+
+  it('says plainly that the agent will finish, leaves processing, and still posts the outcome', async () => {
+    const at = await h.startJob();
+    await waitFor('processing', () => h.slack.sessionOf(at.channel, at.threadTs)?.status === 'processing');
+    expect((await pressStop(h, at)).status).toBe(200);
+    const post = await waitFor('stop said in the thread', () => stopPosts(h, at.threadTs)[0]);
+    expect(post.text).toContain('Nothing was waiting to be withdrawn');
+    expect(post.text).toContain('it will finish, and its outcome will still be posted in this thread');
+    await waitFor('session active', () => h.slack.sessionOf(at.channel, at.threadTs)?.status === 'active');
+
+    h.agent.complete(at.jobId, 'https://github.com/example/docs/pull/3');
+    await waitFor('outcome posted', () =>
+      h.slack.threadPosts(at.threadTs).some((m) => m.text.includes('pull/3')),
+    );
+    await h.settled();
+    expect(h.slack.sessionOf(at.channel, at.threadTs)?.status).toBe('active');
+  });
+
+  it('acts once on a re-delivered event and on a second press', async () => {
+    const at = await h.startJob();
+    await Promise.all([pressStop(h, at, 'U0ALICE', 'EvSTOP1'), pressStop(h, at, 'U0ALICE', 'EvSTOP1')]);
+    await pressStop(h, at);
+    await waitFor('stop said', () => stopPosts(h, at.threadTs).length > 0);
+    await h.settled();
+    expect(stopPosts(h, at.threadTs)).toHaveLength(1);
+  });
+
+  it('is refused, privately, to someone who may not instruct the agent there', async () => {
+    h.slack.guests.add('U0GUEST');
+    const at = await h.startJob();
+    await pressStop(h, at, 'U0GUEST');
+    const told = await waitFor('told privately', () =>
+      h.slack.callsTo('chat.postEphemeral').find((c) => c.args.user === 'U0GUEST'),
+    );
+    expect(String(told.args.text)).toContain('Nothing was stopped');
+    await h.settled();
+    expect(stopPosts(h, at.threadTs)).toHaveLength(0);
+    expect(h.slack.sessionOf(at.channel, at.threadTs)?.status).toBe('processing');
+  });
+});
+
+describe('the stop button with a reply held until Slack confirms its author', () => {
+  const h = useHarness();
+
+  it('withdraws the held reply; it never goes out once Slack can say who wrote it', async () => {
+    const at = await h.startJob();
+    h.slack.outage.begin('users.info');
+    await h.event({
+      channel: at.channel,
+      thread_ts: at.threadTs,
+      user: 'U0CAROL',
+      text: 'also cover retries',
+    });
+    await waitFor('held note', () =>
+      h.slack.callsTo('chat.postEphemeral').find((c) => c.args.user === 'U0CAROL'),
+    );
+    await pressStop(h, at);
+    const post = await waitFor('stop said', () => stopPosts(h, at.threadTs)[0]);
+    expect(post.text).toContain('Withdrawn before it reached the docs agent: a reply from <@U0CAROL>.');
+    h.slack.outage.end('users.info');
+    h.agent.complete(at.jobId, 'https://github.com/example/docs/pull/5');
+    await waitFor('outcome', () => h.slack.threadPosts(at.threadTs).some((m) => m.text.includes('pull/5')));
+    await h.settled();
+    expect(h.agent.requestsFor('message')).toHaveLength(0);
+  });
+});
+
+describe('the stop button with replies in the batch window', () => {
+  const h = useHarness({ FOLLOW_UP_BATCH_MS: '60000' });
+
+  it('withdraws the waiting replies and names them; the agent never gets them', async () => {
+    const at = await h.startJob();
+    await h.event({ channel: at.channel, thread_ts: at.threadTs, user: 'U0BOB', text: 'Also cover retries' });
+    await waitFor('reply waiting', async () => {
+      const job = await h.app.store.findJobByThread(at.channel, at.threadTs);
+      return job && (await h.app.store.readyRuns(job.id)).length === 1;
+    });
+    await pressStop(h, at, 'U0BOB');
+    const post = await waitFor('stop said', () => stopPosts(h, at.threadTs)[0]);
+    expect(post.text).toContain('Withdrawn before it reached the docs agent: a reply from <@U0BOB>.');
+    expect(post.text).toContain('it will finish');
+    const job = await h.app.store.findJobByThread(at.channel, at.threadTs);
+    expect((await h.app.store.getRuns(job?.id ?? 0)).map((r) => r.state)).toEqual(['sent', 'failed']);
+    await waitFor('session active', () => h.slack.sessionOf(at.channel, at.threadTs)?.status === 'active');
+    h.agent.complete(at.jobId, 'https://github.com/example/docs/pull/4');
+    await waitFor('outcome', () => h.slack.threadPosts(at.threadTs).some((m) => m.text.includes('pull/4')));
+    await h.settled();
+    expect(h.agent.requestsFor('message')).toHaveLength(0);
+  });
+});
