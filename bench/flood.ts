@@ -102,7 +102,11 @@ function floodRun(rounds: Round[], options: FloodOptions): FloodRun {
     offered: options.rate,
     completedPerSecond: round((completed / busyMs) * 1_000, 1),
     cpuPerCommandMs: round(rounds.reduce((n, r) => n + r.cpuMs, 0) / commands, 3),
-    drainMs: round([...drains].sort((a, b) => a - b)[Math.floor(drains.length / 2)] ?? Number.NaN, 1),
+    drainMs: round(
+      [...drains.map((d) => Math.max(0, d))].sort((a, b) => a - b)[Math.floor(drains.length / 2)] ??
+        Number.NaN,
+      1,
+    ),
     completed,
   };
 }
