@@ -5,16 +5,21 @@
 import { it } from 'vitest';
 import { ackPath } from './ack-path.js';
 import { coldBurst } from './cold-burst.js';
+import { flood } from './flood.js';
 import { jobCpu } from './job-cpu.js';
 import { pollEconomy } from './poll-economy.js';
 import { pollerScale } from './poller-scale.js';
-import { writeReport } from './report.js';
+import { runInfo, writeReport } from './report.js';
 
 const setting = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 
 it('measures docs-agent against its baselines', async () => {
+  const run = runInfo('npm run bench');
   const settings = {
     latencyMs: setting('BENCH_LATENCY_MS', 0),
+    floodRate: setting('BENCH_FLOOD_RATE', 200),
+    floodSeconds: setting('BENCH_FLOOD_SECONDS', 5),
+    floodRounds: setting('BENCH_FLOOD_ROUNDS', 3),
     commands: setting('BENCH_COMMANDS', 3_000),
     concurrency: setting('BENCH_CONCURRENCY', 50),
     coldCommands: setting('BENCH_COLD_COMMANDS', 100),
@@ -26,6 +31,15 @@ it('measures docs-agent against its baselines', async () => {
     economyTimeScale: setting('BENCH_TIME_SCALE', 0.02),
   };
   const parts = {
+    flood: () =>
+      flood({
+        rate: settings.floodRate,
+        seconds: settings.floodSeconds,
+        rounds: settings.floodRounds,
+        connections: 200,
+        warmup: 300,
+        latencyMs: settings.latencyMs,
+      }),
     ack: () =>
       ackPath({
         commands: settings.commands,
@@ -66,14 +80,16 @@ it('measures docs-agent against its baselines', async () => {
         latencyMs: settings.latencyMs,
       }),
   };
-  // BENCH_ONLY=ack|cold|cpu|scale|economy runs one part and prints it (no report), while tuning.
+  // BENCH_ONLY=flood|ack|cold|cpu|scale|economy runs one part and prints it (no report), while tuning.
   const only = process.env.BENCH_ONLY as keyof typeof parts | undefined;
   if (only) {
     process.stdout.write(`${JSON.stringify(await parts[only](), null, 1)}\n`);
     return;
   }
   const log = (what: string) => process.stdout.write(`bench: ${what}\n`);
-  log('ack path and start latency');
+  log('sustained flood');
+  const sustained = await parts.flood();
+  log('short bursts and start latency');
   const ack = await parts.ack();
   log('cold burst');
   const cold = await parts.cold();
@@ -83,6 +99,6 @@ it('measures docs-agent against its baselines', async () => {
   const scale = await parts.scale();
   log('poll economy');
   const economy = await parts.economy();
-  const text = writeReport({ settings, ack, cold, cpu, scale, economy }, 'npm run bench');
+  const text = writeReport({ run, settings, flood: sustained, ack, cold, cpu, scale, economy });
   process.stdout.write(`\n${text}\nWritten to reports/bench.md and reports/bench.json\n`);
 });

@@ -1,3 +1,4 @@
+import { WARM_UP_LANES, WARM_UP_REQUESTS } from '../src/slack/warm-up.js';
 import { waitFor } from '../test/helpers/http.js';
 import { type AckRun, ackRun, pooled, roundP99Ratios } from './ack-path.js';
 import type { Child, LoadResult, ThreadCpu } from './processes.js';
@@ -49,8 +50,9 @@ async function burst(
 }
 
 /**
- * The first commands after start-up: a burst right after each process says it is ready, against
- * a bare Bolt app and against docs-agent, each started afresh for every round. For docs-agent,
+ * The first commands after start-up: a burst right after each process is ready, against a bare
+ * Bolt app and against docs-agent, each started afresh for every round and warmed alike (docs-agent
+ * warms itself before it says it is ready; bare Bolt gets the same commands first). For docs-agent,
  * also the time from each acknowledgement to its card and its job.
  */
 export async function coldBurst(options: ColdBurstOptions): Promise<ColdBurstResult> {
@@ -64,6 +66,9 @@ export async function coldBurst(options: ColdBurstOptions): Promise<ColdBurstRes
     const runBare = async (round: number) => {
       const bare = await startBareBolt(world.botEnv());
       try {
+        // Warmed as docs-agent warms itself before it reports ready: up to 100 commands through
+        // the receiver over five connections.
+        await world.load(bare.base, `bwarm${round}`, WARM_UP_REQUESTS, WARM_UP_LANES);
         const { load, cpu: used } = await burst(world, bare, `bare${round}`, options);
         bareLoads.push(load);
         cpu.bare.push(used);

@@ -2,7 +2,12 @@
 // event loop with the app under test. Sends correctly signed `/docs-agent` commands over
 // kept-alive connections, `concurrency` at a time, and prints one JSON line of results.
 //
-// Input (JSON in argv[2]): { url, secret, count, concurrency, users, channels, label, startAt }
+// Input (JSON in argv[2]): { url, secret, count, concurrency, users, channels, label, first, rate }
+//
+// Without `rate`, a closed loop: `concurrency` commands in flight, each sent as soon as one is
+// answered. With `rate` (commands per second), an open loop: command i is due at start + i / rate
+// whether or not earlier ones were answered (at most `concurrency` connections), and its
+// `sentAt` is when it was due, so a slow answer that delays later sends counts against them too.
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 
@@ -32,10 +37,10 @@ function command(i) {
   return { body, timestamp, signature };
 }
 
-function send(i) {
+function send(i, dueAt) {
   const { body, timestamp, signature } = command(i);
   return new Promise((resolve) => {
-    const sentAt = now();
+    const sentAt = dueAt ?? now();
     const req = http.request(
       target,
       {
@@ -62,11 +67,23 @@ const results = [];
 let next = input.first ?? 0;
 const end = next + input.count;
 const startedAt = now();
-await Promise.all(
-  Array.from({ length: input.concurrency }, async () => {
-    while (next < end) results.push(await send(next++));
-  }),
-);
+if (input.rate) {
+  const first = next;
+  const pending = [];
+  for (; next < end; next++) {
+    const dueAt = startedAt + ((next - first) * 1_000) / input.rate;
+    const wait = dueAt - now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    pending.push(send(next, dueAt).then((r) => results.push(r)));
+  }
+  await Promise.all(pending);
+} else {
+  await Promise.all(
+    Array.from({ length: input.concurrency }, async () => {
+      while (next < end) results.push(await send(next++));
+    }),
+  );
+}
 const finishedAt = now();
 agent.destroy();
 process.stdout.write(`${JSON.stringify({ startedAt, finishedAt, results })}\n`);

@@ -13,7 +13,7 @@ export interface Child {
   base: string;
   output(): string;
   stop(): Promise<void>;
-  /** Peak resident set size so far, in bytes (Linux `VmHWM`). */
+  /** Peak resident set size so far, in bytes (Linux `VmHWM`); NaN when it could not be read. */
   peakRss(): number;
   /** CPU time the process has used so far, user and system, in milliseconds (`/proc/<pid>/stat`). */
   cpuMs(): number;
@@ -56,8 +56,13 @@ function start(args: string[], env: Record<string, string>, portPattern: RegExp)
       await exited;
     },
     peakRss: () => {
-      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-      return Number(status.match(/VmHWM:\s+(\d+) kB/)?.[1] ?? 0) * 1024;
+      try {
+        const kb = readFileSync(`/proc/${child.pid}/status`, 'utf8').match(/VmHWM:\s+(\d+) kB/)?.[1];
+        // Not measured: never a zero that would pass a "below" target.
+        return kb === undefined ? Number.NaN : Number(kb) * 1024;
+      } catch {
+        return Number.NaN;
+      }
     },
     threadCpuMs: () => {
       const pid = child.pid as number;
@@ -100,13 +105,20 @@ export const startDocsAgent = (env: Record<string, string>) =>
     /"msg":"docs-agent is ready"[^\n]*"port":(\d+)/,
   );
 
-/** The baseline: Bolt with a handler that only acknowledges. */
+/** The Node flags of the Procfile's `web:` line (heap caps), which every baseline runs with too. */
+export const nodeFlags = () => procfileArgs('web').filter((a) => a.startsWith('-'));
+
+/** The baseline: Bolt as its README has a user write it, with a handler that only acknowledges. */
 export const startBareBolt = (env: Record<string, string>) =>
-  start([resolve('bench/bare-bolt.mjs')], env, /"port":(\d+)/);
+  start([...nodeFlags(), resolve('bench/bare-bolt.mjs')], env, /"port":(\d+)/);
+
+/** The tuned baseline: Bolt set up as docs-agent sets it up (receiver, no conversation store). */
+export const startTunedBolt = (env: Record<string, string>) =>
+  start([...nodeFlags(), resolve('bench/tuned-bolt.mjs')], env, /"port":(\d+)/);
 
 /** The baseline of CPU per job: a naive bot that starts jobs and polls them (`bench/naive-bot.mjs`). */
 export const startNaiveBot = (env: Record<string, string>) =>
-  start([resolve('bench/naive-bot.mjs')], env, /"port":(\d+)/);
+  start([...nodeFlags(), resolve('bench/naive-bot.mjs')], env, /"port":(\d+)/);
 
 export interface LoadInput {
   url: string;
@@ -118,6 +130,8 @@ export interface LoadInput {
   label: string;
   responseBase: string;
   first?: number;
+  /** Commands per second, sent on a fixed schedule (an open loop); without it, a closed loop. */
+  rate?: number;
 }
 
 export interface LoadResult {

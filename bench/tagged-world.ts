@@ -24,14 +24,20 @@ export interface TaggedWorld {
   rootAt: Map<string, number>;
   /** When the create call of each tagged command reached the agent API. */
   createAt: Map<string, number>;
+  /** When the status card of each tagged command was first updated (after its job was created). */
+  updateAt: Map<string, number>;
   /** When each thread post (an outcome, a notice) reached Slack, by thread. */
   threadPostAt: Map<string, number>;
   /** docs-agent's environment against these stand-ins, on a new store, with `overrides`. */
   env(overrides?: Record<string, string>): Record<string, string>;
   /** The bare-Bolt and naive-bot environment against these stand-ins. */
   botEnv(): Record<string, string>;
-  /** Sends `count` signed commands tagged `label-i`, from a load generator process. */
-  load(url: string, label: string, count: number, concurrency: number): Promise<LoadResult>;
+  /**
+   * Sends `count` signed commands tagged `label-i`, from a load generator process: `concurrency`
+   * at a time, or with `rate`, that many a second on a fixed schedule (at most `concurrency`
+   * connections).
+   */
+  load(url: string, label: string, count: number, concurrency: number, rate?: number): Promise<LoadResult>;
   close(): Promise<void>;
 }
 
@@ -43,10 +49,16 @@ export async function taggedWorld(options: {
   const rootAt = new Map<string, number>();
   const createAt = new Map<string, number>();
   const threadPostAt = new Map<string, number>();
-  const slack = await startSlackStandIn({
+  const updateAt = new Map<string, number>();
+  const slack: SlackStandIn = await startSlackStandIn({
     latencyMs: options.latencyMs,
     hooks: {
       before: (call) => {
+        if (call.method === 'chat.update') {
+          const card = slack.messages.find((m) => m.ts === call.args.ts && m.channel === call.args.channel);
+          const tag = tagOf(card?.text) ?? tagOf(JSON.stringify(call.args));
+          if (tag && !updateAt.has(tag)) updateAt.set(tag, preciseNow());
+        }
         if (call.method !== 'chat.postMessage') return undefined;
         const threadTs = call.args.thread_ts;
         if (threadTs) threadPostAt.set(String(threadTs), preciseNow());
@@ -73,6 +85,7 @@ export async function taggedWorld(options: {
     agent,
     rootAt,
     createAt,
+    updateAt,
     threadPostAt,
     env: (overrides = {}) =>
       testEnv(slack, agent, tempDatabase(), {
@@ -98,8 +111,9 @@ export async function taggedWorld(options: {
         PORT: '0',
       };
     },
-    load: (url, label, count, concurrency) =>
+    load: (url, label, count, concurrency, rate) =>
       runLoad({
+        ...(rate ? { rate } : {}),
         url,
         secret: SIGNING_SECRET,
         count,

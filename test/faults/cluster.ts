@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { type AgentStandInOptions, startAgentStandIn } from '../helpers/agent-stand-in.js';
+import { type AgentStandInOptions, PROJECT_ID, startAgentStandIn } from '../helpers/agent-stand-in.js';
 import { testEnv } from '../helpers/harness.js';
 import { sleep } from '../helpers/http.js';
 import { messageEvent, slashCommand } from '../helpers/payloads.js';
@@ -11,6 +11,13 @@ import { account, type Counts, type Instruction } from './ledger.js';
 let serial = 0;
 
 /**
+ * Channels the commands come from, each its own documentation project: the agent API takes 100
+ * instructions per project an hour and the bot refuses beyond that, so a few hundred
+ * instructions need several projects to start real jobs rather than be refused.
+ */
+const CHANNELS = Array.from({ length: 5 }, (_, i) => `C0MULTI${i}`);
+
+/**
  * Several instances of the built app on one PostgreSQL store and one set of stand-ins, with
  * requests spread over the live ones as a load balancer would, and a record of every instruction.
  */
@@ -20,7 +27,11 @@ export async function createCluster(options: {
   agent?: AgentStandInOptions;
 }) {
   const slack = await startSlackStandIn();
-  const agent = await startAgentStandIn({ finishAfterGets: 2, ...options.agent });
+  const agent = await startAgentStandIn({
+    finishAfterGets: 2,
+    projects: [PROJECT_ID, ...CHANNELS.map((_, i) => `proj${i}`)],
+    ...options.agent,
+  });
   const databaseUrl = await freshSchemaUrl();
   const env = testEnv(slack, agent, '/nonexistent/unused.sqlite', {
     DATABASE_URL: databaseUrl,
@@ -31,6 +42,7 @@ export async function createCluster(options: {
     LOG_LEVEL: 'info',
     // One person gives every command here; the hourly per-person limit is not under test.
     MAX_INSTRUCTIONS_PER_USER_PER_HOUR: '100000',
+    CHANNEL_PROJECTS: CHANNELS.map((c, i) => `${c}:proj${i}`).join(','),
     ...options.env,
   });
   const slots: (AppProcess | undefined)[] = Array.from({ length: options.size }, () => undefined);
@@ -73,7 +85,12 @@ export async function createCluster(options: {
       const responseId = `r${++serial}`;
       const ins: Instruction = { prompt, kind: 'command', user, acked: false, responseId };
       instructions.push(ins);
-      const body = slashCommand({ text: prompt, user_id: user, response_url: slack.responseUrl(responseId) });
+      const body = slashCommand({
+        text: prompt,
+        user_id: user,
+        channel_id: CHANNELS[serial % CHANNELS.length] as string,
+        response_url: slack.responseUrl(responseId),
+      });
       ins.acked = await send(pick(), body, 'application/x-www-form-urlencoded');
       return ins;
     },
@@ -84,10 +101,11 @@ export async function createCluster(options: {
      */
     async reply(threadTs: string, prompt: string, user = 'U0BOB'): Promise<Instruction> {
       const messageTs = `17200000${String(++serial).padStart(4, '0')}.000100`;
-      const ins: Instruction = { prompt, kind: 'reply', user, acked: false, threadTs, messageTs };
+      const channel = slack.messages.find((m) => m.ts === threadTs)?.channel ?? 'C0GENERAL';
+      const ins: Instruction = { prompt, kind: 'reply', user, acked: false, threadTs, messageTs, channel };
       instructions.push(ins);
       const body = messageEvent(
-        { channel: 'C0GENERAL', thread_ts: threadTs, ts: messageTs, user, text: prompt },
+        { channel, thread_ts: threadTs, ts: messageTs, user, text: prompt },
         { event_id: `EvC${serial}` },
       );
       let last: AppProcess | undefined;

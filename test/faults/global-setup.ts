@@ -1,17 +1,19 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { table } from './ledger.js';
-import { readRows, resetRows, TABLE_FILE } from './report.js';
+import { publishToReadme, readRows, resetRows, TABLE_FILE, tables } from './report.js';
 
-/** Builds the app the suite runs as a child process; afterwards prints the table of all scenarios. */
+/**
+ * Builds the app the suite runs as a child process; afterwards prints the table of all
+ * scenarios, and with FAULTS_PUBLISH=1 (a full run) puts them in the README.
+ */
 export default function setup(): () => void {
   execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
   resetRows();
   return () => {
     const rows = readRows();
-    const groups = [...new Set(rows.map((r) => r.group))];
-    const text = groups.map((g) => `### ${g}\n\n${table(rows.filter((r) => r.group === g))}`).join('\n\n');
+    const text = tables(rows);
     writeFileSync(TABLE_FILE, `${text}\n`);
+    if (process.env.FAULTS_PUBLISH) publishToReadme(rows);
     process.stdout.write(
       `\nFault suite (${new Date().toISOString()}):\n\n${text}\n\nWritten to ${TABLE_FILE}\n`,
     );

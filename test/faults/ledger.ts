@@ -1,5 +1,5 @@
 import type { AgentStandIn } from '../helpers/agent-stand-in.js';
-import type { SlackStandIn, StoredMessage } from '../helpers/slack-stand-in.js';
+import type { SlackCall, SlackStandIn, StoredMessage } from '../helpers/slack-stand-in.js';
 
 /** One instruction a person gave in Slack, as the fault suite tracks it. */
 export interface Instruction {
@@ -27,6 +27,10 @@ export interface Instruction {
 
 /** What the bot says privately about an edit that came after the agent had the text. */
 const LATE_EDIT_NOTE = 'already has the earlier version';
+/** A notice that says the bot cannot tell whether the agent got the instruction. */
+export const SAYS_UNKNOWN = /cannot tell whether|not known whether/i;
+/** A notice that says the instruction did not reach the agent. */
+export const SAYS_NOT_SENT = /no job was started|nothing was (sent|started)|was not sent/i;
 
 /** What one scenario run adds up to. */
 export interface Counts {
@@ -36,8 +40,13 @@ export interface Counts {
   followUpsSent: number;
   outcomesExpected: number;
   outcomesDelivered: number;
-  /** Instructions that did not (surely) reach the agent, and whose person was told so. */
+  /**
+   * Instructions with no outcome whose person got a notice about that very instruction saying it
+   * was not sent, or that the bot cannot tell whether it was.
+   */
   told: number;
+  /** Of those told, how many did reach the agent (each told it cannot be sure, never "not sent"). */
+  toldReached: number;
   duplicates: number;
   lost: number;
 }
@@ -50,6 +59,7 @@ export const emptyCounts = (): Counts => ({
   outcomesExpected: 0,
   outcomesDelivered: 0,
   told: 0,
+  toldReached: 0,
   duplicates: 0,
   lost: 0,
 });
@@ -90,6 +100,8 @@ export function account(
   const threadOf = (m: StoredMessage) =>
     m.thread_ts ?? (m.metadata?.event_payload as { thread?: string } | undefined)?.thread;
 
+  /** Private notes already counted for one instruction. */
+  const usedNotes = new Set<SlackCall>();
   const paragraphsOf = (text: string) => prompts.filter((p) => p === text || p.split('\n\n').includes(text));
   for (const ins of instructions.filter((i) => i.acked)) {
     const what = `${ins.kind} "${ins.prompt}"`;
@@ -130,27 +142,50 @@ export function account(
     // Replies sent together in one batch reach the agent as one prompt, one paragraph each.
     const reached = prompts.filter((p) => p === ins.prompt || p.split('\n\n').includes(ins.prompt)).length;
     const outcomes = about.filter((m) => aboutOf(m).kind === 'outcome').length;
-    const noticed =
-      about.some((m) => aboutOf(m).kind === 'notice') ||
-      (ins.responseId !== undefined &&
-        slack.responses.some((r) => r.path === `/respond/${ins.responseId}`)) ||
-      (ins.kind !== 'command' &&
-        slack
-          .callsTo('chat.postEphemeral')
-          .some((c) => c.args.thread_ts === threadTs && c.args.user === ins.user));
-    const seen = `${what}: reached ${reached}, outcomes ${outcomes}, told ${noticed}, roots ${roots.length}`;
+    // Notices about this instruction only: in its thread about its run, to its own response_url,
+    // or a private note to its author in its thread (each note tells one instruction only).
+    const notices = [
+      ...about.filter((m) => aboutOf(m).kind === 'notice').map((m) => m.text),
+      ...slack.responses
+        .filter((r) => ins.responseId !== undefined && r.path === `/respond/${ins.responseId}`)
+        .map((r) => String(r.body.text ?? '')),
+    ];
+    if (ins.kind !== 'command') {
+      const note = slack
+        .callsTo('chat.postEphemeral')
+        .find(
+          (c) =>
+            !usedNotes.has(c) &&
+            c.args.thread_ts === threadTs &&
+            c.args.user === ins.user &&
+            SAYS_NOT_SENT.test(String(c.args.text)),
+        );
+      if (note) {
+        usedNotes.add(note);
+        notices.push(String(note.args.text));
+      }
+    }
+    const saysUnknown = notices.some((t) => SAYS_UNKNOWN.test(t));
+    const saysNotSent = notices.some((t) => SAYS_NOT_SENT.test(t) && !SAYS_UNKNOWN.test(t));
+    const seen = `${what}: reached ${reached}, outcomes ${outcomes}, notices ${notices.length}, roots ${roots.length}`;
 
     if (reached > 1 || outcomes > 1 || roots.length > 1) {
       counts.duplicates += 1;
       details.push(`doubled: ${seen}`);
-    } else if (reached === 1 && (outcomes === 1 || !noticed)) {
+    } else if (outcomes === 1 && reached === 1) {
       counts.outcomesExpected += 1;
-      if (outcomes === 1) counts.outcomesDelivered += 1;
-      else {
-        counts.lost += 1;
-        details.push(`outcome lost: ${seen}`);
-      }
-    } else if (noticed) {
+      counts.outcomesDelivered += 1;
+    } else if (reached === 1 && saysNotSent) {
+      counts.lost += 1;
+      details.push(`told "not sent", but it reached the agent: ${seen}`);
+    } else if (reached === 1 && saysUnknown) {
+      counts.told += 1;
+      counts.toldReached += 1;
+    } else if (reached === 1) {
+      counts.outcomesExpected += 1;
+      counts.lost += 1;
+      details.push(`outcome lost: ${seen}`);
+    } else if (outcomes === 0 && (saysUnknown || saysNotSent)) {
       counts.told += 1;
     } else {
       counts.lost += 1;
@@ -168,6 +203,7 @@ const COLUMNS: [keyof Counts, string][] = [
   ['outcomesExpected', 'outcomes expected'],
   ['outcomesDelivered', 'outcomes delivered'],
   ['told', 'told not sent / unknown'],
+  ['toldReached', 'of which reached the agent'],
   ['duplicates', 'duplicates'],
   ['lost', 'lost'],
 ];

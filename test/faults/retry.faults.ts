@@ -3,7 +3,7 @@ import type { AgentOperation } from '../helpers/agent-stand-in.js';
 import { waitFor } from '../helpers/http.js';
 import { buttonClick } from '../helpers/payloads.js';
 import type { SlackCall, StoredMessage } from '../helpers/slack-stand-in.js';
-import { add, type Counts, emptyCounts } from './ledger.js';
+import { add, type Counts, emptyCounts, SAYS_NOT_SENT, SAYS_UNKNOWN } from './ledger.js';
 import { recordRow } from './report.js';
 import { createWorld, type World } from './world.js';
 
@@ -49,21 +49,37 @@ function accountRetry(world: World, retryJobId: number, clicks: string[], detail
     world.slack.messages.filter((m) => keyOf(m) === `${prefix}:${retryJobId}`);
   const cards = world.slack.messages.filter((m) => keyOf(m) === `root:${retryJobId}`);
   const outcomes = about('outcome:1').length;
-  const noticed =
-    about('start-unknown').length + about('start-error').length > 0 ||
-    world.slack.responses.some((r) => clicks.some((id) => r.path === `/respond/${id}`));
-  const what = `retry: creates ${creates}, cards ${cards.length}, outcomes ${outcomes}, told ${noticed}`;
+  // Notices about this retry only: its own keys in the thread, or the clicks' response_urls. A
+  // click after the retry started is rightly told "nothing was started": only the thread's
+  // notices may not say "not started" of a retry that reached the agent.
+  const inThread = [...about('start-unknown'), ...about('start-error')].map((m) => m.text);
+  const notices = [
+    ...inThread,
+    ...world.slack.responses
+      .filter((r) => clicks.some((id) => r.path === `/respond/${id}`))
+      .map((r) => String(r.body.text ?? '')),
+  ];
+  const saysUnknown = notices.some((t) => SAYS_UNKNOWN.test(t));
+  const saysNotSent = notices.some((t) => SAYS_NOT_SENT.test(t) && !SAYS_UNKNOWN.test(t));
+  const threadSaysNotSent = inThread.some((t) => SAYS_NOT_SENT.test(t) && !SAYS_UNKNOWN.test(t));
+  const what = `retry: creates ${creates}, cards ${cards.length}, outcomes ${outcomes}, notices ${notices.length}`;
   if (creates > 1 || cards.length > 1 || outcomes > 1) {
     counts.duplicates = 1;
     details.push(`doubled: ${what}`);
-  } else if (creates === 1 && (outcomes === 1 || !noticed)) {
+  } else if (creates === 1 && outcomes === 1) {
     counts.outcomesExpected = 1;
-    if (outcomes === 1) counts.outcomesDelivered = 1;
-    else {
-      counts.lost = 1;
-      details.push(`outcome lost: ${what}`);
-    }
-  } else if (noticed) counts.told = 1;
+    counts.outcomesDelivered = 1;
+  } else if (creates === 1 && threadSaysNotSent) {
+    counts.lost = 1;
+    details.push(`told "not started", but it reached the agent: ${what}`);
+  } else if (creates === 1 && saysUnknown) {
+    counts.told = 1;
+    counts.toldReached = 1;
+  } else if (creates === 1) {
+    counts.outcomesExpected = 1;
+    counts.lost = 1;
+    details.push(`outcome lost: ${what}`);
+  } else if (outcomes === 0 && (saysUnknown || saysNotSent)) counts.told = 1;
   else {
     counts.lost = 1;
     details.push(`retry lost: ${what}`);
@@ -121,6 +137,8 @@ async function killRun(point: (typeof POINTS)[number], variant: number, details:
     await waitFor('kill or quiet', () => killed || world.isSettled(), 15_000);
     if (killed) {
       await world.app.exited;
+      if (world.app.child.signalCode !== 'SIGKILL')
+        details.push(`${point.name} #${variant}: the app was not killed (${world.app.child.signalCode})`);
       await world.start();
     }
     // The person clicks again (Slack showed an error, or they were unsure): never a second job.

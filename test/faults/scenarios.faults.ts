@@ -17,9 +17,14 @@ interface Scenario {
   agent?: AgentStandInOptions;
   /** Configuration for the app process beyond the suite's. */
   env?: Record<string, string>;
-  /** Instead of the usual command, wait, reply flow. */
-  flow?: (world: World, first: string, second: string) => Promise<void>;
+  /**
+   * Instead of the usual command, wait, reply flow. `hit(done, what)` notes whether the fault the
+   * flow injects (a kill, a re-delivery, a reply while something waits) did happen.
+   */
+  flow?: (world: World, first: string, second: string, hit: Hit) => Promise<void>;
 }
+
+type Hit = (done: boolean, what: string) => void;
 
 const jsonError = (status: number, headers: Record<string, string> = {}) => ({
   status,
@@ -64,11 +69,18 @@ async function firstAnswered(world: World, first: string): Promise<StoredMessage
 }
 
 /** Kills the app with SIGKILL and starts it again on the same store. */
-async function killAndRestart(world: World): Promise<void> {
+async function killAndRestart(world: World, hit: Hit): Promise<void> {
   world.app.kill();
   await world.app.exited;
+  hit(world.app.child.signalCode === 'SIGKILL', 'the app was killed');
   await world.start();
 }
+
+/** Whether the agent has `text` (alone, or as one paragraph of a batch). */
+const agentHas = (world: World, text: string) =>
+  [...world.agent.jobs.values()].some((j) =>
+    j.prompts.some((p) => p === text || p.split('\n\n').includes(text)),
+  );
 
 const AGENT: Scenario[] = [
   {
@@ -158,62 +170,67 @@ const SLACK: Scenario[] = [
   {
     name: 'event re-delivered 3 times',
     arm: () => {},
-    flow: async (w, first, second) => {
+    flow: async (w, first, second, hit) => {
       await usualFlow(w, first, second);
       const reply = w.instructions.at(-1);
-      for (let retry = 1; retry <= 3 && reply?.kind === 'reply'; retry++) await w.resend(reply, retry);
+      hit(reply?.kind === 'reply', 'a reply was given');
+      for (let retry = 1; retry <= 3 && reply?.kind === 'reply'; retry++)
+        hit(await w.resend(reply, retry), `re-delivery ${retry} was acknowledged`);
     },
   },
   {
     name: 'replies waiting for their batch window when the app is killed',
     arm: () => {},
     env: { FOLLOW_UP_BATCH_MS: '1500' },
-    flow: async (w, first, second) => {
-      await w.command(first);
-      const root = await waitFor('root', () => w.rootOf(first), 10_000);
-      await waitFor(
-        'first answer',
-        () =>
-          w.slack.messages.some(
-            (m) => m.thread_ts === root.ts && m.metadata?.event_type === 'docs_agent_post',
-          ),
-        15_000,
-      );
-      await w.reply(root.ts, second);
-      await w.reply(root.ts, `${second}, continued`, 'U0CARL');
+    flow: async (w, first, second, hit) => {
+      const root = await firstAnswered(w, first);
+      const replies = [
+        await w.reply(root.ts, second),
+        await w.reply(root.ts, `${second}, continued`, 'U0CARL'),
+      ];
       // Both are recorded and waiting for the window: the process dies before sending them.
-      w.app.kill();
-      await w.app.exited;
-      await w.start();
+      hit(
+        replies.every((r) => r.acked && !agentHas(w, r.prompt)),
+        'both replies recorded and still waiting at the kill',
+      );
+      await killAndRestart(w, hit);
     },
   },
   {
     name: 'reply edited in its batch window, then the app is killed',
     arm: () => {},
     env: { FOLLOW_UP_BATCH_MS: '1500' },
-    flow: async (w, first, second) => {
+    flow: async (w, first, second, hit) => {
       const root = await firstAnswered(w, first);
       const reply = await w.reply(root.ts, second);
       await w.edit(reply, `${second}, edited`, false);
-      await killAndRestart(w);
+      hit(
+        reply.acked && (reply.earlier ?? []).length === 1 && !agentHas(w, second),
+        'the edit was acknowledged while the reply still waited',
+      );
+      await killAndRestart(w, hit);
     },
   },
   {
     name: 'reply deleted in its batch window, then the app is killed',
     arm: () => {},
     env: { FOLLOW_UP_BATCH_MS: '1500' },
-    flow: async (w, first, second) => {
+    flow: async (w, first, second, hit) => {
       const root = await firstAnswered(w, first);
       const reply = await w.reply(root.ts, second);
       await w.reply(root.ts, `${second}, kept`, 'U0CARL');
       await w.delete(reply);
-      await killAndRestart(w);
+      hit(
+        reply.withdrawn === true && !agentHas(w, second),
+        'the deletion was acknowledged while the reply still waited',
+      );
+      await killAndRestart(w, hit);
     },
   },
   {
     name: 'edit after the agent had the reply, re-delivered 3 times across a restart',
     arm: () => {},
-    flow: async (w, first, second) => {
+    flow: async (w, first, second, hit) => {
       const root = await firstAnswered(w, first);
       const reply = await w.reply(root.ts, second);
       await waitFor(
@@ -222,17 +239,20 @@ const SLACK: Scenario[] = [
         10_000,
       );
       const edit = await w.edit(reply, `${second}, edited late`, true);
-      await killAndRestart(w);
-      for (let retry = 1; retry <= 3; retry++) await w.resend(edit, retry);
+      hit(edit.acked, 'the late edit was acknowledged');
+      await killAndRestart(w, hit);
+      for (let retry = 1; retry <= 3; retry++)
+        hit(await w.resend(edit, retry), `re-delivery ${retry} of the edit was acknowledged`);
     },
   },
   {
     name: 'reply arrives before the create call answered',
     arm: (w) => w.agent.fail('create', { delayMs: 600 }),
-    flow: async (w, first, second) => {
+    flow: async (w, first, second, hit) => {
       await w.command(first);
       const root = await waitFor('root', () => w.rootOf(first), 10_000);
-      await w.reply(root.ts, second);
+      const reply = await w.reply(root.ts, second);
+      hit(reply.acked && w.agent.jobs.size === 0, 'the reply was acknowledged before the job was created');
     },
   },
 ];
@@ -245,9 +265,17 @@ async function runScenario(scenario: Scenario, details: string[]) {
   try {
     await world.start();
     scenario.arm(world);
+    const armed = world.agent.pendingFaults() + world.slack.pendingFaults();
     const n = ++serial;
-    await (scenario.flow ?? usualFlow)(world, `Explain topic ${n} first`, `Explain topic ${n} second`);
+    const hit: Hit = (done, what) => {
+      if (!done) details.push(`${scenario.name} #${n}: the fault did not happen: ${what}`);
+    };
+    await (scenario.flow ?? usualFlow)(world, `Explain topic ${n} first`, `Explain topic ${n} second`, hit);
     await world.settle(20_000);
+    // Every fault armed was served to the app (none left waiting in a stand-in's queue).
+    const unserved = world.agent.pendingFaults() + world.slack.pendingFaults();
+    hit(unserved === 0, `${unserved} of ${armed} armed faults never served`);
+    hit(armed > 0 || scenario.flow !== undefined, 'a fault was armed');
     return world.account(details);
   } finally {
     await world.close();

@@ -147,6 +147,7 @@ export async function startAgentStandIn(options: AgentStandInOptions = {}) {
   const requests: { op: AgentOperation; projectId: string; jobId?: string; body?: Json; at: number }[] = [];
   const projects = new Set(options.projects ?? [PROJECT_ID]);
   const faults = new Map<AgentOperation, AgentFault[]>();
+  const served: { op: AgentOperation; fault: AgentFault }[] = [];
   const violations: string[] = [];
   /** GETs of a job that arrived while another GET of the same job was still unanswered. */
   const overlappingGets: { jobId: string; at: number }[] = [];
@@ -272,6 +273,7 @@ export async function startAgentStandIn(options: AgentStandInOptions = {}) {
     }
     if (options.hooks?.after) res.on('finish', () => options.hooks?.after?.(op, body));
     const fault = faults.get(op)?.shift();
+    if (fault) served.push({ op, fault });
     if (fault && 'delayMs' in fault) await new Promise((r) => setTimeout(r, fault.delayMs));
     if (fault && 'hangUp' in fault) {
       res.socket?.destroy();
@@ -348,6 +350,10 @@ export async function startAgentStandIn(options: AgentStandInOptions = {}) {
     overlappingGets,
     floods,
     requestsFor: (op: AgentOperation) => requests.filter((r) => r.op === op),
+    /** Faults queued with {@link fail} that a request got, in order. */
+    served,
+    /** How many queued faults no request has got yet. */
+    pendingFaults: () => [...faults.values()].reduce((n, queued) => n + queued.length, 0),
     fail(op: AgentOperation, ...queued: AgentFault[]) {
       faults.set(op, [...(faults.get(op) ?? []), ...queued]);
     },

@@ -84,6 +84,7 @@ export async function startSlackStandIn(
   const responses: { path: string; body: Record<string, unknown> }[] = [];
   const messages: StoredMessage[] = [];
   const faults = new Map<string, SlackFault[]>();
+  const served: { method: string; fault: SlackFault }[] = [];
   const unexpected: string[] = [];
   const outage = new Set<string>();
   const conditionalFaults: {
@@ -356,6 +357,7 @@ export async function startSlackStandIn(
     const conditional = conditionalFaults.find((f) => f.method === method && f.times > 0 && f.when(args));
     if (conditional) conditional.times -= 1;
     const fault = conditional?.fault ?? faults.get(method)?.shift();
+    if (fault) served.push({ method, fault });
     calls.push({ method, args, at: Date.now() });
     if (options.latencyMs) await new Promise((r) => setTimeout(r, options.latencyMs));
     if (fault && 'delayMs' in fault) await new Promise((r) => setTimeout(r, fault.delayMs));
@@ -420,6 +422,12 @@ export async function startSlackStandIn(
     failIf(method: string, when: (args: Record<string, unknown>) => boolean, fault: SlackFault, times = 1) {
       conditionalFaults.push({ method, when, fault, times });
     },
+    /** Faults queued with {@link fail} or {@link failIf} that a call got, in order. */
+    served,
+    /** How many queued faults no call has got yet. */
+    pendingFaults: () =>
+      [...faults.values()].reduce((n, queued) => n + queued.length, 0) +
+      conditionalFaults.reduce((n, f) => n + f.times, 0),
     callsTo: (method: string) => calls.filter((c) => c.method === method),
     /** Bot posts in the thread rooted at `threadTs` (not the root itself). */
     threadPosts: (threadTs: string) => messages.filter((m) => m.thread_ts === threadTs),

@@ -1,0 +1,22 @@
+/**
+ * `npm run bench:report`: publishes a run. Copies its raw report (`BENCH_REPORT`, default
+ * reports/bench.json, as `npm run bench` writes it) to docs/benchmarks/last-run.json and
+ * regenerates from it the table in docs/benchmarks.md and the summary in the README.
+ * `BENCH_REPORT=docs/benchmarks/last-run.json` regenerates them from the published run.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { it } from 'vitest';
+import { GENERATED, PUBLISHED_REPORT, readReport, replaceBlock } from './publish.js';
+
+it('publishes the raw report and the figures generated from it', () => {
+  const source = resolve(process.env.BENCH_REPORT ?? 'reports/bench.json');
+  const report = readReport(source);
+  if (source !== resolve(PUBLISHED_REPORT))
+    writeFileSync(PUBLISHED_REPORT, `${JSON.stringify(report, null, 2)}\n`);
+  for (const { file, block, render } of GENERATED)
+    writeFileSync(file, replaceBlock(readFileSync(file, 'utf8'), block, render(report)));
+  process.stdout.write(
+    `Published ${source} to ${PUBLISHED_REPORT}, ${GENERATED.map((g) => g.file).join(', ')}\n`,
+  );
+});
