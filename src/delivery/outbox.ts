@@ -1,5 +1,6 @@
 import type { RenderHints } from '../blocks/messages.js';
 import { statusCard, statusReaction } from '../blocks/status-card.js';
+import { type Lease, readyForCall } from '../cluster/lease.js';
 import { parseOutboxPayload, unkeyedPostKey } from '../domain/outbox-registry.js';
 import type { HomePublisher } from '../home/home-publisher.js';
 import type { Logger } from '../logging/logger.js';
@@ -26,6 +27,13 @@ export interface OutboxOptions {
   onGivenUp?: () => void;
   /** What each round waits for first: Slack's requests go before it. Default: nothing. */
   gate?: YieldGate;
+  /**
+   * How long a delivery claim holds off other instances: one Slack call and a margin (see
+   * `cluster/lease.ts`); renewed before each post that must not be made twice.
+   */
+  lease: Lease;
+  /** This process's monotonic clock (ms), which tells whether a claim still covers a call. */
+  monotonic?: () => number;
   /** How many items one round takes, and sends at once. */
   batchSize?: number;
   /** Idle sleep between rounds, in milliseconds. */
@@ -37,12 +45,11 @@ export interface OutboxOptions {
 export const OUTBOX_FIRST_RETRY_MS = 1_000;
 /** Longest wait between delivery attempts: a Slack outage delays messages, never drops them. */
 export const OUTBOX_MAX_RETRY_MS = 5 * 60_000;
-/**
- * How long a delivery claim holds off other instances, in milliseconds: far longer than the few
- * Slack calls of one attempt take. A claim of an instance that stopped is released sooner, when
- * it is taken for dead.
- */
-export const OUTBOX_CLAIM_MS = 120_000;
+/** The claim on an item was taken over before a post: the post is not made, nothing is written. */
+class ClaimLost extends Error {
+  override name = 'ClaimLost';
+}
+
 /** Every write that ends an attempt also ends the claim on the item. */
 const UNCLAIMED = { claimedBy: null, claimedUntil: null } as const;
 
@@ -65,6 +72,7 @@ export interface Outbox extends Loop {
 export function createOutbox(options: OutboxOptions): Outbox {
   const { store, slack, logger } = options;
   const now = options.now ?? Date.now;
+  const monotonic = options.monotonic ?? (() => performance.now());
   const batchSize = options.batchSize ?? 10;
   const notifications = createNotificationSender({ slack, logger });
 
@@ -82,9 +90,13 @@ export function createOutbox(options: OutboxOptions): Outbox {
     }
   }
 
-  /** Delivers an item; resolves to Slack's error code when it is given up without an error. */
-  async function send(item: OutboxItem): Promise<string | undefined> {
+  /**
+   * Delivers an item; resolves to Slack's error code when it is given up without an error.
+   * `held` says whether the claim still covers a call about to start (renewing it if needed).
+   */
+  async function send(item: OutboxItem, held: () => Promise<boolean>): Promise<string | undefined> {
     const payload = item.payload;
+    if (!(await held())) throw new ClaimLost();
     switch (payload.type) {
       case 'post': {
         const metadata = {
@@ -105,6 +117,8 @@ export function createOutbox(options: OutboxOptions): Outbox {
               throw error;
             });
           if (found) return;
+          // The look may have used up the claim: renewed before the post, or not posted at all.
+          if (!(await held())) throw new ClaimLost();
         }
         await slack.postMessage({
           channel: payload.channel,
@@ -203,7 +217,10 @@ export function createOutbox(options: OutboxOptions): Outbox {
     }
   }
 
-  async function deliver(stored: OutboxItem): Promise<void> {
+  /** Delivers an item claimed at `grantedAt` (this process's monotonic clock; now if not given). */
+  async function deliver(stored: OutboxItem, grantedAt = monotonic()): Promise<void> {
+    const update = (patch: Parameters<Store['updateOutbox']>[1]) =>
+      store.updateOutbox(stored.id, patch, options.instanceId);
     // Written by this or another release: a payload this one cannot read is given up, and the
     // other items go on.
     const checked = parseOutboxPayload(stored.payload);
@@ -213,25 +230,30 @@ export function createOutbox(options: OutboxOptions): Outbox {
         jobId: stored.jobId,
         error: checked.error,
       });
-      await store.updateOutbox(stored.id, { deadAt: now(), lastError: 'invalid_payload', ...UNCLAIMED });
+      await update({ deadAt: now(), lastError: 'invalid_payload', ...UNCLAIMED });
       return;
     }
     const item = { ...stored, payload: checked.payload };
     // The claim counted this attempt and recorded its start.
     const attempts = item.attempts;
     try {
-      const givenUp = await send(item);
+      const renew = () => store.renewHold(options.instanceId, { outboxId: item.id }, options.lease.leaseMs);
+      const givenUp = await send(item, () => readyForCall(options.lease, renew, grantedAt, monotonic));
       if (givenUp) {
         // Already logged (at warn: a setting to fix, not a fault of the bot).
-        await store.updateOutbox(item.id, { deadAt: now(), lastError: givenUp, ...UNCLAIMED });
+        await update({ deadAt: now(), lastError: givenUp, ...UNCLAIMED });
         options.onGivenUp?.();
         return;
       }
-      await store.updateOutbox(item.id, { deliveredAt: now(), lastError: null, ...UNCLAIMED });
+      await update({ deliveredAt: now(), lastError: null, ...UNCLAIMED });
     } catch (error) {
+      if (error instanceof ClaimLost) {
+        logger.warn('another instance took this delivery over; not posting', { outboxId: item.id });
+        return;
+      }
       const code = error instanceof SlackCallError ? error.code : 'unexpected_error';
       if (error instanceof SlackCallError && error.permanent && (await rescue(item, code))) {
-        await store.updateOutbox(item.id, { deliveredAt: now(), lastError: code, ...UNCLAIMED });
+        await update({ deliveredAt: now(), lastError: code, ...UNCLAIMED });
         return;
       }
       if (error instanceof SlackCallError && error.permanent) {
@@ -241,7 +263,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
           type: item.payload.type,
           code,
         });
-        await store.updateOutbox(item.id, { deadAt: now(), lastError: code, ...UNCLAIMED });
+        await update({ deadAt: now(), lastError: code, ...UNCLAIMED });
         options.onGivenUp?.();
         return;
       }
@@ -256,7 +278,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
         attempts,
         retryInMs: wait,
       });
-      await store.updateOutbox(item.id, { nextAttemptAt: now() + wait, lastError: code, ...UNCLAIMED });
+      await update({ nextAttemptAt: now() + wait, lastError: code, ...UNCLAIMED });
     }
   }
 
@@ -266,16 +288,17 @@ export function createOutbox(options: OutboxOptions): Outbox {
     logger,
     idleMs: options.idleMs ?? 1_000,
     async step() {
-      const at = now();
-      const items = await store.claimOutbox(options.instanceId, at, batchSize, at + OUTBOX_CLAIM_MS);
+      // Read before the claim is asked for: the store's lease starts later, never earlier.
+      const grantedAt = monotonic();
+      const items = await store.claimOutbox(options.instanceId, now(), batchSize, options.lease.leaseMs);
       // Items of one claim go out together: a job's thread posts never share a claim (each
       // waits for the one before it), so order within a thread holds.
       // Settled, not raced: one failing item must not leave the others running unwatched.
-      const results = await Promise.allSettled(items.map((item) => deliver(item)));
+      const results = await Promise.allSettled(items.map((item) => deliver(item, grantedAt)));
       for (const result of results)
         if (result.status === 'rejected') logger.error('delivery crashed', { error: result.reason });
       if (items.length === batchSize) return { busy: true };
-      const next = await store.nextOutboxAt();
+      const next = await store.nextOutboxAt(now());
       if (next === undefined) return { busy: false };
       // Never spin: after an empty round, wait a little even if something is due.
       const floor = items.length === 0 ? MIN_IDLE_MS : 0;

@@ -55,6 +55,11 @@ export interface MetricsHooks {
   slackError(method: string, code: string): void;
   /** Slack refused an outbox item for good: the message is given up. */
   outboxGivenUp(): void;
+  /**
+   * This host's clock, measured at a heartbeat against the store's: how far it is behind
+   * (positive) or ahead (negative) of the store, in seconds.
+   */
+  clockOffset(seconds: number): void;
 }
 
 /** Hooks that do nothing: metrics off, or a test that does not look at them. */
@@ -64,4 +69,5 @@ export const noMetrics: MetricsHooks = {
   agentRequest() {},
   slackError() {},
   outboxGivenUp() {},
+  clockOffset() {},
 };

@@ -1,4 +1,4 @@
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { RunOutcome } from '../store/types.js';
 import type { AgentAnswer, MetricsHooks } from './hooks.js';
 import { registerStoreGauges, type StoreGaugesOptions } from './store-gauges.js';
@@ -83,6 +83,11 @@ export function createMetrics(options: MetricsOptions): Metrics {
     registers: [register],
   });
   givenUp.inc(0);
+  const clockOffset = new Gauge({
+    name: 'docs_agent_clock_offset_seconds',
+    help: "The store's clock minus this host's, measured at the last heartbeat, in seconds. Ownership of work is timed by the store's clock, so this is for the operator: a host clock far off is a time service to fix.",
+    registers: [register],
+  });
 
   const hooks: MetricsHooks = {
     instruction(surface, result, reason, count = 1) {
@@ -101,6 +106,9 @@ export function createMetrics(options: MetricsOptions): Metrics {
     },
     outboxGivenUp() {
       givenUp.inc();
+    },
+    clockOffset(seconds) {
+      clockOffset.set(seconds);
     },
   };
 

@@ -1,4 +1,5 @@
 import { FINISHED, STILL_STARTING, sqlList } from '../domain/phases.js';
+import { HOLDS_MIGRATION } from './migrations/holds-timed-by-the-database.js';
 
 /** The SQL dialects the store runs on. */
 export type Dialect = 'sqlite' | 'postgres';
@@ -249,6 +250,7 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> 
           WHERE a.channel_id = jobs.channel_id AND a.thread_ts = jobs.thread_ts);
     `,
   },
+  HOLDS_MIGRATION,
 ];
 
 export function migrationsFor(dialect: Dialect): { version: number; name: string; sql: string }[] {

@@ -1,8 +1,9 @@
 import type { AgentJob } from '../../agent/schema.js';
 import { agentErrorText, text } from '../../blocks/messages.js';
 import { statusCard } from '../../blocks/status-card.js';
+import { readyForCall } from '../../cluster/lease.js';
 import { keys, rootMetadata } from '../../domain/outbox-registry.js';
-import { enterPhase, moveJob } from '../../domain/phases.js';
+import { enterPhase } from '../../domain/phases.js';
 import { SlackCallError } from '../../slack/gateway.js';
 import { md, mrkdwnToPlain, userMention } from '../../slack/mrkdwn.js';
 import { isNotAMember } from '../../slack/slack-errors.js';
@@ -49,9 +50,19 @@ export function createJobStart(
   });
   const pane = createAssistantPane(ctx);
   const privacy = createJobPrivacyChecks(ctx);
+  /** Writes about a job being started apply only while this instance owns it. */
+  const owner = { instanceId: ctx.instanceId, job: true };
 
   async function createUpstream(job: JobIn<'creating'>, run: RunRecord): Promise<void> {
     const prompt = await firstPrompt(job, run);
+    // The hold covers the whole create call, timed by the store's clock: no other instance takes
+    // the job over while the call may still be under way.
+    const { leaseMs } = ctx.agentCall;
+    const renew = () => store.renewHold(ctx.instanceId, { jobId: job.id }, leaseMs);
+    if (!(await readyForCall(ctx.agentCall, renew, undefined, ctx.monotonic))) {
+      logger.warn('another instance took this job over; not creating it', { jobId: job.id });
+      return;
+    }
     let agentJob: AgentJob | undefined;
     try {
       agentJob = await ctx.agentFor(job.projectId).createJob(prompt);
@@ -62,6 +73,7 @@ export function createJobStart(
       await ctx.applyQueued(
         {
           jobId: job.id,
+          owner,
           job: { ...ended, lastError: errorMessage(error) },
           run: {
             id: run.id,
@@ -93,6 +105,7 @@ export function createJobStart(
           ctx.applyQueued(
             {
               jobId: job.id,
+              owner,
               job: patch,
               run: { id: run.id, patch: { state: 'sent', sentAt: at } },
               incrementRunCount: true,
@@ -155,10 +168,14 @@ export function createJobStart(
     const catchUpAfter = job.origin === 'mention' || job.origin === 'direct' ? run.messageTs : null;
     // Recorded before the create call: a crash from here on leaves a row the next start explains.
     const patch = { threadTs: job.threadTs ?? cardTs, cardTs, ...enterPhase(job.phase, 'creating') };
-    await store.apply(
-      { jobId: job.id, job: patch, run: { id: run.id, patch: { state: 'sending', sentAt: now() } } },
+    const moved = await store.apply(
+      { jobId: job.id, owner, job: patch, run: { id: run.id, patch: { state: 'sending', sentAt: now() } } },
       now(),
     );
+    if (!moved) {
+      logger.warn('another instance took this job over; leaving it to that one', { jobId: job.id });
+      return;
+    }
     await createUpstream({ ...job, ...patch }, run);
     if (catchUpAfter) await catchUp({ ...job, ...patch }, catchUpAfter, cardTs);
   }
@@ -222,8 +239,10 @@ export function createJobStart(
       await dispatchReady(job.id);
       return;
     }
-    // Only one caller (the command's task or recovery) may go on.
-    if (!(await moveJob(store, job.id, job.phase, 'posting', now()))) return;
+    // Only one caller (the command's task or recovery) may go on, and only while this instance
+    // owns the job.
+    const posting = { jobId: job.id, expect: { phase: job.phase, runCount: job.runCount }, owner };
+    if (!(await store.apply({ ...posting, job: enterPhase(job.phase, 'posting') }, now()))) return;
     // Its author may have edited the instruction while it was checked (an edit is taken while
     // the job is `accepted`, within the length limit): the card and the create call use it as
     // it is now.
