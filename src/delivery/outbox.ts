@@ -5,13 +5,13 @@ import { parseOutboxPayload, unkeyedPostKey } from '../domain/outbox-registry.js
 import type { HomePublisher } from '../home/home-publisher.js';
 import type { Logger } from '../logging/logger.js';
 import { type Blocks, SlackCallError, type SlackGateway } from '../slack/gateway.js';
-import { channelMention, codeSpan, md, recordedMrkdwn, truncateMrkdwn } from '../slack/mrkdwn.js';
-import { isChannelClosed } from '../slack/slack-errors.js';
+import { recordedMrkdwn } from '../slack/mrkdwn.js';
 import type { JobRecord, OutboxItem, Store } from '../store/types.js';
 import { backoffMs } from '../util/backoff.js';
 import { createLoop, type Loop } from '../util/loop.js';
 import type { YieldGate } from '../util/yield-gate.js';
 import { createNotificationSender } from './notifications.js';
+import { ClaimLost, createRescue } from './rescue.js';
 
 export interface OutboxOptions {
   store: Store;
@@ -45,20 +45,12 @@ export interface OutboxOptions {
 export const OUTBOX_FIRST_RETRY_MS = 1_000;
 /** Longest wait between delivery attempts: a Slack outage delays messages, never drops them. */
 export const OUTBOX_MAX_RETRY_MS = 5 * 60_000;
-/** The claim on an item was taken over before a post: the post is not made, nothing is written. */
-class ClaimLost extends Error {
-  override name = 'ClaimLost';
-}
-
 /** Every write that ends an attempt also ends the claim on the item. */
 const UNCLAIMED = { claimedBy: null, claimedUntil: null } as const;
 
 const MIN_IDLE_MS = 50;
-/** Length a post refused as too long is cut to; Slack's limit is far above. */
-const SHORTENED_POST_CHARS = 3_000;
-/** The first line of a thread post sent directly to the requester because its thread is gone. */
-export const rescueIntro = (channel: string, code: string) =>
-  md`:information_source: I could not post in the job's thread in ${channelMention(channel)} (Slack said ${codeSpan(code)}), so here it is directly:`;
+
+export { rescueIntro } from './rescue.js';
 
 export interface Outbox extends Loop {
   /** Delivers one item now (what the loop does). Exposed for tests. */
@@ -75,6 +67,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
   const monotonic = options.monotonic ?? (() => performance.now());
   const batchSize = options.batchSize ?? 10;
   const notifications = createNotificationSender({ slack, logger });
+  const rescue = createRescue({ slack, store, logger });
 
   /** Swaps the status emoji on the thread's root to match the card. Cosmetic: never fails the update. */
   async function syncReaction(job: JobRecord): Promise<void> {
@@ -181,42 +174,6 @@ export function createOutbox(options: OutboxOptions): Outbox {
     }
   }
 
-  /**
-   * A thread post Slack refuses for good still has a reader: a too-long text is shortened, and a
-   * thread that is gone (channel archived, bot removed) is replaced by a direct message to the
-   * requester. True when the rescue was delivered.
-   */
-  async function rescue(item: OutboxItem, code: string): Promise<boolean> {
-    const payload = item.payload;
-    if (payload.type !== 'post') return false;
-    const metadata = {
-      eventType: payload.eventType,
-      key: item.dedupeKey ?? unkeyedPostKey(item.id),
-      fields: { ...payload.about, thread: payload.threadTs },
-    };
-    try {
-      if (code === 'msg_too_long') {
-        const text = truncateMrkdwn(recordedMrkdwn(payload.text), SHORTENED_POST_CHARS);
-        await slack.postMessage({ channel: payload.channel, threadTs: payload.threadTs, text, metadata });
-        return true;
-      }
-      if (!isChannelClosed(code) || item.jobId === null) return false;
-      const job = await store.getJob(item.jobId);
-      if (!job) return false;
-      const text = md`${rescueIntro(payload.channel, code)}\n${recordedMrkdwn(payload.text)}`;
-      await slack.postMessage({ channel: job.requesterId, text, metadata });
-      logger.warn('thread unavailable; told the requester directly', {
-        outboxId: item.id,
-        jobId: item.jobId,
-        code,
-      });
-      return true;
-    } catch (error) {
-      logger.warn('rescue of a refused message failed', { outboxId: item.id, code, error });
-      return false;
-    }
-  }
-
   /** Delivers an item claimed at `grantedAt` (this process's monotonic clock; now if not given). */
   async function deliver(stored: OutboxItem, grantedAt = monotonic()): Promise<void> {
     const update = (patch: Parameters<Store['updateOutbox']>[1]) =>
@@ -236,9 +193,10 @@ export function createOutbox(options: OutboxOptions): Outbox {
     const item = { ...stored, payload: checked.payload };
     // The claim counted this attempt and recorded its start.
     const attempts = item.attempts;
+    const renew = () => store.renewHold(options.instanceId, { outboxId: item.id }, options.lease.leaseMs);
+    const held = () => readyForCall(options.lease, renew, grantedAt, monotonic);
     try {
-      const renew = () => store.renewHold(options.instanceId, { outboxId: item.id }, options.lease.leaseMs);
-      const givenUp = await send(item, () => readyForCall(options.lease, renew, grantedAt, monotonic));
+      const givenUp = await send(item, held);
       if (givenUp) {
         // Already logged (at warn: a setting to fix, not a fault of the bot).
         await update({ deadAt: now(), lastError: givenUp, ...UNCLAIMED });
@@ -252,10 +210,12 @@ export function createOutbox(options: OutboxOptions): Outbox {
         return;
       }
       const code = error instanceof SlackCallError ? error.code : 'unexpected_error';
-      if (error instanceof SlackCallError && error.permanent && (await rescue(item, code))) {
+      const rescued = error instanceof SlackCallError && error.permanent && (await rescue(item, code, held));
+      if (rescued === 'delivered') {
         await update({ deliveredAt: now(), lastError: code, ...UNCLAIMED });
         return;
       }
+      if (rescued === 'claim_lost') return;
       if (error instanceof SlackCallError && error.permanent) {
         logger.error('Slack refused a message for good; it cannot be delivered', {
           outboxId: item.id,

@@ -42,7 +42,7 @@ describe('store figures at scrape time', () => {
       return figures();
     });
     const m = await scrape();
-    expect(reads).toEqual([[NOW - 3_600_000, NOW - 30_000]]);
+    expect(reads).toEqual([[NOW - 3_600_000, 30_000]]);
     expect(m.value('docs_agent_agent_quota_used', { project: 'docs-site' })).toBe(3);
     expect(m.value('docs_agent_agent_quota_used', { project: 'api-docs' })).toBe(97);
     expect(m.value('docs_agent_agent_quota_used', { project: 'sdk-docs' })).toBe(0);
