@@ -117,3 +117,12 @@ describe('counters', () => {
     expect((await two.scrape()).value('docs_agent_outbox_given_up_total')).toBe(0);
   });
 });
+
+describe('the clock offset gauge', () => {
+  it('shows the offset from the store’s clock measured at the last heartbeat, in seconds', async () => {
+    const { metrics, scrape } = metricsWith(async () => figures());
+    metrics.hooks.clockOffset(-2.25);
+    metrics.hooks.clockOffset(1.5);
+    expect((await scrape()).value('docs_agent_clock_offset_seconds')).toBe(1.5);
+  });
+});
