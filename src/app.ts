@@ -191,7 +191,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     settings: config,
     loops: { outbox, poller },
     access,
-    agentCall: leases.agentWrite,
+    leases,
     ...(options.holdRetryMs !== undefined ? { holdRetryMs: options.holdRetryMs } : {}),
     agentFor,
     projectFor,

@@ -2,7 +2,7 @@ import type { AgentClient } from '../agent/client.js';
 import { AgentNotFoundError } from '../agent/errors.js';
 import type { AgentJob } from '../agent/schema.js';
 import { agentErrorText, text } from '../blocks/messages.js';
-import { type Lease, readyForCall } from '../cluster/lease.js';
+import { type Leases, readyForCall } from '../cluster/lease.js';
 import { keys } from '../domain/outbox-registry.js';
 import { enterPhase, STILL_STARTING, TAKES_FOLLOW_UPS } from '../domain/phases.js';
 import type { Logger } from '../logging/logger.js';
@@ -36,8 +36,8 @@ export interface FollowUpsDeps {
   /** What becomes of the replies, for the metrics endpoint. */
   metrics: Pick<MetricsHooks, 'instruction'>;
   now: () => number;
-  /** The hold on a batch while it is sent (see {@link JobServiceDeps.agentCall}). */
-  agentCall: Lease;
+  /** How long a batch is held while it is sent (see {@link JobServiceDeps.leases}). */
+  leases: Pick<Leases, 'agentWrite'>;
   monotonic: () => number;
 }
 
@@ -84,13 +84,13 @@ export function createFollowUps(deps: FollowUpsDeps): FollowUps {
     // claim holds the batch for one follow-up call, timed by the store's clock; read before the
     // claim is asked for, so the hold began later, never earlier.
     const grantedAt = deps.monotonic();
-    const { leaseMs } = deps.agentCall;
+    const { leaseMs } = deps.leases.agentWrite;
     const runs = await store.claimReadyRuns(job.id, deps.instanceId, now(), leaseMs);
     const first = runs[0];
     if (!first) return;
     const runIds = runs.map((r) => r.id);
     const renew = () => store.renewHold(deps.instanceId, { runIds }, leaseMs);
-    if (!(await readyForCall(deps.agentCall, renew, grantedAt, deps.monotonic))) {
+    if (!(await readyForCall(deps.leases.agentWrite, renew, grantedAt, deps.monotonic))) {
       logger.warn('another instance took this follow-up over; not sending it', { jobId: job.id, runIds });
       return;
     }

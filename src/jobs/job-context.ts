@@ -1,7 +1,7 @@
 import type { AccessPolicy } from '../access/access-policy.js';
 import type { AgentClient } from '../agent/client.js';
 import type { RenderHints } from '../blocks/messages.js';
-import type { Lease } from '../cluster/lease.js';
+import type { Leases } from '../cluster/lease.js';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../logging/logger.js';
 import { type MetricsHooks, noMetrics } from '../metrics/hooks.js';
@@ -51,10 +51,11 @@ export interface JobServiceDeps {
   /** First wait before an instruction held for verification is checked again, in milliseconds. */
   holdRetryMs?: number;
   /**
-   * The hold on a job being created or a follow-up being sent: the longest agent API POST and a
-   * margin (see `cluster/lease.ts`).
+   * How long an instance holds a job or follow-up while it calls out for it (see
+   * `cluster/lease.ts`): `agentWrite` over an agent API create or follow-up, `delivery` over the
+   * post of a job's status card.
    */
-  agentCall: Lease;
+  leases: Pick<Leases, 'agentWrite' | 'delivery'>;
   /** This process's monotonic clock (ms), which tells whether a hold still covers a call. */
   monotonic?: () => number;
   /**

@@ -18,6 +18,8 @@ export async function createCluster(options: {
   size: number;
   env?: Record<string, string>;
   agent?: AgentStandInOptions;
+  /** How far each slot's clock is off (ms; negative: behind), applied with faketime. */
+  clockOffsetsMs?: number[];
 }) {
   const slack = await startSlackStandIn();
   const agent = await startAgentStandIn({ finishAfterGets: 2, ...options.agent });
@@ -36,6 +38,8 @@ export async function createCluster(options: {
   const slots: (AppProcess | undefined)[] = Array.from({ length: options.size }, () => undefined);
   /** Every process ever started, for its log. */
   const processes: AppProcess[] = [];
+  /** The slot each process was started in. */
+  const slotOf = new Map<AppProcess, number>();
   const instructions: Instruction[] = [];
   const db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
 
@@ -54,10 +58,21 @@ export async function createCluster(options: {
     processes,
     live,
     inSlot: (slot: number) => slots[slot],
+    /** Every process ever started, by the slot it ran in. */
+    processesBySlot(): Map<number, AppProcess[]> {
+      const by = new Map<number, AppProcess[]>();
+      for (const app of processes) {
+        const slot = slotOf.get(app) ?? -1;
+        by.set(slot, [...(by.get(slot) ?? []), app]);
+      }
+      return by;
+    },
     async start(slot: number) {
-      const app = await launch(env);
+      const offset = options.clockOffsetsMs?.[slot];
+      const app = await launch(env, offset === undefined ? {} : { clockOffsetMs: offset });
       slots[slot] = app;
       processes.push(app);
+      slotOf.set(app, slot);
       return app;
     },
     /** SIGKILL (or SIGTERM when `graceful`) the instance in `slot`, and wait until it is gone. */

@@ -66,7 +66,7 @@ export function createJobWorld(env: Record<string, string> = {}) {
   const deps: JobServiceDeps = {
     store,
     instanceId: INSTANCE,
-    agentCall: leasesFor(config.agent.timeoutMs).agentWrite,
+    leases: leasesFor(config.agent.timeoutMs),
     agentFor: () => agent,
     projectFor: (channelId) => config.channelProjects.get(channelId) ?? config.agent.projectId,
     settings: config,

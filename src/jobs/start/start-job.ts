@@ -52,14 +52,22 @@ export function createJobStart(
   const privacy = createJobPrivacyChecks(ctx);
   /** Writes about a job being started apply only while this instance owns it. */
   const owner = { instanceId: ctx.instanceId, job: true };
+  /**
+   * Holds the job, by the store's clock, for the whole of a call about to start that must not be
+   * made twice (the status card's post, the create call): no other instance takes it over while
+   * the call may be under way. False when it was taken over: the call must not be made.
+   */
+  const held = (job: JobRecord, kind: 'agentWrite' | 'delivery') => {
+    const lease = ctx.leases[kind];
+    const renew = () => store.renewHold(ctx.instanceId, { jobId: job.id }, lease.leaseMs);
+    return readyForCall(lease, renew, undefined, ctx.monotonic);
+  };
 
   async function createUpstream(job: JobIn<'creating'>, run: RunRecord): Promise<void> {
     const prompt = await firstPrompt(job, run);
     // The hold covers the whole create call, timed by the store's clock: no other instance takes
     // the job over while the call may still be under way.
-    const { leaseMs } = ctx.agentCall;
-    const renew = () => store.renewHold(ctx.instanceId, { jobId: job.id }, leaseMs);
-    if (!(await readyForCall(ctx.agentCall, renew, undefined, ctx.monotonic))) {
+    if (!(await held(job, 'agentWrite'))) {
       logger.warn('another instance took this job over; not creating it', { jobId: job.id });
       return;
     }
@@ -127,6 +135,10 @@ export function createJobStart(
   /** Posts the status card: the thread's root for a command, a reply in the thread otherwise. */
   async function postRoot(job: JobIn<'posting'>, run: RunRecord): Promise<void> {
     let cardTs: string;
+    if (!(await held(job, 'delivery'))) {
+      logger.warn('another instance took this job over; not posting its status card', { jobId: job.id });
+      return;
+    }
     try {
       const card = statusCard(job, now(), ctx.hints);
       cardTs = await slack.postMessage({
