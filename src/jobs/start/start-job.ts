@@ -163,6 +163,7 @@ export function createJobStart(
       await ctx.applyQueued(
         {
           jobId: job.id,
+          owner,
           job: { ...enterPhase(job.phase, 'not_started'), lastError: `root post failed: ${code}` },
           run: { id: run.id, patch: { state: 'failed', error: `root post failed: ${code}` } },
           enqueue: [privateNote(job.id, keys.startRefused({ jobId: job.id }), requesterTarget(job), note)],
@@ -241,6 +242,7 @@ export function createJobStart(
       await ctx.applyQueued(
         {
           jobId: job.id,
+          owner,
           job: { ...enterPhase(job.phase, 'not_started'), lastError: 'refused' },
           run: { id: run.id, patch: { state: 'failed', error: 'refused' } },
           enqueue: [privateNote(job.id, keys.refused({ jobId: job.id }), requesterTarget(job), refused)],
