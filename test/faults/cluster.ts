@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { expect } from 'vitest';
 import { type AgentStandInOptions, startAgentStandIn } from '../helpers/agent-stand-in.js';
 import { testEnv } from '../helpers/harness.js';
 import { sleep } from '../helpers/http.js';
@@ -7,6 +8,7 @@ import { freshSchemaUrl } from '../helpers/postgres.js';
 import { startSlackStandIn } from '../helpers/slack-stand-in.js';
 import { type AppProcess, isRunning, launch, sendTo } from './app-process.js';
 import { account, type Counts, type Instruction } from './ledger.js';
+import { recordRow } from './report.js';
 
 let serial = 0;
 
@@ -135,6 +137,19 @@ export async function createCluster(options: {
       return open + runs + undelivered === 0;
     },
     account: (details: string[]): Counts => account(instructions, slack, agent, details),
+    /**
+     * Adds up what the stand-ins saw, records the run's row, and checks that nothing was lost or
+     * doubled and that at least `given` instructions were given.
+     */
+    tally(group: string, scenario: string, details: string[], given: number): Counts {
+      const counts = account(instructions, slack, agent, details);
+      recordRow(group, scenario, counts, details);
+      expect(details, details.join('\n')).toEqual([]);
+      expect(counts.lost).toBe(0);
+      expect(counts.duplicates).toBe(0);
+      expect(counts.given).toBeGreaterThanOrEqual(given);
+      return counts;
+    },
     async close() {
       for (const app of live()) app.kill();
       await Promise.all(processes.map((p) => p.exited));
