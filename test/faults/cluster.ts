@@ -20,10 +20,14 @@ export async function createCluster(options: {
   size: number;
   env?: Record<string, string>;
   agent?: AgentStandInOptions;
+  /** How long every Slack Web API answer takes, in milliseconds. */
+  slackLatencyMs?: number;
   /** How far each slot's clock is off (ms; negative: behind), applied with faketime. */
   clockOffsetsMs?: number[];
 }) {
-  const slack = await startSlackStandIn();
+  const slack = await startSlackStandIn(
+    options.slackLatencyMs === undefined ? {} : { latencyMs: options.slackLatencyMs },
+  );
   const agent = await startAgentStandIn({ finishAfterGets: 2, ...options.agent });
   const databaseUrl = await freshSchemaUrl();
   const env = testEnv(slack, agent, '/nonexistent/unused.sqlite', {
