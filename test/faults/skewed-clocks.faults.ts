@@ -39,9 +39,10 @@ async function runLoad(cluster: Cluster, freezeMs: number): Promise<Chaos> {
   const chaos: Chaos = { kills: 0, freezes: 0 };
   let done = false;
   const busy = new Set<number>();
-  const disturb = async (slot: number, round: number) => {
+  /** Every third disturbance, the second one first, freezes; the others kill and restart. */
+  const disturb = async (slot: number, nth: number) => {
     const app = cluster.inSlot(slot);
-    if (round % 3 === 2 && app) {
+    if (nth % 3 === 1 && app) {
       app.freeze();
       chaos.freezes += 1;
       await sleep(freezeMs);
@@ -56,12 +57,12 @@ async function runLoad(cluster: Cluster, freezeMs: number): Promise<Chaos> {
   };
   const disturbances: Promise<void>[] = [];
   const chaosLoop = (async () => {
-    for (let round = 0; !done; round++) {
+    while (!done) {
       await sleep(600 + Math.random() * 600);
       const slot = Math.floor(Math.random() * INSTANCES);
       if (done || busy.has(slot) || busy.size >= INSTANCES - 1) continue;
       busy.add(slot);
-      disturbances.push(disturb(slot, round));
+      disturbances.push(disturb(slot, disturbances.length));
     }
     await Promise.all(disturbances);
   })();
