@@ -5,6 +5,7 @@ import { readyForCall } from '../../cluster/lease.js';
 import { keys, rootMetadata } from '../../domain/outbox-registry.js';
 import { enterPhase } from '../../domain/phases.js';
 import { SlackCallError } from '../../slack/gateway.js';
+import { CLOCK_MARGIN_S } from '../../slack/message-listing.js';
 import { md, mrkdwnToPlain, userMention } from '../../slack/mrkdwn.js';
 import { isNotAMember } from '../../slack/slack-errors.js';
 import type { JobIn, JobRecord, RunRecord } from '../../store/types.js';
@@ -198,7 +199,7 @@ export function createJobStart(
       ? slack.findPosted({ channel: job.channelId, threadTs: job.threadTs, metadata: rootMetadata(job.id) })
       : slack.findInChannel({
           channel: job.channelId,
-          oldest: Math.floor(job.createdAt / 1000) - 1,
+          oldest: Math.floor(job.createdAt / 1000) - CLOCK_MARGIN_S,
           metadata: rootMetadata(job.id),
         })
     ).then(
