@@ -2,6 +2,7 @@ import { WebClient } from '@slack/web-api';
 import { createAccessPolicy } from './access/access-policy.js';
 import { agentsPerProject } from './agent/per-project.js';
 import type { RenderHints } from './blocks/messages.js';
+import { leasesFor } from './cluster/lease.js';
 import { createMembership, newInstanceId } from './cluster/membership.js';
 import type { Config } from './config/config.js';
 import { notifyChannelFor, secretsOf } from './config/config.js';
@@ -103,7 +104,10 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     onOrphans: carryOn,
     // While every slot is taken, what waits stays in the store for a later round.
     canTakeOver: () => tasks.hasRoom,
+    onClockOffset: (offsetMs) => metrics.hooks.clockOffset(offsetMs / 1000),
   });
+  // Claims and holds last as long as the calls they guard (see cluster/lease.ts).
+  const leases = leasesFor(config.agent.timeoutMs);
   // POLL_MAX_RPS is the deployment's budget: instances sharing a store split it.
   const budget = createRequestBudget({ rate: () => config.poll.maxRps / membership.liveCount() });
   const health = createHealth();
@@ -156,6 +160,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     home,
     onGivenUp: metrics.hooks.outboxGivenUp,
     gate,
+    lease: leases.delivery,
   });
   const outcomes = createRunOutcomes({
     store,
@@ -184,6 +189,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     settings: config.poll,
     budget,
     gate,
+    lease: leases.agentRead,
   });
   const jobs = createJobService({
     store,
@@ -191,6 +197,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     settings: config,
     loops: { outbox, poller },
     access,
+    leases,
     ...(options.holdRetryMs !== undefined ? { holdRetryMs: options.holdRetryMs } : {}),
     agentFor,
     projectFor,

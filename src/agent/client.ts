@@ -21,7 +21,7 @@ import {
   readBodyCapped,
 } from './response-body.js';
 import { parseRetryAfter } from './retry-after.js';
-import { type RetryPolicy, retryPolicies } from './retry-policies.js';
+import { RETRY_FACTOR, type RetryPolicy, retryPolicies } from './retry-policies.js';
 import { type AgentJob, agentJobSchema, isSafeJobId, maskedJob } from './schema.js';
 
 export { clipDetail, MAX_ERROR_BODY_BYTES, MAX_RESPONSE_BYTES, readBodyCapped } from './response-body.js';
@@ -254,7 +254,7 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
           retries: policy.retries,
           minTimeout: policy.minTimeoutMs,
           maxTimeout: policy.maxTimeoutMs,
-          factor: 2,
+          factor: RETRY_FACTOR,
           randomize: true,
           onFailedAttempt: async ({ error, retriesLeft }) => {
             if (!(error instanceof AttemptFailure) || retriesLeft === 0) return;

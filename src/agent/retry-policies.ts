@@ -13,6 +13,9 @@ export interface RetryPolicy {
   shouldRetry(error: AgentApiError, noEffect: boolean, retryAfterMs: number | undefined): boolean;
 }
 
+/** Each retry's backoff is this many times the one before (up to the policy's longest). */
+export const RETRY_FACTOR = 2;
+
 /** Longest Retry-After a GET waits out in place; longer ones go back to the poller's schedule. */
 export const GET_MAX_RETRY_AFTER_MS = 10_000;
 /** Longest Retry-After a POST waits out; a longer 429 is the hourly quota and goes to the user. */

@@ -20,8 +20,23 @@ export interface MembershipOptions {
   onOrphans(orphans: Orphans): void;
   /** Whether this instance can take work over now; when false the round is skipped. Default: always. */
   canTakeOver?: () => boolean;
+  /**
+   * Told, at every heartbeat, how far this host's clock is from the store's (the store's minus
+   * this one's, in milliseconds): for the metrics endpoint.
+   */
+  onClockOffset?: (offsetMs: number) => void;
+  /** This host's clock: only compared with the store's, never used to decide who owns what. */
   now?: () => number;
 }
+
+/**
+ * How far this host's clock may be from the store's before it is logged: a quarter of the
+ * instance time-out. Ownership does not depend on it (the store's clock decides); a host clock
+ * that far off still makes due times and logs misleading, and says its time service has failed.
+ */
+export const clockWarningMs = (timeoutMs: number) => timeoutMs / 4;
+/** The warning is repeated at most this often (by this host's clock) while the offset lasts. */
+export const CLOCK_WARNING_EVERY_MS = 10 * 60_000;
 
 /** A unique id for this process: the host and pid say where it ran, the suffix tells restarts apart. */
 export function newInstanceId(): string {
@@ -41,9 +56,9 @@ export interface Membership {
 
 /**
  * This process's place among the instances that share the store. Each instance heartbeats; work
- * half done by one that stopped heartbeating is taken over by exactly one other. On a store only
- * one process uses (SQLite), every other instance on record is an earlier run of this bot, so
- * its work is taken over at once.
+ * half done by one that stopped heartbeating (by the store's clock) is taken over by exactly one
+ * other. On a store only one process uses (SQLite), every other instance on record is an earlier
+ * run of this bot, so its work is taken over at once.
  */
 export function createMembership(options: MembershipOptions): Membership {
   const { store, instanceId, logger } = options;
@@ -53,9 +68,29 @@ export function createMembership(options: MembershipOptions): Membership {
   /** The take-over in progress, if any: it never holds up the next heartbeat. */
   let adopting: Promise<void> | undefined;
 
-  async function adopt(staleBefore: number): Promise<void> {
+  /** When the clock warning was last logged (this host's clock); undefined: never. */
+  let warnedAt: number | undefined;
+  /**
+   * Records this host's offset from the store's clock: the store's time of the heartbeat minus
+   * the middle of the round trip that carried it; off by at most half the round trip.
+   */
+  function measure(storeTime: number, before: number, after: number): void {
+    const offsetMs = storeTime - (before + after) / 2;
+    options.onClockOffset?.(offsetMs);
+    const certainMs = Math.abs(offsetMs) - (after - before) / 2;
+    if (certainMs <= clockWarningMs(options.timeoutMs)) return;
+    if (warnedAt !== undefined && Math.abs(after - warnedAt) < CLOCK_WARNING_EVERY_MS) return;
+    warnedAt = after;
+    logger.warn('this host’s clock is far from the database’s; check its time service', {
+      offsetMs: Math.round(offsetMs),
+      roundTripMs: Math.round(after - before),
+      thresholdMs: clockWarningMs(options.timeoutMs),
+    });
+  }
+
+  async function adopt(): Promise<void> {
     if (options.canTakeOver && !options.canTakeOver()) return;
-    const orphans = await store.adoptOrphans(instanceId, staleBefore);
+    const orphans = await store.adoptOrphans(instanceId, options.timeoutMs);
     if (orphans.jobs.length === 0 && orphans.runs.length === 0) return;
     logger.warn('taking over work a stopped instance left half done, or a busy one handed back', {
       jobs: orphans.jobs.map((j) => j.id),
@@ -66,13 +101,14 @@ export function createMembership(options: MembershipOptions): Membership {
 
   /** Heartbeats, then looks for stopped instances' work (in the background when `wait` is false). */
   async function beat(wait: boolean): Promise<void> {
-    const at = now();
-    // On a store only this process uses, every other instance is gone, whatever the clock says.
-    const staleBefore = store.shared ? at - options.timeoutMs : Number.MAX_SAFE_INTEGER;
-    await store.heartbeat(instanceId, at);
-    live = store.shared ? Math.max(1, await store.liveInstances(staleBefore)) : 1;
+    // Who is alive, and whose work may be taken over, is decided by the store with its own clock;
+    // this host's clock is only measured against it.
+    const before = now();
+    const storeTime = await store.heartbeat(instanceId);
+    measure(storeTime, before, now());
+    live = store.shared ? Math.max(1, await store.liveInstances(options.timeoutMs)) : 1;
     if (adopting) return;
-    adopting = adopt(staleBefore)
+    adopting = adopt()
       .catch((error) => logger.error('taking over a stopped instance’s work failed; will retry', { error }))
       .finally(() => {
         adopting = undefined;

@@ -1,6 +1,7 @@
 import { unkeyedPostKey } from '../domain/outbox-registry.js';
 import type { Logger } from '../logging/logger.js';
 import { type Blocks, SlackCallError, type SlackGateway } from '../slack/gateway.js';
+import { CLOCK_MARGIN_S } from '../slack/message-listing.js';
 import { recordedMrkdwn } from '../slack/mrkdwn.js';
 import { isChannelClosed } from '../slack/slack-errors.js';
 import type { OutboxItem, OutboxPayload } from '../store/types.js';
@@ -9,11 +10,6 @@ type Notification = Extract<OutboxPayload, { type: 'notify' | 'direct' }>;
 
 /** The requester cannot get a direct message from the bot: gone, or not a person. */
 const PERSON_UNREACHABLE = new Set(['user_not_found', 'user_disabled', 'user_not_visible', 'cannot_dm_bot']);
-/**
- * How far before the item was queued an earlier copy is looked for, in seconds: Slack's clock
- * and the store's may disagree a little.
- */
-const CLOCK_MARGIN_S = 60;
 
 export interface NotificationSender {
   /**

@@ -1,17 +1,18 @@
 import type { RenderHints } from '../blocks/messages.js';
 import { statusCard } from '../blocks/status-card.js';
+import { type Lease, readyForCall } from '../cluster/lease.js';
 import { parseOutboxPayload, unkeyedPostKey } from '../domain/outbox-registry.js';
 import type { HomePublisher } from '../home/home-publisher.js';
 import type { Logger } from '../logging/logger.js';
 import type { AgentSessions } from '../slack/agent-sessions.js';
 import { type Blocks, SlackCallError, type SlackGateway } from '../slack/gateway.js';
-import { channelMention, codeSpan, md, recordedMrkdwn, truncateMrkdwn } from '../slack/mrkdwn.js';
-import { isChannelClosed } from '../slack/slack-errors.js';
+import { recordedMrkdwn } from '../slack/mrkdwn.js';
 import type { OutboxItem, Store } from '../store/types.js';
 import { backoffMs } from '../util/backoff.js';
 import { createLoop, type Loop } from '../util/loop.js';
 import type { YieldGate } from '../util/yield-gate.js';
 import { createNotificationSender } from './notifications.js';
+import { ClaimLost, createRescue } from './rescue.js';
 import { createReactionSync } from './root-reaction.js';
 import { createSessionSync } from './sessions.js';
 import type { createStepSender, StepDelivery } from './workflow-steps.js';
@@ -34,6 +35,13 @@ export interface OutboxOptions {
   onGivenUp?: () => void;
   /** What each round waits for first: Slack's requests go before it. Default: nothing. */
   gate?: YieldGate;
+  /**
+   * How long a delivery claim holds off other instances: one Slack call and a margin (see
+   * `cluster/lease.ts`); renewed before each post that must not be made twice.
+   */
+  lease: Lease;
+  /** This process's monotonic clock (ms), which tells whether a claim still covers a call. */
+  monotonic?: () => number;
   /** How many items one round takes, and sends at once. */
   batchSize?: number;
   /** Idle sleep between rounds, in milliseconds. */
@@ -45,21 +53,12 @@ export interface OutboxOptions {
 export const OUTBOX_FIRST_RETRY_MS = 1_000;
 /** Longest wait between delivery attempts: a Slack outage delays messages, never drops them. */
 export const OUTBOX_MAX_RETRY_MS = 5 * 60_000;
-/**
- * How long a delivery claim holds off other instances, in milliseconds: far longer than the few
- * Slack calls of one attempt take. A claim of an instance that stopped is released sooner, when
- * it is taken for dead.
- */
-export const OUTBOX_CLAIM_MS = 120_000;
 /** Every write that ends an attempt also ends the claim on the item. */
 const UNCLAIMED = { claimedBy: null, claimedUntil: null } as const;
 
 const MIN_IDLE_MS = 50;
-/** Length a post refused as too long is cut to; Slack's limit is far above. */
-const SHORTENED_POST_CHARS = 3_000;
-/** The first line of a thread post sent directly to the requester because its thread is gone. */
-export const rescueIntro = (channel: string, code: string) =>
-  md`:information_source: I could not post in the job's thread in ${channelMention(channel)} (Slack said ${codeSpan(code)}), so here it is directly:`;
+
+export { rescueIntro } from './rescue.js';
 
 export interface Outbox extends Loop {
   /** Delivers one item now (what the loop does). Exposed for tests. */
@@ -73,17 +72,23 @@ export interface Outbox extends Loop {
 export function createOutbox(options: OutboxOptions): Outbox {
   const { store, slack, logger } = options;
   const now = options.now ?? Date.now;
+  const monotonic = options.monotonic ?? (() => performance.now());
   const batchSize = options.batchSize ?? 10;
   const notifications = createNotificationSender({ slack, logger });
   const syncSession = options.sessions
     ? createSessionSync({ sessions: options.sessions, logger })
     : undefined;
+  const rescue = createRescue({ slack, store, logger });
 
   const syncReaction = createReactionSync({ store, slack, logger });
 
-  /** Delivers an item; resolves to Slack's code when it is given up, or when to take it again. */
-  async function send(item: OutboxItem): Promise<StepDelivery> {
+  /**
+   * Delivers an item; resolves to Slack's error code when it is given up without an error, or when to take it again.
+   * `held` says whether the claim still covers a call about to start (renewing it if needed).
+   */
+  async function send(item: OutboxItem, held: () => Promise<boolean>): Promise<StepDelivery> {
     const payload = item.payload;
+    if (!(await held())) throw new ClaimLost();
     switch (payload.type) {
       case 'post': {
         const metadata = {
@@ -104,6 +109,8 @@ export function createOutbox(options: OutboxOptions): Outbox {
               throw error;
             });
           if (found) return;
+          // The look may have used up the claim: renewed before the post, or not posted at all.
+          if (!(await held())) throw new ClaimLost();
         }
         await slack.postMessage({
           channel: payload.channel,
@@ -170,43 +177,10 @@ export function createOutbox(options: OutboxOptions): Outbox {
     }
   }
 
-  /**
-   * A thread post Slack refuses for good still has a reader: a too-long text is shortened, and a
-   * thread that is gone (channel archived, bot removed) is replaced by a direct message to the
-   * requester. True when the rescue was delivered.
-   */
-  async function rescue(item: OutboxItem, code: string): Promise<boolean> {
-    const payload = item.payload;
-    if (payload.type !== 'post') return false;
-    const metadata = {
-      eventType: payload.eventType,
-      key: item.dedupeKey ?? unkeyedPostKey(item.id),
-      fields: { ...payload.about, thread: payload.threadTs },
-    };
-    try {
-      if (code === 'msg_too_long') {
-        const text = truncateMrkdwn(recordedMrkdwn(payload.text), SHORTENED_POST_CHARS);
-        await slack.postMessage({ channel: payload.channel, threadTs: payload.threadTs, text, metadata });
-        return true;
-      }
-      if (!isChannelClosed(code) || item.jobId === null) return false;
-      const job = await store.getJob(item.jobId);
-      if (!job) return false;
-      const text = md`${rescueIntro(payload.channel, code)}\n${recordedMrkdwn(payload.text)}`;
-      await slack.postMessage({ channel: job.requesterId, text, metadata });
-      logger.warn('thread unavailable; told the requester directly', {
-        outboxId: item.id,
-        jobId: item.jobId,
-        code,
-      });
-      return true;
-    } catch (error) {
-      logger.warn('rescue of a refused message failed', { outboxId: item.id, code, error });
-      return false;
-    }
-  }
-
-  async function deliver(stored: OutboxItem): Promise<void> {
+  /** Delivers an item claimed at `grantedAt` (this process's monotonic clock; now if not given). */
+  async function deliver(stored: OutboxItem, grantedAt = monotonic()): Promise<void> {
+    const update = (patch: Parameters<Store['updateOutbox']>[1]) =>
+      store.updateOutbox(stored.id, patch, options.instanceId);
     // Written by this or another release: a payload this one cannot read is given up, and the
     // other items go on.
     const checked = parseOutboxPayload(stored.payload);
@@ -216,33 +190,39 @@ export function createOutbox(options: OutboxOptions): Outbox {
         jobId: stored.jobId,
         error: checked.error,
       });
-      await store.updateOutbox(stored.id, { deadAt: now(), lastError: 'invalid_payload', ...UNCLAIMED });
+      await update({ deadAt: now(), lastError: 'invalid_payload', ...UNCLAIMED });
       return;
     }
     const item = { ...stored, payload: checked.payload };
     // The claim counted this attempt and recorded its start.
     const attempts = item.attempts;
+    const renew = () => store.renewHold(options.instanceId, { outboxId: item.id }, options.lease.leaseMs);
+    const held = () => readyForCall(options.lease, renew, grantedAt, monotonic);
     try {
-      const givenUp = await send(item);
-      if (typeof givenUp === 'object')
-        return await store.updateOutbox(item.id, {
-          nextAttemptAt: givenUp.laterAt,
-          lastError: null,
-          ...UNCLAIMED,
-        });
+      const givenUp = await send(item, held);
+      if (typeof givenUp === 'object') {
+        await update({ nextAttemptAt: givenUp.laterAt, lastError: null, ...UNCLAIMED });
+        return;
+      }
       if (givenUp) {
         // Already logged (at warn: a setting to fix, not a fault of the bot).
-        await store.updateOutbox(item.id, { deadAt: now(), lastError: givenUp, ...UNCLAIMED });
+        await update({ deadAt: now(), lastError: givenUp, ...UNCLAIMED });
         options.onGivenUp?.();
         return;
       }
-      await store.updateOutbox(item.id, { deliveredAt: now(), lastError: null, ...UNCLAIMED });
+      await update({ deliveredAt: now(), lastError: null, ...UNCLAIMED });
     } catch (error) {
-      const code = error instanceof SlackCallError ? error.code : 'unexpected_error';
-      if (error instanceof SlackCallError && error.permanent && (await rescue(item, code))) {
-        await store.updateOutbox(item.id, { deliveredAt: now(), lastError: code, ...UNCLAIMED });
+      if (error instanceof ClaimLost) {
+        logger.warn('another instance took this delivery over; not posting', { outboxId: item.id });
         return;
       }
+      const code = error instanceof SlackCallError ? error.code : 'unexpected_error';
+      const rescued = error instanceof SlackCallError && error.permanent && (await rescue(item, code, held));
+      if (rescued === 'delivered') {
+        await update({ deliveredAt: now(), lastError: code, ...UNCLAIMED });
+        return;
+      }
+      if (rescued === 'claim_lost') return;
       if (error instanceof SlackCallError && error.permanent) {
         logger.error('Slack refused a message for good; it cannot be delivered', {
           outboxId: item.id,
@@ -250,7 +230,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
           type: item.payload.type,
           code,
         });
-        await store.updateOutbox(item.id, { deadAt: now(), lastError: code, ...UNCLAIMED });
+        await update({ deadAt: now(), lastError: code, ...UNCLAIMED });
         options.onGivenUp?.();
         return;
       }
@@ -265,7 +245,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
         attempts,
         retryInMs: wait,
       });
-      await store.updateOutbox(item.id, { nextAttemptAt: now() + wait, lastError: code, ...UNCLAIMED });
+      await update({ nextAttemptAt: now() + wait, lastError: code, ...UNCLAIMED });
     }
   }
 
@@ -275,16 +255,17 @@ export function createOutbox(options: OutboxOptions): Outbox {
     logger,
     idleMs: options.idleMs ?? 1_000,
     async step() {
-      const at = now();
-      const items = await store.claimOutbox(options.instanceId, at, batchSize, at + OUTBOX_CLAIM_MS);
+      // Read before the claim is asked for: the store's lease starts later, never earlier.
+      const grantedAt = monotonic();
+      const items = await store.claimOutbox(options.instanceId, now(), batchSize, options.lease.leaseMs);
       // Items of one claim go out together: a job's thread posts never share a claim (each
       // waits for the one before it), so order within a thread holds.
       // Settled, not raced: one failing item must not leave the others running unwatched.
-      const results = await Promise.allSettled(items.map((item) => deliver(item)));
+      const results = await Promise.allSettled(items.map((item) => deliver(item, grantedAt)));
       for (const result of results)
         if (result.status === 'rejected') logger.error('delivery crashed', { error: result.reason });
       if (items.length === batchSize) return { busy: true };
-      const next = await store.nextOutboxAt();
+      const next = await store.nextOutboxAt(now());
       if (next === undefined) return { busy: false };
       // Never spin: after an empty round, wait a little even if something is due.
       const floor = items.length === 0 ? MIN_IDLE_MS : 0;

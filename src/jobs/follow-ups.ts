@@ -2,6 +2,7 @@ import type { AgentClient } from '../agent/client.js';
 import { AgentNotFoundError } from '../agent/errors.js';
 import type { AgentJob } from '../agent/schema.js';
 import { agentErrorText, text } from '../blocks/messages.js';
+import { type Leases, readyForCall } from '../cluster/lease.js';
 import { keys } from '../domain/outbox-registry.js';
 import { enterPhase, STILL_STARTING, TAKES_FOLLOW_UPS } from '../domain/phases.js';
 import type { Logger } from '../logging/logger.js';
@@ -35,6 +36,9 @@ export interface FollowUpsDeps {
   /** What becomes of the replies, for the metrics endpoint. */
   metrics: Pick<MetricsHooks, 'instruction'>;
   now: () => number;
+  /** How long a batch is held while it is sent (see {@link JobServiceDeps.leases}). */
+  leases: Pick<Leases, 'agentWrite'>;
+  monotonic: () => number;
 }
 
 export interface FollowUps {
@@ -76,10 +80,22 @@ export function createFollowUps(deps: FollowUpsDeps): FollowUps {
   async function sendBatch(job: JobIn<'active' | 'idle'>): Promise<void> {
     const agentJobId = job.agentJobId;
     if (!agentJobId) return;
-    // Claimed atomically: each reply's task, and the flush after create, may all get here.
-    const runs = await store.claimReadyRuns(job.id, deps.instanceId, now());
+    // Claimed atomically: each reply's task, and the flush after create, may all get here. The
+    // claim holds the batch for one follow-up call, timed by the store's clock; read before the
+    // claim is asked for, so the hold began later, never earlier.
+    const grantedAt = deps.monotonic();
+    const { leaseMs } = deps.leases.agentWrite;
+    const runs = await store.claimReadyRuns(job.id, deps.instanceId, now(), leaseMs);
     const first = runs[0];
     if (!first) return;
+    const runIds = runs.map((r) => r.id);
+    const renew = () => store.renewHold(deps.instanceId, { runIds }, leaseMs);
+    if (!(await readyForCall(deps.leases.agentWrite, renew, grantedAt, deps.monotonic))) {
+      logger.warn('another instance took this follow-up over; not sending it', { jobId: job.id, runIds });
+      return;
+    }
+    // What the call's answer writes applies only while this instance still owns the batch.
+    const owner = { instanceId: deps.instanceId, runIds };
     const authors = [...new Set(runs.map((r) => r.authorId))];
     let agentJob: AgentJob;
     try {
@@ -94,6 +110,7 @@ export function createFollowUps(deps: FollowUpsDeps): FollowUps {
       await deps.applyQueued(
         {
           jobId: job.id,
+          owner,
           ...(forgotten ? { job: forgotten } : {}),
           runs: runs.map((r) => ({ id: r.id, patch: { state, error: errorMessage(error) } })),
           enqueue: [
@@ -120,6 +137,7 @@ export function createFollowUps(deps: FollowUpsDeps): FollowUps {
         deps.applyQueued(
           {
             jobId: job.id,
+            owner,
             job: patch,
             runs: runs.map((r) => ({ id: r.id, patch: { state: 'sent' as const, sentAt: at } })),
             incrementRunCount: true,

@@ -1,6 +1,7 @@
 import type { AccessPolicy } from '../access/access-policy.js';
 import type { AgentClient } from '../agent/client.js';
 import type { RenderHints } from '../blocks/messages.js';
+import type { Leases } from '../cluster/lease.js';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../logging/logger.js';
 import { type MetricsHooks, noMetrics } from '../metrics/hooks.js';
@@ -50,6 +51,14 @@ export interface JobServiceDeps {
   /** First wait before an instruction held for verification is checked again, in milliseconds. */
   holdRetryMs?: number;
   /**
+   * How long an instance holds a job or follow-up while it calls out for it (see
+   * `cluster/lease.ts`): `agentWrite` over an agent API create or follow-up, `delivery` over the
+   * post of a job's status card.
+   */
+  leases: Pick<Leases, 'agentWrite' | 'delivery'>;
+  /** This process's monotonic clock (ms), which tells whether a hold still covers a call. */
+  monotonic?: () => number;
+  /**
    * Runs background work (a batch whose window has passed) among the tracked tasks; false when
    * no slot is free (the batch then waits and tries again).
    */
@@ -60,9 +69,10 @@ export interface JobServiceDeps {
 }
 
 /** What every flow of the job service works with: its dependencies, defaults filled in. */
-export interface JobContext extends Omit<JobServiceDeps, 'metrics' | 'now'>, OutboxWrites {
+export interface JobContext extends Omit<JobServiceDeps, 'metrics' | 'now' | 'monotonic'>, OutboxWrites {
   metrics: Pick<MetricsHooks, 'instruction' | 'runFinished' | 'feedback'>;
   now: () => number;
+  monotonic: () => number;
 }
 
 /** Store writes that queue outbox items, each followed by a wake of the outbox. */
@@ -96,6 +106,7 @@ export function createJobContext(deps: JobServiceDeps): JobContext {
     ...deps,
     metrics: deps.metrics ?? noMetrics,
     now: deps.now ?? Date.now,
+    monotonic: deps.monotonic ?? (() => performance.now()),
     ...outboxWrites(deps.store, deps.loops.outbox),
   };
 }

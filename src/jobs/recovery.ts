@@ -24,6 +24,8 @@ type Expect = { phase: JobPhase; runCount: number };
  */
 export function createRecovery(ctx: JobContext, parts: RecoveryParts) {
   const { store, logger, metrics, now } = ctx;
+  /** What this instance took over stays its own to explain only while no other took it since. */
+  const owner = { instanceId: ctx.instanceId, job: true };
 
   /** Nothing was done for it yet: carry on as if the command had just arrived. */
   async function fromAccepted(job: JobIn<'accepted'>): Promise<void> {
@@ -47,6 +49,7 @@ export function createRecovery(ctx: JobContext, parts: RecoveryParts) {
       {
         jobId: job.id,
         expect,
+        owner,
         job: {
           ...enterPhase(job.phase, 'not_started'),
           lastError: 'restarted while posting the root message',
@@ -75,6 +78,7 @@ export function createRecovery(ctx: JobContext, parts: RecoveryParts) {
       {
         jobId: job.id,
         expect,
+        owner,
         job: { ...unknown, lastError: 'restarted while creating the job' },
         ...(first ? { run: { id: first.id, patch: { state: 'unknown' as const, error: 'restarted' } } } : {}),
         enqueue: [
@@ -116,6 +120,7 @@ export function createRecovery(ctx: JobContext, parts: RecoveryParts) {
     await ctx.applyQueued(
       {
         jobId: job.id,
+        owner: { instanceId: ctx.instanceId, runIds: [run.id] },
         run: { id: run.id, patch: { state: 'unknown', error: 'restarted while sending' } },
         enqueue: [
           threadPost({

@@ -58,6 +58,11 @@ export interface MetricsHooks {
   outboxGivenUp(): void;
   /** Someone gave feedback on an outcome (a new vote, or a changed one). */
   feedback(value: FeedbackValue): void;
+  /**
+   * This host's clock, measured at a heartbeat against the store's: how far it is behind
+   * (positive) or ahead (negative) of the store, in seconds.
+   */
+  clockOffset(seconds: number): void;
 }
 
 /** Hooks that do nothing: metrics off, or a test that does not look at them. */
@@ -68,4 +73,5 @@ export const noMetrics: MetricsHooks = {
   slackError() {},
   outboxGivenUp() {},
   feedback() {},
+  clockOffset() {},
 };

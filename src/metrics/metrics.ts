@@ -1,4 +1,4 @@
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { FEEDBACK_VALUES } from '../domain/feedback.js';
 import type { RunOutcome } from '../store/types.js';
 import type { AgentAnswer, MetricsHooks } from './hooks.js';
@@ -91,6 +91,11 @@ export function createMetrics(options: MetricsOptions): Metrics {
     registers: [register],
   });
   for (const value of FEEDBACK_VALUES) feedback.inc({ value }, 0);
+  const clockOffset = new Gauge({
+    name: 'docs_agent_clock_offset_seconds',
+    help: "The store's clock minus this host's, measured at the last heartbeat, in seconds. Ownership of work is timed by the store's clock, so this is for the operator: a host clock far off is a time service to fix.",
+    registers: [register],
+  });
 
   const hooks: MetricsHooks = {
     instruction(surface, result, reason, count = 1) {
@@ -112,6 +117,9 @@ export function createMetrics(options: MetricsOptions): Metrics {
     },
     feedback(value) {
       feedback.inc({ value });
+    },
+    clockOffset(seconds) {
+      clockOffset.set(seconds);
     },
   };
 

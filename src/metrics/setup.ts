@@ -17,7 +17,7 @@ export function setUpMetrics(
 ): { hooks: MetricsHooks; routes: Route[] } {
   if (config.metricsToken === undefined) return { hooks: noMetrics, routes: [] };
   const metrics = createMetrics({
-    read: (usesSince, liveSince) => store.figures(usesSince, liveSince),
+    read: (usesSince, instanceTimeoutMs) => store.figures(usesSince, instanceTimeoutMs),
     shared: store.shared,
     projects: [...new Set([config.agent.projectId, ...config.channelProjects.values()])],
     instanceTimeoutMs: config.instanceTimeoutMs,

@@ -14,8 +14,11 @@ export const FIGURES_TIMEOUT_MS = 2_000;
 
 export interface StoreGaugesOptions {
   register: Registry;
-  /** Reads the figures; `usesSince` and `liveSince` are epoch ms. */
-  read: (usesSince: number, liveSince: number) => Promise<StoreFigures>;
+  /**
+   * Reads the figures: uses since `usesSince` (epoch ms), instances heard from within
+   * `instanceTimeoutMs` (by the store's clock).
+   */
+  read: (usesSince: number, instanceTimeoutMs: number) => Promise<StoreFigures>;
   /** Whether several instances share the store (PostgreSQL); otherwise this is the only one. */
   shared: boolean;
   /** Every project the deployment serves, the default first: each gets a quota figure, 0 included. */
@@ -46,7 +49,7 @@ export function registerStoreGauges(options: StoreGaugesOptions): void {
     pending ??= (async () => {
       const at = now();
       try {
-        const read = await withTimeout(options.read(at - HOUR_MS, at - options.instanceTimeoutMs), timeoutMs);
+        const read = await withTimeout(options.read(at - HOUR_MS, options.instanceTimeoutMs), timeoutMs);
         if (read) return { figures: read, at };
         logger.warn('the store did not answer in time for a metrics scrape', { timeoutMs });
       } catch (error) {

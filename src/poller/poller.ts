@@ -1,6 +1,7 @@
 import type { AgentClient } from '../agent/client.js';
 import { AgentNotFoundError, AgentUnauthorizedError } from '../agent/errors.js';
 import { isTerminal } from '../agent/schema.js';
+import type { Lease } from '../cluster/lease.js';
 import type { Config } from '../config/config.js';
 import { outcomeOf } from '../jobs/agent-outcomes.js';
 import type { RunOutcomes } from '../jobs/outcomes.js';
@@ -22,6 +23,11 @@ export interface PollerOptions {
   logger: Logger;
   /** Intervals, backoff, the age limit and how many polls run at once (`POLL_*`). */
   settings: Omit<Config['poll'], 'maxRps'>;
+  /**
+   * How long a poll claim holds off other instances: one poll with all its retries (see
+   * `cluster/lease.ts`). A claim of an instance the store no longer hears from is released sooner.
+   */
+  lease: Lease;
   /** Paces the GETs; its rate says how many polls to claim at once. */
   budget: RequestBudget;
   /** What each round waits for first: Slack's requests go before it. Default: nothing. */
@@ -39,12 +45,6 @@ export const POLL_REFUSALS_BEFORE_NOTICE = 3;
  * after a restart) drift apart. Never lengthened: no run waits longer than its interval.
  */
 export const POLL_JITTER = 0.2;
-/**
- * How long a poll claim holds off other instances, in milliseconds: far longer than one poll with
- * all its retries takes. A claim of an instance that stopped is released sooner, when it is
- * taken for dead.
- */
-export const POLL_CLAIM_MS = 120_000;
 
 /**
  * Interval before the next poll of a healthy run of the given age: `intervalMs` until the run is
@@ -217,7 +217,7 @@ export function createPoller(options: PollerOptions): Poller {
       // A poll that finishes kicks the loop.
       if (free < batch) return { busy: false };
       const at = now();
-      const claimed = await store.claimDueJobs(options.instanceId, at, batch, at + POLL_CLAIM_MS);
+      const claimed = await store.claimDueJobs(options.instanceId, at, batch, options.lease.leaseMs);
       // A claim that ran out while its poll is still going here is not polled a second time.
       const due = claimed.filter((job) => !inFlight.has(job.id));
       for (const job of due) {

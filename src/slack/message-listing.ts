@@ -1,3 +1,11 @@
+/**
+ * How far before a post was queued (or its job recorded) an earlier copy of it is looked for in a
+ * channel's history, in seconds. That time is the recording host's clock, which may be off from
+ * Slack's, and another instance may be the one looking: a host whose clock runs minutes fast
+ * must still find what it posted, or the post would be made twice.
+ */
+export const CLOCK_MARGIN_S = 300;
+
 /** Most pages of a message listing read (of up to 200 messages each). */
 export const LISTING_PAGES = 10;
 

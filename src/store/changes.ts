@@ -50,18 +50,31 @@ export interface Change {
    * batch must not change (or withdraw) one that a batch has meanwhile taken to send.
    */
   expectRun?: { id: number; states: readonly RunState[] };
+  /**
+   * Apply only while `instanceId` still owns the job (`job`) and each of `runIds`: what an
+   * instance learnt in a call it made for work that was meanwhile taken over is not written.
+   */
+  owner?: { instanceId: string; job?: boolean; runIds?: readonly number[] };
 }
 
 /**
- * Whether a change's expectations hold, given the job's phase and run count and the expected
- * run's state as read in the change's transaction (undefined: not read, or no such row).
+ * Whether a change's expectations hold, given the job's phase, run count and owner, the expected
+ * run's state, and the owners of the runs it names in `owner`, as read in the change's
+ * transaction (undefined: not read, or no such row).
  */
 export function changeHolds(
   change: Change,
-  job: { phase: string; runCount: number } | undefined,
+  job: { phase: string; runCount: number; owner: string | null } | undefined,
   run: { state: RunState } | undefined,
+  runOwners: readonly (string | null | undefined)[] = [],
 ): boolean {
-  const { expect, expectRun } = change;
+  const { expect, expectRun, owner } = change;
   if (expect && (job?.phase !== expect.phase || job.runCount !== expect.runCount)) return false;
+  if (owner?.job && job?.owner !== owner.instanceId) return false;
+  if (owner && runOwners.some((o) => o !== owner.instanceId)) return false;
   return !expectRun || (run !== undefined && expectRun.states.includes(run.state));
 }
+
+/** Whether the change must read the job's row before it applies. */
+export const readsJob = (change: Change): boolean =>
+  change.expect !== undefined || change.owner?.job === true;

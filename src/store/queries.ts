@@ -1,4 +1,5 @@
-import { FINISHED, STILL_STARTING, sqlList, THREAD_RELEASING_PHASES } from '../domain/phases.js';
+import { FINISHED, sqlList, THREAD_RELEASING_PHASES } from '../domain/phases.js';
+import { CLUSTER_QUERIES } from './queries/cluster.js';
 import { FEEDBACK_QUERIES } from './queries/feedback.js';
 import { OUTBOX_QUERIES } from './queries/outbox.js';
 import { POSTGRES_USES_QUERIES, USES_QUERIES } from './queries/uses.js';
@@ -14,10 +15,6 @@ import type { Dialect } from './schema.js';
 // The phase sets the queries filter on, written once with the job's phases.
 const RELEASING = sqlList(THREAD_RELEASING_PHASES);
 const ERASABLE = sqlList(FINISHED);
-const STARTING = sqlList(STILL_STARTING);
-
-/** Instances heard from since `:staleBefore`. */
-const ALIVE = 'SELECT id FROM instances WHERE heartbeat_at >= :staleBefore';
 
 const JOBS = {
   /** A repeated trigger key returns no row: the start was recorded before. */
@@ -34,7 +31,7 @@ const JOBS = {
   jobByTrigger: 'SELECT * FROM jobs WHERE trigger_key = :triggerKey',
   jobByThread: 'SELECT * FROM jobs WHERE channel_id = :channelId AND thread_ts = :threadTs',
   /** What `Change.expect` is checked against; on PostgreSQL the row stays locked until commit. */
-  jobState: 'SELECT phase, run_count FROM jobs WHERE id = :jobId {{forUpdate}}',
+  jobState: 'SELECT phase, run_count, owner FROM jobs WHERE id = :jobId {{forUpdate}}',
   transitionJob: 'UPDATE jobs SET phase = :to, updated_at = :now WHERE id = :jobId AND phase = :from',
   incrementRunCount: 'UPDATE jobs SET run_count = run_count + 1 WHERE id = :jobId',
   countActiveJobs: "SELECT COUNT(*) AS n FROM jobs WHERE phase = 'active'",
@@ -52,37 +49,6 @@ const JOBS = {
   recentJobsOfChannel:
     'SELECT * FROM jobs WHERE channel_id = :channelId ORDER BY created_at DESC, id DESC LIMIT :limit',
   setRootReaction: 'UPDATE jobs SET root_reaction = :name WHERE id = :jobId',
-  /** Active jobs whose poll is due and that no instance holds; served by the index `jobs_due`. */
-  dueJobs: `
-    SELECT * FROM jobs
-    WHERE phase = 'active' AND next_poll_at <= :now AND (claimed_until IS NULL OR claimed_until <= :now)
-    ORDER BY next_poll_at LIMIT :limit`,
-  /**
-   * Claims due jobs for polling until `:until`. Taken in turns across channels (each channel's
-   * most overdue job first, then each one's second, …), so a burst of jobs in one channel cannot
-   * starve another's. On PostgreSQL the chosen rows are locked skipping those a concurrent
-   * claimer holds, and re-checked, so claimers never wait on each other and never take the same job.
-   */
-  claimDueJobs: `
-    UPDATE jobs SET claimed_by = :instanceId, claimed_until = :until
-    WHERE id IN (
-      SELECT id FROM jobs
-      WHERE id IN (
-        SELECT id FROM (
-          SELECT id, next_poll_at, ROW_NUMBER() OVER (PARTITION BY channel_id ORDER BY next_poll_at, id) AS turn
-          FROM jobs
-          WHERE phase = 'active' AND next_poll_at <= :now AND (claimed_until IS NULL OR claimed_until <= :now)
-        ) due
-        ORDER BY turn, next_poll_at, id LIMIT :limit)
-        AND phase = 'active' AND (claimed_until IS NULL OR claimed_until <= :now)
-      {{lock}})
-    RETURNING *`,
-  /** When the next unclaimed active job falls due; served by `jobs_due`. */
-  nextDueAt: `
-    SELECT MIN(next_poll_at) AS at FROM jobs
-    WHERE phase = 'active' AND next_poll_at IS NOT NULL AND (claimed_until IS NULL OR claimed_until <= :now)`,
-  releaseJob:
-    'UPDATE jobs SET claimed_by = NULL, claimed_until = NULL WHERE id = :jobId AND claimed_by = :instanceId',
 } as const;
 
 const RUNS = {
@@ -115,14 +81,6 @@ const RUNS = {
   claimRun: `
     UPDATE runs SET state = 'sending', sent_at = :now, reserved_at = COALESCE(reserved_at, :now)
     WHERE id = :runId AND state = 'pending'`,
-  /**
-   * The claimer owns the batch, so a take-over finds all of it. A run sent counts as a use even
-   * if it somehow was never reserved.
-   */
-  claimReadyRuns: `
-    UPDATE runs SET state = 'sending', sent_at = :now, owner = :instanceId, reserved_at = COALESCE(reserved_at, :now)
-    WHERE job_id = :jobId AND state = 'ready' AND kind = 'follow_up'
-    RETURNING *`,
 } as const;
 
 const RETENTION = {
@@ -177,61 +135,11 @@ const RETENTION = {
     SELECT context_channel_id FROM assistant_threads WHERE channel_id = :channelId AND thread_ts = :threadTs`,
 } as const;
 
-const INSTANCES = {
-  heartbeat: `
-    INSERT INTO instances (id, started_at, heartbeat_at) VALUES (:instanceId, :now, :now)
-    ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at`,
-  retireInstance: 'DELETE FROM instances WHERE id = :instanceId',
-  liveInstances: 'SELECT COUNT(*) AS n FROM instances WHERE heartbeat_at >= :since',
-  /**
-   * The metrics endpoint's figures in one statement (instances live since `:liveSince`); the uses
-   * per project come from `instructionsSince`. Served by `jobs_due` and `outbox_due`, whose rows
-   * are the work in flight.
-   */
-  figures: `
-    SELECT
-      (SELECT COUNT(*) FROM jobs WHERE phase = 'active') AS active_jobs,
-      (SELECT MIN(next_poll_at) FROM jobs WHERE phase = 'active') AS earliest_poll_at,
-      (SELECT COUNT(*) FROM outbox WHERE delivered_at IS NULL AND dead_at IS NULL) AS outbox_backlog,
-      (SELECT MIN(created_at) FROM outbox WHERE delivered_at IS NULL AND dead_at IS NULL)
-        AS oldest_undelivered_at,
-      (SELECT COUNT(*) FROM instances WHERE heartbeat_at >= :liveSince) AS live_instances`,
-  releaseJobsOf: 'UPDATE jobs SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = :instanceId',
-  releaseOutboxOf: 'UPDATE outbox SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = :instanceId',
-  // Adoption: `:instanceId` is the adopting instance, `:staleBefore` the heartbeat time before
-  // which an instance is gone.
-  releaseDeadJobClaims: `
-    UPDATE jobs SET claimed_by = NULL, claimed_until = NULL
-    WHERE claimed_by IS NOT NULL AND claimed_by <> :instanceId AND claimed_by NOT IN (${ALIVE})`,
-  releaseDeadOutboxClaims: `
-    UPDATE outbox SET claimed_by = NULL, claimed_until = NULL
-    WHERE claimed_by IS NOT NULL AND claimed_by <> :instanceId AND claimed_by NOT IN (${ALIVE})`,
-  adoptJobs: `
-    UPDATE jobs SET owner = :instanceId
-    WHERE phase IN (${STARTING})
-      AND (owner IS NULL OR (owner <> :instanceId AND owner NOT IN (${ALIVE})))
-    RETURNING *`,
-  adoptRuns: `
-    UPDATE runs SET owner = :instanceId
-    WHERE state IN ('pending', 'ready', 'sending') AND kind = 'follow_up'
-      AND (owner IS NULL OR (owner <> :instanceId AND owner NOT IN (${ALIVE})))
-    RETURNING *`,
-  /** The job goes back to the take-over round (see `adoptJobs`). */
-  releaseJobWork: `
-    UPDATE jobs SET owner = NULL
-    WHERE id = :jobId AND owner = :instanceId AND phase IN (${STARTING})`,
-  /** The follow-up goes back to the take-over round (see `adoptRuns`). */
-  releaseRunWork: `
-    UPDATE runs SET owner = NULL
-    WHERE id = :runId AND owner = :instanceId AND state IN ('pending', 'ready', 'sending') AND kind = 'follow_up'`,
-  forgetDeadInstances: 'DELETE FROM instances WHERE heartbeat_at < :staleBefore AND id <> :instanceId',
-} as const;
-
 const SHARED = {
   ...JOBS,
   ...RUNS,
   ...RETENTION,
-  ...INSTANCES,
+  ...CLUSTER_QUERIES,
   ...OUTBOX_QUERIES,
   ...USES_QUERIES,
   ...FEEDBACK_QUERIES,
@@ -251,13 +159,27 @@ export const POSTGRES_ONLY = {
 
 export type QueryName = keyof typeof SHARED;
 
-/** The shared statements in one dialect, still with `:name` parameters. */
+/**
+ * The database server's own time in epoch milliseconds, read when the statement runs (not when
+ * its transaction began): what every instance's ownership decisions are timed by.
+ */
+const POSTGRES_NOW = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
+
+/**
+ * The shared statements in one dialect, still with `:name` parameters. `{{now}}` is the store's
+ * clock: the server's on PostgreSQL, the `:clock` parameter on SQLite (one process, so the
+ * process's clock is the only one there is).
+ */
 export function queriesFor(dialect: Dialect): Record<QueryName, string> {
   const lock = dialect === 'postgres' ? 'FOR UPDATE SKIP LOCKED' : '';
   const forUpdate = dialect === 'postgres' ? 'FOR UPDATE' : '';
+  const clock = dialect === 'postgres' ? POSTGRES_NOW : ':clock';
   const out = {} as Record<QueryName, string>;
   for (const [name, sql] of Object.entries(SHARED) as [QueryName, string][]) {
-    out[name] = sql.replace('{{lock}}', lock).replace('{{forUpdate}}', forUpdate);
+    out[name] = sql
+      .replace('{{lock}}', lock)
+      .replace('{{forUpdate}}', forUpdate)
+      .replaceAll('{{now}}', clock);
   }
   return out;
 }
@@ -267,16 +189,22 @@ export type PatchedTable = 'jobs' | 'runs' | 'outbox';
 
 /**
  * `UPDATE table SET a = :a, … WHERE id = :id` for the defined keys of a patch (snake_case
- * columns, the patch's own keys as parameters); undefined when nothing is to change.
+ * columns, the patch's own keys as parameters); undefined when nothing is to change. With
+ * `claimant`, only while the row's claim is still that instance's.
  */
 export function updateStatement(
   table: PatchedTable,
   id: number,
   patch: Record<string, unknown>,
+  claimant?: string,
 ): { sql: string; params: Record<string, unknown> } | undefined {
   const keys = Object.keys(patch).filter((key) => patch[key] !== undefined);
   if (keys.length === 0) return undefined;
   const sets = keys.map((key) => `${key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)} = :${key}`);
   const params = Object.fromEntries(keys.map((key) => [key, patch[key]]));
-  return { sql: `UPDATE ${table} SET ${sets.join(', ')} WHERE id = :id`, params: { ...params, id } };
+  const fenced = claimant === undefined ? '' : ' AND claimed_by = :claimant';
+  return {
+    sql: `UPDATE ${table} SET ${sets.join(', ')} WHERE id = :id${fenced}`,
+    params: { ...params, id, ...(claimant === undefined ? {} : { claimant }) },
+  };
 }

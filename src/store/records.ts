@@ -72,6 +72,11 @@ export interface JobRecord {
   lastError: string | null;
   /** Instance that accepted the job; it alone starts it while it is alive. */
   owner: string | null;
+  /**
+   * Until when (the store's clock) the owner may be inside a call to the agent API for the job:
+   * nobody takes the job over before then, heartbeat or not. Null: no call under way.
+   */
+  ownerUntil: number | null;
   /** Instance polling the job right now, until {@link JobRecord.claimedUntil}. */
   claimedBy: string | null;
   claimedUntil: number | null;
@@ -128,6 +133,8 @@ export interface RunRecord {
   outcome: RunOutcome | null;
   /** Instance that accepted the run; it alone sends it while it is alive. */
   owner: string | null;
+  /** Until when (the store's clock) the owner may be sending the run; as {@link JobRecord.ownerUntil}. */
+  ownerUntil: number | null;
   /** The author's workspace, when Slack named it (it differs from the job's in a shared channel). */
   teamId: string | null;
   createdAt: number;

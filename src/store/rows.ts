@@ -90,6 +90,7 @@ export const parseJob = parser<JobRecord>(
     runStartedAt: time.nullable(),
     lastError: text.nullable(),
     owner: text.nullable(),
+    ownerUntil: time.nullable(),
     claimedBy: text.nullable(),
     claimedUntil: time.nullable(),
     erasedAt: time.nullable(),
@@ -115,6 +116,7 @@ export const parseRun = parser<RunRecord>(
     error: text.nullable(),
     outcome: word<RunOutcome>().nullable(),
     owner: text.nullable(),
+    ownerUntil: time.nullable(),
     teamId: text.nullable(),
     createdAt: time,
     reservedAt: time.nullable(),
@@ -153,7 +155,10 @@ export const parseOutboxItem = parser<OutboxItem>(
 );
 
 /** A job's phase and run count, as `Change.expect` is checked. */
-export const parseJobState = parser('job state', z.strictObject({ phase: text, runCount: int }));
+export const parseJobState = parser(
+  'job state',
+  z.strictObject({ phase: text, runCount: int, owner: text.nullable() }),
+);
 /** A count (`COUNT(*) AS n`). */
 export const parseCount = parser('count', z.strictObject({ n: int }));
 /** An earliest time (`MIN(…) AS at`), null when there is none. */

@@ -1,5 +1,6 @@
 import { FINISHED, STILL_STARTING, sqlList } from '../domain/phases.js';
 import { AGENT_SESSIONS_MIGRATION } from './migrations/agent-sessions.js';
+import { HOLDS_MIGRATION } from './migrations/holds-timed-by-the-database.js';
 
 /** The SQL dialects the store runs on. */
 export type Dialect = 'sqlite' | 'postgres';
@@ -250,6 +251,7 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> 
           WHERE a.channel_id = jobs.channel_id AND a.thread_ts = jobs.thread_ts);
     `,
   },
+  HOLDS_MIGRATION,
   AGENT_SESSIONS_MIGRATION,
 ];
 

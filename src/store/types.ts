@@ -7,6 +7,7 @@
 // The job's phases, their named sets and their transitions live with the job rules.
 export { type JobPhase, THREAD_RELEASING_PHASES } from '../domain/phases.js';
 export type { Change, JobPatch, Orphans, OutboxPatch, RunPatch } from './changes.js';
+export type { ClusterStore, HeldWork } from './cluster-store.js';
 export type {
   JobIn,
   JobOrigin,
@@ -27,7 +28,8 @@ export type {
 
 import type { FeedbackTotals, FeedbackVote } from '../domain/feedback.js';
 import type { JobPhase } from '../domain/phases.js';
-import type { Change, Orphans, OutboxPatch } from './changes.js';
+import type { Change, OutboxPatch } from './changes.js';
+import type { ClusterStore } from './cluster-store.js';
 import type { JobRecord, NewJob, NewOutboxItem, NewRun, OutboxItem, RunRecord } from './records.js';
 
 /** Hourly limits one use of the agent API (a first instruction or a follow-up) is counted against. */
@@ -79,11 +81,11 @@ export interface StoreFigures {
   outboxBacklog: number;
   /** When the oldest of those was queued (epoch ms); null when there is none. */
   oldestUndeliveredAt: number | null;
-  /** Instances heard from since the given time, as {@link Store.liveInstances}. */
+  /** Instances heard from within the instance time-out, as {@link Store.liveInstances}. */
   liveInstances: number;
 }
 
-export interface Store {
+export interface Store extends ClusterStore {
   /**
    * Whether several processes may use the store at once (a database server). When false (the
    * embedded SQLite file) any other instance on record is an earlier process that is gone.
@@ -139,44 +141,12 @@ export interface Store {
   apply(change: Change, now: number): Promise<boolean>;
   /** Active jobs whose next poll is due and that nobody is polling, soonest first (next-poll index). */
   dueJobs(now: number, limit: number): Promise<JobRecord[]>;
-  /**
-   * Claims up to `limit` of {@link Store.dueJobs} for `instanceId` until `until` (epoch ms), so no
-   * other instance polls them meanwhile; concurrent claimers never get the same job.
-   */
-  claimDueJobs(instanceId: string, now: number, limit: number, until: number): Promise<JobRecord[]>;
   /** When the next unclaimed active job falls due (epoch ms), if any. */
   nextDueAt(now: number): Promise<number | undefined>;
-  /** Ends `instanceId`'s poll claim on a job (a no-op if the claim is not, or no longer, its own). */
-  releaseJob(jobId: number, instanceId: string): Promise<void>;
-  /** Records that an instance is alive at `now`; registers it the first time. */
-  heartbeat(instanceId: string, now: number): Promise<void>;
-  /** How many instances were heard from since `since` (epoch ms). */
-  liveInstances(since: number): Promise<number>;
-  /** Forgets an instance that stopped cleanly and releases its claims, so others take over at once. */
-  retireInstance(instanceId: string): Promise<void>;
-  /**
-   * Takes over what instances not heard from since `staleBefore` left behind (and half-done work
-   * with no owner): releases their poll and delivery claims, makes their half-done jobs and
-   * follow-ups `instanceId`'s, and returns those for recovery. Concurrent callers never take the
-   * same row. `instanceId` itself always counts as alive.
-   */
-  adoptOrphans(instanceId: string, staleBefore: number): Promise<Orphans>;
-  /**
-   * Gives back work `instanceId` holds but has no room to carry on now: those of the jobs still
-   * to be started (`accepted`, `posting`, `creating`) and follow-ups still to be sent
-   * (`pending`, `ready`, `sending`) that it owns lose their owner, so the next
-   * {@link Store.adoptOrphans} round, of any instance, takes them. Others are left as they are.
-   */
-  releaseWork(instanceId: string, work: { jobIds: number[]; runIds: number[] }): Promise<void>;
   /** Follow-ups recorded while the job did not yet exist upstream. */
   pendingRuns(jobId: number): Promise<RunRecord[]>;
   /** Checked follow-ups of a job waiting to be sent, oldest first. */
   readyRuns(jobId: number): Promise<RunRecord[]>;
-  /**
-   * Moves every `ready` follow-up of a job to `sending` and returns them, oldest first: one batch.
-   * Concurrent callers never get the same run.
-   */
-  claimReadyRuns(jobId: number, instanceId: string, now: number): Promise<RunRecord[]>;
   /** A person's (`requesterId`) or a channel's most recent jobs, newest first. */
   recentJobs(filter: { requesterId: string } | { channelId: string }, limit: number): Promise<JobRecord[]>;
   /**
@@ -231,25 +201,25 @@ export interface Store {
    */
   dueOutbox(now: number, limit: number): Promise<OutboxItem[]>;
   /**
-   * Claims up to `limit` of {@link Store.dueOutbox} for `instanceId` until `until` (epoch ms), and
-   * starts an attempt on each: `attempts` counts it and `startedAt` is `now`.
+   * Ends or records a delivery attempt of `instanceId`; refused (false, nothing written) when its
+   * claim on the item was taken over.
    */
-  claimOutbox(instanceId: string, now: number, limit: number, until: number): Promise<OutboxItem[]>;
-  updateOutbox(id: number, patch: OutboxPatch): Promise<void>;
+  updateOutbox(id: number, patch: OutboxPatch, instanceId?: string): Promise<boolean>;
   /**
-   * Earliest time an undelivered item not held back behind another can be taken: its next attempt,
-   * or the end of another instance's claim on it. Undefined when there is none.
+   * Earliest time (on the caller's clock, `now`) an undelivered item not held back behind another
+   * can be taken: its next attempt, or the end of another instance's claim on it. Undefined when
+   * there is none.
    */
-  nextOutboxAt(): Promise<number | undefined>;
+  nextOutboxAt(now: number): Promise<number | undefined>;
   countActiveJobs(): Promise<number>;
   /**
    * The deployment-wide figures the metrics endpoint shows: agent API uses since `usesSince`,
    * active jobs and the most overdue poll, the outbox backlog and its oldest item, and instances
-   * heard from since `liveSince` (epoch ms). Read-only; served by the partial indexes on due jobs,
+   * heard from lately. Read-only; served by the partial indexes on due jobs,
    * undelivered outbox items and reserved runs, so its cost follows the work in flight, not the
-   * size of the history.
+   * size of the history. Instances count as live when heard from within `instanceTimeoutMs`.
    */
-  figures(usesSince: number, liveSince: number): Promise<StoreFigures>;
+  figures(usesSince: number, instanceTimeoutMs: number): Promise<StoreFigures>;
   /**
    * Instructions (first instructions and follow-ups) of `userId` counted against the hourly
    * limit since `since` (reserved, not `failed`); `oldest` is the earliest one's reservation time.

@@ -115,7 +115,7 @@ if (server.ok) {
       // Another instance recorded a command and went silent before starting it.
       const seeder = await openPostgresStore(pair.databaseUrl, { max: 1 });
       const quietSince = Date.now();
-      await seeder.heartbeat('gone-instance', quietSince);
+      await seeder.heartbeat('gone-instance');
       await seeder.insertJob(
         {
           teamId: 'T0TEST',

@@ -1,5 +1,6 @@
 import { WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
+import { leasesFor } from '../../src/cluster/lease.js';
 import { createOutbox } from '../../src/delivery/outbox.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { createSlackGateway } from '../../src/slack/gateway.js';
@@ -49,6 +50,7 @@ describe('status card updates', () => {
     const outbox = createOutbox({
       store,
       instanceId: 'i-test',
+      lease: leasesFor(6_000).delivery,
       slack: gateway,
       logger,
       hints: { mode: 'all', asideMarker: '//', prLinkHosts: ['github.com'] },

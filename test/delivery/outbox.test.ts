@@ -1,5 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createOutbox, OUTBOX_CLAIM_MS, OUTBOX_MAX_RETRY_MS } from '../../src/delivery/outbox.js';
+import { leasesFor } from '../../src/cluster/lease.js';
+
+const DELIVERY = leasesFor(6_000).delivery;
+
+import { createOutbox, OUTBOX_MAX_RETRY_MS } from '../../src/delivery/outbox.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { SlackCallError } from '../../src/slack/slack-errors.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
@@ -31,15 +35,17 @@ function world(
     wrap?: (store: Store) => Store;
   } = {},
 ) {
-  const store = openSqliteStore(':memory:');
+  const clock = { at: T0 };
+  // The store keeps the same clock, so claims run out when the test's time says.
+  const store = openSqliteStore(':memory:', { now: () => clock.at });
   const slack = fakeSlack();
   const logs: string[] = [];
-  const clock = { at: T0 };
   const givenUp = vi.fn();
   const home = { refresh: vi.fn(async () => {}), publish: vi.fn(async () => {}) };
   const outbox = createOutbox({
     store: options.wrap ? options.wrap(store) : store,
     instanceId: INSTANCE,
+    lease: DELIVERY,
     slack,
     logger: createLogger({ level: 'debug', secrets: [], write: (l) => logs.push(l) }),
     hints: { mode: 'all', asideMarker: '//', prLinkHosts: ['github.com'] },
@@ -61,7 +67,7 @@ function world(
   /** Queues the item (when given) and makes one delivery attempt of what is due; the item's row after. */
   async function attempt(item?: NewOutboxItem): Promise<Row & { id: number }> {
     if (item) await store.enqueue([item], clock.at);
-    const [claimed] = await store.claimOutbox(INSTANCE, clock.at, 1, clock.at + OUTBOX_CLAIM_MS);
+    const [claimed] = await store.claimOutbox(INSTANCE, clock.at, 1, DELIVERY.leaseMs);
     if (!claimed) throw new Error('nothing due');
     await outbox.deliver(claimed);
     return { id: claimed.id, ...row(claimed.id) };
@@ -589,7 +595,9 @@ describe('the delivery loop', () => {
     await waitFor('the post in flight', () => w.slack.postMessage.mock.calls.length === 1);
     const claimed = w.row(1);
     release();
-    expect(claimed).toMatchObject({ claimedBy: INSTANCE, claimedUntil: T0 + OUTBOX_CLAIM_MS });
+    // Held for one Slack call and a margin, by the store's clock (here the process's).
+    expect(claimed).toMatchObject({ claimedBy: INSTANCE });
+    expect(claimed.claimedUntil).toBe(T0 + DELIVERY.leaseMs);
     await waitFor('delivered', () => w.row(1).deliveredAt === T0);
     await w.outbox.stop();
   });

@@ -1,5 +1,6 @@
 import { WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
+import { leasesFor } from '../../src/cluster/lease.js';
 import { createOutbox } from '../../src/delivery/outbox.js';
 import {
   BOT_EVENT_TYPES,
@@ -251,13 +252,14 @@ describe('the outbox', () => {
     const outbox = createOutbox({
       store,
       instanceId: 'i-test',
+      lease: leasesFor(6_000).delivery,
       slack: createSlackGateway({ client, logger }),
       logger,
       hints: { mode: 'all', asideMarker: '//', prLinkHosts: ['github.com'] },
     });
     outbox.start();
     try {
-      await waitFor('both items settled', async () => (await store.nextOutboxAt()) === undefined);
+      await waitFor('both items settled', async () => (await store.nextOutboxAt(Date.now())) === undefined);
     } finally {
       await outbox.stop();
     }

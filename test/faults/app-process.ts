@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { waitFor } from '../helpers/http.js';
 import { procfileArgs } from '../helpers/procfile.js';
@@ -12,15 +13,35 @@ export interface AppProcess {
   kill(): void;
   /** SIGTERM and wait for the exit code. */
   stop(): Promise<number | null>;
+  /** Freezes the app (SIGSTOP) until {@link AppProcess.thaw}: it neither heartbeats nor calls out. */
+  freeze(): void;
+  thaw(): void;
   exited: Promise<number | null>;
   output(): string;
 }
 
-export async function launch(env: Record<string, string>): Promise<AppProcess> {
+/** libfaketime's offset for a clock `ms` ahead (negative: behind), in seconds. */
+const faketimeOffset = (ms: number) => `${ms < 0 ? '-' : '+'}${Math.abs(ms) / 1000}s`;
+
+/**
+ * Starts the built app as the Procfile does. With `clockOffsetMs`, the app's clock really is
+ * that far off: it runs under Debian's `faketime` (libfaketime), which moves the wall clock the
+ * app reads (Date.now, new Date) and leaves its monotonic clock alone, as a host whose time
+ * service failed would.
+ */
+export async function launch(
+  env: Record<string, string>,
+  options: { clockOffsetMs?: number } = {},
+): Promise<AppProcess> {
   let output = '';
-  const child = spawn(process.execPath, procfileArgs('web'), {
-    env: { PATH: process.env.PATH ?? '', ...env },
-  });
+  const args = procfileArgs('web');
+  const offset = options.clockOffsetMs;
+  const child =
+    offset === undefined
+      ? spawn(process.execPath, args, { env: { PATH: process.env.PATH ?? '', ...env } })
+      : spawn('faketime', ['-f', faketimeOffset(offset), process.execPath, ...args], {
+          env: { PATH: process.env.PATH ?? '', ...env, FAKETIME_DONT_FAKE_MONOTONIC: '1' },
+        });
   child.stdout?.on('data', (d) => (output += d));
   child.stderr?.on('data', (d) => (output += d));
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
@@ -32,16 +53,29 @@ export async function launch(env: Record<string, string>): Promise<AppProcess> {
     },
     15_000,
   );
+  // faketime runs the app as its child and exits with its status: signals go to the app itself.
+  const appPid =
+    offset === undefined
+      ? child.pid
+      : Number(readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(' ')[0]);
+  const signal = (name: NodeJS.Signals) => {
+    if (child.exitCode !== null || appPid === undefined) return;
+    try {
+      process.kill(appPid, name);
+    } catch {
+      // Already gone.
+    }
+  };
   return {
     base: `http://127.0.0.1:${port}`,
     child,
-    kill: () => {
-      if (child.exitCode === null) child.kill('SIGKILL');
-    },
+    kill: () => signal('SIGKILL'),
     stop: async () => {
-      if (child.exitCode === null) child.kill('SIGTERM');
+      signal('SIGTERM');
       return exited;
     },
+    freeze: () => signal('SIGSTOP'),
+    thaw: () => signal('SIGCONT'),
     exited,
     output: () => output,
   };

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { expect } from 'vitest';
 import { type AgentStandInOptions, PROJECT_ID, startAgentStandIn } from '../helpers/agent-stand-in.js';
 import { testEnv } from '../helpers/harness.js';
 import { sleep } from '../helpers/http.js';
@@ -7,6 +8,7 @@ import { freshSchemaUrl } from '../helpers/postgres.js';
 import { startSlackStandIn } from '../helpers/slack-stand-in.js';
 import { type AppProcess, isRunning, launch, sendTo } from './app-process.js';
 import { account, type Counts, type Instruction } from './ledger.js';
+import { recordRow } from './report.js';
 
 let serial = 0;
 
@@ -25,8 +27,14 @@ export async function createCluster(options: {
   size: number;
   env?: Record<string, string>;
   agent?: AgentStandInOptions;
+  /** How long every Slack Web API answer takes, in milliseconds. */
+  slackLatencyMs?: number;
+  /** How far each slot's clock is off (ms; negative: behind), applied with faketime. */
+  clockOffsetsMs?: number[];
 }) {
-  const slack = await startSlackStandIn();
+  const slack = await startSlackStandIn(
+    options.slackLatencyMs === undefined ? {} : { latencyMs: options.slackLatencyMs },
+  );
   const agent = await startAgentStandIn({
     finishAfterGets: 2,
     projects: [PROJECT_ID, ...CHANNELS.map((_, i) => `proj${i}`)],
@@ -48,6 +56,8 @@ export async function createCluster(options: {
   const slots: (AppProcess | undefined)[] = Array.from({ length: options.size }, () => undefined);
   /** Every process ever started, for its log. */
   const processes: AppProcess[] = [];
+  /** The slot each process was started in. */
+  const slotOf = new Map<AppProcess, number>();
   const instructions: Instruction[] = [];
   const db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
 
@@ -66,10 +76,21 @@ export async function createCluster(options: {
     processes,
     live,
     inSlot: (slot: number) => slots[slot],
+    /** Every process ever started, by the slot it ran in. */
+    processesBySlot(): Map<number, AppProcess[]> {
+      const by = new Map<number, AppProcess[]>();
+      for (const app of processes) {
+        const slot = slotOf.get(app) ?? -1;
+        by.set(slot, [...(by.get(slot) ?? []), app]);
+      }
+      return by;
+    },
     async start(slot: number) {
-      const app = await launch(env);
+      const offset = options.clockOffsetsMs?.[slot];
+      const app = await launch(env, offset === undefined ? {} : { clockOffsetMs: offset });
       slots[slot] = app;
       processes.push(app);
+      slotOf.set(app, slot);
       return app;
     },
     /** SIGKILL (or SIGTERM when `graceful`) the instance in `slot`, and wait until it is gone. */
@@ -138,6 +159,19 @@ export async function createCluster(options: {
       return open + runs + undelivered === 0;
     },
     account: (details: string[]): Counts => account(instructions, slack, agent, details),
+    /**
+     * Adds up what the stand-ins saw, records the run's row, and checks that nothing was lost or
+     * doubled and that at least `given` instructions were given.
+     */
+    tally(group: string, scenario: string, details: string[], given: number): Counts {
+      const counts = account(instructions, slack, agent, details);
+      recordRow(group, scenario, counts, details);
+      expect(details, details.join('\n')).toEqual([]);
+      expect(counts.lost).toBe(0);
+      expect(counts.duplicates).toBe(0);
+      expect(counts.given).toBeGreaterThanOrEqual(given);
+      return counts;
+    },
     async close() {
       for (const app of live()) app.kill();
       await Promise.all(processes.map((p) => p.exited));

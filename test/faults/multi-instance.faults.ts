@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { sleep, waitFor } from '../helpers/http.js';
 import { postgresAvailable, TEST_DATABASE_URL } from '../helpers/postgres.js';
 import { createCluster } from './cluster.js';
-import { recordRow } from './report.js';
 
 /** Commands given; about 60% also get a follow-up reply once their first answer is in. */
 const COMMANDS = Number(process.env.CLUSTER_COMMANDS ?? 200);
@@ -101,18 +100,8 @@ describe('three instances on one PostgreSQL store, killed and restarted at rando
       await sleep(300);
       for (let slot = 0; slot < INSTANCES; slot++) expect(await cluster.stop(slot, true)).toBe(0);
 
-      const counts = cluster.account(details);
-      recordRow(
-        'Several instances on PostgreSQL',
-        `${INSTANCES} instances, ${kills} SIGKILL, ${graceful} SIGTERM`,
-        counts,
-        details,
-      );
-
-      expect(details, details.join('\n')).toEqual([]);
-      expect(counts.lost).toBe(0);
-      expect(counts.duplicates).toBe(0);
-      expect(counts.given).toBeGreaterThanOrEqual(COMMANDS);
+      const scenario = `${INSTANCES} instances, ${kills} SIGKILL, ${graceful} SIGTERM`;
+      cluster.tally('Several instances on PostgreSQL', scenario, details, COMMANDS);
       expect(kills).toBeGreaterThanOrEqual(8);
       expect(graceful).toBeGreaterThanOrEqual(2);
       expect(cluster.agent.overlappingGets, 'the same job polled by two instances at once').toEqual([]);

@@ -32,6 +32,7 @@ export const jobRecord = (fields: Partial<JobRecord> = {}): JobRecord => ({
   runStartedAt: null,
   lastError: null,
   owner: null,
+  ownerUntil: null,
   claimedBy: null,
   claimedUntil: null,
   erasedAt: null,

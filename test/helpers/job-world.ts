@@ -7,6 +7,7 @@
 import { vi } from 'vitest';
 import { createAccessPolicy } from '../../src/access/access-policy.js';
 import type { RenderHints } from '../../src/blocks/messages.js';
+import { leasesFor } from '../../src/cluster/lease.js';
 import { readConfig, secretsOf } from '../../src/config/config.js';
 import { createReplyCatchUp } from '../../src/jobs/catch-up.js';
 import { createFollowUps } from '../../src/jobs/follow-ups.js';
@@ -65,6 +66,7 @@ export function createJobWorld(env: Record<string, string> = {}) {
   const deps: JobServiceDeps = {
     store,
     instanceId: INSTANCE,
+    leases: leasesFor(config.agent.timeoutMs),
     agentFor: () => agent,
     projectFor: (channelId) => config.channelProjects.get(channelId) ?? config.agent.projectId,
     settings: config,

@@ -42,7 +42,7 @@ describe('store figures at scrape time', () => {
       return figures();
     });
     const m = await scrape();
-    expect(reads).toEqual([[NOW - 3_600_000, NOW - 30_000]]);
+    expect(reads).toEqual([[NOW - 3_600_000, 30_000]]);
     expect(m.value('docs_agent_agent_quota_used', { project: 'docs-site' })).toBe(3);
     expect(m.value('docs_agent_agent_quota_used', { project: 'api-docs' })).toBe(97);
     expect(m.value('docs_agent_agent_quota_used', { project: 'sdk-docs' })).toBe(0);
@@ -115,5 +115,14 @@ describe('counters', () => {
     one.metrics.hooks.outboxGivenUp();
     expect((await one.scrape()).value('docs_agent_outbox_given_up_total')).toBe(1);
     expect((await two.scrape()).value('docs_agent_outbox_given_up_total')).toBe(0);
+  });
+});
+
+describe('the clock offset gauge', () => {
+  it('shows the offset from the store’s clock measured at the last heartbeat, in seconds', async () => {
+    const { metrics, scrape } = metricsWith(async () => figures());
+    metrics.hooks.clockOffset(-2.25);
+    metrics.hooks.clockOffset(1.5);
+    expect((await scrape()).value('docs_agent_clock_offset_seconds')).toBe(1.5);
   });
 });

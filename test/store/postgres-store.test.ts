@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { pgMigrations } from '../../src/store/postgres/migrations.js';
 import { migratePostgres, openPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { freshSchemaUrl, postgresAvailable, TEST_DATABASE_URL } from '../helpers/postgres.js';
+import { clusterContract, sharedClusterContract } from './cluster-contract.js';
 import { retentionContract } from './retention-contract.js';
 import { storeContract } from './store-contract.js';
 import { usesContract } from './uses-contract.js';
@@ -11,6 +12,8 @@ const server = await postgresAvailable();
 if (server.ok) {
   storeContract('PostgreSQL', async () => openPostgresStore(await freshSchemaUrl(), { max: 4 }));
   retentionContract('PostgreSQL', async () => openPostgresStore(await freshSchemaUrl(), { max: 4 }));
+  clusterContract('PostgreSQL', async () => openPostgresStore(await freshSchemaUrl(), { max: 4 }));
+  sharedClusterContract('PostgreSQL', async () => openPostgresStore(await freshSchemaUrl(), { max: 4 }));
   {
     // Two pools on one database: two instances of the bot.
     let url = '';

@@ -13,6 +13,7 @@ const runRow = {
   error: null,
   outcome: null,
   owner: null,
+  owner_until: null,
   team_id: null,
   created_at: 1_700_000_000_000,
   reserved_at: null,

@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { queriesFor } from '../../src/store/queries.js';
 import { migrations } from '../../src/store/sqlite/migrations.js';
 import { migrate, openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { clusterContract } from './cluster-contract.js';
 import { retentionContract } from './retention-contract.js';
 import { createRun, followUp, newJob, post, storeContract, T0 } from './store-contract.js';
 import { usesContract } from './uses-contract.js';
@@ -13,6 +14,7 @@ import { usesContract } from './uses-contract.js';
 storeContract('SQLite (:memory:)', () => openSqliteStore(':memory:'));
 usesContract('SQLite (:memory:)', () => openSqliteStore(':memory:'));
 retentionContract('SQLite (:memory:)', () => openSqliteStore(':memory:'));
+clusterContract('SQLite (:memory:)', () => openSqliteStore(':memory:'));
 {
   // Two connections to one file: the second stands for a process started beside the first.
   let file = '';
@@ -193,9 +195,9 @@ describe('SQLite query plans', () => {
   // The statements the store runs, as it runs them.
   const q = queriesFor('sqlite');
   const plan = (sql: string, params: Record<string, unknown>) =>
-    (store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as Array<{ detail: string }>).map(
-      (r) => r.detail,
-    );
+    (
+      store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all({ clock: 0, ...params }) as Array<{ detail: string }>
+    ).map((r) => r.detail);
   /** A full table scan of `table` (not a scan through an index). */
   const fullScan = (table: string) => new RegExp(`^SCAN (TABLE )?${table}$`);
 
@@ -240,7 +242,7 @@ describe('SQLite query plans', () => {
       instanceId: 'i-1',
       now: T0 + 1_000,
       limit: 50,
-      until: T0 + 2_000,
+      leaseMs: 120_000,
     });
     // The due rows come from the partial index per channel and next poll; only they are sorted
     // into turns (the fair share), not the table.
@@ -252,7 +254,7 @@ describe('SQLite query plans', () => {
   });
 
   it('claims outbox items through outbox_due and outbox_job_pending', () => {
-    const details = plan(q.claimOutbox, { instanceId: 'i-1', now: T0 + 1_000, limit: 50, until: T0 + 2_000 });
+    const details = plan(q.claimOutbox, { instanceId: 'i-1', now: T0 + 1_000, limit: 50, leaseMs: 120_000 });
     expect(
       details.some((d) => /USING INDEX outbox_due\b/.test(d)),
       details.join('; '),
@@ -265,7 +267,7 @@ describe('SQLite query plans', () => {
   });
 
   it('takes over a gone instance’s work through partial indexes, never scanning every job or run', () => {
-    const adoption = { instanceId: 'i-1', staleBefore: T0 };
+    const adoption = { instanceId: 'i-1', timeoutMs: 30_000 };
     const plans = {
       adoptJobs: plan(q.adoptJobs, adoption),
       adoptRuns: plan(q.adoptRuns, adoption),
@@ -331,5 +333,26 @@ describe('SQLite query plans', () => {
     const outbox = await store.dueOutbox(T0 + 1_000, 500);
     expect(outbox).toHaveLength(300);
     expect(outbox[0]?.dedupeKey).toBe('plan-0');
+  });
+});
+
+describe('SQLite take-over', () => {
+  it('takes every other instance’s work at once, whatever its heartbeat, holds and claims say', async () => {
+    // One process uses the file: an instance on record beside this one is an earlier run of it.
+    const store = openSqliteStore(':memory:');
+    try {
+      await store.heartbeat('i-earlier');
+      const { job } = await store.insertJob(newJob('earlier', { owner: 'i-earlier' }), createRun(), T0);
+      expect(await store.renewHold('i-earlier', { jobId: job.id }, 60_000)).toBe(true);
+      await store.enqueue([{ jobId: null, dedupeKey: null, payload: post('claimed') }], T0);
+      expect(await store.claimOutbox('i-earlier', T0, 10, 60_000)).toHaveLength(1);
+
+      const taken = await store.adoptOrphans('i-now', 30_000);
+      expect(taken.jobs.map((j) => [j.id, j.owner, j.ownerUntil])).toEqual([[job.id, 'i-now', null]]);
+      expect(await store.dueOutbox(T0, 10)).toHaveLength(1);
+      expect(await store.liveInstances(30_000)).toBe(0);
+    } finally {
+      await store.close();
+    }
   });
 });

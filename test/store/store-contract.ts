@@ -54,6 +54,18 @@ const texts = (items: OutboxItem[]) => items.map((i) => (i.payload.type === 'pos
 const ids = (records: Array<{ id: number }>) => records.map((r) => r.id);
 const byId = <T extends { id: number }>(records: T[]) => [...records].sort((a, b) => a.id - b.id);
 
+/**
+ * Heartbeats, claims and holds are timed by the store's own clock (the server's on PostgreSQL),
+ * not by the times the suite passes: an instance goes quiet by real time passing. One that beat
+ * `QUIET_MS` ago is gone for a time-out of `TIMEOUT_MS`; one that beat just now is alive.
+ */
+export const TIMEOUT_MS = 250;
+export const QUIET_MS = 500;
+/** A lease that outlasts any test; and one that has run out already (a stuck holder's). */
+export const LONG_MS = 60_000;
+export const RAN_OUT = -1;
+export const goQuiet = () => new Promise((resolve) => setTimeout(resolve, QUIET_MS));
+
 export function storeContract(name: string, open: () => Promise<Store> | Store): void {
   describe(`Store contract: ${name}`, () => {
     let store: Store;
@@ -134,6 +146,7 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
           runStartedAt: null,
           lastError: null,
           owner: null,
+          ownerUntil: null,
           claimedBy: null,
           claimedUntil: null,
           erasedAt: null,
@@ -154,6 +167,7 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
           error: null,
           outcome: null,
           owner: null,
+          ownerUntil: null,
           teamId: null,
           createdAt: T0,
           reservedAt: null,
@@ -266,7 +280,7 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
         expect(again.run.prompt).toBe('Original prompt');
         expect(await store.getRuns(first.job.id)).toEqual([first.run]);
         // Both would be left half done: exactly one job exists to take over.
-        expect(ids((await store.adoptOrphans('i-next', T0 + 10_000)).jobs)).toEqual([first.job.id]);
+        expect(ids((await store.adoptOrphans('i-next', TIMEOUT_MS)).jobs)).toEqual([first.job.id]);
       });
 
       it('on a repeat, returns the first run as it is now, not a later follow-up', async () => {
@@ -347,6 +361,7 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
           error: null,
           outcome: null,
           owner: null,
+          ownerUntil: null,
           teamId: null,
           createdAt: T0 + 10,
           reservedAt: null,
@@ -474,7 +489,7 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
             lastError: null,
           });
         }
-        expect(await store.nextOutboxAt()).toBe(T0 + 100);
+        expect(await store.nextOutboxAt(T0)).toBe(T0 + 100);
       });
 
       it('changes a run only while it is in an expected state (an edit of a waiting reply)', async () => {
@@ -493,9 +508,9 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
         expect(await store.apply(edit('Add two tables'), T0 + 2)).toBe(true);
         expect((await store.getRun(fu.id))?.prompt).toBe('Add two tables');
         // A batch takes it: an edit arriving now changes nothing, and queues nothing.
-        expect((await store.claimReadyRuns(j.id, 'i-1', T0 + 3)).length).toBe(0);
+        expect((await store.claimReadyRuns(j.id, 'i-1', T0 + 3, LONG_MS)).length).toBe(0);
         await store.apply({ jobId: j.id, run: { id: fu.id, patch: { state: 'ready' } } }, T0 + 3);
-        expect((await store.claimReadyRuns(j.id, 'i-1', T0 + 4)).map((r) => r.prompt)).toEqual([
+        expect((await store.claimReadyRuns(j.id, 'i-1', T0 + 4, LONG_MS)).map((r) => r.prompt)).toEqual([
           'Add two tables',
         ]);
         expect(await store.apply(edit('Add three tables'), T0 + 5)).toBe(false);
@@ -586,7 +601,7 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
         await store.updateOutbox(first.id, { deliveredAt: T0 + 1, startedAt: T0 + 1, attempts: 1 });
         await store.enqueue([item(null, 'twice', 'reaction:eyes')], T0 + 2);
         expect(await store.dueOutbox(T0 + 10, 10)).toEqual([]);
-        expect(await store.nextOutboxAt()).toBeUndefined();
+        expect(await store.nextOutboxAt(T0)).toBeUndefined();
       });
     });
 
@@ -731,7 +746,7 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
           T0 + 11,
         );
 
-        const found = await store.adoptOrphans('i-next', T0 + 100);
+        const found = await store.adoptOrphans('i-next', TIMEOUT_MS);
         expect(byId(found.jobs).map((j) => [j.id, j.phase])).toEqual([
           [accepted.job.id, 'accepted'],
           [posting.id, 'posting'],
@@ -748,101 +763,7 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
 
       it('is empty when nothing was left half done', async () => {
         await jobWith('calm', { phase: 'active', nextPollAt: T0 + 10 });
-        expect(await store.adoptOrphans('i-next', T0 + 100)).toEqual({ jobs: [], runs: [] });
-      });
-
-      it('leaves the work of live instances alone and takes that of instances gone quiet', async () => {
-        await store.heartbeat('i-live', T0);
-        await store.heartbeat('i-gone', T0);
-        await store.heartbeat('i-live', T0 + 5_000);
-        await store.heartbeat('i-next', T0 + 10_000);
-        const live = await store.insertJob(newJob('own-live', { owner: 'i-live' }), createRun(), T0);
-        const gone = await store.insertJob(newJob('own-gone', { owner: 'i-gone' }), createRun(), T0);
-        const active = await jobWith('own-active', { phase: 'active' });
-        const liveRun = await store.insertFollowUp(active.id, { ...followUp('5.1'), owner: 'i-live' }, T0);
-        const goneRun = await store.insertFollowUp(active.id, { ...followUp('5.2'), owner: 'i-gone' }, T0);
-        expect(liveRun.run.owner).toBe('i-live');
-
-        // i-gone last beat at T0, i-live at T0 + 5000: with the cut at T0 + 1000, only i-gone is gone.
-        const taken = await store.adoptOrphans('i-next', T0 + 1_000);
-        expect(ids(taken.jobs)).toEqual([gone.job.id]);
-        expect(ids(taken.runs)).toEqual([goneRun.run.id]);
-        expect(taken.runs[0]?.owner).toBe('i-next');
-        expect((await store.getJob(live.job.id))?.owner).toBe('i-live');
-
-        // Taken once: neither the adopter nor another instance gets them again.
-        expect(await store.adoptOrphans('i-next', T0 + 1_000)).toEqual({ jobs: [], runs: [] });
-        expect(await store.adoptOrphans('i-other', T0 + 1_000)).toEqual({ jobs: [], runs: [] });
-        // Once i-live goes quiet too, its work is taken; the adopter counts as alive even with no
-        // heartbeat of its own on record, so it does not take its own rows again.
-        const later = await store.adoptOrphans('i-other', T0 + 10_000);
-        expect([ids(later.jobs), ids(later.runs)]).toEqual([[live.job.id], [liveRun.run.id]]);
-        expect(await store.adoptOrphans('i-other', T0 + 10_000)).toEqual({ jobs: [], runs: [] });
-      });
-
-      it('takes the work of an instance that retired at once, whatever its last heartbeat', async () => {
-        await store.heartbeat('i-old', T0 + 50_000);
-        const left = await store.insertJob(newJob('retired', { owner: 'i-old' }), createRun(), T0);
-        expect((await store.adoptOrphans('i-next', T0)).jobs).toEqual([]);
-        await store.retireInstance('i-old');
-        expect(ids((await store.adoptOrphans('i-next', T0)).jobs)).toEqual([left.job.id]);
-      });
-
-      it('releases the poll and delivery claims of gone instances, and only theirs', async () => {
-        await store.heartbeat('i-live', T0 + 5_000);
-        await store.heartbeat('i-gone', T0);
-        await jobWith('claim-live', { phase: 'active', nextPollAt: T0 });
-        await jobWith('claim-gone', { phase: 'active', nextPollAt: T0 + 1 });
-        const [byLive] = await store.claimDueJobs('i-live', T0 + 10, 1, T0 + 60_000);
-        const [byGone] = await store.claimDueJobs('i-gone', T0 + 10, 1, T0 + 60_000);
-        await store.enqueue([item(null, 'held-live'), item(null, 'held-gone')], T0);
-        await store.claimOutbox('i-live', T0 + 10, 1, T0 + 60_000);
-        await store.claimOutbox('i-gone', T0 + 10, 1, T0 + 60_000);
-        expect(await store.dueJobs(T0 + 20, 10)).toEqual([]);
-        expect(await store.dueOutbox(T0 + 20, 10)).toEqual([]);
-
-        await store.adoptOrphans('i-next', T0 + 1_000);
-        expect(ids(await store.dueJobs(T0 + 20, 10))).toEqual([byGone?.id]);
-        expect(texts(await store.dueOutbox(T0 + 20, 10))).toEqual(['held-gone']);
-        expect((await store.getJob(byLive?.id ?? 0))?.claimedBy).toBe('i-live');
-      });
-    });
-
-    describe('releaseWork', () => {
-      it('gives a live instance’s unstarted jobs and unsent follow-ups back to the next adoption', async () => {
-        await store.heartbeat('i-busy', T0 + 50_000);
-        const waiting = await store.insertJob(newJob('rel-accepted', { owner: 'i-busy' }), createRun(), T0);
-        const other = await store.insertJob(newJob('rel-other', { owner: 'i-other' }), createRun(), T0);
-        const active = await store.insertJob(newJob('rel-active', { owner: 'i-busy' }), createRun(), T0);
-        await store.apply({ jobId: active.job.id, job: { phase: 'active', nextPollAt: T0 + 10 } }, T0);
-        const reply = await store.insertFollowUp(active.job.id, { ...followUp('6.1'), owner: 'i-busy' }, T0);
-        const sent = await store.insertFollowUp(active.job.id, { ...followUp('6.2'), owner: 'i-busy' }, T0);
-        await store.apply(
-          { jobId: active.job.id, run: { id: sent.run.id, patch: { state: 'sent', sentAt: T0 } } },
-          T0,
-        );
-        // i-busy is alive: its work is not taken.
-        await store.heartbeat('i-other', T0 + 50_000);
-        expect(await store.adoptOrphans('i-next', T0 + 1_000)).toEqual({ jobs: [], runs: [] });
-
-        await store.releaseWork('i-busy', {
-          jobIds: [waiting.job.id, other.job.id, active.job.id],
-          runIds: [reply.run.id, sent.run.id],
-        });
-        // Only what i-busy owned and had still to do is given back.
-        expect((await store.getJob(other.job.id))?.owner).toBe('i-other');
-        expect((await store.getJob(active.job.id))?.owner).toBe('i-busy');
-        expect((await store.getRun(sent.run.id))?.owner).toBe('i-busy');
-        // Any instance's next round takes it, the releasing one's included.
-        const taken = await store.adoptOrphans('i-busy', T0 + 1_000);
-        expect([ids(taken.jobs), ids(taken.runs)]).toEqual([[waiting.job.id], [reply.run.id]]);
-        expect(taken.jobs[0]?.phase).toBe('accepted');
-        expect(taken.runs[0]?.state).toBe('pending');
-        expect(await store.adoptOrphans('i-next', T0 + 1_000)).toEqual({ jobs: [], runs: [] });
-      });
-
-      it('does nothing for an empty list', async () => {
-        await store.releaseWork('i-busy', { jobIds: [], runIds: [] });
+        expect(await store.adoptOrphans('i-next', TIMEOUT_MS)).toEqual({ jobs: [], runs: [] });
       });
     });
 
@@ -852,16 +773,18 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
         const b = await jobWith('claim-b', { phase: 'active', nextPollAt: T0 + 10 });
         const c = await jobWith('claim-c', { phase: 'active', nextPollAt: T0 + 30 });
 
-        const first = await store.claimDueJobs('i-1', T0 + 50, 2, T0 + 1_000);
+        const asked = Date.now();
+        const first = await store.claimDueJobs('i-1', T0 + 50, 2, LONG_MS);
         expect(ids(first)).toEqual([b.id, a.id]);
-        expect(first.map((j) => [j.claimedBy, j.claimedUntil])).toEqual([
-          ['i-1', T0 + 1_000],
-          ['i-1', T0 + 1_000],
-        ]);
-        expect(ids(await store.claimDueJobs('i-2', T0 + 50, 10, T0 + 1_000))).toEqual([c.id]);
-        expect(await store.claimDueJobs('i-3', T0 + 999, 10, T0 + 2_000)).toEqual([]);
-        // A claim that ran out (its holder is stuck) can be taken again.
-        expect(ids(await store.claimDueJobs('i-3', T0 + 1_000, 10, T0 + 2_000))).toEqual([b.id, a.id, c.id]);
+        expect(first.map((j) => j.claimedBy)).toEqual(['i-1', 'i-1']);
+        // The claim lasts LONG_MS from now by the store's clock, whatever the due time passed.
+        for (const j of first) {
+          expect(j.claimedUntil).toBeGreaterThanOrEqual(asked + LONG_MS - 1_000);
+          expect(j.claimedUntil).toBeLessThanOrEqual(Date.now() + LONG_MS + 1_000);
+        }
+        expect(ids(await store.claimDueJobs('i-2', T0 + 50, 10, RAN_OUT))).toEqual([c.id]);
+        // A claim that ran out (its holder is stuck) can be taken again; the others cannot.
+        expect(ids(await store.claimDueJobs('i-3', T0 + 1_000, 10, LONG_MS))).toEqual([c.id]);
       });
 
       it('takes due jobs in turns across channels, so a burst in one cannot starve another', async () => {
@@ -873,22 +796,22 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
           await jobWith('quiet-1', { phase: 'active', nextPollAt: T0 + 50 }),
         ];
         for (const j of quiet) await store.apply({ jobId: j.id, job: { channelId: 'C0QUIET' } }, T0);
-        const claimed = await store.claimDueJobs('i-1', T0 + 100, 4, T0 + 1_000);
+        const claimed = await store.claimDueJobs('i-1', T0 + 100, 4, LONG_MS);
         expect(byId(claimed).map((j) => j.triggerKey)).toEqual(['burst-0', 'burst-1', 'quiet-0', 'quiet-1']);
-        expect(ids(await store.claimDueJobs('i-1', T0 + 100, 10, T0 + 1_000))).toEqual(
+        expect(ids(await store.claimDueJobs('i-1', T0 + 100, 10, LONG_MS))).toEqual(
           burst.slice(2).map((j) => j.id),
         );
       });
 
       it('ends a claim on release or reschedule; a release by another instance does nothing', async () => {
         const a = await jobWith('release-a', { phase: 'active', nextPollAt: T0 });
-        await store.claimDueJobs('i-1', T0, 10, T0 + 1_000);
+        await store.claimDueJobs('i-1', T0, 10, LONG_MS);
         await store.releaseJob(a.id, 'i-2');
         expect(await store.dueJobs(T0 + 1, 10)).toEqual([]);
         await store.releaseJob(a.id, 'i-1');
         expect(ids(await store.dueJobs(T0 + 1, 10))).toEqual([a.id]);
 
-        await store.claimDueJobs('i-1', T0 + 1, 10, T0 + 1_000);
+        await store.claimDueJobs('i-1', T0 + 1, 10, LONG_MS);
         await store.apply(
           { jobId: a.id, job: { nextPollAt: T0 + 5, claimedBy: null, claimedUntil: null } },
           T0 + 2,
@@ -901,7 +824,7 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
         const all: number[] = [];
         for (let round = 0; round < 10 && all.length < 20; round++) {
           const claims = await Promise.all(
-            ['i-1', 'i-2', 'i-3', 'i-4'].map((id) => store.claimDueJobs(id, T0 + 100, 3, T0 + 1_000)),
+            ['i-1', 'i-2', 'i-3', 'i-4'].map((id) => store.claimDueJobs(id, T0 + 100, 3, LONG_MS)),
           );
           all.push(...claims.flatMap(ids));
         }
@@ -912,18 +835,21 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
       it('claims outbox items once, keeps a job’s later posts back, and ends the claim with the attempt', async () => {
         const { job: j } = await job('claim-outbox');
         await store.enqueue([item(j.id, 'j1'), item(j.id, 'j2'), item(null, 'loose')], T0);
-        const first = await store.claimOutbox('i-1', T0, 10, T0 + 1_000);
+        const first = await store.claimOutbox('i-1', T0, 10, 1_000);
         expect(texts(first)).toEqual(['j1', 'loose']);
         expect(first.map((i) => [i.claimedBy, i.attempts, i.startedAt])).toEqual([
           ['i-1', 1, T0],
           ['i-1', 1, T0],
         ]);
-        expect(await store.claimOutbox('i-2', T0, 10, T0 + 1_000)).toEqual([]);
-        expect(await store.nextOutboxAt()).toBe(T0 + 1_000);
+        expect(await store.claimOutbox('i-2', T0, 10, 1_000)).toEqual([]);
+        // The claim's end, moved onto the caller's clock: about a second from the caller's now.
+        const next = (await store.nextOutboxAt(T0)) ?? 0;
+        expect(next).toBeGreaterThan(T0 + 500);
+        expect(next).toBeLessThanOrEqual(T0 + 1_000);
 
         const [j1] = first;
         await store.updateOutbox(j1?.id ?? 0, { deliveredAt: T0 + 1, claimedBy: null, claimedUntil: null });
-        expect(texts(await store.claimOutbox('i-2', T0 + 2, 10, T0 + 1_000))).toEqual(['j2']);
+        expect(texts(await store.claimOutbox('i-2', T0 + 2, 10, 1_000))).toEqual(['j2']);
       });
 
       it('gives concurrent outbox claimers disjoint items', async () => {
@@ -932,7 +858,7 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
           T0,
         );
         const claims = await Promise.all(
-          ['i-1', 'i-2', 'i-3'].map((id) => store.claimOutbox(id, T0, 10, T0 + 1_000)),
+          ['i-1', 'i-2', 'i-3'].map((id) => store.claimOutbox(id, T0, 10, LONG_MS)),
         );
         const all = claims.flatMap(ids);
         expect(all).toHaveLength(20);
@@ -1110,8 +1036,8 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
 
         expect(ids(await store.readyRuns(j.id))).toEqual([a.id, c.id]);
         const [first, second] = await Promise.all([
-          store.claimReadyRuns(j.id, 'i-1', T0 + 4),
-          store.claimReadyRuns(j.id, 'i-2', T0 + 4),
+          store.claimReadyRuns(j.id, 'i-1', T0 + 4, LONG_MS),
+          store.claimReadyRuns(j.id, 'i-2', T0 + 4, LONG_MS),
         ]);
         const claimed = [...(first ?? []), ...(second ?? [])];
         expect(ids(claimed)).toEqual([a.id, c.id]);
@@ -1128,7 +1054,7 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
         await store.claimRun(run.id, T0 + 1);
         const { run: fu } = await store.insertFollowUp(j.id, { ...followUp('6.1'), owner: 'i-gone' }, T0 + 2);
         await store.apply({ jobId: j.id, run: { id: fu.id, patch: { state: 'ready' } } }, T0 + 3);
-        const orphans = await store.adoptOrphans('i-live', T0 + 10);
+        const orphans = await store.adoptOrphans('i-live', TIMEOUT_MS);
         expect(ids(orphans.runs)).toEqual([fu.id]);
       });
     });
@@ -1170,7 +1096,7 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
           batch.push((await store.insertFollowUp(a.job.id, followUp(ts), T0 + 40)).run);
         for (const r of batch)
           await store.apply({ jobId: a.job.id, run: { id: r.id, patch: { state: 'ready' } } }, T0 + 40);
-        expect(await store.claimReadyRuns(a.job.id, 'i-1', T0 + 41)).toHaveLength(2);
+        expect(await store.claimReadyRuns(a.job.id, 'i-1', T0 + 41, LONG_MS)).toHaveLength(2);
         const counts = await store.instructionsSince(T0 + 10);
         expect(counts.sort((x, y) => String(x.projectId).localeCompare(String(y.projectId)))).toEqual([
           { projectId: null, count: 1 },
@@ -1190,20 +1116,20 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
         const { job: j } = await job('card');
         const { job: k } = await job('card-other');
         await store.enqueue([card(j.id), card(j.id), card(k.id), card(j.id)], T0);
-        const claimed = await store.claimOutbox('i-1', T0, 10, T0 + 1_000);
+        const claimed = await store.claimOutbox('i-1', T0, 10, LONG_MS);
         expect(claimed.map((i) => i.jobId)).toEqual([j.id, k.id]);
         const latest = await store.latestCardUpdate(j.id);
         expect(latest).toBeGreaterThan(claimed[0]?.id ?? 0);
         await store.supersedeCardUpdates(j.id, latest ?? 0, 'i-1', T0 + 1);
         expect(await store.latestCardUpdate(j.id)).toBeUndefined();
         expect(await store.latestCardUpdate(k.id)).toBe(claimed[1]?.id);
-        expect(await store.claimOutbox('i-1', T0 + 2, 10, T0 + 1_000)).toEqual([]);
+        expect(await store.claimOutbox('i-1', T0 + 2, 10, LONG_MS)).toEqual([]);
       });
 
       it('leaves a card update another instance holds to that instance', async () => {
         const { job: j } = await job('card-held');
         await store.enqueue([card(j.id)], T0);
-        const [held] = await store.claimOutbox('i-2', T0, 10, T0 + 1_000);
+        const [held] = await store.claimOutbox('i-2', T0, 10, LONG_MS);
         await store.supersedeCardUpdates(j.id, held?.id ?? 0, 'i-1', T0 + 1);
         expect(await store.latestCardUpdate(j.id)).toBe(held?.id);
       });
@@ -1332,17 +1258,17 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
       });
 
       it('nextOutboxAt is the earliest next attempt of an undelivered item', async () => {
-        expect(await store.nextOutboxAt()).toBeUndefined();
+        expect(await store.nextOutboxAt(T0)).toBeUndefined();
         const first = await enqueueAt(item(null, 'first'), T0 + 10);
         const second = await enqueueAt(item(null, 'second'), T0 + 20);
-        expect(await store.nextOutboxAt()).toBe(T0 + 10);
+        expect(await store.nextOutboxAt(T0)).toBe(T0 + 10);
 
         await store.updateOutbox(first.id, { attempts: 1, nextAttemptAt: T0 + 30 });
-        expect(await store.nextOutboxAt()).toBe(T0 + 20);
+        expect(await store.nextOutboxAt(T0)).toBe(T0 + 20);
         await store.updateOutbox(second.id, { deliveredAt: T0 + 21 });
-        expect(await store.nextOutboxAt()).toBe(T0 + 30);
+        expect(await store.nextOutboxAt(T0)).toBe(T0 + 30);
         await store.updateOutbox(first.id, { deadAt: T0 + 31 });
-        expect(await store.nextOutboxAt()).toBeUndefined();
+        expect(await store.nextOutboxAt(T0)).toBeUndefined();
       });
     });
 
@@ -1363,7 +1289,7 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
 
     describe('figures', () => {
       it('is all zero and null on an empty store', async () => {
-        expect(await store.figures(T0, T0)).toEqual({
+        expect(await store.figures(T0, TIMEOUT_MS)).toEqual({
           uses: [],
           activeJobs: 0,
           earliestPollAt: null,
@@ -1394,10 +1320,11 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
         // Queued at T0 + 8; a later next attempt does not make it younger.
         await store.updateOutbox(retried.id, { attempts: 1, nextAttemptAt: T0 + 500 });
 
-        await store.heartbeat('i-live', T0 + 100);
-        await store.heartbeat('i-gone', T0);
+        await store.heartbeat('i-gone');
+        await goQuiet();
+        await store.heartbeat('i-live');
 
-        const figures = await store.figures(T0, T0 + 50);
+        const figures = await store.figures(T0, TIMEOUT_MS);
         expect(figures.uses.sort((x, y) => String(x.projectId).localeCompare(String(y.projectId)))).toEqual([
           { projectId: null, count: 1 },
           { projectId: 'proj-a', count: 1 },
@@ -1411,7 +1338,7 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
           liveInstances: 1,
         });
         // Uses before the window do not count.
-        expect((await store.figures(T0 + 6, T0)).uses).toEqual([{ projectId: null, count: 1 }]);
+        expect((await store.figures(T0 + 6, TIMEOUT_MS)).uses).toEqual([{ projectId: null, count: 1 }]);
       });
     });
   });

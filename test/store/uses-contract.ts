@@ -140,7 +140,7 @@ export function usesContract(
       });
       expect(await store.instructionsSince(T0 - 1)).toEqual([{ projectId: 'proj-a', count: 3 }]);
 
-      expect(await store.claimReadyRuns(jobId, 'i-1', T0 + 3)).toHaveLength(2);
+      expect(await store.claimReadyRuns(jobId, 'i-1', T0 + 3, 60_000)).toHaveLength(2);
       expect(await store.instructionsSince(T0 - 1)).toEqual([{ projectId: 'proj-a', count: 2 }]);
       expect((await store.reserveUse(elsewhere, limit, T0 + 4)).reserved).toBe(true);
       expect(await store.recentInstructions('U0BOB', T0 - 1)).toEqual({ count: 2, oldest: T0 + 1 });

@@ -1,9 +1,11 @@
 import type { AgentJob } from '../../agent/schema.js';
 import { agentErrorText, text } from '../../blocks/messages.js';
 import { statusCard } from '../../blocks/status-card.js';
+import { readyForCall } from '../../cluster/lease.js';
 import { keys, rootMetadata } from '../../domain/outbox-registry.js';
-import { enterPhase, moveJob } from '../../domain/phases.js';
+import { enterPhase } from '../../domain/phases.js';
 import { SlackCallError } from '../../slack/gateway.js';
+import { CLOCK_MARGIN_S } from '../../slack/message-listing.js';
 import { md, mrkdwnToPlain, userMention } from '../../slack/mrkdwn.js';
 import { isNotAMember } from '../../slack/slack-errors.js';
 import type { JobIn, JobRecord, RunRecord } from '../../store/types.js';
@@ -50,9 +52,27 @@ export function createJobStart(
   });
   const pane = createAssistantPane(ctx);
   const privacy = createJobPrivacyChecks(ctx);
+  /** Writes about a job being started apply only while this instance owns it. */
+  const owner = { instanceId: ctx.instanceId, job: true };
+  /**
+   * Holds the job, by the store's clock, for the whole of a call about to start that must not be
+   * made twice (the status card's post, the create call): no other instance takes it over while
+   * the call may be under way. False when it was taken over: the call must not be made.
+   */
+  const held = (job: JobRecord, kind: 'agentWrite' | 'delivery') => {
+    const lease = ctx.leases[kind];
+    const renew = () => store.renewHold(ctx.instanceId, { jobId: job.id }, lease.leaseMs);
+    return readyForCall(lease, renew, undefined, ctx.monotonic);
+  };
 
   async function createUpstream(job: JobIn<'creating'>, run: RunRecord): Promise<void> {
     const prompt = await firstPrompt(job, run);
+    // The hold covers the whole create call, timed by the store's clock: no other instance takes
+    // the job over while the call may still be under way.
+    if (!(await held(job, 'agentWrite'))) {
+      logger.warn('another instance took this job over; not creating it', { jobId: job.id });
+      return;
+    }
     let agentJob: AgentJob | undefined;
     try {
       agentJob = await ctx.agentFor(job.projectId).createJob(prompt);
@@ -64,6 +84,7 @@ export function createJobStart(
       await ctx.applyQueued(
         {
           jobId: job.id,
+          owner,
           job: { ...ended, lastError: errorMessage(error) },
           run: {
             id: run.id,
@@ -96,6 +117,7 @@ export function createJobStart(
           ctx.applyQueued(
             {
               jobId: job.id,
+              owner,
               job: patch,
               run: { id: run.id, patch: { state: 'sent', sentAt: at } },
               incrementRunCount: true,
@@ -120,6 +142,10 @@ export function createJobStart(
   /** Posts the status card: the thread's root for a command, a reply in the thread otherwise. */
   async function postRoot(job: JobIn<'posting'>, run: RunRecord): Promise<void> {
     let cardTs: string;
+    if (!(await held(job, 'delivery'))) {
+      logger.warn('another instance took this job over; not posting its status card', { jobId: job.id });
+      return;
+    }
     try {
       const card = statusCard(job, now(), ctx.hints);
       cardTs = await slack.postMessage({
@@ -144,6 +170,7 @@ export function createJobStart(
       await ctx.applyQueued(
         {
           jobId: job.id,
+          owner,
           job: { ...enterPhase(job.phase, 'not_started'), lastError: `root post failed: ${code}` },
           run: { id: run.id, patch: { state: 'failed', error: `root post failed: ${code}` } },
           enqueue: [
@@ -164,10 +191,14 @@ export function createJobStart(
     const catchUpAfter = job.origin === 'mention' || job.origin === 'direct' ? run.messageTs : null;
     // Recorded before the create call: a crash from here on leaves a row the next start explains.
     const patch = { threadTs: job.threadTs ?? cardTs, cardTs, ...enterPhase(job.phase, 'creating') };
-    await store.apply(
-      { jobId: job.id, job: patch, run: { id: run.id, patch: { state: 'sending', sentAt: now() } } },
+    const moved = await store.apply(
+      { jobId: job.id, owner, job: patch, run: { id: run.id, patch: { state: 'sending', sentAt: now() } } },
       now(),
     );
+    if (!moved) {
+      logger.warn('another instance took this job over; leaving it to that one', { jobId: job.id });
+      return;
+    }
     await createUpstream({ ...job, ...patch }, run);
     if (catchUpAfter) await catchUp({ ...job, ...patch }, catchUpAfter, cardTs);
   }
@@ -177,7 +208,7 @@ export function createJobStart(
       ? slack.findPosted({ channel: job.channelId, threadTs: job.threadTs, metadata: rootMetadata(job.id) })
       : slack.findInChannel({
           channel: job.channelId,
-          oldest: Math.floor(job.createdAt / 1000) - 1,
+          oldest: Math.floor(job.createdAt / 1000) - CLOCK_MARGIN_S,
           metadata: rootMetadata(job.id),
         })
     ).then(
@@ -221,6 +252,7 @@ export function createJobStart(
       await ctx.applyQueued(
         {
           jobId: job.id,
+          owner,
           job: { ...enterPhase(job.phase, 'not_started'), lastError: 'refused' },
           run: { id: run.id, patch: { state: 'failed', error: 'refused' } },
           enqueue: [
@@ -234,8 +266,10 @@ export function createJobStart(
       await dispatchReady(job.id);
       return;
     }
-    // Only one caller (the command's task or recovery) may go on.
-    if (!(await moveJob(store, job.id, job.phase, 'posting', now()))) return;
+    // Only one caller (the command's task or recovery) may go on, and only while this instance
+    // owns the job.
+    const posting = { jobId: job.id, expect: { phase: job.phase, runCount: job.runCount }, owner };
+    if (!(await store.apply({ ...posting, job: enterPhase(job.phase, 'posting') }, now()))) return;
     // Its author may have edited the instruction while it was checked (an edit is taken while
     // the job is `accepted`, within the length limit): the card and the create call use it as
     // it is now.

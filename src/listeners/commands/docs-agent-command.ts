@@ -54,7 +54,7 @@ async function statusReply(deps: ListenerDeps) {
   const [used, activeJobs, instances, feedback] = await Promise.all([
     deps.store.instructionsSince(now - HOUR_MS),
     deps.store.countActiveJobs(),
-    deps.store.shared ? deps.store.liveInstances(now - deps.config.instanceTimeoutMs) : Promise.resolve(1),
+    deps.store.shared ? deps.store.liveInstances(deps.config.instanceTimeoutMs) : Promise.resolve(1),
     deps.store.feedbackTotals(),
   ]);
   return statusReport({

@@ -19,11 +19,12 @@ import {
   parseThread,
   parseUseOfRun,
 } from '../rows.js';
-import type { Change, OutboxItem, Store } from '../types.js';
+import type { Change, Store } from '../types.js';
 import { UnknownRunError, useDecision } from '../uses.js';
+import { postgresCluster } from './cluster.js';
 import { tlsOptions } from './connection-tls.js';
 import { postgresInserts } from './insert-job.js';
-import { ADOPTION_LOCK_KEY, migratePostgres, PROJECT_USES_LOCK, types, USER_USES_LOCK } from './migrate.js';
+import { migratePostgres, PROJECT_USES_LOCK, types, USER_USES_LOCK } from './migrate.js';
 import { exec, inTransaction, many, one, type Queryable, updateRow, write } from './statements.js';
 
 export { migratePostgres } from './migrate.js';
@@ -73,9 +74,6 @@ export async function openPostgresStore(
     }
   };
 
-  const byId = <T extends { id: number }>(records: T[]) => records.sort((a, b) => a.id - b.id);
-  const byDue = (items: OutboxItem[]) =>
-    items.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || a.id - b.id);
   const usesSince = async (since: number) =>
     (await many(pool, 'instructionsSince', { since }, parseProjectUses)).map((r) => ({
       projectId: r.projectId,
@@ -87,7 +85,10 @@ export async function openPostgresStore(
     // Read (and locked) even without `expect`, so changes to one job apply one at a time.
     const current = await one(db, 'jobState', { jobId: change.jobId }, parseJobState);
     const run = change.expectRun && (await one(db, 'lockedRun', { runId: change.expectRun.id }, parseRun));
-    if (!changeHolds(change, current, run || undefined)) return false;
+    const owners: (string | null | undefined)[] = [];
+    for (const runId of change.owner?.runIds ?? [])
+      owners.push((await one(db, 'lockedRun', { runId }, parseRun))?.owner);
+    if (!changeHolds(change, current, run || undefined, owners)) return false;
     await updateRow(db, 'jobs', change.jobId, { ...change.job, updatedAt: now });
     if (change.incrementRunCount) await write(db, 'incrementRunCount', { jobId: change.jobId });
     for (const run of [...(change.run ? [change.run] : []), ...(change.runs ?? [])]) {
@@ -102,6 +103,7 @@ export async function openPostgresStore(
   return {
     pool,
     shared: true,
+    ...postgresCluster(pool, transaction),
     async insertJob(job, firstRun, now) {
       try {
         return await insertJobOnce(job, firstRun, now);
@@ -134,46 +136,9 @@ export async function openPostgresStore(
         return results;
       }),
     dueJobs: (now, limit) => many(pool, 'dueJobs', { now, limit }, parseJob),
-    async claimDueJobs(instanceId, now, limit, until) {
-      const claimed = await many(pool, 'claimDueJobs', { instanceId, now, limit, until }, parseJob);
-      return claimed.sort((a, b) => (a.nextPollAt ?? 0) - (b.nextPollAt ?? 0) || a.id - b.id);
-    },
     nextDueAt: async (now) => (await one(pool, 'nextDueAt', { now }, parseAt))?.at ?? undefined,
-    async releaseJob(jobId, instanceId) {
-      await write(pool, 'releaseJob', { jobId, instanceId });
-    },
-    async heartbeat(instanceId, now) {
-      await write(pool, 'heartbeat', { instanceId, now });
-    },
-    liveInstances: async (since) => (await one(pool, 'liveInstances', { since }, parseCount))?.n ?? 0,
-    retireInstance: (instanceId) =>
-      transaction(async (db) => {
-        await write(db, 'retireInstance', { instanceId });
-        await write(db, 'releaseJobsOf', { instanceId });
-        await write(db, 'releaseOutboxOf', { instanceId });
-      }),
-    adoptOrphans: (instanceId, staleBefore) =>
-      transaction(async (db) => {
-        await exec(db, 'adoptionLockPostgres', { lock: ADOPTION_LOCK_KEY });
-        const params = { instanceId, staleBefore };
-        await write(db, 'releaseDeadJobClaims', params);
-        await write(db, 'releaseDeadOutboxClaims', params);
-        const jobs = await many(db, 'adoptJobs', params, parseJob);
-        const runs = await many(db, 'adoptRuns', params, parseRun);
-        await write(db, 'forgetDeadInstances', params);
-        return { jobs: byId(jobs), runs: byId(runs) };
-      }),
-    releaseWork: (instanceId, work) =>
-      transaction(async (db) => {
-        for (const jobId of work.jobIds) await write(db, 'releaseJobWork', { jobId, instanceId });
-        for (const runId of work.runIds) await write(db, 'releaseRunWork', { runId, instanceId });
-      }),
     pendingRuns: (jobId) => many(pool, 'pendingRuns', { jobId }, parseRun),
     readyRuns: (jobId) => many(pool, 'readyRuns', { jobId }, parseRun),
-    async claimReadyRuns(jobId, instanceId, now) {
-      const claimed = await many(pool, 'claimReadyRuns', { jobId, now, instanceId }, parseRun);
-      return claimed.sort((a, b) => a.seq - b.seq);
-    },
     recentJobs: (filter, limit) =>
       'requesterId' in filter
         ? many(pool, 'recentJobsOfRequester', { requesterId: filter.requesterId, limit }, parseJob)
@@ -201,17 +166,14 @@ export async function openPostgresStore(
     }),
     enqueue: (items, now) => transaction((db) => enqueueAll(db, items, now)),
     dueOutbox: (now, limit) => many(pool, 'dueOutbox', { now, limit }, parseOutboxItem),
-    claimOutbox: async (instanceId, now, limit, until) =>
-      byDue(await many(pool, 'claimOutbox', { instanceId, now, limit, until }, parseOutboxItem)),
-    async updateOutbox(id, patch) {
-      await updateRow(pool, 'outbox', id, patch);
-    },
-    nextOutboxAt: async () => (await one(pool, 'nextOutboxAt', {}, parseAt))?.at ?? undefined,
+    updateOutbox: async (id, patch, instanceId) =>
+      (await updateRow(pool, 'outbox', id, patch, instanceId)) === 1,
+    nextOutboxAt: async (now) => (await one(pool, 'nextOutboxAt', { now }, parseAt))?.at ?? undefined,
     countActiveJobs: async () => (await one(pool, 'countActiveJobs', {}, parseCount))?.n ?? 0,
-    async figures(since, liveSince) {
+    async figures(since, timeoutMs) {
       // Two reads side by side: figures for a dashboard, where a moment between them is harmless.
       const [counts, uses] = await Promise.all([
-        one(pool, 'figures', { liveSince }, parseFigures),
+        one(pool, 'figures', { timeoutMs }, parseFigures),
         usesSince(since),
       ]);
       if (!counts) throw new Error('the figures query returned no row');

@@ -33,11 +33,12 @@ export async function updateRow(
   table: PatchedTable,
   id: number,
   patch: Record<string, unknown>,
-) {
-  const update = updateStatement(table, id, patch);
-  if (!update) return;
+  claimant?: string,
+): Promise<number> {
+  const update = updateStatement(table, id, patch, claimant);
+  if (!update) return 0;
   const { text, values } = toPostgres(update.sql, update.params);
-  await db.query(text, values);
+  return (await db.query(text, values)).rowCount ?? 0;
 }
 
 /** Runs `work` in one transaction on one connection of the pool. */

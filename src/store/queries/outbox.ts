@@ -31,13 +31,18 @@ export const OUTBOX_QUERIES = {
     UPDATE outbox SET delivered_at = :now, claimed_by = NULL, claimed_until = NULL
     WHERE job_id = :jobId AND kind = 'update_root' AND id <= :uptoId AND delivered_at IS NULL AND dead_at IS NULL
       AND (claimed_by IS NULL OR claimed_by = :instanceId)`,
-  /** Claims due outbox items and starts an attempt on each (counted, `started_at` set). */
+  /**
+   * Claims due outbox items for `:leaseMs` by the store's clock (`{{now}}`, see
+   * `queries/cluster.ts`) and starts an attempt on each (counted, `started_at` set). The due time
+   * `:now` is the instance's: it says when an item is wanted, the claim says by whom.
+   */
   claimOutbox: `
-    UPDATE outbox SET claimed_by = :instanceId, claimed_until = :until, attempts = attempts + 1, started_at = :now
+    UPDATE outbox SET claimed_by = :instanceId, claimed_until = {{now}} + :leaseMs, attempts = attempts + 1,
+      started_at = :now
     WHERE id IN (
       SELECT o.id FROM outbox o
       WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.next_attempt_at <= :now
-        AND (o.claimed_until IS NULL OR o.claimed_until <= :now) AND ${HELD}
+        AND (o.claimed_until IS NULL OR o.claimed_until <= {{now}}) AND ${HELD}
       ORDER BY o.next_attempt_at, o.id LIMIT :limit {{lock}})
     RETURNING *`,
   /**
@@ -47,10 +52,15 @@ export const OUTBOX_QUERIES = {
   dueOutbox: `
     SELECT * FROM outbox o
     WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.next_attempt_at <= :now
-      AND (o.claimed_until IS NULL OR o.claimed_until <= :now) AND ${HELD}
+      AND (o.claimed_until IS NULL OR o.claimed_until <= {{now}}) AND ${HELD}
     ORDER BY o.next_attempt_at, o.id LIMIT :limit`,
-  /** When the next deliverable item can be taken: items held back behind an earlier post do not count. */
+  /**
+   * When the next deliverable item can be taken, on the caller's clock (`:now`): items held back
+   * behind an earlier post do not count. The end of a claim is the store's time, so it is moved
+   * onto the caller's clock by the time it has left.
+   */
   nextOutboxAt: `
-    SELECT MIN(CASE WHEN o.claimed_until > o.next_attempt_at THEN o.claimed_until ELSE o.next_attempt_at END) AS at
+    SELECT MIN(CASE WHEN o.claimed_until > {{now}} AND o.claimed_until - {{now}} + :now > o.next_attempt_at
+      THEN o.claimed_until - {{now}} + :now ELSE o.next_attempt_at END) AS at
     FROM outbox o WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND ${HELD}`,
 } as const;

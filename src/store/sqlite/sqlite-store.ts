@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { assistantThreadMethods } from '../assistant-threads.js';
-import { changeHolds } from '../changes.js';
+import { changeHolds, readsJob } from '../changes.js';
 import { feedbackMethods } from '../feedback.js';
 import type { Params } from '../queries/named.js';
 import { type PatchedTable, type QueryName, queriesFor, updateStatement } from '../queries.js';
@@ -27,12 +27,12 @@ import type {
   NewJob,
   NewOutboxItem,
   NewRun,
-  Orphans,
   Store,
   UseQuota,
   UseReservation,
 } from '../types.js';
 import { UnknownRunError, useDecision } from '../uses.js';
+import { sqliteCluster } from './cluster.js';
 import { migrate, preparePrivateFile } from './database-file.js';
 import { withGroupedInserts } from './group-commit.js';
 import { sqliteInserts } from './insert-job.js';
@@ -43,7 +43,14 @@ export { migrate, STORE_DIRECTORY_MODE, STORE_FILE_MODE } from './database-file.
  * Opens (creating if needed) the SQLite store at `path` (`:memory:` for tests), in WAL mode,
  * with migrations applied. The file and the folders created for it are private to the app's user.
  */
-export function openSqliteStore(path: string): Store & { db: Database.Database } {
+export function openSqliteStore(
+  path: string,
+  options: {
+    /** The store's clock, which heartbeats, claims and holds are timed by (epoch ms). */
+    now?: () => number;
+  } = {},
+): Store & { db: Database.Database } {
+  const clock = options.now ?? Date.now;
   if (path !== ':memory:') preparePrivateFile(path);
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
@@ -57,13 +64,16 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
   const statements = Object.fromEntries(
     Object.entries(queriesFor('sqlite')).map(([name, sql]) => [name, db.prepare(sql)]),
   ) as Record<QueryName, Database.Statement>;
+  // Every statement gets the store's clock as `:clock` (the statements' `{{now}}`); those that do
+  // not name it ignore it. A caller's own `clock` wins (see the take-over in `cluster.ts`).
+  const timed = (params: Params): Params => ({ clock: clock(), ...params });
   const one = <T>(name: QueryName, params: Params, parse: (row: Row) => T): T | undefined => {
-    const row = statements[name].get(params) as Row | undefined;
+    const row = statements[name].get(timed(params)) as Row | undefined;
     return row === undefined ? undefined : parse(row);
   };
   const many = <T>(name: QueryName, params: Params, parse: (row: Row) => T): T[] =>
-    (statements[name].all(params) as Row[]).map(parse);
-  const write = (name: QueryName, params: Params): number => statements[name].run(params).changes;
+    (statements[name].all(timed(params)) as Row[]).map(parse);
+  const write = (name: QueryName, params: Params): number => statements[name].run(timed(params)).changes;
 
   const enqueueAll = (items: NewOutboxItem[], now: number) => {
     for (const item of items) {
@@ -79,15 +89,15 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
 
   // Patches touch a handful of column sets over and over: prepare each statement once.
   const updates = new Map<string, Database.Statement>();
-  const updateRow = (table: PatchedTable, id: number, patch: Record<string, unknown>) => {
-    const update = updateStatement(table, id, patch);
-    if (!update) return;
+  const updateRow = (table: PatchedTable, id: number, patch: Record<string, unknown>, claimant?: string) => {
+    const update = updateStatement(table, id, patch, claimant);
+    if (!update) return 0;
     let statement = updates.get(update.sql);
     if (!statement) {
       statement = db.prepare(update.sql);
       updates.set(update.sql, statement);
     }
-    statement.run(update.params);
+    return statement.run(update.params).changes;
   };
 
   const { insertRun, insertJob } = sqliteInserts({ one, write, enqueueAll });
@@ -98,9 +108,10 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
   });
 
   const applyOne = (change: Change, now: number): boolean => {
-    const state = change.expect ? one('jobState', { jobId: change.jobId }, parseJobState) : undefined;
+    const state = readsJob(change) ? one('jobState', { jobId: change.jobId }, parseJobState) : undefined;
     const run = change.expectRun ? one('lockedRun', { runId: change.expectRun.id }, parseRun) : undefined;
-    if (!changeHolds(change, state, run)) return false;
+    const owners = (change.owner?.runIds ?? []).map((runId) => one('lockedRun', { runId }, parseRun)?.owner);
+    if (!changeHolds(change, state, run, owners)) return false;
     updateRow('jobs', change.jobId, { ...change.job, updatedAt: now });
     if (change.incrementRunCount) write('incrementRunCount', { jobId: change.jobId });
     for (const run of [...(change.run ? [change.run] : []), ...(change.runs ?? [])]) {
@@ -112,7 +123,6 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
   const applyTx = db.transaction(applyOne);
   const applyAllTx = db.transaction((changes: Change[], now: number) => changes.map((c) => applyOne(c, now)));
 
-  const byId = <T extends { id: number }>(records: T[]) => records.sort((a, b) => a.id - b.id);
   const usesSince = (since: number) =>
     many('instructionsSince', { since }, parseProjectUses).map((r) => ({
       projectId: r.projectId,
@@ -120,21 +130,12 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
     }));
 
   // One snapshot: both reads see the same moment.
-  const figuresTx = db.transaction((since: number, liveSince: number) => {
-    const counts = one('figures', { liveSince }, parseFigures);
+  const figuresTx = db.transaction((since: number, timeoutMs: number) => {
+    const counts = one('figures', { timeoutMs }, parseFigures);
     if (!counts) throw new Error('the figures query returned no row');
     return { ...counts, uses: usesSince(since) };
   });
 
-  const adoptTx = db.transaction((instanceId: string, staleBefore: number): Orphans => {
-    const params = { instanceId, staleBefore };
-    write('releaseDeadJobClaims', params);
-    write('releaseDeadOutboxClaims', params);
-    const jobs = byId(many('adoptJobs', params, parseJob));
-    const runs = byId(many('adoptRuns', params, parseRun));
-    write('forgetDeadInstances', params);
-    return { jobs, runs };
-  });
   const reserveTx = db.transaction((runId: number, quota: UseQuota, now: number): UseReservation => {
     // BEGIN IMMEDIATE: the database's one writer, so reservations are serialised, also across
     // connections to the same file.
@@ -165,19 +166,10 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
       };
     },
   );
-  const releaseWorkTx = db.transaction((instanceId: string, work: { jobIds: number[]; runIds: number[] }) => {
-    for (const jobId of work.jobIds) write('releaseJobWork', { jobId, instanceId });
-    for (const runId of work.runIds) write('releaseRunWork', { runId, instanceId });
-  });
-  const retireTx = db.transaction((instanceId: string) => {
-    write('retireInstance', { instanceId });
-    write('releaseJobsOf', { instanceId });
-    write('releaseOutboxOf', { instanceId });
-  });
-
   return withGroupedInserts(db, {
     db,
     shared: false,
+    ...sqliteCluster({ db, one, many, write }),
     async insertJob(job, firstRun, now) {
       return insertJobTx.immediate(job, firstRun, now);
     },
@@ -207,35 +199,9 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
       return applyAllTx.immediate(changes, now);
     },
     dueJobs: async (now, limit) => many('dueJobs', { now, limit }, parseJob),
-    async claimDueJobs(instanceId, now, limit, until) {
-      const claimed = many('claimDueJobs', { instanceId, now, limit, until }, parseJob);
-      return claimed.sort((a, b) => (a.nextPollAt ?? 0) - (b.nextPollAt ?? 0) || a.id - b.id);
-    },
     nextDueAt: async (now) => one('nextDueAt', { now }, parseAt)?.at ?? undefined,
-    async releaseJob(jobId, instanceId) {
-      write('releaseJob', { jobId, instanceId });
-    },
-    async heartbeat(instanceId, now) {
-      write('heartbeat', { instanceId, now });
-    },
-    liveInstances: async (since) => one('liveInstances', { since }, parseCount)?.n ?? 0,
-    async retireInstance(instanceId) {
-      retireTx.immediate(instanceId);
-    },
-    async adoptOrphans(instanceId, staleBefore) {
-      return adoptTx.immediate(instanceId, staleBefore);
-    },
-    async releaseWork(instanceId, work) {
-      releaseWorkTx.immediate(instanceId, work);
-    },
     pendingRuns: async (jobId) => many('pendingRuns', { jobId }, parseRun),
     readyRuns: async (jobId) => many('readyRuns', { jobId }, parseRun),
-    async claimReadyRuns(jobId, instanceId, now) {
-      return db
-        .transaction(() => many('claimReadyRuns', { jobId, now, instanceId }, parseRun))
-        .immediate()
-        .sort((a, b) => a.seq - b.seq);
-    },
     recentJobs: async (filter, limit) =>
       'requesterId' in filter
         ? many('recentJobsOfRequester', { requesterId: filter.requesterId, limit }, parseJob)
@@ -256,16 +222,10 @@ export function openSqliteStore(path: string): Store & { db: Database.Database }
       db.transaction(() => enqueueAll(items, now)).immediate();
     },
     dueOutbox: async (now, limit) => many('dueOutbox', { now, limit }, parseOutboxItem),
-    async claimOutbox(instanceId, now, limit, until) {
-      const claimed = many('claimOutbox', { instanceId, now, limit, until }, parseOutboxItem);
-      return claimed.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || a.id - b.id);
-    },
-    async updateOutbox(id, patch) {
-      updateRow('outbox', id, patch);
-    },
-    nextOutboxAt: async () => one('nextOutboxAt', {}, parseAt)?.at ?? undefined,
+    updateOutbox: async (id, patch, instanceId) => updateRow('outbox', id, patch, instanceId) === 1,
+    nextOutboxAt: async (now) => one('nextOutboxAt', { now }, parseAt)?.at ?? undefined,
     countActiveJobs: async () => one('countActiveJobs', {}, parseCount)?.n ?? 0,
-    figures: async (since, liveSince) => figuresTx(since, liveSince),
+    figures: async (since, timeoutMs) => figuresTx(since, timeoutMs),
     async recentInstructions(userId, since) {
       const row = one('recentInstructions', { userId, since }, parseCountedUses);
       return { count: row?.n ?? 0, oldest: row?.oldest ?? null };

@@ -1,0 +1,77 @@
+import type pg from 'pg';
+import type { ClusterStore } from '../cluster-store.js';
+import { parseAt, parseCount, parseJob, parseOutboxItem, parseRun } from '../rows.js';
+import { ADOPTION_LOCK_KEY } from './migrate.js';
+import { exec, many, one, write } from './statements.js';
+
+/**
+ * Heartbeats, claims, holds and take-overs on PostgreSQL. Every time these decide by is the
+ * server's (`clock_timestamp()`, see `queries/cluster.ts`): the instances sharing the database may
+ * run on hosts whose clocks disagree, and none of them is asked what time it is.
+ */
+export function postgresCluster(
+  pool: pg.Pool,
+  transaction: <T>(work: (db: pg.PoolClient) => Promise<T>) => Promise<T>,
+): ClusterStore {
+  const byId = <T extends { id: number }>(records: T[]) => records.sort((a, b) => a.id - b.id);
+  return {
+    async heartbeat(instanceId) {
+      const at = (await one(pool, 'heartbeat', { instanceId }, parseAt))?.at;
+      if (at === undefined || at === null) throw new Error('the heartbeat returned no time');
+      return at;
+    },
+    liveInstances: async (timeoutMs) => (await one(pool, 'liveInstances', { timeoutMs }, parseCount))?.n ?? 0,
+    retireInstance: (instanceId) =>
+      transaction(async (db) => {
+        await write(db, 'retireInstance', { instanceId });
+        await write(db, 'releaseJobsOf', { instanceId });
+        await write(db, 'releaseOutboxOf', { instanceId });
+        await write(db, 'endJobHoldsOf', { instanceId });
+        await write(db, 'endRunHoldsOf', { instanceId });
+      }),
+    adoptOrphans: (instanceId, timeoutMs) =>
+      transaction(async (db) => {
+        // Serialises take-overs: each adopter sees what the one before it took.
+        await exec(db, 'adoptionLockPostgres', { lock: ADOPTION_LOCK_KEY });
+        const params = { instanceId, timeoutMs };
+        await write(db, 'releaseDeadJobClaims', params);
+        await write(db, 'releaseDeadOutboxClaims', params);
+        const jobs = await many(db, 'adoptJobs', params, parseJob);
+        const runs = await many(db, 'adoptRuns', params, parseRun);
+        await write(db, 'forgetDeadInstances', params);
+        return { jobs: byId(jobs), runs: byId(runs) };
+      }),
+    releaseWork: (instanceId, work) =>
+      transaction(async (db) => {
+        for (const jobId of work.jobIds) await write(db, 'releaseJobWork', { jobId, instanceId });
+        for (const runId of work.runIds) await write(db, 'releaseRunWork', { runId, instanceId });
+      }),
+    async claimDueJobs(instanceId, now, limit, leaseMs) {
+      const claimed = await many(pool, 'claimDueJobs', { instanceId, now, limit, leaseMs }, parseJob);
+      return claimed.sort((a, b) => (a.nextPollAt ?? 0) - (b.nextPollAt ?? 0) || a.id - b.id);
+    },
+    async releaseJob(jobId, instanceId) {
+      await write(pool, 'releaseJob', { jobId, instanceId });
+    },
+    async claimReadyRuns(jobId, instanceId, now, leaseMs) {
+      const claimed = await many(pool, 'claimReadyRuns', { jobId, now, instanceId, leaseMs }, parseRun);
+      return claimed.sort((a, b) => a.seq - b.seq);
+    },
+    async claimOutbox(instanceId, now, limit, leaseMs) {
+      const claimed = await many(pool, 'claimOutbox', { instanceId, now, limit, leaseMs }, parseOutboxItem);
+      return claimed.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || a.id - b.id);
+    },
+    async renewHold(instanceId, work, leaseMs) {
+      if ('jobId' in work)
+        return (await write(pool, 'holdJob', { jobId: work.jobId, instanceId, leaseMs })) === 1;
+      if ('outboxId' in work)
+        return (await write(pool, 'holdOutbox', { outboxId: work.outboxId, instanceId, leaseMs })) === 1;
+      const { runIds } = work;
+      return transaction(async (db) => {
+        let held = 0;
+        for (const runId of runIds) held += await write(db, 'holdRun', { runId, instanceId, leaseMs });
+        return held === runIds.length;
+      });
+    },
+  };
+}
