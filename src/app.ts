@@ -9,6 +9,7 @@ import { notifyChannelFor, secretsOf } from './config/config.js';
 import { createOutbox } from './delivery/outbox.js';
 import { createHomePublisher } from './home/home-publisher.js';
 import { createHealth } from './http/health.js';
+import { carryOnOrphans } from './jobs/carry-on.js';
 import { countNotRecorded } from './jobs/count-not-recorded.js';
 import { outboxWrites } from './jobs/job-context.js';
 import { createJobService } from './jobs/job-service.js';
@@ -29,7 +30,7 @@ import { createUserNames } from './slack/user-names.js';
 import { createCheckpointLoop } from './store/checkpoints.js';
 import { openStore } from './store/open-store.js';
 import { createRetentionSweep } from './store/retention.js';
-import type { Orphans, Store } from './store/types.js';
+import type { Store } from './store/types.js';
 import { createTaskTracker, type TaskTrackerOptions } from './util/tasks.js';
 import { withTimeout } from './util/timeout.js';
 import { createYieldGate, gated } from './util/yield-gate.js';
@@ -80,28 +81,12 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const slack = redactingGateway(gateway, redact);
   void identity.get();
   const tasks = createTaskTracker(logger, { gate, ...options.tasks });
-  /**
-   * Carries on work the store gave this instance (left by a stopped instance, or handed back
-   * when no slot was free): one task per job or follow-up, and what finds no slot goes back.
-   */
-  const carryOn = (orphans: Orphans) => {
-    const left = { jobIds: [] as number[], runIds: [] as number[] };
-    for (const job of orphans.jobs) {
-      if (!tasks.run('recover interrupted work', () => jobs.recover({ jobs: [job], runs: [] })))
-        left.jobIds.push(job.id);
-    }
-    for (const run of orphans.runs) {
-      if (!tasks.run('recover interrupted work', () => jobs.recover({ jobs: [], runs: [run] })))
-        left.runIds.push(run.id);
-    }
-    void jobs.handBack(left);
-  };
   const membership = createMembership({
     store,
     instanceId,
     timeoutMs: config.instanceTimeoutMs,
     logger,
-    onOrphans: carryOn,
+    onOrphans: carryOnOrphans(tasks, () => jobs),
     // While every slot is taken, what waits stays in the store for a later round.
     canTakeOver: () => tasks.hasRoom,
     onClockOffset: (offsetMs) => metrics.hooks.clockOffset(offsetMs / 1000),
