@@ -280,7 +280,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
         logger.info('poller, outbox, retention sweep and checkpoints stopped');
         // Other instances take over whatever is left at once instead of waiting for a time-out.
         await membership
-          .leave()
+          .leave({ callsUnderWay: !drained })
           .catch((error) => logger.warn('could not sign off from the store', { error }));
         await store.close();
         logger.info('stopped');

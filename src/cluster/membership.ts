@@ -48,8 +48,11 @@ export interface Membership {
   join(): Promise<void>;
   /** Keeps heartbeating and watching for instances that stop. */
   start(): void;
-  /** Stops heartbeating and forgets this instance, releasing its claims for the others. */
-  leave(): Promise<void>;
+  /**
+   * Stops heartbeating and forgets this instance, releasing its claims for the others. With
+   * `callsUnderWay` (work did not finish in time), its holds stay until they run out.
+   */
+  leave(options?: { callsUnderWay?: boolean }): Promise<void>;
   /** Instances sharing the store, this one included, as of the last heartbeat (at least 1). */
   liveCount(): number;
 }
@@ -133,10 +136,10 @@ export function createMembership(options: MembershipOptions): Membership {
     },
     start: () => loop.start(),
     liveCount: () => live,
-    async leave() {
+    async leave(leaving = {}) {
       await loop.stop();
       await adopting;
-      await store.retireInstance(instanceId);
+      await store.retireInstance(instanceId, { keepHolds: leaving.callsUnderWay === true });
     },
   };
 }

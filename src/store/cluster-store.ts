@@ -20,10 +20,11 @@ export interface ClusterStore {
   /** How many instances were heard from within the last `timeoutMs`. */
   liveInstances(timeoutMs: number): Promise<number>;
   /**
-   * Forgets an instance that stopped cleanly and ends its claims and holds, so others take over
-   * at once (it is inside no call any more).
+   * Forgets an instance that stopped cleanly and ends its claims, so others take over at once.
+   * Its holds end too, unless `keepHolds` (it stops with calls still under way: what they guard is
+   * taken over only once their holds run out).
    */
-  retireInstance(instanceId: string): Promise<void>;
+  retireInstance(instanceId: string, options?: { keepHolds?: boolean }): Promise<void>;
   /**
    * Takes over what instances not heard from within `timeoutMs` left behind (and half-done work
    * with no owner): releases their poll and delivery claims once those have run out, makes their

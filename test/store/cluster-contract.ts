@@ -227,6 +227,9 @@ export function sharedClusterContract(name: string, open: () => Promise<Store> |
         const left = await store.insertJob(newJob('retired', { owner: 'i-old' }), createRun(), T0);
         expect(await store.renewHold('i-old', { jobId: left.job.id }, LONG_MS)).toBe(true);
         expect((await store.adoptOrphans('i-next', LONG_MS)).jobs).toEqual([]);
+        // It stopped with a call under way: its hold stays until it runs out.
+        await store.retireInstance('i-old', { keepHolds: true });
+        expect((await store.adoptOrphans('i-next', LONG_MS)).jobs).toEqual([]);
         // It stopped cleanly: it is inside no call, so its hold ends with it.
         await store.retireInstance('i-old');
         expect(ids((await store.adoptOrphans('i-next', LONG_MS)).jobs)).toEqual([left.job.id]);

@@ -21,11 +21,12 @@ export function postgresCluster(
       return at;
     },
     liveInstances: async (timeoutMs) => (await one(pool, 'liveInstances', { timeoutMs }, parseCount))?.n ?? 0,
-    retireInstance: (instanceId) =>
+    retireInstance: (instanceId, options = {}) =>
       transaction(async (db) => {
         await write(db, 'retireInstance', { instanceId });
         await write(db, 'releaseJobsOf', { instanceId });
         await write(db, 'releaseOutboxOf', { instanceId });
+        if (options.keepHolds) return;
         await write(db, 'endJobHoldsOf', { instanceId });
         await write(db, 'endRunHoldsOf', { instanceId });
       }),

@@ -39,10 +39,11 @@ export function sqliteCluster({ db, one, many, write }: Statements): ClusterStor
     for (const jobId of work.jobIds) write('releaseJobWork', { jobId, instanceId });
     for (const runId of work.runIds) write('releaseRunWork', { runId, instanceId });
   });
-  const retireTx = db.transaction((instanceId: string) => {
+  const retireTx = db.transaction((instanceId: string, keepHolds: boolean) => {
     write('retireInstance', { instanceId });
     write('releaseJobsOf', { instanceId });
     write('releaseOutboxOf', { instanceId });
+    if (keepHolds) return;
     write('endJobHoldsOf', { instanceId });
     write('endRunHoldsOf', { instanceId });
   });
@@ -59,8 +60,8 @@ export function sqliteCluster({ db, one, many, write }: Statements): ClusterStor
       return at;
     },
     liveInstances: async (timeoutMs) => one('liveInstances', { timeoutMs }, parseCount)?.n ?? 0,
-    async retireInstance(instanceId) {
-      retireTx.immediate(instanceId);
+    async retireInstance(instanceId, options = {}) {
+      retireTx.immediate(instanceId, options.keepHolds === true);
     },
     adoptOrphans: async (instanceId, timeoutMs) => adoptTx.immediate(instanceId, timeoutMs),
     async releaseWork(instanceId, work) {
