@@ -10,7 +10,30 @@ import { describe, expect, it } from 'vitest';
  */
 
 const SRC = resolve(import.meta.dirname, '../src');
+const ARCHITECTURE = resolve(import.meta.dirname, '../docs/architecture.md');
 const MAX_LINES = 300;
+
+/**
+ * The layers, top first, as docs/architecture.md draws them: the first fenced block after
+ * "Folders import each other", `→` between layers and `,` between the parts of one. The drawing
+ * is the one source of the order, so the page and this test cannot disagree.
+ */
+function layersFrom(markdown: string): string[][] {
+  const after = markdown.slice(markdown.indexOf('Folders import each other'));
+  const block = /```\n([\s\S]*?)```/.exec(after)?.[1] ?? '';
+  return block
+    .split('→')
+    .map((layer) => layer.split(',').map((part) => part.trim()))
+    .filter((layer) => layer.some((part) => part !== ''));
+}
+
+/** Imports that go up the order: from a folder to one in a layer above it. */
+function upwardImports(graph: Map<string, Map<string, string[]>>, layers: string[][]): string[] {
+  const rank = (part: string) => layers.findIndex((layer) => layer.includes(part));
+  return [...graph].flatMap(([from, edges]) =>
+    [...edges].filter(([to]) => rank(to) < rank(from)).flatMap(([, imports]) => imports),
+  );
+}
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -20,11 +43,9 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** The folder directly under src/ a file belongs to; files at the top are the composition root. */
-const folderOf = (file: string) => {
-  const parts = relative(SRC, file).split(sep);
-  return parts.length > 1 ? parts[0] : '(root)';
-};
+/** The folder directly under src/ a file belongs to, or the file's own name at the top (the composition root). */
+// An import names the compiled `.js`; the file at the top is its `.ts`.
+const folderOf = (file: string) => relative(SRC, file).split(sep)[0].replace(/\.js$/, '.ts');
 
 /** Folder → folders it imports (type-only imports included: they tie the layers together too). */
 function folderGraph(files: string[]): Map<string, Map<string, string[]>> {
@@ -77,6 +98,43 @@ describe('the shape of src/', () => {
   it('has no import cycle between folders', () => {
     expect(files.length).toBeGreaterThan(50);
     expect(findCycle(folderGraph(files))).toBeUndefined();
+  });
+
+  const layers = layersFrom(readFileSync(ARCHITECTURE, 'utf8'));
+
+  it('places every folder, and every file at the top, in the layer order docs/architecture.md draws', () => {
+    expect(layers.length).toBeGreaterThan(5);
+    const placed = new Set(layers.flat());
+    const unplaced = [...new Set(files.map(folderOf))].filter((part) => !placed.has(part));
+    expect(unplaced).toEqual([]);
+  });
+
+  it('has no import that goes up the layer order', () => {
+    expect(upwardImports(folderGraph(files), layers)).toEqual([]);
+  });
+
+  it('finds an import that goes up, and lets one go down or across a layer', () => {
+    const order = layersFrom(
+      'Folders import each other:\n\n```\napp.ts → jobs, home → delivery\n  → util\n```\n',
+    );
+    expect(order).toEqual([['app.ts'], ['jobs', 'home'], ['delivery'], ['util']]);
+    const graph = new Map([
+      [
+        'delivery',
+        new Map([
+          ['home', ['delivery/outbox.ts imports ../home/home-publisher.js']],
+          ['util', ['x']],
+        ]),
+      ],
+      [
+        'jobs',
+        new Map([
+          ['home', ['jobs/a.ts imports ../home/b.js']],
+          ['delivery', ['y']],
+        ]),
+      ],
+    ]);
+    expect(upwardImports(graph, order)).toEqual(['delivery/outbox.ts imports ../home/home-publisher.js']);
   });
 
   it('finds a cycle when there is one', () => {

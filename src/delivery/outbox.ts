@@ -2,7 +2,6 @@ import type { RenderHints } from '../blocks/messages.js';
 import { statusCard } from '../blocks/status-card.js';
 import { type Lease, readyForCall } from '../cluster/lease.js';
 import { parseOutboxPayload, unkeyedPostKey } from '../domain/outbox-registry.js';
-import type { HomePublisher } from '../home/home-publisher.js';
 import type { Logger } from '../logging/logger.js';
 import type { AgentSessions } from '../slack/agent-sessions.js';
 import { type Blocks, SlackCallError, type SlackGateway } from '../slack/gateway.js';
@@ -27,8 +26,11 @@ export interface OutboxOptions {
   hints: RenderHints;
   /** Slack's agent sessions: each card update also shows the job's state as its thread's session. */
   sessions?: AgentSessions;
-  /** Refreshes a requester's App Home after their job's card changed. */
-  home?: HomePublisher;
+  /**
+   * Refreshes a requester's App Home after their job's card changed. Declared here and
+   * connected by the composition root (the App Home publisher), so delivery never reaches up.
+   */
+  home?: { refresh(userId: string): Promise<void> };
   /** Answers Workflow Builder steps; without it their items are given up. */
   steps?: Pick<ReturnType<typeof createStepSender>, 'send'>;
   /** Called when Slack refused an item for good and it is given up, for metrics. */

@@ -6,7 +6,6 @@ import { type Leases, readyForCall } from '../cluster/lease.js';
 import { keys } from '../domain/outbox-registry.js';
 import { enterPhase, STILL_STARTING, TAKES_FOLLOW_UPS } from '../domain/phases.js';
 import type { Logger } from '../logging/logger.js';
-import type { MetricsHooks } from '../metrics/hooks.js';
 import { joinMrkdwn, type Mrkdwn, md, userMention } from '../slack/mrkdwn.js';
 import type { JobIn, JobRecord, RunRecord, Store } from '../store/types.js';
 import {
@@ -17,6 +16,7 @@ import {
   startedPatch,
 } from './agent-outcomes.js';
 import type { JobSettings, OutboxWrites, Wakeable } from './job-context.js';
+import type { MetricsHooks } from './metrics-hooks.js';
 import { type PrivateTarget, privateNote, receivedReaction, rootUpdate, threadPost } from './outbox-items.js';
 
 /** How soon a batch whose sending failed before reaching the agent API is tried again, in milliseconds. */

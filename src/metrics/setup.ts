@@ -1,8 +1,8 @@
 import type { Config } from '../config/config.js';
 import type { Route } from '../http/front-server.js';
+import { type MetricsHooks, noMetrics } from '../jobs/metrics-hooks.js';
 import type { Logger } from '../logging/logger.js';
 import type { Store } from '../store/types.js';
-import { type MetricsHooks, noMetrics } from './hooks.js';
 import { createMetrics } from './metrics.js';
 import { metricsRoute } from './metrics-route.js';
 

@@ -1,6 +1,5 @@
 import { WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
-import { leasesFor } from '../../src/cluster/lease.js';
 import { createOutbox } from '../../src/delivery/outbox.js';
 import {
   BOT_EVENT_TYPES,
@@ -13,6 +12,7 @@ import {
   rootMetadata,
   unkeyedPostKey,
 } from '../../src/domain/outbox-registry.js';
+import { leasesFor } from '../../src/jobs/leases.js';
 import {
   outcomeNotification,
   privateNote,
