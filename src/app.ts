@@ -5,6 +5,7 @@ import type { RenderHints } from './blocks/messages.js';
 import { createMembership, newInstanceId } from './cluster/membership.js';
 import type { Config } from './config/config.js';
 import { notifyChannelFor, secretsOf } from './config/config.js';
+import { projectForChannel, projectOfRecord } from './config/projects.js';
 import { createOutbox } from './delivery/outbox.js';
 import { createHomePublisher } from './home/home-publisher.js';
 import { createSlackApp } from './http/bolt-app.js';
@@ -109,7 +110,6 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     onRequest: metrics.hooks.agentRequest,
     wrap: (agent) => gated(agent, gate),
   });
-  const projectFor = (channelId: string) => config.channelProjects.get(channelId) ?? config.agent.projectId;
   const names = createUserNames(slack, logger);
   /** Slack as background work sees it: each call one slice, after the requests in flight. */
   const backgroundSlack = gated(slack, gate);
@@ -158,7 +158,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     audiences,
     notify: {
       channelFor: (projectId) =>
-        notifyChannelFor(config.notify.channels, projectId ?? config.agent.projectId),
+        notifyChannelFor(config.notify.channels, projectOfRecord(projectId, config.agent.projectId)),
       on: config.notify.on,
       requester: config.notify.requester,
       privateJobs: config.notify.privateJobs,
@@ -185,7 +185,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     leases,
     ...(options.holdRetryMs !== undefined ? { holdRetryMs: options.holdRetryMs } : {}),
     agentFor,
-    projectFor,
+    projectFor: (channelId) => projectForChannel(config, channelId),
     names,
     hints,
     botUserId: async () => (await identity.get())?.botUserId,

@@ -4,6 +4,7 @@ import { HOUR_MS } from '../../access/access-policy.js';
 import { jobListMessage, LIST_LIMIT } from '../../blocks/job-list.js';
 import { refusalText, text, usage } from '../../blocks/messages.js';
 import { statusReport } from '../../blocks/status-report.js';
+import { servedProjects } from '../../config/projects.js';
 import { parseCommandText } from '../../jobs/command-text.js';
 import { isDirectConversation, privateByChannelName } from '../../slack/conversations.js';
 import { md } from '../../slack/mrkdwn.js';
@@ -50,7 +51,6 @@ async function listReply(deps: ListenerDeps, body: Command, scope: 'mine' | 'cha
 
 async function statusReply(deps: ListenerDeps) {
   const now = Date.now();
-  const projects = [deps.config.agent.projectId, ...new Set(deps.config.channelProjects.values())];
   const [used, activeJobs, instances, feedback] = await Promise.all([
     deps.store.instructionsSince(now - HOUR_MS),
     deps.store.countActiveJobs(),
@@ -58,7 +58,7 @@ async function statusReply(deps: ListenerDeps) {
     deps.store.feedbackTotals(),
   ]);
   return statusReport({
-    projects: [...new Set(projects)],
+    projects: servedProjects(deps.config),
     defaultProject: deps.config.agent.projectId,
     used,
     activeJobs,
