@@ -3,7 +3,7 @@ import { enterPhase, expectPhase, mayRetry, RETRYABLE } from '../../domain/phase
 import { triggerKeys } from '../../domain/trigger-keys.js';
 import { accessWhereAsked } from '../access-where-asked.js';
 import type { JobContext } from '../job-context.js';
-import { rootUpdate } from '../outbox-items.js';
+import { cardUpdate } from '../outbox-items.js';
 import type { RetryOutcome, RetryRequest } from '../requests.js';
 
 /**
@@ -65,7 +65,7 @@ export function createRetryAcceptance(
           contextTs: old.contextTs,
           privacy: old.privacy,
           contextChannelId: old.contextChannelId,
-          replaces: { jobId: old.id, from, to: retried.phase, enqueue: rootUpdate(retried) },
+          replaces: { jobId: old.id, from, to: retried.phase, enqueue: cardUpdate(retried) },
         },
         {
           kind: 'create',
