@@ -1,6 +1,7 @@
 import { WebClient } from '@slack/web-api';
 import { createAccessPolicy } from './access/access-policy.js';
 import { agentsPerProject } from './agent/per-project.js';
+import { runningParts } from './app-parts.js';
 import type { RenderHints } from './blocks/messages.js';
 import { createMembership, newInstanceId } from './cluster/membership.js';
 import type { Config } from './config/config.js';
@@ -32,14 +33,11 @@ import { createCheckpointLoop } from './store/checkpoints.js';
 import { openStore } from './store/open-store.js';
 import { createRetentionSweep } from './store/retention.js';
 import type { Store } from './store/types.js';
+import { startParts, stopParts } from './util/parts.js';
 import { createTaskTracker, type TaskTrackerOptions } from './util/tasks.js';
-import { withTimeout } from './util/timeout.js';
 import { createYieldGate, gated } from './util/yield-gate.js';
 import { warmStart } from './warm-start.js';
 import { createWorkflowSteps } from './workflow-builder.js';
-
-/** How long shutdown lets in-flight work finish before closing anyway, in milliseconds. */
-export const SHUTDOWN_GRACE_MS = 7_000;
 
 export interface RunningApp {
   /** The HTTP port actually bound. */
@@ -225,67 +223,56 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     socketMode: config.slack.appToken !== undefined,
   });
 
-  // Registered before the first request: rows this instance owns must never look orphaned.
-  await membership.join();
-  const port = await slackApp.start();
-  // Ready means fast: the ack path is compiled and the connection to Slack open.
-  const warmedUp = await warmStart({
-    store,
+  const running = runningParts({
     logger,
-    instanceId,
-    pollIntervalMs: config.poll.intervalMs,
-    identity,
-    port,
-    signingSecret: config.slack.appToken === undefined ? config.slack.signingSecret : undefined,
+    store,
+    membership,
+    receiver: slackApp,
+    warm: (port) =>
+      warmStart({
+        store,
+        logger,
+        instanceId,
+        pollIntervalMs: config.poll.intervalMs,
+        identity,
+        port,
+        signingSecret: config.slack.appToken === undefined ? config.slack.signingSecret : undefined,
+      }),
+    loops: [outbox, poller, retention, checkpoints],
+    health,
+    jobs,
+    tasks,
+    ready(port, warmUp) {
+      ready = true;
+      logger.info('docs-agent is ready', {
+        mode: config.slack.appToken ? 'socket' : 'http',
+        port,
+        instanceId,
+        pollIntervalMs: config.poll.intervalMs,
+        metrics: metrics.routes.length > 0,
+        warmUp,
+      });
+    },
+    unready: () => {
+      ready = false;
+    },
   });
-  for (const loop of [outbox, poller, retention, checkpoints]) loop.start();
-  health.setPollerRunning(true);
-  membership.start();
-  ready = true;
-  logger.info('docs-agent is ready', {
-    mode: config.slack.appToken ? 'socket' : 'http',
-    port,
-    instanceId,
-    pollIntervalMs: config.poll.intervalMs,
-    metrics: metrics.routes.length > 0,
-    warmUp: warmedUp,
-  });
+  await startParts(running.parts);
 
-  let stopping: Promise<void> | undefined;
+  let stopped: Promise<void> | undefined;
   return {
-    port,
+    port: running.port(),
     store,
     logger,
     get backgroundTasks() {
       return tasks.size;
     },
     stop() {
-      stopping ??= (async () => {
-        ready = false;
-        logger.info('shutting down');
-        const deadline = Date.now() + SHUTDOWN_GRACE_MS;
-        await slackApp.stop().catch((error) => logger.warn('stopping the Slack receiver failed', { error }));
-        logger.info('receiver stopped');
-        jobs.stop();
-        const drained = await tasks.drain(Math.max(0, deadline - Date.now()));
-        if (!drained) logger.warn('shutdown grace ran out with work in flight');
-        // Polls and deliveries in flight are safe to abandon: nothing is marked done until Slack
-        // or the agent API answered, so the next start picks them up again.
-        logger.info('tasks drained', { drained });
-        health.setPollerRunning(false);
-        await withTimeout(
-          Promise.all([poller, outbox, retention, checkpoints].map((loop) => loop.stop())),
-          Math.max(500, deadline - Date.now()),
-        );
-        logger.info('poller, outbox, retention sweep and checkpoints stopped');
-        // Other instances take over whatever is left at once instead of waiting for a time-out.
-        await membership
-          .leave({ callsUnderWay: !drained })
-          .catch((error) => logger.warn('could not sign off from the store', { error }));
-        await store.close();
+      stopped ??= (async () => {
+        await stopParts(running.parts);
         logger.info('stopped');
       })();
-      return stopping;
+      return stopped;
     },
   };
 }
