@@ -12,6 +12,37 @@ import { describe, expect, it } from 'vitest';
 const SRC = resolve(import.meta.dirname, '../src');
 const ARCHITECTURE = resolve(import.meta.dirname, '../docs/architecture.md');
 const MAX_LINES = 300;
+/** Longest function body one reads at a glance; factories (a list of named parts) may be longer. */
+const MAX_FUNCTION_LINES = 80;
+const FACTORY = /^(create|open|register|build)[A-Z]/;
+
+/** Functions in `source` over {@link MAX_FUNCTION_LINES} lines that are not factories, as `name (lines)`. */
+function longFunctions(fileName: string, source: string): string[] {
+  const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, true);
+  const long: string[] = [];
+  const nameOf = (node: ts.Node): string => {
+    if ((ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node)) && node.name)
+      return node.name.getText();
+    const parent = node.parent;
+    if (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent)) return parent.name.getText();
+    // A function returned by a factory (a listener's handler) is read as part of it.
+    const outer = ts.findAncestor(parent, (n) => ts.isFunctionLike(n) && 'body' in n);
+    return outer ? nameOf(outer) : '(anonymous)';
+  };
+  const visit = (node: ts.Node) => {
+    if (ts.isFunctionLike(node) && 'body' in node && node.body) {
+      const lines =
+        file.getLineAndCharacterOfPosition(node.end).line -
+        file.getLineAndCharacterOfPosition(node.getStart()).line +
+        1;
+      const name = nameOf(node);
+      if (lines > MAX_FUNCTION_LINES && !FACTORY.test(name)) long.push(`${name} (${lines})`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return long;
+}
 
 /**
  * The layers, top first, as docs/architecture.md draws them: the first fenced block after
@@ -135,6 +166,19 @@ describe('the shape of src/', () => {
       ],
     ]);
     expect(upwardImports(graph, order)).toEqual(['delivery/outbox.ts imports ../home/home-publisher.js']);
+  });
+
+  it(`keeps every function but factories within ${MAX_FUNCTION_LINES} lines`, () => {
+    const long = files.flatMap((file) =>
+      longFunctions(file, readFileSync(file, 'utf8')).map((fn) => `${relative(SRC, file)}: ${fn}`),
+    );
+    expect(long).toEqual([]);
+  });
+
+  it('finds a long function, and lets a factory be long', () => {
+    const body = Array.from({ length: MAX_FUNCTION_LINES }, (_, i) => `  const a${i} = ${i};`).join('\n');
+    const source = `function send() {\n${body}\n}\nfunction createOutbox() {\n${body}\n}\n`;
+    expect(longFunctions('x.ts', source)).toEqual([`send (${MAX_FUNCTION_LINES + 2})`]);
   });
 
   it('finds a cycle when there is one', () => {
