@@ -1,44 +1,15 @@
-import { WebClient } from '@slack/web-api';
-import { createAccessPolicy } from './access/access-policy.js';
-import { agentsPerProject } from './agent/per-project.js';
-import type { RenderHints } from './blocks/messages.js';
-import { leasesFor } from './cluster/lease.js';
-import { createMembership, newInstanceId } from './cluster/membership.js';
+import { buildFoundation, buildReceiver, buildSlackSide, buildWork, type StartOptions } from './app-build.js';
+import { runningParts } from './app-parts.js';
+import { createMembership } from './cluster/membership.js';
 import type { Config } from './config/config.js';
-import { notifyChannelFor, secretsOf } from './config/config.js';
-import { createOutbox } from './delivery/outbox.js';
-import { createHomePublisher } from './home/home-publisher.js';
-import { createHealth } from './http/health.js';
 import { carryOnOrphans } from './jobs/carry-on.js';
-import { countNotRecorded } from './jobs/count-not-recorded.js';
-import { outboxWrites } from './jobs/job-context.js';
-import { createJobService } from './jobs/job-service.js';
-import { createRunOutcomes } from './jobs/outcomes.js';
-import { registerListeners } from './listeners/index.js';
-import { createLogger, createRedactor, type Logger } from './logging/logger.js';
-import { setUpMetrics } from './metrics/setup.js';
-import { createRequestBudget } from './poller/budget.js';
-import { createPoller } from './poller/poller.js';
-import { createAgentSessions } from './slack/agent-sessions.js';
-import { createSlackApp } from './slack/bolt-app.js';
-import { createChannelAudiences } from './slack/channel-audience.js';
-import { slackClientOptions } from './slack/client-options.js';
-import { createSlackGateway } from './slack/gateway.js';
-import { createIdentity } from './slack/identity.js';
-import { redactingGateway } from './slack/redaction.js';
-import { createUserNames } from './slack/user-names.js';
-import { createCheckpointLoop } from './store/checkpoints.js';
-import { openStore } from './store/open-store.js';
-import { createRetentionSweep } from './store/retention.js';
+import type { Logger } from './logging/logger.js';
 import type { Store } from './store/types.js';
-import { createTaskTracker, type TaskTrackerOptions } from './util/tasks.js';
-import { withTimeout } from './util/timeout.js';
-import { createYieldGate, gated } from './util/yield-gate.js';
+import { startParts, stopParts } from './util/parts.js';
+import { createTaskTracker } from './util/tasks.js';
 import { warmStart } from './warm-start.js';
-import { createWorkflowSteps } from './workflow-builder.js';
 
-/** How long shutdown lets in-flight work finish before closing anyway, in milliseconds. */
-export const SHUTDOWN_GRACE_MS = 7_000;
+export type { StartOptions } from './app-build.js';
 
 export interface RunningApp {
   /** The HTTP port actually bound. */
@@ -51,241 +22,81 @@ export interface RunningApp {
   stop(): Promise<void>;
 }
 
-export interface StartOptions {
-  logger?: Logger;
-  /** Store to use instead of opening `config.databasePath`. */
-  store?: Store;
-  /** Bounds of the background work (tests make them small); the defaults are in `util/tasks.ts`. */
-  tasks?: TaskTrackerOptions;
-  /** First wait before a held instruction is checked again (tests make it short); default `HOLD_FIRST_RETRY_MS`. */
-  holdRetryMs?: number;
-}
-
-/** Wires every part together and starts serving. */
+/**
+ * Wires every part together and starts serving: the build sections (`app-build.ts`) in order,
+ * then the running parts (`app-parts.ts`) started forward; `stop` runs them backward.
+ */
 export async function startApp(config: Config, options: StartOptions = {}): Promise<RunningApp> {
-  const logger = options.logger ?? createLogger({ level: config.logLevel, secrets: secretsOf(config) });
-  // The logs' redaction masks all the bot shows in Slack too: an agent API or proxy may echo a secret.
-  const redact = createRedactor(secretsOf(config));
-  const store = options.store ?? (await openStore(config, logger));
-  const instanceId = newInstanceId();
-  let ready = false;
-  const metrics = setUpMetrics(config, store, logger);
-  // Slack's requests go first: background tasks, deliveries, polls and every Slack or agent API
-  // call of background work wait for a quiet moment (see util/yield-gate.ts).
-  const gate = createYieldGate();
-
-  const client = new WebClient(config.slack.botToken, slackClientOptions(config, logger, 'web-api'));
-  const identity = createIdentity(client, logger);
-  const ownBotId = () => identity.peek()?.botId;
-  const gateway = createSlackGateway({ client, logger, ownBotId, onError: metrics.hooks.slackError });
-  const slack = redactingGateway(gateway, redact);
-  void identity.get();
-  const tasks = createTaskTracker(logger, { gate, ...options.tasks });
+  const base = await buildFoundation(config, options);
+  const { logger, store, instanceId, metrics } = base;
+  const side = buildSlackSide(base);
+  const { identity } = side;
+  const tasks = createTaskTracker(logger, { gate: base.gate, ...options.tasks });
   const membership = createMembership({
     store,
     instanceId,
     timeoutMs: config.instanceTimeoutMs,
     logger,
-    onOrphans: carryOnOrphans(tasks, () => jobs),
+    onOrphans: carryOnOrphans(tasks, () => work.jobs),
     // While every slot is taken, what waits stays in the store for a later round.
     canTakeOver: () => tasks.hasRoom,
     onClockOffset: (offsetMs) => metrics.hooks.clockOffset(offsetMs / 1000),
   });
-  // Claims and holds last as long as the calls they guard (see cluster/lease.ts).
-  const leases = leasesFor(config.agent.timeoutMs);
-  // POLL_MAX_RPS is the deployment's budget: instances sharing a store split it.
-  const budget = createRequestBudget({ rate: () => config.poll.maxRps / membership.liveCount() });
-  const health = createHealth();
-  // One client per documentation project (CHANNEL_PROJECTS), sharing the request budget.
-  const agentFor = agentsPerProject({
-    baseUrl: config.agent.apiUrl,
-    apiKey: config.agent.apiKey,
-    defaultProject: config.agent.projectId,
-    timeoutMs: config.agent.timeoutMs,
-    logger,
-    redact,
-    getBudget: budget,
-    onAnswer: health.agentAnswered,
-    onRequest: metrics.hooks.agentRequest,
-    wrap: (agent) => gated(agent, gate),
-  });
-  const projectFor = (channelId: string) => config.channelProjects.get(channelId) ?? config.agent.projectId;
-  const names = createUserNames(slack, logger);
-  /** Slack as background work sees it: each call one slice, after the requests in flight. */
-  const backgroundSlack = gated(slack, gate);
-  // Asked as jobs start and as their outcomes are told elsewhere: background work, never an ack.
-  const audiences = createChannelAudiences({ slack: backgroundSlack, logger });
-  const hints: RenderHints = {
-    mode: config.followUps.mode,
-    asideMarker: config.followUps.asideMarker,
-    prLinkHosts: config.prLinkHosts,
-  };
+  const work = buildWork(base, side, tasks, membership);
+  const { outbox, poller, retention, checkpoints, health, jobs } = work;
+  let ready = false;
+  const slackApp = buildReceiver(base, side, work, tasks, () => ready);
 
-  const access = createAccessPolicy({
-    config: config.access,
-    identity,
-    slack,
-    store,
+  const running = runningParts({
     logger,
-    defaultProject: config.agent.projectId,
-  });
-  // Built bottom-up, each part handed what it calls: the outbox first (everything queues posts
-  // for it), then the outcomes the poller records, the poller, and the job service that wakes both.
-  const home = createHomePublisher({ access, store, slack: backgroundSlack, identity, logger, hints });
-  // Workflow Builder steps are answered by the outbox, once each (see workflow-builder.ts).
-  const steps = createWorkflowSteps({ client, store, identity, logger, gate, config, redact });
-  const outbox = createOutbox({
-    steps: steps.sender,
     store,
-    instanceId,
-    slack: backgroundSlack,
-    sessions: gated(createAgentSessions({ client, logger, redact, onError: metrics.hooks.slackError }), gate),
-    logger,
-    hints,
-    home,
-    onGivenUp: metrics.hooks.outboxGivenUp,
-    gate,
-    lease: leases.delivery,
-  });
-  const outcomes = createRunOutcomes({
-    store,
-    logger,
-    metrics: metrics.hooks,
-    now: Date.now,
-    hints,
-    settings: config,
-    ...outboxWrites(store, outbox),
-    audiences,
-    notify: {
-      channelFor: (projectId) =>
-        notifyChannelFor(config.notify.channels, projectId ?? config.agent.projectId),
-      on: config.notify.on,
-      requester: config.notify.requester,
-      privateJobs: config.notify.privateJobs,
-      workspaceUrl: async () => (await identity.get())?.url,
+    membership,
+    receiver: slackApp,
+    warm: (port) =>
+      warmStart({
+        store,
+        logger,
+        instanceId,
+        pollIntervalMs: config.poll.intervalMs,
+        identity,
+        port,
+        signingSecret: config.slack.appToken === undefined ? config.slack.signingSecret : undefined,
+      }),
+    loops: [outbox, poller, retention, checkpoints],
+    health,
+    jobs,
+    tasks,
+    ready(port, warmUp) {
+      ready = true;
+      logger.info('docs-agent is ready', {
+        mode: config.slack.appToken ? 'socket' : 'http',
+        port,
+        instanceId,
+        pollIntervalMs: config.poll.intervalMs,
+        metrics: metrics.routes.length > 0,
+        warmUp,
+      });
+    },
+    unready: () => {
+      ready = false;
     },
   });
-  const poller = createPoller({
-    store,
-    instanceId,
-    agentFor,
-    outcomes,
-    logger,
-    settings: config.poll,
-    budget,
-    gate,
-    lease: leases.agentRead,
-  });
-  const jobs = createJobService({
-    store,
-    instanceId,
-    settings: config,
-    loops: { outbox, poller },
-    access,
-    leases,
-    ...(options.holdRetryMs !== undefined ? { holdRetryMs: options.holdRetryMs } : {}),
-    agentFor,
-    projectFor,
-    names,
-    hints,
-    botUserId: async () => (await identity.get())?.botUserId,
-    slack: backgroundSlack,
-    audiences,
-    logger,
-    runTask: (name, work) => tasks.run(name, work),
-    metrics: metrics.hooks,
-  });
-  const retention = createRetentionSweep({ store, logger, retentionDays: config.retentionDays });
-  const checkpoints = createCheckpointLoop({ store, logger, gate });
+  await startParts(running.parts);
 
-  const slackApp = createSlackApp({
-    config,
-    logger,
-    identity,
-    isReady: () => ready,
-    routes: metrics.routes,
-    gate,
-  });
-  registerListeners(slackApp.app, {
-    access,
-    // Listeners are where instructions arrive: what the store cannot record is counted there.
-    jobs: countNotRecorded(jobs, metrics.hooks),
-    tasks,
-    logger,
-    store,
-    slack,
-    identity,
-    home,
-    health,
-    config,
-    hints,
-    names,
-    redact,
-    steps: steps.completer,
-    socketMode: config.slack.appToken !== undefined,
-  });
-
-  // Registered before the first request: rows this instance owns must never look orphaned.
-  await membership.join();
-  const port = await slackApp.start();
-  // Ready means fast: the ack path is compiled and the connection to Slack open.
-  const warmedUp = await warmStart({
-    store,
-    logger,
-    instanceId,
-    pollIntervalMs: config.poll.intervalMs,
-    identity,
-    port,
-    signingSecret: config.slack.appToken === undefined ? config.slack.signingSecret : undefined,
-  });
-  for (const loop of [outbox, poller, retention, checkpoints]) loop.start();
-  health.setPollerRunning(true);
-  membership.start();
-  ready = true;
-  logger.info('docs-agent is ready', {
-    mode: config.slack.appToken ? 'socket' : 'http',
-    port,
-    instanceId,
-    pollIntervalMs: config.poll.intervalMs,
-    metrics: metrics.routes.length > 0,
-    warmUp: warmedUp,
-  });
-
-  let stopping: Promise<void> | undefined;
+  let stopped: Promise<void> | undefined;
   return {
-    port,
+    port: running.port(),
     store,
     logger,
     get backgroundTasks() {
       return tasks.size;
     },
     stop() {
-      stopping ??= (async () => {
-        ready = false;
-        logger.info('shutting down');
-        const deadline = Date.now() + SHUTDOWN_GRACE_MS;
-        await slackApp.stop().catch((error) => logger.warn('stopping the Slack receiver failed', { error }));
-        logger.info('receiver stopped');
-        jobs.stop();
-        const drained = await tasks.drain(Math.max(0, deadline - Date.now()));
-        if (!drained) logger.warn('shutdown grace ran out with work in flight');
-        // Polls and deliveries in flight are safe to abandon: nothing is marked done until Slack
-        // or the agent API answered, so the next start picks them up again.
-        logger.info('tasks drained', { drained });
-        health.setPollerRunning(false);
-        await withTimeout(
-          Promise.all([poller, outbox, retention, checkpoints].map((loop) => loop.stop())),
-          Math.max(500, deadline - Date.now()),
-        );
-        logger.info('poller, outbox, retention sweep and checkpoints stopped');
-        // Other instances take over whatever is left at once instead of waiting for a time-out.
-        await membership
-          .leave({ callsUnderWay: !drained })
-          .catch((error) => logger.warn('could not sign off from the store', { error }));
-        await store.close();
+      stopped ??= (async () => {
+        await stopParts(running.parts);
         logger.info('stopped');
       })();
-      return stopping;
+      return stopped;
     },
   };
 }

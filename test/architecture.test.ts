@@ -10,7 +10,61 @@ import { describe, expect, it } from 'vitest';
  */
 
 const SRC = resolve(import.meta.dirname, '../src');
+const ARCHITECTURE = resolve(import.meta.dirname, '../docs/architecture.md');
 const MAX_LINES = 300;
+/** Longest function body one reads at a glance; factories (a list of named parts) may be longer. */
+const MAX_FUNCTION_LINES = 80;
+const FACTORY = /^(create|open|register|build)[A-Z]/;
+
+/** Functions in `source` over {@link MAX_FUNCTION_LINES} lines that are not factories, as `name (lines)`. */
+function longFunctions(fileName: string, source: string): string[] {
+  const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, true);
+  const long: string[] = [];
+  const nameOf = (node: ts.Node): string => {
+    if ((ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node)) && node.name)
+      return node.name.getText();
+    const parent = node.parent;
+    if (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent)) return parent.name.getText();
+    // A function returned by a factory (a listener's handler) is read as part of it.
+    const outer = ts.findAncestor(parent, (n) => ts.isFunctionLike(n) && 'body' in n);
+    return outer ? nameOf(outer) : '(anonymous)';
+  };
+  const visit = (node: ts.Node) => {
+    if (ts.isFunctionLike(node) && 'body' in node && node.body) {
+      const lines =
+        file.getLineAndCharacterOfPosition(node.end).line -
+        file.getLineAndCharacterOfPosition(node.getStart()).line +
+        1;
+      const name = nameOf(node);
+      if (lines > MAX_FUNCTION_LINES && !FACTORY.test(name)) long.push(`${name} (${lines})`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return long;
+}
+
+/**
+ * The layers, top first, as docs/architecture.md draws them: the first fenced block after
+ * "Folders import each other", `→` between layers and `,` between the parts of one. The drawing
+ * is the one source of the order, so the page and this test cannot disagree.
+ */
+function layersFrom(markdown: string): string[][] {
+  const after = markdown.slice(markdown.indexOf('Folders import each other'));
+  const block = /```\n([\s\S]*?)```/.exec(after)?.[1] ?? '';
+  return block
+    .split('→')
+    .map((layer) => layer.split(',').map((part) => part.trim()))
+    .filter((layer) => layer.some((part) => part !== ''));
+}
+
+/** Imports that go up the order: from a folder to one in a layer above it. */
+function upwardImports(graph: Map<string, Map<string, string[]>>, layers: string[][]): string[] {
+  const rank = (part: string) => layers.findIndex((layer) => layer.includes(part));
+  return [...graph].flatMap(([from, edges]) =>
+    [...edges].filter(([to]) => rank(to) < rank(from)).flatMap(([, imports]) => imports),
+  );
+}
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -20,11 +74,9 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** The folder directly under src/ a file belongs to; files at the top are the composition root. */
-const folderOf = (file: string) => {
-  const parts = relative(SRC, file).split(sep);
-  return parts.length > 1 ? parts[0] : '(root)';
-};
+/** The folder directly under src/ a file belongs to, or the file's own name at the top (the composition root). */
+// An import names the compiled `.js`; the file at the top is its `.ts`.
+const folderOf = (file: string) => relative(SRC, file).split(sep)[0].replace(/\.js$/, '.ts');
 
 /** Folder → folders it imports (type-only imports included: they tie the layers together too). */
 function folderGraph(files: string[]): Map<string, Map<string, string[]>> {
@@ -77,6 +129,56 @@ describe('the shape of src/', () => {
   it('has no import cycle between folders', () => {
     expect(files.length).toBeGreaterThan(50);
     expect(findCycle(folderGraph(files))).toBeUndefined();
+  });
+
+  const layers = layersFrom(readFileSync(ARCHITECTURE, 'utf8'));
+
+  it('places every folder, and every file at the top, in the layer order docs/architecture.md draws', () => {
+    expect(layers.length).toBeGreaterThan(5);
+    const placed = new Set(layers.flat());
+    const unplaced = [...new Set(files.map(folderOf))].filter((part) => !placed.has(part));
+    expect(unplaced).toEqual([]);
+  });
+
+  it('has no import that goes up the layer order', () => {
+    expect(upwardImports(folderGraph(files), layers)).toEqual([]);
+  });
+
+  it('finds an import that goes up, and lets one go down or across a layer', () => {
+    const order = layersFrom(
+      'Folders import each other:\n\n```\napp.ts → jobs, home → delivery\n  → util\n```\n',
+    );
+    expect(order).toEqual([['app.ts'], ['jobs', 'home'], ['delivery'], ['util']]);
+    const graph = new Map([
+      [
+        'delivery',
+        new Map([
+          ['home', ['delivery/outbox.ts imports ../home/home-publisher.js']],
+          ['util', ['x']],
+        ]),
+      ],
+      [
+        'jobs',
+        new Map([
+          ['home', ['jobs/a.ts imports ../home/b.js']],
+          ['delivery', ['y']],
+        ]),
+      ],
+    ]);
+    expect(upwardImports(graph, order)).toEqual(['delivery/outbox.ts imports ../home/home-publisher.js']);
+  });
+
+  it(`keeps every function but factories within ${MAX_FUNCTION_LINES} lines`, () => {
+    const long = files.flatMap((file) =>
+      longFunctions(file, readFileSync(file, 'utf8')).map((fn) => `${relative(SRC, file)}: ${fn}`),
+    );
+    expect(long).toEqual([]);
+  });
+
+  it('finds a long function, and lets a factory be long', () => {
+    const body = Array.from({ length: MAX_FUNCTION_LINES }, (_, i) => `  const a${i} = ${i};`).join('\n');
+    const source = `function send() {\n${body}\n}\nfunction createOutbox() {\n${body}\n}\n`;
+    expect(longFunctions('x.ts', source)).toEqual([`send (${MAX_FUNCTION_LINES + 2})`]);
   });
 
   it('finds a cycle when there is one', () => {

@@ -1,5 +1,6 @@
 import { AGENT_HOURLY_LIMIT } from '../agent/limits.js';
 import type { Config } from '../config/config.js';
+import { projectOfRecord } from '../config/projects.js';
 import type { Logger } from '../logging/logger.js';
 import { isDirectMessage } from '../slack/conversations.js';
 import type { SlackGateway, SlackUser } from '../slack/gateway.js';
@@ -205,9 +206,9 @@ export function createAccessPolicy(deps: AccessPolicyDeps): AccessPolicy {
           retryAt: new Date((mine.oldest ?? at) + HOUR_MS),
           limit: perUser,
         };
-      const project = projectId ?? deps.defaultProject;
+      const project = projectOfRecord(projectId, deps.defaultProject);
       const used = uses
-        .filter((u) => (u.projectId ?? deps.defaultProject) === project)
+        .filter((u) => projectOfRecord(u.projectId, deps.defaultProject) === project)
         .reduce((n, u) => n + u.count, 0);
       return used >= projectLimit
         ? { allowed: false, reason: 'project_rate', limit: projectLimit }

@@ -1,18 +1,14 @@
 import pRetry, { AbortError } from 'p-retry';
 import type { Logger } from '../logging/logger.js';
-import type { AgentAnswer, AgentEndpoint } from './endpoints.js';
 import {
-  AgentApiError,
-  AgentBadRequestError,
-  AgentInvalidResponseError,
-  AgentNotFoundError,
-  AgentOutcomeUnknownError,
-  AgentRateLimitedError,
-  AgentResponseTooLargeError,
-  AgentUnauthorizedError,
-  AgentUnavailableError,
-} from './errors.js';
-import { CONNECT_ERROR_CODES, errorCode } from './network-errors.js';
+  AttemptFailure,
+  cutOffFailure,
+  failureOfStatus,
+  jobFromAnswer,
+  unreachedFailure,
+} from './attempt-failures.js';
+import type { AgentAnswer, AgentEndpoint } from './endpoints.js';
+import { AgentApiError } from './errors.js';
 import {
   clipDetail,
   describeBody,
@@ -22,7 +18,7 @@ import {
 } from './response-body.js';
 import { parseRetryAfter } from './retry-after.js';
 import { RETRY_FACTOR, type RetryPolicy, retryPolicies } from './retry-policies.js';
-import { type AgentJob, agentJobSchema, isSafeJobId, maskedJob } from './schema.js';
+import { type AgentJob, isSafeJobId } from './schema.js';
 
 export { clipDetail, MAX_ERROR_BODY_BYTES, MAX_RESPONSE_BYTES, readBodyCapped } from './response-body.js';
 export { MAX_RETRY_AFTER_MS, parseRetryAfter } from './retry-after.js';
@@ -62,18 +58,6 @@ export interface AgentClientOptions {
    */
   onRequest?: (endpoint: AgentEndpoint, answer: AgentAnswer, seconds: number) => void;
   now?: () => number;
-}
-
-/** One failed attempt, classified for the retry decision. */
-class AttemptFailure extends Error {
-  constructor(
-    readonly error: AgentApiError,
-    /** Whether the request surely had no effect upstream. */
-    readonly noEffect: boolean,
-    readonly retryAfterMs: number | undefined,
-  ) {
-    super(error.message);
-  }
 }
 
 /** Creates the agent API client. Nothing here reads the environment. */
@@ -123,19 +107,9 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
         redirect: 'manual',
       });
     } catch (error) {
-      const code = errorCode(error);
-      const timedOut =
-        error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
-      if (timedOut) seen.answer = 'timeout';
-      const noEffect = code !== undefined && CONNECT_ERROR_CODES.has(code);
-      const what = timedOut
-        ? `no answer within ${options.timeoutMs} ms`
-        : `network error (${code ?? 'unknown'})`;
-      const typed =
-        method === 'POST' && !noEffect
-          ? new AgentOutcomeUnknownError(`agent API ${method} ${path}: ${what}`, { cause: error })
-          : new AgentUnavailableError(`agent API ${method} ${path}: ${what}`, { cause: error });
-      throw new AttemptFailure(typed, noEffect, undefined);
+      const unreached = unreachedFailure(error, method, path, options.timeoutMs);
+      seen.answer = unreached.answer;
+      throw unreached.failure;
     }
 
     const status = response.status;
@@ -146,85 +120,13 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
     try {
       ({ text, truncated } = await readBodyCapped(response, ok ? MAX_RESPONSE_BYTES : MAX_ERROR_BODY_BYTES));
     } catch (error) {
-      const typed =
-        method === 'POST'
-          ? new AgentOutcomeUnknownError(`agent API ${method} ${path}: answer cut off`, { cause: error })
-          : new AgentUnavailableError(`agent API ${method} ${path}: answer cut off`, { cause: error });
-      throw new AttemptFailure(typed, false, undefined);
+      throw cutOffFailure(error, method, path);
     }
     options.onAnswer?.(status);
     const where = `agent API ${method} ${path} answered ${status}`;
-
-    if (ok) {
-      if (truncated) {
-        throw new AttemptFailure(
-          new AgentResponseTooLargeError(
-            `${where} with a body over ${MAX_RESPONSE_BYTES} bytes; the rest was not read`,
-            { status, limitBytes: MAX_RESPONSE_BYTES },
-          ),
-          false,
-          undefined,
-        );
-      }
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch (error) {
-        throw new AttemptFailure(
-          new AgentInvalidResponseError(`${where} with a body that is not JSON`, { status, cause: error }),
-          false,
-          undefined,
-        );
-      }
-      const parsed = agentJobSchema.safeParse(json);
-      if (!parsed.success) {
-        throw new AttemptFailure(
-          new AgentInvalidResponseError(`${where} with a body that is not an agent job`, { status }),
-          false,
-          undefined,
-        );
-      }
-      return maskedJob(parsed.data, options.redact);
-    }
-
-    const detail = describeBody(text, options.redact);
-    if (status === 429) {
-      const retryAfterMs = parseRetryAfter(response.headers, now());
-      const resetAt = retryAfterMs === undefined ? undefined : new Date(now() + retryAfterMs);
-      throw new AttemptFailure(
-        new AgentRateLimitedError(`${where}: ${detail || 'rate limited'}`, { resetAt }),
-        true,
-        retryAfterMs,
-      );
-    }
-    if (status === 401 || status === 403) {
-      throw new AttemptFailure(
-        new AgentUnauthorizedError(`${where}: ${detail || 'unauthorized'}`, { status }),
-        true,
-        undefined,
-      );
-    }
-    if (status === 404) {
-      throw new AttemptFailure(
-        new AgentNotFoundError(`${where}: ${detail || 'not found'}`, { status }),
-        true,
-        undefined,
-      );
-    }
-    if (status >= 400 && status < 500) {
-      throw new AttemptFailure(
-        new AgentBadRequestError(detail || `HTTP ${status}`, { status }),
-        true,
-        undefined,
-      );
-    }
-    // 503 means the service refused the request before doing anything; other 5xx may not.
-    const noEffect = status === 503;
-    const typed =
-      method === 'POST' && !noEffect
-        ? new AgentOutcomeUnknownError(`${where}: ${detail || 'server error'}`, { status })
-        : new AgentUnavailableError(`${where}: ${detail || 'server error'}`, { status });
-    throw new AttemptFailure(typed, noEffect, parseRetryAfter(response.headers, now()));
+    if (ok) return jobFromAnswer(text, truncated, where, status, options.redact);
+    const retryAfterMs = () => parseRetryAfter(response.headers, now());
+    throw failureOfStatus(status, where, describeBody(text, options.redact), method, retryAfterMs, now);
   }
 
   async function withRetry(

@@ -1,3 +1,4 @@
+import { projectOfRecord } from '../config/projects.js';
 import { type AgentClient, type AgentClientOptions, createAgentClient } from './client.js';
 
 /**
@@ -15,7 +16,7 @@ export function agentsPerProject(
   const { defaultProject, wrap, ...shared } = options;
   const agents = new Map<string, AgentClient>();
   return (projectId) => {
-    const id = projectId ?? defaultProject;
+    const id = projectOfRecord(projectId, defaultProject);
     let agent = agents.get(id);
     if (!agent) {
       agent = wrap(createAgentClient({ ...shared, projectId: id }));

@@ -54,3 +54,15 @@ export const postPolicy: RetryPolicy = {
 };
 
 export const retryPolicies = { get: getPolicy, post: postPolicy };
+
+/**
+ * The longest an agent API request can take with its retries: every attempt up to the time-out,
+ * and between attempts the longest backoff (randomised up to twice its base) and Retry-After.
+ */
+export function longestAgentCallMs(timeoutMs: number, policy: RetryPolicy, maxRetryAfterMs: number): number {
+  let total = (policy.retries + 1) * timeoutMs;
+  for (let retry = 0; retry < policy.retries; retry++) {
+    total += Math.min(2 * policy.minTimeoutMs * RETRY_FACTOR ** retry, policy.maxTimeoutMs) + maxRetryAfterMs;
+  }
+  return total;
+}

@@ -143,8 +143,8 @@ function outcomeStatus(
   }
 }
 
-/** The root message: who asked for what, and where the job stands. */
-export function rootText(job: JobRecord, hints: RenderHints): Mrkdwn {
+/** The status card's text: who asked for what, and where the job stands. */
+export function cardText(job: JobRecord, hints: RenderHints): Mrkdwn {
   const lines = [
     md`:memo: ${userMention(job.requesterId)} asked the docs agent:`,
     quoteInstruction(job.instruction),

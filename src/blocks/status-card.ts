@@ -13,12 +13,12 @@ import { checkPullRequestUrl } from '../slack/links.js';
 import { codeSpan, type Mrkdwn, md, slackDate, truncateMrkdwn, userMention } from '../slack/mrkdwn.js';
 import type { JobRecord, RunOutcome } from '../store/types.js';
 import {
+  cardText,
   duration,
   followUpHint,
   outcomeText,
   quoteInstruction,
   type RenderHints,
-  rootText,
   statusLine,
 } from './messages.js';
 
@@ -67,7 +67,7 @@ export function statusCard(
     ...retryButton(job),
   ];
   if (TAKES_FOLLOW_UPS.has(job.phase)) blocks.push(context(followUpHint(hints)));
-  return { text: truncateMrkdwn(rootText(job, hints), LIMITS.messageText), blocks };
+  return { text: truncateMrkdwn(cardText(job, hints), LIMITS.messageText), blocks };
 }
 
 /** The emoji on the thread's root that mirrors the card: working, done, failed (or none). */

@@ -1,4 +1,5 @@
 import { AGENT_HOURLY_LIMIT } from '../agent/limits.js';
+import { projectOfRecord } from '../config/projects.js';
 import type { FeedbackTotals } from '../domain/feedback.js';
 import { type Block, context, fieldsSection, section } from '../slack/blocks.js';
 import { codeSpan, joinMrkdwn, type Mrkdwn, md } from '../slack/mrkdwn.js';
@@ -27,7 +28,7 @@ const ago = (ms: number) => md`${duration(Math.max(0, ms))} ago`;
 export function statusReport(facts: StatusFacts): { text: Mrkdwn; blocks: Block[] } {
   const usedBy = new Map<string, number>();
   for (const u of facts.used) {
-    const id = u.projectId ?? facts.defaultProject;
+    const id = projectOfRecord(u.projectId, facts.defaultProject);
     usedBy.set(id, (usedBy.get(id) ?? 0) + u.count);
   }
   const quota = facts.projects.map((p) => {

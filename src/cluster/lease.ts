@@ -1,13 +1,3 @@
-import {
-  GET_MAX_RETRY_AFTER_MS,
-  getPolicy,
-  POST_MAX_RETRY_AFTER_MS,
-  postPolicy,
-  RETRY_FACTOR,
-  type RetryPolicy,
-} from '../agent/retry-policies.js';
-import { SLACK_CALL_TIMEOUT_MS } from '../slack/client-options.js';
-
 /**
  * How long a claim or hold on work lasts, and the longest call it guards. Both in milliseconds;
  * the lease is timed by the store's clock, the call by this process's monotonic clock.
@@ -19,7 +9,7 @@ export interface Lease {
   leaseMs: number;
 }
 
-/** The leases of every kind of work, derived from the configuration in {@link leasesFor}. */
+/** The leases of every kind of work, derived from the configuration by `jobs/leases.ts`. */
 export interface Leases {
   /** A job create or a follow-up: agent API POSTs, which must never be made twice. */
   agentWrite: Lease;
@@ -35,34 +25,11 @@ export interface Leases {
 /** The least margin between a claim and the call it guards: a store round trip and the work between them. */
 const MIN_MARGIN_MS = 2_000;
 
-/**
- * The longest an agent API request can take with its retries: every attempt up to the time-out,
- * and between attempts the longest backoff (randomised up to twice its base) and Retry-After.
- */
-export function longestAgentCallMs(timeoutMs: number, policy: RetryPolicy, maxRetryAfterMs: number): number {
-  let total = (policy.retries + 1) * timeoutMs;
-  for (let retry = 0; retry < policy.retries; retry++) {
-    total += Math.min(2 * policy.minTimeoutMs * RETRY_FACTOR ** retry, policy.maxTimeoutMs) + maxRetryAfterMs;
-  }
-  return total;
-}
-
-const lease = (callMs: number): Lease => ({
+/** A claim or hold on a call that takes at most `callMs`: the call, and a margin to get from the claim to it. */
+export const leaseFor = (callMs: number): Lease => ({
   callMs,
   leaseMs: callMs + Math.max(MIN_MARGIN_MS, Math.ceil(callMs / 4)),
 });
-
-/**
- * Every lease, from the agent API time-out (`DOCS_AGENT_API_TIMEOUT_MS`) and the fixed Slack call
- * time-out and retry policies: a claim lasts as long as the work it guards, whatever that is.
- */
-export function leasesFor(agentTimeoutMs: number): Leases {
-  return {
-    agentWrite: lease(longestAgentCallMs(agentTimeoutMs, postPolicy, POST_MAX_RETRY_AFTER_MS)),
-    agentRead: lease(longestAgentCallMs(agentTimeoutMs, getPolicy, GET_MAX_RETRY_AFTER_MS)),
-    delivery: lease(SLACK_CALL_TIMEOUT_MS),
-  };
-}
 
 /** Thrown when the store answers renewals so slowly that no call can start inside the lease. */
 export class HoldTooSlowError extends Error {

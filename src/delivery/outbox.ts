@@ -1,8 +1,8 @@
 import type { RenderHints } from '../blocks/messages.js';
 import { statusCard } from '../blocks/status-card.js';
 import { type Lease, readyForCall } from '../cluster/lease.js';
+import type { OutboxPayload } from '../domain/outbox-payload.js';
 import { parseOutboxPayload, unkeyedPostKey } from '../domain/outbox-registry.js';
-import type { HomePublisher } from '../home/home-publisher.js';
 import type { Logger } from '../logging/logger.js';
 import type { AgentSessions } from '../slack/agent-sessions.js';
 import { type Blocks, SlackCallError, type SlackGateway } from '../slack/gateway.js';
@@ -17,6 +17,9 @@ import { createReactionSync } from './root-reaction.js';
 import { createSessionSync } from './sessions.js';
 import type { createStepSender, StepDelivery } from './workflow-steps.js';
 
+/** The payload of one kind of outbox item. */
+type Payload<T extends OutboxPayload['type']> = Extract<OutboxPayload, { type: T }>;
+
 export interface OutboxOptions {
   store: Store;
   /** This process's instance id, under which it claims the items it delivers. */
@@ -27,8 +30,11 @@ export interface OutboxOptions {
   hints: RenderHints;
   /** Slack's agent sessions: each card update also shows the job's state as its thread's session. */
   sessions?: AgentSessions;
-  /** Refreshes a requester's App Home after their job's card changed. */
-  home?: HomePublisher;
+  /**
+   * Refreshes a requester's App Home after their job's card changed. Declared here and
+   * connected by the composition root (the App Home publisher), so delivery never reaches up.
+   */
+  home?: { refresh(userId: string): Promise<void> };
   /** Answers Workflow Builder steps; without it their items are given up. */
   steps?: Pick<ReturnType<typeof createStepSender>, 'send'>;
   /** Called when Slack refused an item for good and it is given up, for metrics. */
@@ -82,6 +88,76 @@ export function createOutbox(options: OutboxOptions): Outbox {
 
   const syncReaction = createReactionSync({ store, slack, logger });
 
+  /** A thread post, not posted twice: after an attempt that never recorded its answer, looked for first. */
+  async function sendPost(item: OutboxItem, payload: Payload<'post'>, held: () => Promise<boolean>) {
+    const metadata = {
+      eventType: payload.eventType,
+      // The dedupe key is stable across restarts and names the run; the id is the fallback.
+      key: item.dedupeKey ?? unkeyedPostKey(item.id),
+      ...(payload.about ? { fields: { ...payload.about } } : {}),
+    };
+    // An earlier attempt started and never recorded its answer: Slack may already have the
+    // message. Its metadata says so.
+    if (item.attempts > 1) {
+      const found = await slack
+        .findPosted({ channel: payload.channel, threadTs: payload.threadTs, metadata })
+        .catch((error: unknown) => {
+          // Slack cannot say right now: ask again later rather than risk a second copy.
+          // Only when it can never say (the app lacks the method or scope) post anyway.
+          if (error instanceof SlackCallError && error.permanent) return undefined;
+          throw error;
+        });
+      if (found) return;
+      // The look may have used up the claim: renewed before the post, or not posted at all.
+      if (!(await held())) throw new ClaimLost();
+    }
+    await slack.postMessage({
+      channel: payload.channel,
+      threadTs: payload.threadTs,
+      text: recordedMrkdwn(payload.text),
+      ...(payload.blocks ? { blocks: payload.blocks as Blocks } : {}),
+      metadata,
+    });
+  }
+
+  /** The status card re-rendered from the job as it is now, with its session, emoji and App Home. */
+  async function sendCardUpdate(item: OutboxItem, payload: Payload<'update_root'>) {
+    if (item.jobId === null) return;
+    // Read before the job: every update queued up to here is covered by the rendering below
+    // (each was queued in the same write as the change it shows).
+    const upto = await store.latestCardUpdate(item.jobId);
+    const job = await store.getJob(item.jobId);
+    if (!job) return;
+    await syncSession?.(job);
+    const card = statusCard(job, now(), options.hints);
+    await slack.updateMessage({
+      channel: payload.channel,
+      ts: payload.ts,
+      text: card.text,
+      blocks: card.blocks,
+    });
+    await syncReaction(job);
+    // Rate limits: a burst of changes costs one chat.update, not one per change.
+    if (upto !== undefined && upto > item.id)
+      await store.supersedeCardUpdates(job.id, upto, options.instanceId, now());
+    await options.home?.refresh(job.requesterId);
+  }
+
+  /** A reply to a command's `response_url`, said privately in the channel once the URL expired. */
+  async function sendResponse(payload: Payload<'respond'>) {
+    try {
+      await slack.respond(payload.responseUrl, recordedMrkdwn(payload.text));
+    } catch (error) {
+      // A response_url lives 30 minutes; after that, say it privately in the channel.
+      if (!(error instanceof SlackCallError && error.code === 'expired_url' && payload.fallback)) throw error;
+      await slack.postEphemeral({
+        channel: payload.fallback.channel,
+        user: payload.fallback.user,
+        text: recordedMrkdwn(payload.text),
+      });
+    }
+  }
+
   /**
    * Delivers an item; resolves to Slack's error code when it is given up without an error, or when to take it again.
    * `held` says whether the claim still covers a call about to start (renewing it if needed).
@@ -90,75 +166,17 @@ export function createOutbox(options: OutboxOptions): Outbox {
     const payload = item.payload;
     if (!(await held())) throw new ClaimLost();
     switch (payload.type) {
-      case 'post': {
-        const metadata = {
-          eventType: payload.eventType,
-          // The dedupe key is stable across restarts and names the run; the id is the fallback.
-          key: item.dedupeKey ?? unkeyedPostKey(item.id),
-          ...(payload.about ? { fields: { ...payload.about } } : {}),
-        };
-        // An earlier attempt started and never recorded its answer: Slack may already have the
-        // message. Its metadata says so.
-        if (item.attempts > 1) {
-          const found = await slack
-            .findPosted({ channel: payload.channel, threadTs: payload.threadTs, metadata })
-            .catch((error: unknown) => {
-              // Slack cannot say right now: ask again later rather than risk a second copy.
-              // Only when it can never say (the app lacks the method or scope) post anyway.
-              if (error instanceof SlackCallError && error.permanent) return undefined;
-              throw error;
-            });
-          if (found) return;
-          // The look may have used up the claim: renewed before the post, or not posted at all.
-          if (!(await held())) throw new ClaimLost();
-        }
-        await slack.postMessage({
-          channel: payload.channel,
-          threadTs: payload.threadTs,
-          text: recordedMrkdwn(payload.text),
-          ...(payload.blocks ? { blocks: payload.blocks as Blocks } : {}),
-          metadata,
-        });
+      case 'post':
+        await sendPost(item, payload, held);
         return;
-      }
-      case 'update_root': {
-        if (item.jobId === null) return;
-        // Read before the job: every update queued up to here is covered by the rendering below
-        // (each was queued in the same write as the change it shows).
-        const upto = await store.latestCardUpdate(item.jobId);
-        const job = await store.getJob(item.jobId);
-        if (!job) return;
-        await syncSession?.(job);
-        const card = statusCard(job, now(), options.hints);
-        await slack.updateMessage({
-          channel: payload.channel,
-          ts: payload.ts,
-          text: card.text,
-          blocks: card.blocks,
-        });
-        await syncReaction(job);
-        // Rate limits: a burst of changes costs one chat.update, not one per change.
-        if (upto !== undefined && upto > item.id)
-          await store.supersedeCardUpdates(job.id, upto, options.instanceId, now());
-        await options.home?.refresh(job.requesterId);
+      case 'update_root':
+        await sendCardUpdate(item, payload);
         return;
-      }
       case 'reaction':
         await slack.addReaction({ channel: payload.channel, ts: payload.ts, name: payload.name });
         return;
       case 'respond':
-        try {
-          await slack.respond(payload.responseUrl, recordedMrkdwn(payload.text));
-        } catch (error) {
-          // A response_url lives 30 minutes; after that, say it privately in the channel.
-          if (!(error instanceof SlackCallError && error.code === 'expired_url' && payload.fallback))
-            throw error;
-          await slack.postEphemeral({
-            channel: payload.fallback.channel,
-            user: payload.fallback.user,
-            text: recordedMrkdwn(payload.text),
-          });
-        }
+        await sendResponse(payload);
         return;
       case 'ephemeral':
         await slack.postEphemeral({

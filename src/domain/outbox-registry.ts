@@ -11,8 +11,11 @@ import type { OutboxPayload, PostKind } from './outbox-payload.js';
 
 /** Metadata event type of the bot's thread posts. */
 export const POST_EVENT_TYPE = 'docs_agent_post';
-/** Metadata event type of a job's root message (its status card). */
-export const ROOT_EVENT_TYPE = 'docs_agent_root';
+/**
+ * Metadata event type of a job's status card. Its text (and the card's key, `root:…`) predates
+ * the name "status card": stored cards carry it, so it stays.
+ */
+export const CARD_EVENT_TYPE = 'docs_agent_root';
 
 /** Metadata event type of an outcome told outside the job's thread (a channel notification, a DM). */
 export const NOTIFICATION_EVENT_TYPE = 'docs_agent_notification';
@@ -20,7 +23,7 @@ export const NOTIFICATION_EVENT_TYPE = 'docs_agent_notification';
 /** The metadata event types of everything the bot posts: its own messages carry one of them. */
 export const BOT_EVENT_TYPES: ReadonlySet<string> = new Set([
   POST_EVENT_TYPE,
-  ROOT_EVENT_TYPE,
+  CARD_EVENT_TYPE,
   NOTIFICATION_EVENT_TYPE,
 ]);
 
@@ -118,8 +121,8 @@ export const keys = Object.fromEntries(
   Object.entries(OUTBOX_ITEMS).flatMap(([name, item]) => (item.key ? [[name, item.key]] : [])),
 ) as { [K in KeyedItem]: NonNullable<Items[K]['key']> };
 
-/** The Slack metadata of a job's root message, so a restarted bot finds one it did not record. */
-export const rootMetadata = (jobId: number) => ({ eventType: ROOT_EVENT_TYPE, key: `root:${jobId}` });
+/** The Slack metadata of a job's status card, so a restarted bot finds one it did not record. */
+export const cardMetadata = (jobId: number) => ({ eventType: CARD_EVENT_TYPE, key: `root:${jobId}` });
 
 /** The metadata key of a thread post queued without a dedupe key: its outbox id. */
 export const unkeyedPostKey = (outboxId: number) => `outbox-${outboxId}`;

@@ -1,5 +1,5 @@
-import type { InstructionSurface, MetricsHooks } from '../metrics/hooks.js';
 import type { JobService } from './job-service.js';
+import type { InstructionSurface, MetricsHooks } from './metrics-hooks.js';
 
 /**
  * The job service, counting every instruction it could not record as it arrived (the store

@@ -6,7 +6,6 @@ import { type Leases, readyForCall } from '../cluster/lease.js';
 import { keys } from '../domain/outbox-registry.js';
 import { enterPhase, STILL_STARTING, TAKES_FOLLOW_UPS } from '../domain/phases.js';
 import type { Logger } from '../logging/logger.js';
-import type { MetricsHooks } from '../metrics/hooks.js';
 import { joinMrkdwn, type Mrkdwn, md, userMention } from '../slack/mrkdwn.js';
 import type { JobIn, JobRecord, RunRecord, Store } from '../store/types.js';
 import {
@@ -17,7 +16,8 @@ import {
   startedPatch,
 } from './agent-outcomes.js';
 import type { JobSettings, OutboxWrites, Wakeable } from './job-context.js';
-import { type PrivateTarget, privateNote, receivedReaction, rootUpdate, threadPost } from './outbox-items.js';
+import type { MetricsHooks } from './metrics-hooks.js';
+import { cardUpdate, type PrivateTarget, privateNote, receivedReaction, threadPost } from './outbox-items.js';
 
 /** How soon a batch whose sending failed before reaching the agent API is tried again, in milliseconds. */
 export const BATCH_RETRY_MS = 5_000;
@@ -122,7 +122,7 @@ export function createFollowUps(deps: FollowUpsDeps): FollowUps {
               run: first,
               covers: runs,
             }),
-            ...(forgotten ? rootUpdate({ ...job, ...forgotten }) : []),
+            ...(forgotten ? cardUpdate({ ...job, ...forgotten }) : []),
           ],
         },
         now(),
@@ -141,7 +141,7 @@ export function createFollowUps(deps: FollowUpsDeps): FollowUps {
             job: patch,
             runs: runs.map((r) => ({ id: r.id, patch: { state: 'sent' as const, sentAt: at } })),
             incrementRunCount: true,
-            enqueue: [...runs.flatMap((r) => receivedReaction(job, r)), ...rootUpdate({ ...job, ...patch })],
+            enqueue: [...runs.flatMap((r) => receivedReaction(job, r)), ...cardUpdate({ ...job, ...patch })],
           },
           at,
         ),

@@ -1,8 +1,8 @@
 import { refusalText, text } from '../blocks/messages.js';
-import type { InstructionSurface } from '../metrics/hooks.js';
 import type { Mrkdwn } from '../slack/mrkdwn.js';
 import type { Held, Holds } from './holds.js';
 import type { JobContext } from './job-context.js';
+import type { InstructionSurface } from './metrics-hooks.js';
 
 /** The checks an instruction passes before it goes to the agent: a new job's, or a reply's. */
 export interface InstructionChecks {

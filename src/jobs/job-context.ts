@@ -4,12 +4,12 @@ import type { RenderHints } from '../blocks/messages.js';
 import type { Leases } from '../cluster/lease.js';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../logging/logger.js';
-import { type MetricsHooks, noMetrics } from '../metrics/hooks.js';
 import type { ChannelAudiences } from '../slack/channel-audience.js';
 import type { SlackGateway } from '../slack/gateway.js';
 import type { UserNames } from '../slack/user-names.js';
 import type { Change, JobRecord, NewOutboxItem, Store } from '../store/types.js';
 import type { Loop } from '../util/loop.js';
+import { type MetricsHooks, noMetrics } from './metrics-hooks.js';
 import type { PrivateTarget } from './outbox-items.js';
 
 /** The settings the job flows read: slices of the configuration, never loose numbers. */

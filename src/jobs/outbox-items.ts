@@ -9,10 +9,10 @@ export const RECEIVED_REACTION = 'eyes';
 
 export {
   BOT_EVENT_TYPES,
+  CARD_EVENT_TYPE,
+  cardMetadata,
   NOTIFICATION_EVENT_TYPE,
   POST_EVENT_TYPE,
-  ROOT_EVENT_TYPE,
-  rootMetadata,
 } from '../domain/outbox-registry.js';
 
 /** What a thread post says, and about which run. */
@@ -62,7 +62,7 @@ export function threadPost({ job, key, kind, text, run, covers, blocks }: Thread
  * Re-renders the status card from the job as it is when the item is delivered (and the status
  * emoji on the thread's root).
  */
-export function rootUpdate(job: JobRecord): NewOutboxItem[] {
+export function cardUpdate(job: JobRecord): NewOutboxItem[] {
   const ts = cardTsOf(job);
   return ts
     ? [

@@ -9,7 +9,7 @@ import { fromAgentJob } from './agent-outcomes.js';
 import type { JobContext } from './job-context.js';
 import { createJobPrivacyChecks } from './job-privacy.js';
 import { type NotifySettings, outcomeNotifications } from './notifications.js';
-import { rootUpdate, threadPost } from './outbox-items.js';
+import { cardUpdate, threadPost } from './outbox-items.js';
 
 /** What the poller observed of a run: its outcome, or that it may not poll. */
 export interface RunOutcomes {
@@ -77,7 +77,7 @@ export function createRunOutcomes(ctx: RunOutcomesDeps): RunOutcomes {
                 ]
               : []),
             ...elsewhere,
-            ...rootUpdate(updated),
+            ...cardUpdate(updated),
           ],
         },
         at,

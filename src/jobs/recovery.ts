@@ -3,7 +3,7 @@ import { keys } from '../domain/outbox-registry.js';
 import { enterPhase, expectPhase, type JobPhase, moveJob, STILL_STARTING } from '../domain/phases.js';
 import type { JobIn, JobRecord, Orphans, RunRecord } from '../store/types.js';
 import { type JobContext, requesterTarget } from './job-context.js';
-import { privateNote, rootUpdate, threadPost } from './outbox-items.js';
+import { cardUpdate, privateNote, threadPost } from './outbox-items.js';
 import type { JobStart } from './start/start-job.js';
 import { stepAnswer } from './workflow-steps.js';
 
@@ -38,8 +38,8 @@ export function createRecovery(ctx: JobContext, parts: RecoveryParts) {
    * it surely does not, start over; if Slack cannot say, tell the requester.
    */
   async function fromPosting(job: JobIn<'posting'>, expect: Expect, first: RunRecord | undefined) {
-    const found = await parts.findRoot(job);
-    if (found?.ts && first) return parts.rootRecorded(job, first, found.ts);
+    const found = await parts.findCard(job);
+    if (found?.ts && first) return parts.cardRecorded(job, first, found.ts);
     if (found && first) {
       if (await moveJob(store, job.id, job.phase, 'accepted', now())) await parts.startJob(job.id);
       return;
@@ -89,7 +89,7 @@ export function createRecovery(ctx: JobContext, parts: RecoveryParts) {
             text: text.restartedBeforeCreate(job.requesterId),
             run: first,
           }),
-          ...rootUpdate({ ...job, ...unknown }),
+          ...cardUpdate({ ...job, ...unknown }),
           ...stepAnswer(job, { error: text.restartedBeforeCreate(job.requesterId) }),
         ],
       },

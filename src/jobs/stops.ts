@@ -6,7 +6,7 @@ import type { JobRecord, RunRecord } from '../store/types.js';
 import { accessWhereAsked } from './access-where-asked.js';
 import type { WaitingWithdrawal } from './edits.js';
 import type { JobContext } from './job-context.js';
-import { privateNote, rootUpdate, threadPost } from './outbox-items.js';
+import { cardUpdate, privateNote, threadPost } from './outbox-items.js';
 import type { StopOutcome, StopRequest } from './requests.js';
 
 /**
@@ -72,7 +72,7 @@ export function createSessionStops(
         jobId: job.id,
         expect: { phase: fresh.phase, runCount: fresh.runCount },
         ...(running ? { job: { stoppedRun: run } } : {}),
-        enqueue: [post, ...rootUpdate({ ...fresh, stoppedRun: running ? run : fresh.stoppedRun })],
+        enqueue: [post, ...cardUpdate({ ...fresh, stoppedRun: running ? run : fresh.stoppedRun })],
       },
       now(),
     );
@@ -106,7 +106,7 @@ export function createSessionStops(
         await ctx.enqueue(
           [
             privateNote(job.id, keys.stopRefused({ jobId: job.id, eventTs: request.eventTs }), to, note),
-            ...rootUpdate(job),
+            ...cardUpdate(job),
           ],
           now(),
         );

@@ -1,4 +1,5 @@
 import { keys } from '../domain/outbox-registry.js';
+import { stepExecutionOfKey } from '../domain/trigger-keys.js';
 import { type Mrkdwn, mrkdwnToPlain } from '../slack/mrkdwn.js';
 import type { JobRecord, NewOutboxItem } from '../store/types.js';
 
@@ -9,15 +10,9 @@ import type { JobRecord, NewOutboxItem } from '../store/types.js';
  * restart too, and never before the job's fate is recorded.
  */
 
-const STEP_TRIGGER_PREFIX = 'step:';
-
-/** The trigger key of a job a step started: its execution id, so a re-delivery is a repeat. */
-export const stepTriggerKey = (executionId: string) => `${STEP_TRIGGER_PREFIX}${executionId}`;
-
 /** The step execution that started a job, if a step did. */
 export function stepExecutionOf(job: Pick<JobRecord, 'origin' | 'triggerKey'>): string | undefined {
-  if (job.origin !== 'workflow' || !job.triggerKey.startsWith(STEP_TRIGGER_PREFIX)) return undefined;
-  return job.triggerKey.slice(STEP_TRIGGER_PREFIX.length);
+  return job.origin === 'workflow' ? stepExecutionOfKey(job.triggerKey) : undefined;
 }
 
 /** A step's failure, once per execution: for a job it started, or for one it could not record. */

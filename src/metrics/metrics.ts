@@ -1,7 +1,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { FEEDBACK_VALUES } from '../domain/feedback.js';
+import type { AgentAnswer, MetricsHooks } from '../jobs/metrics-hooks.js';
 import type { RunOutcome } from '../store/types.js';
-import type { AgentAnswer, MetricsHooks } from './hooks.js';
 import { registerStoreGauges, type StoreGaugesOptions } from './store-gauges.js';
 
 /** Upper bounds of the agent API latency buckets, in seconds (its time-out defaults to 6 s). */

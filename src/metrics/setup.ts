@@ -1,8 +1,9 @@
 import type { Config } from '../config/config.js';
+import { servedProjects } from '../config/projects.js';
 import type { Route } from '../http/front-server.js';
+import { type MetricsHooks, noMetrics } from '../jobs/metrics-hooks.js';
 import type { Logger } from '../logging/logger.js';
 import type { Store } from '../store/types.js';
-import { type MetricsHooks, noMetrics } from './hooks.js';
 import { createMetrics } from './metrics.js';
 import { metricsRoute } from './metrics-route.js';
 
@@ -19,7 +20,7 @@ export function setUpMetrics(
   const metrics = createMetrics({
     read: (usesSince, instanceTimeoutMs) => store.figures(usesSince, instanceTimeoutMs),
     shared: store.shared,
-    projects: [...new Set([config.agent.projectId, ...config.channelProjects.values()])],
+    projects: servedProjects(config),
     instanceTimeoutMs: config.instanceTimeoutMs,
     logger,
   });

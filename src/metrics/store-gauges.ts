@@ -1,6 +1,7 @@
 import { Gauge, type Registry } from 'prom-client';
 import { HOUR_MS } from '../access/access-policy.js';
 import { AGENT_HOURLY_LIMIT } from '../agent/limits.js';
+import { projectOfRecord } from '../config/projects.js';
 import type { Logger } from '../logging/logger.js';
 import type { StoreFigures } from '../store/types.js';
 import { withTimeout } from '../util/timeout.js';
@@ -92,7 +93,7 @@ export function registerStoreGauges(options: StoreGaugesOptions): void {
       this.reset();
       const used = new Map(options.projects.map((p) => [p, 0]));
       for (const u of read?.figures.uses ?? []) {
-        const project = u.projectId ?? defaultProject;
+        const project = projectOfRecord(u.projectId, defaultProject);
         used.set(project, (used.get(project) ?? 0) + u.count);
       }
       for (const [project, count] of used) this.set({ project }, read ? count : Number.NaN);

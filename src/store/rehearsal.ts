@@ -1,3 +1,4 @@
+import { triggerKeys } from '../domain/trigger-keys.js';
 import type { NewJob, NewRun, Store } from './types.js';
 
 /**
@@ -41,7 +42,7 @@ function rehearsalJob(instanceId: string, i: number, pollIntervalMs: number): [N
       channelId: 'C0REHEARSAL',
       requesterId: 'U0REHEARSAL',
       instruction,
-      triggerKey: `rehearsal:${instanceId}:${i}`,
+      triggerKey: triggerKeys.rehearsal(instanceId, i),
       responseUrl: `https://hooks.slack.com/commands/T0REHEARSAL/${i}/rehearsal`,
       projectId: 'rehearsal',
       pollIntervalMs,

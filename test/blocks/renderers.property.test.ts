@@ -4,10 +4,10 @@ import { AgentBadRequestError, AgentRateLimitedError } from '../../src/agent/err
 import { homeView, jobListMessage } from '../../src/blocks/job-list.js';
 import {
   agentErrorText,
+  cardText,
   outcomeText,
   type RenderHints,
   refusalText,
-  rootText,
   text,
   usage,
 } from '../../src/blocks/messages.js';
@@ -175,7 +175,7 @@ describe('every renderer, over hostile strings from people and the agent API', (
           for (const el of (b.elements as { url?: string }[] | undefined) ?? [])
             if (el.url) expect(el.url).toBe(trusted(record.prLink));
         }
-        expectSafe([rootText(record, HINTS)], {
+        expectSafe([cardText(record, HINTS)], {
           mentions: mentionsOf(record.requesterId),
           urls: [trusted(record.prLink)],
         });

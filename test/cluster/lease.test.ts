@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { postPolicy } from '../../src/agent/retry-policies.js';
-import { HoldTooSlowError, leasesFor, longestAgentCallMs, readyForCall } from '../../src/cluster/lease.js';
+import { longestAgentCallMs, postPolicy } from '../../src/agent/retry-policies.js';
+import { HoldTooSlowError, readyForCall } from '../../src/cluster/lease.js';
+import { leasesFor } from '../../src/jobs/leases.js';
 
 describe('leases derived from the configuration', () => {
   it('cover every attempt of an agent API POST, the backoff and Retry-After between them, and a margin', () => {

@@ -1,7 +1,7 @@
 import { WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
-import { leasesFor } from '../../src/cluster/lease.js';
 import { createOutbox } from '../../src/delivery/outbox.js';
+import { leasesFor } from '../../src/jobs/leases.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { createSlackGateway } from '../../src/slack/gateway.js';
 import { md } from '../../src/slack/mrkdwn.js';

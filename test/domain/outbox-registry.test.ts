@@ -1,23 +1,23 @@
 import { WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
-import { leasesFor } from '../../src/cluster/lease.js';
 import { createOutbox } from '../../src/delivery/outbox.js';
 import {
   BOT_EVENT_TYPES,
+  CARD_EVENT_TYPE,
+  cardMetadata,
   keys,
   NOTIFICATION_EVENT_TYPE,
   OUTBOX_ITEMS,
   POST_EVENT_TYPE,
   parseOutboxPayload,
-  ROOT_EVENT_TYPE,
-  rootMetadata,
   unkeyedPostKey,
 } from '../../src/domain/outbox-registry.js';
+import { leasesFor } from '../../src/jobs/leases.js';
 import {
+  cardUpdate,
   outcomeNotification,
   privateNote,
   receivedReaction,
-  rootUpdate,
   threadPost,
 } from '../../src/jobs/outbox-items.js';
 import { createLogger } from '../../src/logging/logger.js';
@@ -76,14 +76,14 @@ describe('outbox item keys', () => {
 
   it('are the metadata event types earlier releases wrote', () => {
     expect(POST_EVENT_TYPE).toBe('docs_agent_post');
-    expect(ROOT_EVENT_TYPE).toBe('docs_agent_root');
+    expect(CARD_EVENT_TYPE).toBe('docs_agent_root');
     expect(NOTIFICATION_EVENT_TYPE).toBe('docs_agent_notification');
     expect([...BOT_EVENT_TYPES].sort()).toEqual([
       'docs_agent_notification',
       'docs_agent_post',
       'docs_agent_root',
     ]);
-    expect(rootMetadata(7)).toEqual({ eventType: 'docs_agent_root', key: 'root:7' });
+    expect(cardMetadata(7)).toEqual({ eventType: 'docs_agent_root', key: 'root:7' });
     const posts = Object.entries(OUTBOX_ITEMS).filter(([, item]) => item.payload === 'post');
     expect(posts.map(([name]) => name).sort()).toEqual(
       [
@@ -170,7 +170,7 @@ describe('outbox items', () => {
       privateNote(7, keys.refused({ jobId: 7 }), to, md`no`),
       privateNote(7, keys.refused({ jobId: 7 }), { ...to, responseUrl: 'https://hooks.slack.com/x' }, md`no`),
       ...receivedReaction(job, run(41, 2, '1700000000.000200')),
-      ...rootUpdate(job),
+      ...cardUpdate(job),
       outcomeNotification({
         job,
         run: run(41, 2, null),

@@ -7,13 +7,13 @@
 import { vi } from 'vitest';
 import { createAccessPolicy } from '../../src/access/access-policy.js';
 import type { RenderHints } from '../../src/blocks/messages.js';
-import { leasesFor } from '../../src/cluster/lease.js';
 import { readConfig, secretsOf } from '../../src/config/config.js';
 import { createReplyCatchUp } from '../../src/jobs/catch-up.js';
 import { createFollowUps } from '../../src/jobs/follow-ups.js';
 import { createHolds } from '../../src/jobs/holds.js';
 import { createInstructionChecks } from '../../src/jobs/instruction-checks.js';
 import { createJobContext, type JobContext, type JobServiceDeps } from '../../src/jobs/job-context.js';
+import { leasesFor } from '../../src/jobs/leases.js';
 import { createReplies } from '../../src/jobs/replies.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { createChannelAudiences } from '../../src/slack/channel-audience.js';

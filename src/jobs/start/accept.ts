@@ -1,6 +1,7 @@
 import { stepText } from '../../blocks/step-texts.js';
 import { keys } from '../../domain/outbox-registry.js';
 import { THREAD_RELEASING_PHASES } from '../../domain/phases.js';
+import { triggerKeys } from '../../domain/trigger-keys.js';
 import type { ChannelAudience } from '../../slack/channel-audience.js';
 import { isDirectMessage } from '../../slack/conversations.js';
 import { WAIT_LIMIT_MS } from '../../slack/function-steps.js';
@@ -19,7 +20,7 @@ import type {
 } from '../requests.js';
 import { filesNote, withFiles } from '../shared-files.js';
 import { withContext } from '../thread-context.js';
-import { stepFailure, stepTriggerKey } from '../workflow-steps.js';
+import { stepFailure } from '../workflow-steps.js';
 
 /**
  * How much earlier than it was accepted a message counts as the last use of its assistant pane
@@ -167,7 +168,7 @@ export function createJobAcceptance(
           channelId: request.channelId,
           requesterId: request.userId,
           instruction: request.text.trim(),
-          triggerKey: `command:${request.triggerId}`,
+          triggerKey: triggerKeys.command(request.triggerId),
           responseUrl: request.responseUrl,
           privacy: channelPrivacy(request.channelId, request.audience),
         },
@@ -181,7 +182,7 @@ export function createJobAcceptance(
     acceptMention: (request) =>
       inThread(request, {
         origin: 'mention',
-        triggerKey: `mention:${request.channelId}:${request.messageTs}`,
+        triggerKey: triggerKeys.mention(request.channelId, request.messageTs),
         // The earlier messages of the thread it was posted in are the job's context.
         contextTs: request.threadTs ? request.messageTs : null,
         privacy: channelPrivacy(request.channelId),
@@ -201,7 +202,7 @@ export function createJobAcceptance(
         await store.touchAssistantThread({ channelId: request.channelId, threadTs }, now() - PANE_USE_LAG_MS);
       return inThread(request, {
         origin: 'direct',
-        triggerKey: `direct:${request.channelId}:${request.messageTs}`,
+        triggerKey: triggerKeys.direct(request.channelId, request.messageTs),
         // A conversation with the bot itself: nothing in it is context someone else gave.
         contextTs: null,
         privacy: pane ? 'pane' : 'direct',
@@ -226,7 +227,7 @@ export function createJobAcceptance(
         ),
         message.files ?? [],
       );
-      const triggerKey = `shortcut:${request.viewId}`;
+      const triggerKey = triggerKeys.shortcut(request.viewId);
       // In the message's own channel the job lives in its thread; elsewhere it gets a new one.
       const threadTs = inPlace ? (message.threadTs ?? message.ts) : null;
       const result = await insert(
@@ -248,7 +249,7 @@ export function createJobAcceptance(
     },
 
     async acceptStep(request) {
-      const triggerKey = stepTriggerKey(request.executionId);
+      const triggerKey = triggerKeys.step(request.executionId);
       const { job, created } = await insert(
         {
           teamId: request.teamId,

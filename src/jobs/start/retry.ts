@@ -1,8 +1,9 @@
 import { cardTsOf } from '../../blocks/status-card.js';
 import { enterPhase, expectPhase, mayRetry, RETRYABLE } from '../../domain/phases.js';
+import { triggerKeys } from '../../domain/trigger-keys.js';
 import { accessWhereAsked } from '../access-where-asked.js';
 import type { JobContext } from '../job-context.js';
-import { rootUpdate } from '../outbox-items.js';
+import { cardUpdate } from '../outbox-items.js';
 import type { RetryOutcome, RetryRequest } from '../requests.js';
 
 /**
@@ -10,9 +11,6 @@ import type { RetryOutcome, RetryRequest } from '../requests.js';
  * answer within 3 seconds. Past it the person is told Slack could not say who they are.
  */
 export const RETRY_ACCESS_CHECK_MS = 1_500;
-
-/** The trigger key of the job that tries `jobId` again: one per job, so a retry happens once. */
-export const retryTriggerKey = (jobId: number) => `retry:${jobId}`;
 
 /** Recording "Try again" on a failed job: fast, before Slack is acknowledged. */
 export interface RetryAcceptance {
@@ -33,7 +31,7 @@ export function createRetryAcceptance(
   const { store, logger, now } = ctx;
   return {
     async acceptRetry(request) {
-      const triggerKey = retryTriggerKey(request.jobId);
+      const triggerKey = triggerKeys.retry(request.jobId);
       // The click's value names a job; what it may do is read from the store, never the click.
       const old = await store.getJob(request.jobId);
       if (!old || old.channelId !== request.channelId) return 'not_retryable';
@@ -67,7 +65,7 @@ export function createRetryAcceptance(
           contextTs: old.contextTs,
           privacy: old.privacy,
           contextChannelId: old.contextChannelId,
-          replaces: { jobId: old.id, from, to: retried.phase, enqueue: rootUpdate(retried) },
+          replaces: { jobId: old.id, from, to: retried.phase, enqueue: cardUpdate(retried) },
         },
         {
           kind: 'create',

@@ -2,7 +2,7 @@ import type { AgentJob } from '../../agent/schema.js';
 import { agentErrorText, text } from '../../blocks/messages.js';
 import { statusCard } from '../../blocks/status-card.js';
 import { readyForCall } from '../../cluster/lease.js';
-import { keys, rootMetadata } from '../../domain/outbox-registry.js';
+import { cardMetadata, keys } from '../../domain/outbox-registry.js';
 import { enterPhase } from '../../domain/phases.js';
 import { SlackCallError } from '../../slack/gateway.js';
 import { CLOCK_MARGIN_S } from '../../slack/message-listing.js';
@@ -21,17 +21,17 @@ import { createFirstPrompt } from '../first-prompt.js';
 import type { InstructionChecks } from '../instruction-checks.js';
 import { type JobContext, requesterTarget } from '../job-context.js';
 import { createJobPrivacyChecks } from '../job-privacy.js';
-import { privateNote, rootUpdate, threadPost } from '../outbox-items.js';
+import { cardUpdate, privateNote, threadPost } from '../outbox-items.js';
 import { stepAnswer } from '../workflow-steps.js';
 
 /** Starting an accepted job: the checks, the status card, and the create call upstream. */
 export interface JobStart {
-  /** Checks access, posts the root message and creates the job upstream. */
+  /** Checks access, posts the status card and creates the job upstream. */
   startJob(jobId: number): Promise<void>;
   /** Records the thread and card Slack holds for a job being posted, then makes the create call. */
-  rootRecorded(job: JobIn<'posting'>, run: RunRecord, cardTs: string): Promise<void>;
+  cardRecorded(job: JobIn<'posting'>, run: RunRecord, cardTs: string): Promise<void>;
   /** The status card Slack holds for this job: `{ ts }` (undefined ts: none); undefined when Slack cannot say. */
-  findRoot(job: JobRecord): Promise<{ ts: string | undefined } | undefined>;
+  findCard(job: JobRecord): Promise<{ ts: string | undefined } | undefined>;
 }
 
 export function createJobStart(
@@ -98,7 +98,7 @@ export function createJobStart(
               text: md`${userMention(job.requesterId)} ${said}`,
               run,
             }),
-            ...rootUpdate({ ...job, ...ended }),
+            ...cardUpdate({ ...job, ...ended }),
             ...stepAnswer(job, { error: said }),
           ],
         },
@@ -122,7 +122,7 @@ export function createJobStart(
               run: { id: run.id, patch: { state: 'sent', sentAt: at } },
               incrementRunCount: true,
               enqueue: [
-                ...rootUpdate({ ...job, ...patch }),
+                ...cardUpdate({ ...job, ...patch }),
                 ...stepAnswer(job, { threadTs: job.threadTs ?? '' }),
               ],
             },
@@ -140,7 +140,7 @@ export function createJobStart(
   }
 
   /** Posts the status card: the thread's root for a command, a reply in the thread otherwise. */
-  async function postRoot(job: JobIn<'posting'>, run: RunRecord): Promise<void> {
+  async function postCard(job: JobIn<'posting'>, run: RunRecord): Promise<void> {
     let cardTs: string;
     if (!(await held(job, 'delivery'))) {
       logger.warn('another instance took this job over; not posting its status card', { jobId: job.id });
@@ -153,15 +153,15 @@ export function createJobStart(
         ...(job.threadTs ? { threadTs: job.threadTs } : {}),
         text: card.text,
         blocks: card.blocks,
-        metadata: rootMetadata(job.id),
+        metadata: cardMetadata(job.id),
       });
     } catch (error) {
       const code = error instanceof SlackCallError ? error.code : 'unexpected_error';
       // An answer lost on the way back (time-out, 5xx) does not mean Slack refused the post.
       const found =
-        error instanceof SlackCallError && !error.isPlatformError ? (await findRoot(job))?.ts : undefined;
+        error instanceof SlackCallError && !error.isPlatformError ? (await findCard(job))?.ts : undefined;
       if (found) {
-        await rootRecorded(job, run, found);
+        await cardRecorded(job, run, found);
         return;
       }
       logger.warn('could not post the root message; job not started', { jobId: job.id, code });
@@ -183,10 +183,10 @@ export function createJobStart(
       await dispatchReady(job.id);
       return;
     }
-    await rootRecorded(job, run, cardTs);
+    await cardRecorded(job, run, cardTs);
   }
 
-  async function rootRecorded(job: JobIn<'posting'>, run: RunRecord, cardTs: string): Promise<void> {
+  async function cardRecorded(job: JobIn<'posting'>, run: RunRecord, cardTs: string): Promise<void> {
     // Replies posted under the message that started the job before its card was recorded.
     const catchUpAfter = job.origin === 'mention' || job.origin === 'direct' ? run.messageTs : null;
     // Recorded before the create call: a crash from here on leaves a row the next start explains.
@@ -203,13 +203,13 @@ export function createJobStart(
     if (catchUpAfter) await catchUp({ ...job, ...patch }, catchUpAfter, cardTs);
   }
 
-  const findRoot = (job: JobRecord): Promise<{ ts: string | undefined } | undefined> =>
+  const findCard = (job: JobRecord): Promise<{ ts: string | undefined } | undefined> =>
     (job.threadTs
-      ? slack.findPosted({ channel: job.channelId, threadTs: job.threadTs, metadata: rootMetadata(job.id) })
+      ? slack.findPosted({ channel: job.channelId, threadTs: job.threadTs, metadata: cardMetadata(job.id) })
       : slack.findInChannel({
           channel: job.channelId,
           oldest: Math.floor(job.createdAt / 1000) - CLOCK_MARGIN_S,
-          metadata: rootMetadata(job.id),
+          metadata: cardMetadata(job.id),
         })
     ).then(
       (ts) => ({ ts }),
@@ -276,8 +276,8 @@ export function createJobStart(
     const current = (await store.getJob(job.id)) ?? job;
     const first = (await store.getRun(run.id)) ?? run;
     await pane.starting(current);
-    await postRoot({ ...current, ...enterPhase(job.phase, 'posting') }, first);
+    await postCard({ ...current, ...enterPhase(job.phase, 'posting') }, first);
   }
 
-  return { startJob, rootRecorded, findRoot };
+  return { startJob, cardRecorded, findCard };
 }

@@ -4,7 +4,8 @@ import { HOUR_MS } from '../../access/access-policy.js';
 import { jobListMessage, LIST_LIMIT } from '../../blocks/job-list.js';
 import { refusalText, text, usage } from '../../blocks/messages.js';
 import { statusReport } from '../../blocks/status-report.js';
-import { parseCommandText } from '../../jobs/command-text.js';
+import { servedProjects } from '../../config/projects.js';
+import { type CommandText, parseCommandText } from '../../jobs/command-text.js';
 import { isDirectConversation, privateByChannelName } from '../../slack/conversations.js';
 import { md } from '../../slack/mrkdwn.js';
 import { redactDeep } from '../../slack/redaction.js';
@@ -50,7 +51,6 @@ async function listReply(deps: ListenerDeps, body: Command, scope: 'mine' | 'cha
 
 async function statusReply(deps: ListenerDeps) {
   const now = Date.now();
-  const projects = [deps.config.agent.projectId, ...new Set(deps.config.channelProjects.values())];
   const [used, activeJobs, instances, feedback] = await Promise.all([
     deps.store.instructionsSince(now - HOUR_MS),
     deps.store.countActiveJobs(),
@@ -58,7 +58,7 @@ async function statusReply(deps: ListenerDeps) {
     deps.store.feedbackTotals(),
   ]);
   return statusReport({
-    projects: [...new Set(projects)],
+    projects: servedProjects(deps.config),
     defaultProject: deps.config.agent.projectId,
     used,
     activeJobs,
@@ -71,7 +71,65 @@ async function statusReply(deps: ListenerDeps) {
   });
 }
 
-/** `/docs-agent <instruction>`: acknowledge at once, then start the job in the background. */
+type Ack = SlackCommandMiddlewareArgs['ack'];
+type ReportRequest = Extract<CommandText, { kind: 'list' | 'status' }>;
+
+/** `/docs-agent list` or `status`: for people who may use the bot, answered in the acknowledgement. */
+async function answerReport(deps: ListenerDeps, body: Command, asked: ReportRequest, ack: Ack) {
+  // Reports show jobs and quota: only for people who may use the bot, and fail closed
+  // when Slack cannot say in time (Slack wants the answer within 3 seconds).
+  const decision = await withTimeout(
+    deps.access.check({ teamId: body.team_id, channelId: body.channel_id, userId: body.user_id }),
+    REPORT_ACCESS_CHECK_MS,
+  ).catch(() => undefined);
+  if (!decision?.allowed) {
+    await ack({ response_type: 'ephemeral', text: refusalText(decision ?? { reason: 'unverified' }) });
+    return;
+  }
+  try {
+    const reply = asked.kind === 'list' ? await listReply(deps, body, asked.scope) : await statusReply(deps);
+    // Reports show what the agent API said of each job: masked as everything the bot shows.
+    await ack({ response_type: 'ephemeral', ...redactDeep(reply, deps.redact) });
+  } catch (error) {
+    deps.logger.error('could not read the store for a report', { error, kind: asked.kind });
+    await ack({ response_type: 'ephemeral', text: text.reportUnavailable() });
+  }
+}
+
+/** `/docs-agent <instruction>`: recorded, acknowledged, then started in the background. */
+async function acceptInstruction(deps: ListenerDeps, body: Command, instruction: string, ack: Ack) {
+  // In a direct message the command cannot be followed by its thread (and in a DM between other
+  // people the bot cannot post at all): a direct message to the bot itself starts a job instead.
+  if (isDirectConversation(body.channel_id, body.channel_name)) {
+    await ack({ response_type: 'ephemeral', text: text.directMessage() });
+    return;
+  }
+  // Recorded before the acknowledgement: once Slack shows the command as sent, a crash cannot
+  // lose it (the next start carries on or explains).
+  let jobId: number | undefined;
+  try {
+    jobId = await deps.jobs.acceptCommand({
+      teamId: body.team_id,
+      channelId: body.channel_id,
+      userId: body.user_id,
+      text: instruction,
+      triggerId: body.trigger_id,
+      responseUrl: body.response_url ?? null,
+      audience: privateByChannelName(body.channel_name),
+    });
+  } catch (error) {
+    deps.logger.error('could not record a command', { error });
+    await ack({ response_type: 'ephemeral', text: text.notRecorded() });
+    return;
+  }
+  await ack();
+  if (jobId !== undefined) {
+    const id = jobId;
+    runRecorded(deps, 'start job', () => deps.jobs.startJob(id), { jobId: id });
+  }
+}
+
+/** `/docs-agent …`: help, a report, or an instruction, each acknowledged within Slack's 3 s. */
 export function docsAgentCommand(deps: ListenerDeps) {
   return async ({ command, ack }: SlackCommandMiddlewareArgs & AllMiddlewareArgs) => {
     const parsed = commandSchema.safeParse(command);
@@ -98,61 +156,12 @@ export function docsAgentCommand(deps: ListenerDeps) {
         });
         return;
       case 'list':
-      case 'status': {
-        // Reports show jobs and quota: only for people who may use the bot, and fail closed
-        // when Slack cannot say in time (Slack wants the answer within 3 seconds).
-        const decision = await withTimeout(
-          deps.access.check({ teamId: body.team_id, channelId: body.channel_id, userId: body.user_id }),
-          REPORT_ACCESS_CHECK_MS,
-        ).catch(() => undefined);
-        if (!decision?.allowed) {
-          await ack({ response_type: 'ephemeral', text: refusalText(decision ?? { reason: 'unverified' }) });
-          return;
-        }
-        try {
-          const reply =
-            parsedText.kind === 'list'
-              ? await listReply(deps, body, parsedText.scope)
-              : await statusReply(deps);
-          // Reports show what the agent API said of each job: masked as everything the bot shows.
-          await ack({ response_type: 'ephemeral', ...redactDeep(reply, deps.redact) });
-        } catch (error) {
-          deps.logger.error('could not read the store for a report', { error, kind: parsedText.kind });
-          await ack({ response_type: 'ephemeral', text: text.reportUnavailable() });
-        }
+      case 'status':
+        await answerReport(deps, body, parsedText, ack);
         return;
-      }
       case 'instruction':
-        break;
-    }
-    // In a direct message the command cannot be followed by its thread (and in a DM between other
-    // people the bot cannot post at all): a direct message to the bot itself starts a job instead.
-    if (isDirectConversation(body.channel_id, body.channel_name)) {
-      await ack({ response_type: 'ephemeral', text: text.directMessage() });
-      return;
-    }
-    // Recorded before the acknowledgement: once Slack shows the command as sent, a crash cannot
-    // lose it (the next start carries on or explains).
-    let jobId: number | undefined;
-    try {
-      jobId = await deps.jobs.acceptCommand({
-        teamId: body.team_id,
-        channelId: body.channel_id,
-        userId: body.user_id,
-        text: parsedText.text,
-        triggerId: body.trigger_id,
-        responseUrl: body.response_url ?? null,
-        audience: privateByChannelName(body.channel_name),
-      });
-    } catch (error) {
-      deps.logger.error('could not record a command', { error });
-      await ack({ response_type: 'ephemeral', text: text.notRecorded() });
-      return;
-    }
-    await ack();
-    if (jobId !== undefined) {
-      const id = jobId;
-      runRecorded(deps, 'start job', () => deps.jobs.startJob(id), { jobId: id });
+        await acceptInstruction(deps, body, parsedText.text, ack);
+        return;
     }
   };
 }

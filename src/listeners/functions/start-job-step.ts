@@ -2,6 +2,7 @@ import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { text } from '../../blocks/messages.js';
 import { stepText } from '../../blocks/step-texts.js';
+import { servesProject } from '../../config/projects.js';
 import { isDirectMessage } from '../../slack/conversations.js';
 import { type Mrkdwn, mrkdwnToPlain } from '../../slack/mrkdwn.js';
 import { runRecorded } from '../background.js';
@@ -80,13 +81,6 @@ export function startJobStep(deps: ListenerDeps) {
 function inputProblem(deps: ListenerDeps, inputs: z.infer<typeof inputsSchema>): Mrkdwn | undefined {
   if (!mrkdwnToPlain(inputs.instruction).trim()) return stepText.noInstruction();
   if (isDirectMessage(inputs.channel_id)) return stepText.direct();
-  if (inputs.project && !knownProject(deps, inputs.project)) return stepText.unknownProject();
+  if (inputs.project && !servesProject(deps.config, inputs.project)) return stepText.unknownProject();
   return undefined;
-}
-
-/** A project the step may name: the deployment's default one, or one a channel runs on. */
-function knownProject(deps: ListenerDeps, project: string): boolean {
-  return (
-    project === deps.config.agent.projectId || [...deps.config.channelProjects.values()].includes(project)
-  );
 }

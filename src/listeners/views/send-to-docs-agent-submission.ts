@@ -70,6 +70,34 @@ async function authorName(deps: ListenerDeps, author: string): Promise<string> {
 }
 
 /**
+ * What is wrong with the modal's inputs, answered inside it; with Slack's word on the channel
+ * when it was asked (and answered in time).
+ */
+async function inputErrors(
+  deps: ListenerDeps,
+  instruction: string,
+  channel: string,
+): Promise<{ errors: Errors; known: Awaited<ReturnType<typeof facts>> }> {
+  const errors: Errors = {};
+  let known: Awaited<ReturnType<typeof facts>>;
+  // Modal inputs arrive as typed (events and commands arrive Slack-encoded): the length is the text's own.
+  const length = instruction.length;
+  if (!instruction) errors.instruction = say.noInstruction();
+  else if (length > deps.config.maxPromptChars)
+    errors.instruction = say.tooLong(length, deps.config.maxPromptChars);
+  if (!channel) errors.channel = say.noChannel();
+  else if (isDirectMessage(channel)) errors.channel = say.direct();
+  else if (!channelAllowed(deps.config.access, channel)) errors.channel = say.channelNotAllowed();
+  else {
+    known = await facts(deps, channel);
+    if (known === 'missing') errors.channel = say.channelMissing();
+    else if (known?.isArchived) errors.channel = say.archived();
+    else if (known && !known.isMember) errors.channel = say.notMember();
+  }
+  return { errors, known };
+}
+
+/**
  * The modal submitted: checks what can be checked at once and answers problems inside the modal;
  * otherwise records the job and closes it.
  */
@@ -101,22 +129,7 @@ export function sendToDocsAgentSubmission(deps: ListenerDeps) {
     const messageText = value(BLOCK.message)?.value ?? '';
     const channel = value(BLOCK.channel)?.selected_conversation ?? '';
 
-    const errors: Errors = {};
-    let known: Awaited<ReturnType<typeof facts>>;
-    // Modal inputs arrive as typed (events and commands arrive Slack-encoded): the length is the text's own.
-    const length = instruction.length;
-    if (!instruction) errors.instruction = say.noInstruction();
-    else if (length > deps.config.maxPromptChars)
-      errors.instruction = say.tooLong(length, deps.config.maxPromptChars);
-    if (!channel) errors.channel = say.noChannel();
-    else if (isDirectMessage(channel)) errors.channel = say.direct();
-    else if (!channelAllowed(deps.config.access, channel)) errors.channel = say.channelNotAllowed();
-    else {
-      known = await facts(deps, channel);
-      if (known === 'missing') errors.channel = say.channelMissing();
-      else if (known?.isArchived) errors.channel = say.archived();
-      else if (known && !known.isMember) errors.channel = say.notMember();
-    }
+    const { errors, known } = await inputErrors(deps, instruction, channel);
     if (Object.keys(errors).length > 0) {
       await ack({ response_action: 'errors', errors });
       return;

@@ -1,9 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  createRetryAcceptance,
-  type RetryAcceptance,
-  retryTriggerKey,
-} from '../../../src/jobs/start/retry.js';
+import { triggerKeys } from '../../../src/domain/trigger-keys.js';
+import { createRetryAcceptance, type RetryAcceptance } from '../../../src/jobs/start/retry.js';
 import type { JobPatch, NewJob } from '../../../src/store/types.js';
 import { TEAM } from '../../helpers/fake-network.js';
 import { CHANNEL, createJobWorld, INSTANCE, type JobWorld, REQUESTER } from '../../helpers/job-world.js';
@@ -61,7 +58,7 @@ describe('"Try again"', () => {
       projectId: 'proj_b',
       contextTs: '1700000000.000009',
       instruction: old.instruction,
-      triggerKey: retryTriggerKey(old.id),
+      triggerKey: triggerKeys.retry(old.id),
       responseUrl: 'https://hooks.slack.com/actions/1',
       owner: INSTANCE,
     });

@@ -168,13 +168,13 @@ describe('startJob', () => {
   });
 });
 
-describe('findRoot', () => {
+describe('findCard', () => {
   it('is undefined when Slack cannot say, and names the card when it can', async () => {
     const { job } = await w.insertJob();
     w.slack.findInChannel.mockRejectedValueOnce(new SlackCallError('conversations.history', 'fatal_error'));
-    expect(await start.findRoot(job)).toBeUndefined();
+    expect(await start.findCard(job)).toBeUndefined();
     w.slack.findInChannel.mockResolvedValueOnce(undefined);
-    expect(await start.findRoot(job)).toEqual({ ts: undefined });
+    expect(await start.findCard(job)).toEqual({ ts: undefined });
   });
 });
 

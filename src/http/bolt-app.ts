@@ -1,13 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { App, HTTPReceiver, SocketModeReceiver } from '@slack/bolt';
 import type { Config } from '../config/config.js';
-import { answerPlain, countInFlight, createFrontServer, type Route } from '../http/front-server.js';
 import type { Logger } from '../logging/logger.js';
+import { slackClientOptions } from '../slack/client-options.js';
+import { readBody, SLACK_BODY_TIMEOUT_MS, signedBySlack } from '../slack/events-intake.js';
+import type { Identity } from '../slack/identity.js';
+import { slackLogger, slackLogLevel } from '../slack/slack-logger.js';
 import type { YieldGate } from '../util/yield-gate.js';
-import { slackClientOptions } from './client-options.js';
-import { readBody, SLACK_BODY_TIMEOUT_MS, signedBySlack } from './events-intake.js';
-import type { Identity } from './identity.js';
-import { slackLogger, slackLogLevel } from './slack-logger.js';
+import { answerPlain, countInFlight, createFrontServer, type Route } from './front-server.js';
 
 /** Largest request body accepted on /slack/events. Slack's own payloads stay far below. */
 export const MAX_BODY_BYTES = 256 * 1024;

@@ -1,0 +1,239 @@
+import { WebClient } from '@slack/web-api';
+import { createAccessPolicy } from './access/access-policy.js';
+import { agentsPerProject } from './agent/per-project.js';
+import type { RenderHints } from './blocks/messages.js';
+import { type Membership, newInstanceId } from './cluster/membership.js';
+import type { Config } from './config/config.js';
+import { notifyChannelFor, secretsOf } from './config/config.js';
+import { projectForChannel, projectOfRecord } from './config/projects.js';
+import { createOutbox } from './delivery/outbox.js';
+import { createHomePublisher } from './home/home-publisher.js';
+import { createSlackApp } from './http/bolt-app.js';
+import { createHealth } from './http/health.js';
+import { countNotRecorded } from './jobs/count-not-recorded.js';
+import { outboxWrites } from './jobs/job-context.js';
+import { createJobService } from './jobs/job-service.js';
+import { leasesFor } from './jobs/leases.js';
+import { createRunOutcomes } from './jobs/outcomes.js';
+import { registerListeners } from './listeners/index.js';
+import { createLogger, createRedactor, type Logger } from './logging/logger.js';
+import { setUpMetrics } from './metrics/setup.js';
+import { createRequestBudget } from './poller/budget.js';
+import { createPoller } from './poller/poller.js';
+import { createAgentSessions } from './slack/agent-sessions.js';
+import { createChannelAudiences } from './slack/channel-audience.js';
+import { slackClientOptions } from './slack/client-options.js';
+import { createSlackGateway } from './slack/gateway.js';
+import { createIdentity } from './slack/identity.js';
+import { redactingGateway } from './slack/redaction.js';
+import { createUserNames } from './slack/user-names.js';
+import { createCheckpointLoop } from './store/checkpoints.js';
+import { openStore } from './store/open-store.js';
+import { createRetentionSweep } from './store/retention.js';
+import type { Store } from './store/types.js';
+import type { TaskTracker, TaskTrackerOptions } from './util/tasks.js';
+import { createYieldGate, gated } from './util/yield-gate.js';
+import { createWorkflowSteps } from './workflow-builder.js';
+
+/*
+ * The build sections of the composition root, in the order `startApp` runs them: the foundation
+ * (settings derived once, the store, metrics, the yield gate), Slack as the app calls it, the
+ * work (access, outbox, outcomes, poller, job service, upkeep loops) and the receiver with its
+ * listeners. Each section is handed what the ones before it built.
+ */
+
+export interface StartOptions {
+  logger?: Logger;
+  /** Store to use instead of opening `config.databasePath`. */
+  store?: Store;
+  /** Bounds of the background work (tests make them small); the defaults are in `util/tasks.ts`. */
+  tasks?: TaskTrackerOptions;
+  /** First wait before a held instruction is checked again (tests make it short); default `HOLD_FIRST_RETRY_MS`. */
+  holdRetryMs?: number;
+}
+
+/** What every part is built on: settings derived once, the store, metrics and the yield gate. */
+export async function buildFoundation(config: Config, options: StartOptions) {
+  const logger = options.logger ?? createLogger({ level: config.logLevel, secrets: secretsOf(config) });
+  // The logs' redaction masks all the bot shows in Slack too: an agent API or proxy may echo a secret.
+  const redact = createRedactor(secretsOf(config));
+  const store = options.store ?? (await openStore(config, logger));
+  const instanceId = newInstanceId();
+  const metrics = setUpMetrics(config, store, logger);
+  // Slack's requests go first: background tasks, deliveries, polls and every Slack or agent API
+  // call of background work wait for a quiet moment (see util/yield-gate.ts).
+  const gate = createYieldGate();
+  const hints: RenderHints = {
+    mode: config.followUps.mode,
+    asideMarker: config.followUps.asideMarker,
+    prLinkHosts: config.prLinkHosts,
+  };
+  return { config, options, logger, redact, store, instanceId, metrics, gate, hints };
+}
+export type Foundation = Awaited<ReturnType<typeof buildFoundation>>;
+
+/** Slack as the app calls it: the Web API client, the bot's identity, the gateway in front and behind the gate. */
+export function buildSlackSide({ config, logger, redact, metrics, gate }: Foundation) {
+  const client = new WebClient(config.slack.botToken, slackClientOptions(config, logger, 'web-api'));
+  const identity = createIdentity(client, logger);
+  const ownBotId = () => identity.peek()?.botId;
+  const gateway = createSlackGateway({ client, logger, ownBotId, onError: metrics.hooks.slackError });
+  const slack = redactingGateway(gateway, redact);
+  void identity.get();
+  const names = createUserNames(slack, logger);
+  /** Slack as background work sees it: each call one slice, after the requests in flight. */
+  const backgroundSlack = gated(slack, gate);
+  // Asked as jobs start and as their outcomes are told elsewhere: background work, never an ack.
+  const audiences = createChannelAudiences({ slack: backgroundSlack, logger });
+  return { client, identity, slack, backgroundSlack, names, audiences };
+}
+export type SlackSide = ReturnType<typeof buildSlackSide>;
+
+/** The work: access, the outbox, outcomes, the poller and the job service, and the upkeep loops. */
+export function buildWork(
+  base: Foundation,
+  side: SlackSide,
+  tasks: TaskTracker,
+  membership: Pick<Membership, 'liveCount'>,
+) {
+  const { config, options, logger, redact, store, instanceId, metrics, gate, hints } = base;
+  const { client, identity, slack, backgroundSlack, names, audiences } = side;
+  // Claims and holds last as long as the calls they guard (see cluster/lease.ts).
+  const leases = leasesFor(config.agent.timeoutMs);
+  // POLL_MAX_RPS is the deployment's budget: instances sharing a store split it.
+  const budget = createRequestBudget({ rate: () => config.poll.maxRps / membership.liveCount() });
+  const health = createHealth();
+  // One client per documentation project (CHANNEL_PROJECTS), sharing the request budget.
+  const agentFor = agentsPerProject({
+    baseUrl: config.agent.apiUrl,
+    apiKey: config.agent.apiKey,
+    defaultProject: config.agent.projectId,
+    timeoutMs: config.agent.timeoutMs,
+    logger,
+    redact,
+    getBudget: budget,
+    onAnswer: health.agentAnswered,
+    onRequest: metrics.hooks.agentRequest,
+    wrap: (agent) => gated(agent, gate),
+  });
+  const access = createAccessPolicy({
+    config: config.access,
+    identity,
+    slack,
+    store,
+    logger,
+    defaultProject: config.agent.projectId,
+  });
+  // Built bottom-up, each part handed what it calls: the outbox first (everything queues posts
+  // for it), then the outcomes the poller records, the poller, and the job service that wakes both.
+  const home = createHomePublisher({ access, store, slack: backgroundSlack, identity, logger, hints });
+  // Workflow Builder steps are answered by the outbox, once each (see workflow-builder.ts).
+  const steps = createWorkflowSteps({ client, store, identity, logger, gate, config, redact });
+  const outbox = createOutbox({
+    steps: steps.sender,
+    store,
+    instanceId,
+    slack: backgroundSlack,
+    sessions: gated(createAgentSessions({ client, logger, redact, onError: metrics.hooks.slackError }), gate),
+    logger,
+    hints,
+    home,
+    onGivenUp: metrics.hooks.outboxGivenUp,
+    gate,
+    lease: leases.delivery,
+  });
+  const outcomes = createRunOutcomes({
+    store,
+    logger,
+    metrics: metrics.hooks,
+    now: Date.now,
+    hints,
+    settings: config,
+    ...outboxWrites(store, outbox),
+    audiences,
+    notify: {
+      channelFor: (projectId) =>
+        notifyChannelFor(config.notify.channels, projectOfRecord(projectId, config.agent.projectId)),
+      on: config.notify.on,
+      requester: config.notify.requester,
+      privateJobs: config.notify.privateJobs,
+      workspaceUrl: async () => (await identity.get())?.url,
+    },
+  });
+  const poller = createPoller({
+    store,
+    instanceId,
+    agentFor,
+    outcomes,
+    logger,
+    settings: config.poll,
+    budget,
+    gate,
+    lease: leases.agentRead,
+  });
+  const jobs = createJobService({
+    store,
+    instanceId,
+    settings: config,
+    loops: { outbox, poller },
+    access,
+    leases,
+    ...(options.holdRetryMs !== undefined ? { holdRetryMs: options.holdRetryMs } : {}),
+    agentFor,
+    projectFor: (channelId) => projectForChannel(config, channelId),
+    names,
+    hints,
+    botUserId: async () => (await identity.get())?.botUserId,
+    slack: backgroundSlack,
+    audiences,
+    logger,
+    runTask: (name, work) => tasks.run(name, work),
+    metrics: metrics.hooks,
+  });
+  const retention = createRetentionSweep({ store, logger, retentionDays: config.retentionDays });
+  const checkpoints = createCheckpointLoop({ store, logger, gate });
+
+  return { health, access, home, steps, outbox, outcomes, poller, jobs, retention, checkpoints };
+}
+export type Work = ReturnType<typeof buildWork>;
+
+/** The receiver of Slack's requests, with a listener for each surface. */
+export function buildReceiver(
+  base: Foundation,
+  side: SlackSide,
+  work: Work,
+  tasks: TaskTracker,
+  isReady: () => boolean,
+) {
+  const { config, logger, redact, store, metrics, gate, hints } = base;
+  const { identity, slack, names } = side;
+  const { access, jobs, home, health, steps } = work;
+  const slackApp = createSlackApp({
+    config,
+    logger,
+    identity,
+    isReady,
+    routes: metrics.routes,
+    gate,
+  });
+  registerListeners(slackApp.app, {
+    access,
+    // Listeners are where instructions arrive: what the store cannot record is counted there.
+    jobs: countNotRecorded(jobs, metrics.hooks),
+    tasks,
+    logger,
+    store,
+    slack,
+    identity,
+    home,
+    health,
+    config,
+    hints,
+    names,
+    redact,
+    steps: steps.completer,
+    socketMode: config.slack.appToken !== undefined,
+  });
+
+  return slackApp;
+}
