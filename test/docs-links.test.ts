@@ -22,7 +22,7 @@ function prose(text: string): string {
 }
 
 /** GitHub's anchors for the headings of a page (a repeated heading gets -1, -2, …). */
-export function anchorsOf(text: string): Set<string> {
+function anchorsOf(text: string): Set<string> {
   const seen = new Map<string, number>();
   const anchors = new Set<string>();
   for (const [, heading] of text.replace(/^```[^\n]*\n[\s\S]*?^```$/gm, '').matchAll(/^#{1,6} (.+)$/gm)) {
