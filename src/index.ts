@@ -18,7 +18,7 @@ async function main(): Promise<void> {
       // Problems name variables and never quote values; masked anyway, as every other line is.
       const redact = createRedactor(secretsOfEnv(process.env));
       process.stderr.write(
-        `docs-agent cannot start. ${redact(error.message)}\nSee README.md, "Configuration", for every variable.\n`,
+        `docs-agent cannot start. ${redact(error.message)}\nSee docs/configuration.md for every variable.\n`,
       );
       process.exit(1);
     }

@@ -34,7 +34,7 @@ export interface DatabaseTls {
 const TLS_PARAMS = ['sslmode', 'sslrootcert', 'sslcert', 'sslkey', 'sslnegotiation'] as const;
 /** pg's own spellings, which would override the settings read here; refused so nothing is ambiguous. */
 const REFUSED_PARAMS: Record<string, string> = {
-  ssl: 'is pg-specific; use sslmode (libpq meaning, see README "Configuration")',
+  ssl: 'is pg-specific; use sslmode (libpq meaning, see docs/configuration.md)',
   uselibpqcompat: 'is not needed: sslmode already has libpq meaning here',
 };
 const shown = (value: string) => JSON.stringify(value.length > 20 ? `${value.slice(0, 20)}…` : value);
