@@ -2,7 +2,7 @@ import type { Logger } from './logging/logger.js';
 import type { Identity } from './slack/identity.js';
 import { warmUpAckPath } from './slack/warm-up.js';
 import { rehearseInserts } from './store/rehearsal.js';
-import type { Store } from './store/types.js';
+import type { StoreLifecycle } from './store/types.js';
 import { withTimeout } from './util/timeout.js';
 
 /** Longest start-up waits for Slack's `auth.test` before saying ready anyway, in milliseconds. */
@@ -15,7 +15,7 @@ const IDENTITY_WAIT_MS = 500;
  * through the real receiver from a direct message, where a command starts nothing.
  */
 export async function warmStart(options: {
-  store: Pick<Store, 'rehearseInsert'>;
+  store: Pick<StoreLifecycle, 'rehearseInsert'>;
   logger: Logger;
   instanceId: string;
   pollIntervalMs: number;

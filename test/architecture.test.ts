@@ -66,6 +66,60 @@ function upwardImports(graph: Map<string, Map<string, string[]>>, layers: string
   );
 }
 
+/** Most modules outside src/store that may take the whole `Store`: the composition root's. */
+const MAX_WHOLE_STORE = 3;
+
+/**
+ * Whether a module uses the whole `Store` of src/store rather than its roles: a reference to it
+ * (imported by name, renamed, or through a namespace), a class implementing it, or a re-export,
+ * except as `Pick<Store, …>` or `Store['member']`, which ask for a few members.
+ */
+function takesWholeStore(fileName: string, source: string): boolean {
+  const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, true);
+  const names = new Set<string>();
+  const namespaces = new Set<string>();
+  let whole = false;
+  for (const statement of file.statements) {
+    if (!ts.isImportDeclaration(statement) && !ts.isExportDeclaration(statement)) continue;
+    const from = statement.moduleSpecifier;
+    if (!from || !ts.isStringLiteral(from) || !/(^|\/)store\//.test(from.text)) continue;
+    const named = ts.isImportDeclaration(statement)
+      ? statement.importClause?.namedBindings
+      : statement.exportClause;
+    if (named && (ts.isNamespaceImport(named) || ts.isNamespaceExport(named)))
+      namespaces.add(named.name.text);
+    else if (named) {
+      const store = named.elements.filter(
+        (element) => (element.propertyName ?? element.name).text === 'Store',
+      );
+      if (ts.isExportDeclaration(statement)) whole ||= store.length > 0;
+      for (const element of store) names.add(element.name.text);
+    } else if (ts.isExportDeclaration(statement)) whole = true;
+  }
+  const isStore = (name: ts.Node) =>
+    (ts.isIdentifier(name) && names.has(name.text)) ||
+    (ts.isQualifiedName(name) && name.right.text === 'Store' && namespaces.has(name.left.getText())) ||
+    (ts.isPropertyAccessExpression(name) &&
+      name.name.text === 'Store' &&
+      namespaces.has(name.expression.getText()));
+  const narrowed = (ref: ts.TypeReferenceNode) => {
+    const parent = ref.parent;
+    if (ts.isIndexedAccessTypeNode(parent)) return parent.objectType === ref;
+    return (
+      ts.isTypeReferenceNode(parent) &&
+      parent.typeName.getText() === 'Pick' &&
+      parent.typeArguments?.[0] === ref
+    );
+  };
+  const visit = (node: ts.Node) => {
+    if (ts.isTypeReferenceNode(node) && isStore(node.typeName) && !narrowed(node)) whole = true;
+    if (ts.isExpressionWithTypeArguments(node) && isStore(node.expression)) whole = true;
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return whole;
+}
+
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
@@ -190,6 +244,32 @@ describe('the shape of src/', () => {
       'jobs → blocks (jobs/a.ts imports ../blocks/b.js)',
       'blocks → jobs (blocks/b.ts imports ../jobs/a.js)',
     ]);
+  });
+
+  it(`lets at most ${MAX_WHOLE_STORE} modules outside src/store take the whole store`, () => {
+    const whole = files
+      .filter((file) => !relative(SRC, file).startsWith(`store${sep}`))
+      .filter((file) => takesWholeStore(file, readFileSync(file, 'utf8')))
+      .map((file) => relative(SRC, file));
+    expect(whole.length, whole.join(', ')).toBeLessThanOrEqual(MAX_WHOLE_STORE);
+  });
+
+  it('finds a module that takes the whole store, and lets one ask for roles or a few members', () => {
+    const from = "from '../store/types.js';";
+    const whole = [
+      `import type { Store } ${from}\nexport interface Deps { store: Store }`,
+      `import type { Store as All } ${from}\nlet store: All | undefined;`,
+      `import type * as stores ${from}\nlet store: stores.Store | undefined;`,
+      `import type { Store } ${from}\nexport class Memory implements Store {}`,
+      `export type { Store } ${from}`,
+    ];
+    const narrow = [
+      `import type { Store } ${from}\ntype A = Pick<Store, 'getJob'>;\ntype B = Store['apply'];`,
+      `import type { JobsStore, UsesStore } ${from}\nlet store: JobsStore & UsesStore;`,
+      "import type { Store } from './redux.js';\nlet store: Store;",
+    ];
+    expect(whole.map((source) => takesWholeStore('x.ts', source))).toEqual(whole.map(() => true));
+    expect(narrow.map((source) => takesWholeStore('x.ts', source))).toEqual(narrow.map(() => false));
   });
 
   it(`keeps every file under ${MAX_LINES} lines`, () => {

@@ -6,7 +6,7 @@ import { isDirectMessage } from '../slack/conversations.js';
 import type { SlackGateway, SlackUser } from '../slack/gateway.js';
 import { SlackCallError } from '../slack/gateway.js';
 import type { Identity } from '../slack/identity.js';
-import type { Store } from '../store/types.js';
+import type { UsesStore } from '../store/types.js';
 import { BoundedCache } from '../util/lru.js';
 
 /** Who is asking, and where. */
@@ -88,7 +88,7 @@ export interface AccessPolicyDeps {
   config: Config['access'];
   identity: Identity;
   slack: SlackGateway;
-  store: Store;
+  store: UsesStore;
   logger: Logger;
   /** The deployment's documentation project (`DOCS_AGENT_PROJECT_ID`): jobs recorded without one ran there. */
   defaultProject: string;

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from '../logging/logger.js';
-import type { Orphans, Store } from '../store/types.js';
+import type { ClusterStore, Orphans, StoreLifecycle } from '../store/types.js';
 import { createLoop } from '../util/loop.js';
 
 export interface MembershipOptions {
-  store: Store;
+  store: Pick<ClusterStore, 'adoptOrphans' | 'heartbeat' | 'liveInstances' | 'retireInstance'> &
+    Pick<StoreLifecycle, 'shared'>;
   instanceId: string;
   /**
    * On a shared store, an instance not heard from for this long (milliseconds) is taken for dead

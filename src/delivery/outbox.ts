@@ -7,7 +7,7 @@ import type { Logger } from '../logging/logger.js';
 import type { AgentSessions } from '../slack/agent-sessions.js';
 import { type Blocks, SlackCallError, type SlackGateway } from '../slack/gateway.js';
 import { recordedMrkdwn } from '../slack/mrkdwn.js';
-import type { OutboxItem, Store } from '../store/types.js';
+import type { ClusterStore, JobsStore, OutboxItem, OutboxStore } from '../store/types.js';
 import { backoffMs } from '../util/backoff.js';
 import { createLoop, type Loop } from '../util/loop.js';
 import type { YieldGate } from '../util/yield-gate.js';
@@ -21,7 +21,9 @@ import type { createStepSender, StepDelivery } from './workflow-steps.js';
 type Payload<T extends OutboxPayload['type']> = Extract<OutboxPayload, { type: T }>;
 
 export interface OutboxOptions {
-  store: Store;
+  store: OutboxStore &
+    Pick<JobsStore, 'getJob' | 'setRootReaction'> &
+    Pick<ClusterStore, 'claimOutbox' | 'renewHold'>;
   /** This process's instance id, under which it claims the items it delivers. */
   instanceId: string;
   slack: SlackGateway;
@@ -197,7 +199,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
 
   /** Delivers an item claimed at `grantedAt` (this process's monotonic clock; now if not given). */
   async function deliver(stored: OutboxItem, grantedAt = monotonic()): Promise<void> {
-    const update = (patch: Parameters<Store['updateOutbox']>[1]) =>
+    const update = (patch: Parameters<OutboxStore['updateOutbox']>[1]) =>
       store.updateOutbox(stored.id, patch, options.instanceId);
     // Written by this or another release: a payload this one cannot read is given up, and the
     // other items go on.

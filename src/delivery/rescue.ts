@@ -3,7 +3,7 @@ import type { Logger } from '../logging/logger.js';
 import type { SlackGateway } from '../slack/gateway.js';
 import { channelMention, codeSpan, md, recordedMrkdwn, truncateMrkdwn } from '../slack/mrkdwn.js';
 import { isChannelClosed } from '../slack/slack-errors.js';
-import type { OutboxItem, Store } from '../store/types.js';
+import type { JobsStore, OutboxItem } from '../store/types.js';
 
 /** Length a post refused as too long is cut to; Slack's limit is far above. */
 const SHORTENED_POST_CHARS = 3_000;
@@ -21,7 +21,11 @@ export class ClaimLost extends Error {
  * thread that is gone (channel archived, bot removed) is replaced by a direct message to the
  * requester. `held` says whether the delivery claim still covers a post about to start.
  */
-export function createRescue(deps: { slack: SlackGateway; store: Store; logger: Logger }) {
+export function createRescue(deps: {
+  slack: SlackGateway;
+  store: Pick<JobsStore, 'getJob'>;
+  logger: Logger;
+}) {
   const { slack, store, logger } = deps;
   return async function rescue(
     item: OutboxItem,

@@ -1,14 +1,14 @@
 import { statusReaction } from '../blocks/status-card.js';
 import type { Logger } from '../logging/logger.js';
 import type { SlackGateway } from '../slack/gateway.js';
-import type { JobRecord, Store } from '../store/types.js';
+import type { JobRecord, JobsStore } from '../store/types.js';
 
 /**
  * Swaps the status emoji on a job thread's root to match its status card. Cosmetic: a failure is
  * logged and never fails the card update it goes with.
  */
 export function createReactionSync(deps: {
-  store: Pick<Store, 'setRootReaction'>;
+  store: Pick<JobsStore, 'setRootReaction'>;
   slack: Pick<SlackGateway, 'addReaction' | 'removeReaction'>;
   logger: Logger;
 }): (job: JobRecord) => Promise<void> {

@@ -11,13 +11,13 @@ import {
 } from '../slack/function-steps.js';
 import { permalink } from '../slack/permalink.js';
 import type { Redact } from '../slack/redaction.js';
-import type { JobRecord, OutboxItem, Store } from '../store/types.js';
+import type { JobRecord, JobsStore, OutboxItem } from '../store/types.js';
 
 /** What delivering a step item came to: done, given up (Slack's code), or look again at `laterAt`. */
 export type StepDelivery = undefined | string | { laterAt: number };
 
 export interface StepSenderOptions {
-  store: Pick<Store, 'getJob'>;
+  store: Pick<JobsStore, 'getJob'>;
   steps: Pick<StepCompleter, 'complete'>;
   /** The workspace's address (auth.test's `url`), for thread links; undefined when Slack cannot say. */
   workspaceUrl: () => Promise<string | undefined>;

@@ -4,7 +4,7 @@ import { type RenderHints, refusalText, usage } from '../blocks/messages.js';
 import type { Logger } from '../logging/logger.js';
 import type { SlackGateway } from '../slack/gateway.js';
 import type { Identity } from '../slack/identity.js';
-import type { Store } from '../store/types.js';
+import type { HomeViewsStore, JobsStore } from '../store/types.js';
 
 export interface HomePublisher {
   /** Publishes the person's App Home: their recent jobs and the guide. */
@@ -16,7 +16,7 @@ export interface HomePublisher {
 export function createHomePublisher(deps: {
   /** The App Home shows jobs only to people who may use the bot. */
   access: Pick<AccessPolicy, 'check'>;
-  store: Store;
+  store: Pick<HomeViewsStore, 'homeOpened'> & Pick<JobsStore, 'recentJobs'>;
   slack: SlackGateway;
   identity: Identity;
   logger: Logger;

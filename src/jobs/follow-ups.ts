@@ -7,7 +7,7 @@ import { keys } from '../domain/outbox-registry.js';
 import { enterPhase, STILL_STARTING, TAKES_FOLLOW_UPS } from '../domain/phases.js';
 import type { Logger } from '../logging/logger.js';
 import { joinMrkdwn, type Mrkdwn, md, userMention } from '../slack/mrkdwn.js';
-import type { JobIn, JobRecord, RunRecord, Store } from '../store/types.js';
+import type { ClusterStore, JobIn, JobRecord, JobsStore, RunRecord, RunsStore } from '../store/types.js';
 import {
   errorMessage,
   isUnknownOutcome,
@@ -23,7 +23,9 @@ import { cardUpdate, type PrivateTarget, privateNote, receivedReaction, threadPo
 export const BATCH_RETRY_MS = 5_000;
 
 export interface FollowUpsDeps {
-  store: Store;
+  store: Pick<JobsStore, 'getJob'> &
+    Pick<RunsStore, 'readyRuns'> &
+    Pick<ClusterStore, 'claimReadyRuns' | 'renewHold'>;
   instanceId: string;
   agentFor: (projectId: string | null) => AgentClient;
   logger: Logger;

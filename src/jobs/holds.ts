@@ -1,7 +1,6 @@
 import { text } from '../blocks/messages.js';
 import { keys } from '../domain/outbox-registry.js';
 import type { Logger } from '../logging/logger.js';
-import type { Store } from '../store/types.js';
 import { backoffMs } from '../util/backoff.js';
 import type { OutboxWrites } from './job-context.js';
 import { type PrivateTarget, privateNote } from './outbox-items.js';
@@ -38,7 +37,6 @@ export interface Holds {
 }
 
 export function createHolds(deps: {
-  store: Store;
   logger: Logger;
   /** Queues the note that an instruction is held, and wakes the outbox. */
   enqueue: OutboxWrites['enqueue'];

@@ -7,7 +7,17 @@ import type { Logger } from '../logging/logger.js';
 import type { ChannelAudiences } from '../slack/channel-audience.js';
 import type { SlackGateway } from '../slack/gateway.js';
 import type { UserNames } from '../slack/user-names.js';
-import type { Change, JobRecord, NewOutboxItem, Store } from '../store/types.js';
+import type {
+  AssistantThreadsStore,
+  Change,
+  ClusterStore,
+  FeedbackStore,
+  JobRecord,
+  JobsStore,
+  NewOutboxItem,
+  OutboxStore,
+  RunsStore,
+} from '../store/types.js';
 import type { Loop } from '../util/loop.js';
 import { type MetricsHooks, noMetrics } from './metrics-hooks.js';
 import type { PrivateTarget } from './outbox-items.js';
@@ -21,8 +31,16 @@ export type JobSettings = Pick<Config, 'maxPromptChars' | 'threadContextMaxChars
 /** A background loop the job flows wake when they give it work (see {@link Loop.kick}). */
 export type Wakeable = Pick<Loop, 'kick'>;
 
+/** The store roles the job flows use: jobs and runs whole, and what they queue, claim and record. */
+export type JobStore = JobsStore &
+  RunsStore &
+  ClusterStore &
+  Pick<OutboxStore, 'enqueue'> &
+  Pick<FeedbackStore, 'recordFeedback'> &
+  Pick<AssistantThreadsStore, 'assistantThread' | 'touchAssistantThread'>;
+
 export interface JobServiceDeps {
-  store: Store;
+  store: JobStore;
   /** This process's instance id: owner of the instructions it accepts until they are sent. */
   instanceId: string;
   settings: JobSettings;
@@ -78,16 +96,19 @@ export interface JobContext extends Omit<JobServiceDeps, 'metrics' | 'now' | 'mo
 /** Store writes that queue outbox items, each followed by a wake of the outbox. */
 export interface OutboxWrites {
   /**
-   * Applies a change that queues outbox items (see {@link Store.apply}), then wakes the outbox.
+   * Applies a change that queues outbox items (see {@link JobsStore.apply}), then wakes the outbox.
    * False, and nothing woken, when the change's `expect` did not hold.
    */
   applyQueued(change: Change, at: number): Promise<boolean>;
-  /** Queues outbox items (see {@link Store.enqueue}), then wakes the outbox. */
+  /** Queues outbox items (see {@link OutboxStore.enqueue}), then wakes the outbox. */
   enqueue(items: NewOutboxItem[], at: number): Promise<void>;
 }
 
 /** One place for "write, then wake": an item queued without a wake waits for the next one. */
-export function outboxWrites(store: Store, outbox: Wakeable): OutboxWrites {
+export function outboxWrites(
+  store: Pick<JobsStore, 'apply'> & Pick<OutboxStore, 'enqueue'>,
+  outbox: Wakeable,
+): OutboxWrites {
   return {
     async applyQueued(change, at) {
       const applied = await store.apply(change, at);

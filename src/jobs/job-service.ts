@@ -48,13 +48,13 @@ export interface JobService
     OutcomeFeedback {
   /**
    * Finishes or explains what a stopped process left half done (taken over with
-   * {@link Store.adoptOrphans}).
+   * {@link ClusterStore.adoptOrphans}).
    */
   recover(orphans: Orphans): Promise<void>;
   /**
    * Leaves recorded work this instance has no background slot for to the store: the jobs still
    * to start and the follow-ups still to send lose their owner, and the next take-over round
-   * (this instance's or another's, see {@link Store.adoptOrphans}) carries them on. Never
+   * (this instance's or another's, see {@link ClusterStore.adoptOrphans}) carries them on. Never
    * rejects: if the store cannot be written, the work stays this instance's and its next start
    * carries it on.
    */

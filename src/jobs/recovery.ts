@@ -20,7 +20,7 @@ type Expect = { phase: JobPhase; runCount: number };
 
 /**
  * Finishes or explains what a stopped process left half done (taken over with
- * {@link Store.adoptOrphans}): one step per phase the job was left in, then the replies.
+ * {@link ClusterStore.adoptOrphans}): one step per phase the job was left in, then the replies.
  */
 export function createRecovery(ctx: JobContext, parts: RecoveryParts) {
   const { store, logger, metrics, now } = ctx;
@@ -100,7 +100,7 @@ export function createRecovery(ctx: JobContext, parts: RecoveryParts) {
   }
 
   async function recoverJob(adopted: JobRecord): Promise<void> {
-    // Only jobs still being started are taken over (see Store.adoptOrphans).
+    // Only jobs still being started are taken over (see ClusterStore.adoptOrphans).
     const job = { ...adopted, phase: expectPhase(adopted.phase, STILL_STARTING) };
     if (job.phase === 'accepted') logger.info('taking over a job still to start', { jobId: job.id });
     else logger.warn('job interrupted: the process starting it stopped', { jobId: job.id, phase: job.phase });

@@ -10,7 +10,15 @@ import type { SlackGateway } from '../slack/gateway.js';
 import type { Identity } from '../slack/identity.js';
 import type { Redact } from '../slack/redaction.js';
 import type { UserNames } from '../slack/user-names.js';
-import type { Store } from '../store/types.js';
+import type {
+  AssistantThreadsStore,
+  ClusterStore,
+  FeedbackStore,
+  HomeViewsStore,
+  JobsStore,
+  StoreLifecycle,
+  UsesStore,
+} from '../store/types.js';
 import type { TaskTracker } from '../util/tasks.js';
 
 /** What every listener is given. Listeners parse, acknowledge, and hand over; no business rules. */
@@ -21,7 +29,13 @@ export interface ListenerDeps {
   tasks: TaskTracker;
   logger: Logger;
   /** Read-only views (lists, status, App Home) read the store directly. */
-  store: Store;
+  store: Pick<JobsStore, 'findJobByThread' | 'countActiveJobs' | 'recentJobs'> &
+    Pick<AssistantThreadsStore, 'assistantThread' | 'recordAssistantThread'> &
+    Pick<HomeViewsStore, 'recordHomeOpened'> &
+    Pick<FeedbackStore, 'feedbackTotals'> &
+    Pick<UsesStore, 'instructionsSince'> &
+    Pick<ClusterStore, 'liveInstances'> &
+    Pick<StoreLifecycle, 'shared'>;
   slack: SlackGateway;
   identity: Identity;
   home: HomePublisher;

@@ -3,7 +3,7 @@ import { servedProjects } from '../config/projects.js';
 import type { Route } from '../http/front-server.js';
 import { type MetricsHooks, noMetrics } from '../jobs/metrics-hooks.js';
 import type { Logger } from '../logging/logger.js';
-import type { Store } from '../store/types.js';
+import type { ReportsStore, StoreLifecycle } from '../store/types.js';
 import { createMetrics } from './metrics.js';
 import { metricsRoute } from './metrics-route.js';
 
@@ -13,7 +13,7 @@ import { metricsRoute } from './metrics-route.js';
  */
 export function setUpMetrics(
   config: Pick<Config, 'metricsToken' | 'agent' | 'channelProjects' | 'instanceTimeoutMs'>,
-  store: Store,
+  store: ReportsStore & Pick<StoreLifecycle, 'shared'>,
   logger: Logger,
 ): { hooks: MetricsHooks; routes: Route[] } {
   if (config.metricsToken === undefined) return { hooks: noMetrics, routes: [] };

@@ -6,14 +6,14 @@ import type { Config } from '../config/config.js';
 import { outcomeOf } from '../jobs/agent-outcomes.js';
 import type { RunOutcomes } from '../jobs/outcomes.js';
 import type { Logger } from '../logging/logger.js';
-import type { Change, JobRecord, Store } from '../store/types.js';
+import type { Change, ClusterStore, JobRecord, JobsStore } from '../store/types.js';
 import { backoffMs } from '../util/backoff.js';
 import { createLoop, type Loop } from '../util/loop.js';
 import type { YieldGate } from '../util/yield-gate.js';
 import type { RequestBudget } from './budget.js';
 
 export interface PollerOptions {
-  store: Store;
+  store: Pick<JobsStore, 'applyAll' | 'nextDueAt'> & Pick<ClusterStore, 'claimDueJobs' | 'releaseJob'>;
   /** This process's instance id, under which it claims the jobs it polls. */
   instanceId: string;
   /** The agent API client of a documentation project (null: the default project). */

@@ -17,7 +17,7 @@ const pressSchema = z.object({
  * Thumbs up or down under an outcome post: recorded once per person and outcome before the
  * press is acknowledged, and acknowledged privately to the person who pressed.
  */
-export function outcomeFeedback(deps: ListenerDeps) {
+export function outcomeFeedback(deps: Pick<ListenerDeps, 'jobs' | 'logger' | 'slack' | 'tasks'>) {
   return async ({ body, ack }: SlackActionMiddlewareArgs & AllMiddlewareArgs) => {
     const parsed = pressSchema.safeParse(body);
     const vote = parsed.success ? parseFeedbackButtonValue(parsed.data.actions[0]?.value ?? '') : undefined;

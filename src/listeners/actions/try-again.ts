@@ -22,7 +22,7 @@ const clickSchema = z.object({
  * person may instruct the agent where the job was asked), then started in the background like
  * any job. A double click or a re-delivery finds the retry already recorded and does nothing more.
  */
-export function tryAgain(deps: ListenerDeps) {
+export function tryAgain(deps: Pick<ListenerDeps, 'jobs' | 'logger' | 'slack' | 'tasks'>) {
   return async ({ body, ack }: SlackActionMiddlewareArgs & AllMiddlewareArgs) => {
     const parsed = clickSchema.safeParse(body);
     if (!parsed.success) {

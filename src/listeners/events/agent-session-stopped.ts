@@ -2,7 +2,7 @@ import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { stopText } from '../../blocks/stop-texts.js';
 import type { ListenerDeps } from '../types.js';
-import { notRecorded } from './not-recorded.js';
+import { type NotRecordedDeps, notRecorded } from './not-recorded.js';
 
 /** `agent_session_stopped` as Slack documents it; `streaming_message_ts` is not used (no streams). */
 const stoppedSchema = z.looseObject({
@@ -16,7 +16,7 @@ const stoppedSchema = z.looseObject({
  * Someone pressed stop on a job's agent session. What waits is withdrawn and the session leaves
  * `processing`, recorded before Slack is answered; the job flow decides who may stop it.
  */
-export function agentSessionStopped(deps: ListenerDeps) {
+export function agentSessionStopped(deps: Pick<ListenerDeps, 'jobs'> & NotRecordedDeps) {
   return async ({
     event,
     context,

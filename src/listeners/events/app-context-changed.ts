@@ -30,7 +30,7 @@ const contextSchema = z.object({
  * Recorded for the whole conversation before Slack is answered, like the assistant pane's
  * context: a job asked there next runs on that channel's project and under its allow-list.
  */
-export function appContextChanged(deps: ListenerDeps) {
+export function appContextChanged(deps: Pick<ListenerDeps, 'logger' | 'store'>) {
   return async ({ event }: SlackEventMiddlewareArgs<'app_context_changed'> & AllMiddlewareArgs) => {
     const parsed = contextSchema.safeParse(event);
     if (!parsed.success) {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { editText } from '../../blocks/edit-texts.js';
 import { isHumanMessage } from '../../slack/messages.js';
 import type { ListenerDeps } from '../types.js';
-import { notRecorded } from './not-recorded.js';
+import { type NotRecordedDeps, notRecorded } from './not-recorded.js';
 
 const previousSchema = z.looseObject({
   subtype: z.string().optional(),
@@ -38,7 +38,7 @@ const deleteSchema = z.union([
  * window, a mention whose job has not started), it is taken back; if the agent has it already,
  * its author is told privately.
  */
-export function messageDeleted(deps: ListenerDeps) {
+export function messageDeleted(deps: Pick<ListenerDeps, 'jobs'> & NotRecordedDeps) {
   return async ({ event, context }: SlackEventMiddlewareArgs<'message'> & AllMiddlewareArgs) => {
     const raw = event as unknown as Record<string, unknown>;
     if (raw.subtype !== 'message_deleted' && raw.subtype !== 'message_changed') return;

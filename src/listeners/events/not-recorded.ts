@@ -11,8 +11,11 @@ const SLACK_EVENT_RETRIES = 3;
  * will come (Socket Mode acknowledges before the listener runs, or this was Slack's last retry)
  * the person is told privately instead, so nothing is lost without a word.
  */
+/** What {@link notRecorded} reads of the listener dependencies. */
+export type NotRecordedDeps = Pick<ListenerDeps, 'logger' | 'slack' | 'socketMode' | 'tasks'>;
+
 export function notRecorded(
-  deps: ListenerDeps,
+  deps: NotRecordedDeps,
   error: unknown,
   context: { retryNum?: number },
   /** `user` undefined: Slack did not say whose it was (a deletion), so no one can be told. */

@@ -23,7 +23,7 @@ const shortcutSchema = z.object({
 });
 
 /** "Send to docs agent" on a message: opens the modal, prefilled with the message and its link. */
-export function sendToDocsAgent(deps: ListenerDeps) {
+export function sendToDocsAgent(deps: Pick<ListenerDeps, 'config' | 'identity' | 'logger' | 'slack'>) {
   return async ({ shortcut, ack }: SlackShortcutMiddlewareArgs & AllMiddlewareArgs) => {
     await ack();
     const parsed = shortcutSchema.safeParse(shortcut);
