@@ -1,6 +1,5 @@
 import type { RenderHints } from '../blocks/messages.js';
 import { type Lease, readyForCall } from '../cluster/lease.js';
-import { parseOutboxPayload } from '../domain/outbox-registry.js';
 import type { Logger } from '../logging/logger.js';
 import type { AgentSessions } from '../slack/agent-sessions.js';
 import { SlackCallError, type SlackGateway } from '../slack/gateway.js';
@@ -8,6 +7,7 @@ import type { OutboxItem, Store } from '../store/types.js';
 import { backoffMs } from '../util/backoff.js';
 import { createLoop, type Loop } from '../util/loop.js';
 import type { YieldGate } from '../util/yield-gate.js';
+import { parseOutboxPayload } from './outbox-registry.js';
 import { ClaimLost, createRescue } from './rescue.js';
 import { createSender } from './send.js';
 import type { createStepSender } from './workflow-steps.js';

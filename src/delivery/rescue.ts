@@ -1,10 +1,10 @@
 import { rescueIntro } from '../blocks/rescue-texts.js';
-import { unkeyedPostKey } from '../domain/outbox-registry.js';
 import type { Logger } from '../logging/logger.js';
 import type { SlackGateway } from '../slack/gateway.js';
 import { md, recordedMrkdwn, truncateMrkdwn } from '../slack/mrkdwn.js';
 import { isChannelClosed } from '../slack/slack-errors.js';
 import type { OutboxItem, Store } from '../store/types.js';
+import { unkeyedPostKey } from './outbox-registry.js';
 
 /** Length a post refused as too long is cut to; Slack's limit is far above. */
 const SHORTENED_POST_CHARS = 3_000;

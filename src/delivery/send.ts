@@ -1,11 +1,11 @@
 import { statusCard } from '../blocks/status-card.js';
 import type { OutboxPayload } from '../domain/outbox-payload.js';
-import { unkeyedPostKey } from '../domain/outbox-registry.js';
 import { type Blocks, SlackCallError } from '../slack/gateway.js';
 import { recordedMrkdwn } from '../slack/mrkdwn.js';
 import type { OutboxItem } from '../store/types.js';
 import { createNotificationSender } from './notifications.js';
 import type { OutboxOptions } from './outbox.js';
+import { unkeyedPostKey } from './outbox-registry.js';
 import { ClaimLost } from './rescue.js';
 import { createReactionSync } from './root-reaction.js';
 import { createSessionSync } from './sessions.js';

@@ -2,6 +2,13 @@ import { WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOutbox } from '../../src/delivery/outbox.js';
 import {
+  cardUpdate,
+  outcomeNotification,
+  privateNote,
+  receivedReaction,
+  threadPost,
+} from '../../src/delivery/outbox-items.js';
+import {
   BOT_EVENT_TYPES,
   CARD_EVENT_TYPE,
   cardMetadata,
@@ -11,15 +18,8 @@ import {
   POST_EVENT_TYPE,
   parseOutboxPayload,
   unkeyedPostKey,
-} from '../../src/domain/outbox-registry.js';
+} from '../../src/delivery/outbox-registry.js';
 import { leasesFor } from '../../src/jobs/leases.js';
-import {
-  cardUpdate,
-  outcomeNotification,
-  privateNote,
-  receivedReaction,
-  threadPost,
-} from '../../src/jobs/outbox-items.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { createSlackGateway } from '../../src/slack/gateway.js';
 import { md } from '../../src/slack/mrkdwn.js';
