@@ -27,7 +27,7 @@ export const MODULES = {
     testFiles: ['test/jobs/start/accept.test.ts'],
   },
   outbox: {
-    mutate: ['src/delivery/outbox.ts'],
+    mutate: ['src/delivery/outbox.ts', 'src/delivery/send.ts'],
     testFiles: ['test/delivery/*.test.ts'],
   },
   // The batching window is held by the unit tests, on fake timers. The app-level follow-up tests

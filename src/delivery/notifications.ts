@@ -1,10 +1,10 @@
-import { unkeyedPostKey } from '../domain/outbox-registry.js';
 import type { Logger } from '../logging/logger.js';
 import { type Blocks, SlackCallError, type SlackGateway } from '../slack/gateway.js';
 import { CLOCK_MARGIN_S } from '../slack/message-listing.js';
 import { recordedMrkdwn } from '../slack/mrkdwn.js';
 import { isChannelClosed } from '../slack/slack-errors.js';
 import type { OutboxItem, OutboxPayload } from '../store/types.js';
+import { unkeyedPostKey } from './outbox-registry.js';
 
 type Notification = Extract<OutboxPayload, { type: 'notify' | 'direct' }>;
 

@@ -1,15 +1,13 @@
-import { unkeyedPostKey } from '../domain/outbox-registry.js';
+import { rescueIntro } from '../blocks/rescue-texts.js';
 import type { Logger } from '../logging/logger.js';
 import type { SlackGateway } from '../slack/gateway.js';
-import { channelMention, codeSpan, md, recordedMrkdwn, truncateMrkdwn } from '../slack/mrkdwn.js';
+import { md, recordedMrkdwn, truncateMrkdwn } from '../slack/mrkdwn.js';
 import { isChannelClosed } from '../slack/slack-errors.js';
 import type { JobsStore, OutboxItem } from '../store/types.js';
+import { unkeyedPostKey } from './outbox-registry.js';
 
 /** Length a post refused as too long is cut to; Slack's limit is far above. */
 const SHORTENED_POST_CHARS = 3_000;
-/** The first line of a thread post sent directly to the requester because its thread is gone. */
-export const rescueIntro = (channel: string, code: string) =>
-  md`:information_source: I could not post in the job's thread in ${channelMention(channel)} (Slack said ${codeSpan(code)}), so here it is directly:`;
 
 /** The claim on an item was taken over before a post: the post is not made, nothing is written. */
 export class ClaimLost extends Error {

@@ -1,5 +1,5 @@
 /*
- * The trigger key of each way a job starts, beside the outbox keys (`outbox-registry.ts`): the
+ * The trigger key of each way a job starts, kept like the outbox keys (`delivery/outbox-registry.ts`): the
  * job's uniqueness key in the store, so a request Slack delivers again (a retried event, a second
  * click) finds the job it already made instead of starting another. Keys recorded by one release
  * are read by the next (a step's execution id is read back from its key), so a key's text never

@@ -1,10 +1,10 @@
 import { editText } from '../blocks/edit-texts.js';
-import { keys } from '../domain/outbox-registry.js';
+import { type PrivateTarget, privateNote } from '../delivery/outbox-items.js';
+import { keys } from '../delivery/outbox-registry.js';
 import { enterPhase, FIRST_PHASE } from '../domain/phases.js';
 import { mrkdwnToPlain } from '../slack/mrkdwn.js';
 import type { Change, JobRecord, NewOutboxItem, RunRecord, RunState } from '../store/types.js';
 import type { JobContext } from './job-context.js';
-import { type PrivateTarget, privateNote } from './outbox-items.js';
 import type { DeleteRequest, EditRequest } from './requests.js';
 import { withFiles } from './shared-files.js';
 

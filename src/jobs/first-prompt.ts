@@ -1,12 +1,12 @@
 import type { AccessPolicy } from '../access/access-policy.js';
 import type { RenderHints } from '../blocks/messages.js';
+import { BOT_EVENT_TYPES } from '../delivery/outbox-items.js';
 import type { Logger } from '../logging/logger.js';
 import type { SlackGateway, ThreadMessage } from '../slack/gateway.js';
 import { isAside } from '../slack/mentions.js';
 import { mrkdwnToPlain } from '../slack/mrkdwn.js';
 import type { UserNames } from '../slack/user-names.js';
 import type { JobRecord, RunRecord } from '../store/types.js';
-import { BOT_EVENT_TYPES } from './outbox-items.js';
 import { CONTEXT_MESSAGES_READ, contextLines, peopleIn, withContext } from './thread-context.js';
 
 /** Most distinct authors of a thread checked for context; messages of any others are withheld. */

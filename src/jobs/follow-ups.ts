@@ -3,7 +3,14 @@ import { AgentNotFoundError } from '../agent/errors.js';
 import type { AgentJob } from '../agent/schema.js';
 import { agentErrorText, text } from '../blocks/messages.js';
 import { type Leases, readyForCall } from '../cluster/lease.js';
-import { keys } from '../domain/outbox-registry.js';
+import {
+  cardUpdate,
+  type PrivateTarget,
+  privateNote,
+  receivedReaction,
+  threadPost,
+} from '../delivery/outbox-items.js';
+import { keys } from '../delivery/outbox-registry.js';
 import { enterPhase, STILL_STARTING, TAKES_FOLLOW_UPS } from '../domain/phases.js';
 import type { Logger } from '../logging/logger.js';
 import { joinMrkdwn, type Mrkdwn, md, userMention } from '../slack/mrkdwn.js';
@@ -17,7 +24,6 @@ import {
 } from './agent-outcomes.js';
 import type { JobSettings, OutboxWrites, Wakeable } from './job-context.js';
 import type { MetricsHooks } from './metrics-hooks.js';
-import { cardUpdate, type PrivateTarget, privateNote, receivedReaction, threadPost } from './outbox-items.js';
 
 /** How soon a batch whose sending failed before reaching the agent API is tried again, in milliseconds. */
 export const BATCH_RETRY_MS = 5_000;

@@ -1,9 +1,9 @@
 import { text } from '../blocks/messages.js';
-import { keys } from '../domain/outbox-registry.js';
+import { type PrivateTarget, privateNote } from '../delivery/outbox-items.js';
+import { keys } from '../delivery/outbox-registry.js';
 import type { Logger } from '../logging/logger.js';
 import { backoffMs } from '../util/backoff.js';
 import type { OutboxWrites } from './job-context.js';
-import { type PrivateTarget, privateNote } from './outbox-items.js';
 
 /** First wait before an instruction held for verification is checked again, in milliseconds. */
 export const HOLD_FIRST_RETRY_MS = 5_000;

@@ -3,6 +3,7 @@ import type { AgentClient } from '../agent/client.js';
 import type { RenderHints } from '../blocks/messages.js';
 import type { Leases } from '../cluster/lease.js';
 import type { Config } from '../config/config.js';
+import type { PrivateTarget } from '../delivery/outbox-items.js';
 import type { Logger } from '../logging/logger.js';
 import type { ChannelAudiences } from '../slack/channel-audience.js';
 import type { SlackGateway } from '../slack/gateway.js';
@@ -20,7 +21,6 @@ import type {
 } from '../store/types.js';
 import type { Loop } from '../util/loop.js';
 import { type MetricsHooks, noMetrics } from './metrics-hooks.js';
-import type { PrivateTarget } from './outbox-items.js';
 
 /** The settings the job flows read: slices of the configuration, never loose numbers. */
 export type JobSettings = Pick<Config, 'maxPromptChars' | 'threadContextMaxChars'> & {

@@ -1,12 +1,12 @@
 import type { RenderHints } from '../blocks/messages.js';
 import { channelNotification, requesterMessage } from '../blocks/notifications.js';
 import type { Config } from '../config/config.js';
+import { outcomeNotification } from '../delivery/outbox-items.js';
 import type { Logger } from '../logging/logger.js';
 import { isDirectMessage } from '../slack/conversations.js';
 import type { JobRecord, NewOutboxItem, RunOutcome, RunRecord } from '../store/types.js';
 import type { JobSettings } from './job-context.js';
 import type { JobPrivacyChecks } from './job-privacy.js';
-import { outcomeNotification } from './outbox-items.js';
 
 /**
  * Where a run's outcome is told besides its thread: `NOTIFY_ON` (`pr` or `all`),

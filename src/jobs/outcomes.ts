@@ -2,14 +2,14 @@ import type { AgentJob } from '../agent/schema.js';
 import { feedbackBlock } from '../blocks/feedback.js';
 import { text } from '../blocks/messages.js';
 import { outcomePost } from '../blocks/status-card.js';
-import { keys } from '../domain/outbox-registry.js';
+import { cardUpdate, threadPost } from '../delivery/outbox-items.js';
+import { keys } from '../delivery/outbox-registry.js';
 import { enterPhase, expectPhase, POLLED } from '../domain/phases.js';
 import type { JobPatch, JobRecord, RunOutcome } from '../store/types.js';
 import { fromAgentJob } from './agent-outcomes.js';
 import type { JobContext } from './job-context.js';
 import { createJobPrivacyChecks } from './job-privacy.js';
 import { type NotifySettings, outcomeNotifications } from './notifications.js';
-import { cardUpdate, threadPost } from './outbox-items.js';
 
 /** What the poller observed of a run: its outcome, or that it may not poll. */
 export interface RunOutcomes {

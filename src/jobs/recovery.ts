@@ -1,9 +1,9 @@
 import { text } from '../blocks/messages.js';
-import { keys } from '../domain/outbox-registry.js';
+import { cardUpdate, privateNote, threadPost } from '../delivery/outbox-items.js';
+import { keys } from '../delivery/outbox-registry.js';
 import { enterPhase, expectPhase, type JobPhase, moveJob, STILL_STARTING } from '../domain/phases.js';
 import type { JobIn, JobRecord, Orphans, RunRecord } from '../store/types.js';
 import { type JobContext, requesterTarget } from './job-context.js';
-import { cardUpdate, privateNote, threadPost } from './outbox-items.js';
 import type { JobStart } from './start/start-job.js';
 import { stepAnswer } from './workflow-steps.js';
 

@@ -1,8 +1,8 @@
 import { editText } from '../blocks/edit-texts.js';
-import { keys } from '../domain/outbox-registry.js';
+import { privateNote } from '../delivery/outbox-items.js';
+import { keys } from '../delivery/outbox-registry.js';
 import { truncateText } from '../slack/truncate.js';
 import type { NewOutboxItem } from '../store/types.js';
-import { privateNote } from './outbox-items.js';
 
 /** A file shared with an instruction: the agent API takes text only, so only this reaches it. */
 export interface SharedFile {

@@ -1,12 +1,12 @@
 import { stopText } from '../blocks/stop-texts.js';
+import { cardUpdate, privateNote, threadPost } from '../delivery/outbox-items.js';
+import { keys } from '../delivery/outbox-registry.js';
 import { currentRun } from '../domain/agent-session.js';
-import { keys } from '../domain/outbox-registry.js';
 import { POLLED, STILL_STARTING } from '../domain/phases.js';
 import type { JobRecord, RunRecord } from '../store/types.js';
 import { accessWhereAsked } from './access-where-asked.js';
 import type { WaitingWithdrawal } from './edits.js';
 import type { JobContext } from './job-context.js';
-import { cardUpdate, privateNote, threadPost } from './outbox-items.js';
 import type { StopOutcome, StopRequest } from './requests.js';
 
 /**

@@ -1,4 +1,4 @@
-import { keys } from '../domain/outbox-registry.js';
+import { keys } from '../delivery/outbox-registry.js';
 import { stepExecutionOfKey } from '../domain/trigger-keys.js';
 import { type Mrkdwn, mrkdwnToPlain } from '../slack/mrkdwn.js';
 import type { JobRecord, NewOutboxItem } from '../store/types.js';

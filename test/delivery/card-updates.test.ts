@@ -1,13 +1,11 @@
-import { WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOutbox } from '../../src/delivery/outbox.js';
 import { leasesFor } from '../../src/jobs/leases.js';
-import { createLogger } from '../../src/logging/logger.js';
-import { createSlackGateway } from '../../src/slack/gateway.js';
 import { md } from '../../src/slack/mrkdwn.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { gatewayOnStandIn } from '../helpers/gateway-on-stand-in.js';
 import { waitFor } from '../helpers/http.js';
-import { BOT_TOKEN, type SlackStandIn, startSlackStandIn } from '../helpers/slack-stand-in.js';
+import type { SlackStandIn } from '../helpers/slack-stand-in.js';
 
 let slack: SlackStandIn | undefined;
 afterEach(async () => {
@@ -16,10 +14,9 @@ afterEach(async () => {
 
 describe('status card updates', () => {
   it('sends a burst of card updates for one job as one chat.update of the latest state', async () => {
-    slack = await startSlackStandIn();
-    const client = new WebClient(BOT_TOKEN, { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } });
-    const logger = createLogger({ level: 'error', secrets: [BOT_TOKEN], write: () => {} });
-    const gateway = createSlackGateway({ client, logger });
+    const world = await gatewayOnStandIn();
+    slack = world.slack;
+    const { gateway, logger } = world;
     const store = openSqliteStore(':memory:');
     const cardTs = await gateway.postMessage({ channel: 'C0DOCS', text: md`card` });
     const { job } = await store.insertJob(

@@ -9,10 +9,10 @@ import { vi } from 'vitest';
 import type { AgentClient } from '../../src/agent/client.js';
 import { type AgentJob, agentJobSchema } from '../../src/agent/schema.js';
 import type { SlackGateway, SlackUser } from '../../src/slack/gateway.js';
+import { BOT_USER_ID } from './slack-stand-in.js';
 
-/** The workspace the fakes belong to, and the bot's own ids in it. */
+/** The workspace the fakes belong to, and the bot's own ids in it (its user id: `BOT_USER_ID`). */
 export const TEAM = 'T0TEST';
-export const BOT_USER = 'U0BOTTEST';
 export const BOT_ID = 'B0BOTTEST';
 export const WORKSPACE_URL = 'https://example-test.slack.com/';
 
@@ -23,7 +23,7 @@ export const fakeWebClient = (): WebClient =>
       test: vi.fn(async () => ({
         ok: true,
         team_id: TEAM,
-        user_id: BOT_USER,
+        user_id: BOT_USER_ID,
         bot_id: BOT_ID,
         url: WORKSPACE_URL,
       })),

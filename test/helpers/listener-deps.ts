@@ -14,6 +14,7 @@ import { createRedactor } from '../../src/logging/logger.js';
 import { createTaskTracker } from '../../src/util/tasks.js';
 import { TEAM } from './fake-network.js';
 import { createJobWorld } from './job-world.js';
+import { BOT_USER_ID } from './slack-stand-in.js';
 
 export function createListenerWorld(
   env: Record<string, string> = {},
@@ -108,3 +109,27 @@ export const boltExtras = () => ({
   client: {},
   next: vi.fn(async () => {}),
 });
+
+/**
+ * Bolt's arguments for an Events API event delivered to the test workspace's bot: the event as
+ * `event`, `payload` and `message`, its envelope, and the context Bolt's authorize gives.
+ */
+export function boltEventArgs<Args>(
+  event: Record<string, unknown>,
+  context: Record<string, unknown> = {},
+): Args {
+  const body = {
+    team_id: TEAM,
+    event,
+    authorizations: [{ team_id: TEAM, user_id: BOT_USER_ID, is_bot: true }],
+  };
+  return {
+    event,
+    body,
+    payload: event,
+    message: event,
+    context: { botUserId: BOT_USER_ID, teamId: TEAM, ...context },
+    say: vi.fn(),
+    ...boltExtras(),
+  } as unknown as Args;
+}

@@ -1,4 +1,4 @@
-import { TEAM_ID } from './slack-stand-in.js';
+import { BOT_USER_ID, TEAM_ID } from './slack-stand-in.js';
 
 let counter = 0;
 const unique = () => `${Date.now()}${++counter}`;
@@ -70,7 +70,7 @@ export function eventEnvelope(event: Record<string, unknown>, envelope: { event_
     type: 'event_callback',
     event_id: envelope.event_id ?? `Ev${unique()}`,
     event_time: Math.floor(Date.now() / 1000),
-    authorizations: [{ team_id: TEAM_ID, user_id: 'U0BOT', is_bot: true }],
+    authorizations: [{ team_id: TEAM_ID, user_id: BOT_USER_ID, is_bot: true }],
     event,
   });
 }

@@ -1,15 +1,7 @@
-import { WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logging/logger.js';
-import { createSlackGateway } from '../../src/slack/gateway.js';
 import { md } from '../../src/slack/mrkdwn.js';
-import {
-  BOT_ID,
-  BOT_TOKEN,
-  type HumanMessage,
-  type SlackStandIn,
-  startSlackStandIn,
-} from '../helpers/slack-stand-in.js';
+import { gatewayOnStandIn } from '../helpers/gateway-on-stand-in.js';
+import { BOT_ID, type HumanMessage, type SlackStandIn } from '../helpers/slack-stand-in.js';
 
 let slack: SlackStandIn | undefined;
 afterEach(async () => {
@@ -18,10 +10,9 @@ afterEach(async () => {
 
 describe('finding the bot’s own posts by their metadata', () => {
   it('does not take another app’s message carrying the same metadata for the bot’s post', async () => {
-    slack = await startSlackStandIn();
-    const client = new WebClient(BOT_TOKEN, { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } });
-    const logger = createLogger({ level: 'error', secrets: [BOT_TOKEN], write: () => {} });
-    const gateway = createSlackGateway({ client, logger, ownBotId: () => BOT_ID });
+    const world = await gatewayOnStandIn({ ownBotId: () => BOT_ID });
+    slack = world.slack;
+    const { gateway } = world;
     const metadata = { eventType: 'docs_agent_post', key: 'outcome:1:1' };
     const root = await gateway.postMessage({ channel: 'C0DOCS', text: md`root` });
     // Metadata is readable and writable by every app in the conversation.

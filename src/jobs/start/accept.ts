@@ -1,5 +1,5 @@
 import { stepText } from '../../blocks/step-texts.js';
-import { keys } from '../../domain/outbox-registry.js';
+import { keys } from '../../delivery/outbox-registry.js';
 import { THREAD_RELEASING_PHASES } from '../../domain/phases.js';
 import { triggerKeys } from '../../domain/trigger-keys.js';
 import type { ChannelAudience } from '../../slack/channel-audience.js';

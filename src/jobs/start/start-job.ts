@@ -2,7 +2,8 @@ import type { AgentJob } from '../../agent/schema.js';
 import { agentErrorText, text } from '../../blocks/messages.js';
 import { statusCard } from '../../blocks/status-card.js';
 import { readyForCall } from '../../cluster/lease.js';
-import { cardMetadata, keys } from '../../domain/outbox-registry.js';
+import { cardUpdate, privateNote, threadPost } from '../../delivery/outbox-items.js';
+import { cardMetadata, keys } from '../../delivery/outbox-registry.js';
 import { enterPhase } from '../../domain/phases.js';
 import { SlackCallError } from '../../slack/gateway.js';
 import { CLOCK_MARGIN_S } from '../../slack/message-listing.js';
@@ -21,7 +22,6 @@ import { createFirstPrompt } from '../first-prompt.js';
 import type { InstructionChecks } from '../instruction-checks.js';
 import { type JobContext, requesterTarget } from '../job-context.js';
 import { createJobPrivacyChecks } from '../job-privacy.js';
-import { cardUpdate, privateNote, threadPost } from '../outbox-items.js';
 import { stepAnswer } from '../workflow-steps.js';
 
 /** Starting an accepted job: the checks, the status card, and the create call upstream. */

@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgentBadRequestError, AgentOutcomeUnknownError } from '../../../src/agent/errors.js';
 import { createJobStart, type JobStart } from '../../../src/jobs/start/start-job.js';
 import { SlackCallError } from '../../../src/slack/slack-errors.js';
-import { BOT_USER } from '../../helpers/fake-network.js';
 import { CHANNEL, createJobWorld, type JobWorld, REQUESTER, T0 } from '../../helpers/job-world.js';
+import { BOT_USER_ID } from '../../helpers/slack-stand-in.js';
 
 let w: JobWorld;
 let start: JobStart;
@@ -154,7 +154,7 @@ describe('startJob', () => {
     w.slack.postMessage.mockResolvedValueOnce('1700000300.000300');
     w.slack.threadMessages.mockResolvedValueOnce([
       { ts: '1700000200.000200', user: 'U0OTHER', text: 'Also cover the SDK', team: undefined },
-      { ts: '1700000250.000250', user: BOT_USER, text: 'my own words', team: undefined },
+      { ts: '1700000250.000250', user: BOT_USER_ID, text: 'my own words', team: undefined },
     ]);
     await start.startJob(job.id);
     await w.background();

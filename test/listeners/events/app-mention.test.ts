@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { appMention } from '../../../src/listeners/events/app-mention.js';
-import { BOT_USER, TEAM } from '../../helpers/fake-network.js';
 import { CHANNEL, REQUESTER } from '../../helpers/job-world.js';
-import { boltExtras, createListenerWorld, type ListenerWorld } from '../../helpers/listener-deps.js';
+import { boltEventArgs, createListenerWorld, type ListenerWorld } from '../../helpers/listener-deps.js';
+import { BOT_USER_ID } from '../../helpers/slack-stand-in.js';
 
 type Args = Parameters<ReturnType<typeof appMention>>[0];
 
@@ -18,22 +18,13 @@ function mention(fields: Record<string, unknown> = {}, context: Record<string, u
   const event = {
     type: 'app_mention',
     user: REQUESTER,
-    text: `<@${BOT_USER}> Document the webhooks`,
+    text: `<@${BOT_USER_ID}> Document the webhooks`,
     ts: TS,
     channel: CHANNEL,
     event_ts: TS,
     ...fields,
   };
-  const body = { team_id: TEAM, event, authorizations: [{ team_id: TEAM, user_id: BOT_USER, is_bot: true }] };
-  return appMention(w.deps)({
-    event,
-    body,
-    payload: event,
-    message: event,
-    context: { botUserId: BOT_USER, teamId: TEAM, ...context },
-    say: vi.fn(),
-    ...boltExtras(),
-  } as unknown as Args);
+  return appMention(w.deps)(boltEventArgs<Args>(event, context));
 }
 
 describe('app_mention', () => {
@@ -48,14 +39,14 @@ describe('app_mention', () => {
 
   it('in a thread with a running job: sends the mention as a follow-up', async () => {
     const { job } = await w.activeJob();
-    await mention({ thread_ts: job.threadTs, text: `<@${BOT_USER}> also the SDK` });
+    await mention({ thread_ts: job.threadTs, text: `<@${BOT_USER_ID}> also the SDK` });
     await w.idle();
     expect(w.jobCount()).toBe(1);
     expect(w.agent.sendMessage).toHaveBeenCalledWith('job_test_1', 'also the SDK');
   });
 
   it('a bare mention is explained privately, and records nothing', async () => {
-    await mention({ text: `<@${BOT_USER}>` });
+    await mention({ text: `<@${BOT_USER_ID}>` });
     await w.idle();
     expect(w.jobCount()).toBe(0);
     expect(w.slack.postEphemeral).toHaveBeenCalledOnce();
@@ -65,8 +56,8 @@ describe('app_mention', () => {
 
   it.each([
     ['another app', { bot_id: 'B0OTHERAPP' }, {}],
-    ['the bot itself', { user: BOT_USER }, {}],
-    ['the bot itself, before auth.test answered', { user: BOT_USER }, { botUserId: undefined }],
+    ['the bot itself', { user: BOT_USER_ID }, {}],
+    ['the bot itself, before auth.test answered', { user: BOT_USER_ID }, { botUserId: undefined }],
     ['an edit', { subtype: 'message_changed' }, {}],
     ['a deletion', { subtype: 'message_deleted' }, {}],
     ['an event with no author', { user: undefined }, {}],

@@ -1,9 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { messageDeleted } from '../../../src/listeners/events/message-deleted.js';
 import type { JobRecord } from '../../../src/store/types.js';
-import { BOT_USER, TEAM } from '../../helpers/fake-network.js';
+import { TEAM } from '../../helpers/fake-network.js';
 import { CHANNEL } from '../../helpers/job-world.js';
-import { boltExtras, createListenerWorld, type ListenerWorld } from '../../helpers/listener-deps.js';
+import { boltEventArgs, createListenerWorld, type ListenerWorld } from '../../helpers/listener-deps.js';
 
 type Args = Parameters<ReturnType<typeof messageDeleted>>[0];
 
@@ -42,16 +42,7 @@ function remove(previous: Record<string, unknown> = {}) {
       ...previous,
     },
   };
-  const body = { team_id: TEAM, event, authorizations: [{ team_id: TEAM, user_id: BOT_USER, is_bot: true }] };
-  return messageDeleted(w.deps)({
-    event,
-    body,
-    payload: event,
-    message: event,
-    context: { botUserId: BOT_USER, teamId: TEAM },
-    say: vi.fn(),
-    ...boltExtras(),
-  } as unknown as Args);
+  return messageDeleted(w.deps)(boltEventArgs<Args>(event));
 }
 const reply = async () => (await w.runs(job.id)).find((r) => r.messageTs === REPLY_TS);
 

@@ -1,9 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { messageEdited } from '../../../src/listeners/events/message-edited.js';
 import type { JobRecord } from '../../../src/store/types.js';
-import { BOT_USER, TEAM } from '../../helpers/fake-network.js';
+import { TEAM } from '../../helpers/fake-network.js';
 import { CHANNEL } from '../../helpers/job-world.js';
-import { boltExtras, createListenerWorld, type ListenerWorld } from '../../helpers/listener-deps.js';
+import { boltEventArgs, createListenerWorld, type ListenerWorld } from '../../helpers/listener-deps.js';
+import { BOT_USER_ID } from '../../helpers/slack-stand-in.js';
 
 type Args = Parameters<ReturnType<typeof messageEdited>>[0];
 
@@ -46,16 +47,7 @@ function edit(message: Record<string, unknown> = {}, previous = 'Also cover the 
     },
     previous_message: { type: 'message', user: HELPER, ts: REPLY_TS, text: previous },
   };
-  const body = { team_id: TEAM, event, authorizations: [{ team_id: TEAM, user_id: BOT_USER, is_bot: true }] };
-  return messageEdited(w.deps)({
-    event,
-    body,
-    payload: event,
-    message: event,
-    context: { botUserId: BOT_USER, teamId: TEAM },
-    say: vi.fn(),
-    ...boltExtras(),
-  } as unknown as Args);
+  return messageEdited(w.deps)(boltEventArgs<Args>(event));
 }
 const reply = async () => (await w.runs(job.id)).find((r) => r.messageTs === REPLY_TS);
 
@@ -78,7 +70,7 @@ describe('an edit of a reply', () => {
 
   it.each([
     ['an app’s edit', { bot_id: 'B0OTHERAPP' }, 'Also cover the SDK'],
-    ['the bot’s own edit', { user: BOT_USER }, 'Also cover the SDK'],
+    ['the bot’s own edit', { user: BOT_USER_ID }, 'Also cover the SDK'],
     ['an unfurl', { text: 'Also cover the SDK' }, 'Also cover the SDK'],
     ['an edit of someone else’s message', { user: 'U0OTHER' }, 'Also cover the SDK'],
   ])('ignores %s', async (_what, message, previous) => {

@@ -1,9 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { threadReply } from '../../../src/listeners/events/thread-reply.js';
 import type { JobRecord } from '../../../src/store/types.js';
-import { BOT_USER, TEAM } from '../../helpers/fake-network.js';
+import { TEAM } from '../../helpers/fake-network.js';
 import { CHANNEL } from '../../helpers/job-world.js';
-import { boltExtras, createListenerWorld, type ListenerWorld } from '../../helpers/listener-deps.js';
+import { boltEventArgs, createListenerWorld, type ListenerWorld } from '../../helpers/listener-deps.js';
+import { BOT_USER_ID } from '../../helpers/slack-stand-in.js';
 
 type Args = Parameters<ReturnType<typeof threadReply>>[0];
 
@@ -29,16 +30,7 @@ function message(fields: Record<string, unknown> = {}, context: Record<string, u
     thread_ts: job.threadTs,
     ...fields,
   };
-  const body = { team_id: TEAM, event, authorizations: [{ team_id: TEAM, user_id: BOT_USER, is_bot: true }] };
-  return threadReply(w.deps)({
-    event,
-    body,
-    payload: event,
-    message: event,
-    context: { botUserId: BOT_USER, teamId: TEAM, ...context },
-    say: vi.fn(),
-    ...boltExtras(),
-  } as unknown as Args);
+  return threadReply(w.deps)(boltEventArgs<Args>(event, context));
 }
 const followUps = async () => (await w.runs(job.id)).filter((r) => r.kind === 'follow_up');
 
@@ -71,8 +63,8 @@ describe('a reply in a job’s thread', () => {
   it.each([
     ['another app', { bot_id: 'B0OTHERAPP' }, {}],
     ['an app’s message with a user', { app_id: 'A0OTHERAPP' }, {}],
-    ['the bot itself', { user: BOT_USER }, {}],
-    ['the bot itself, before auth.test answered', { user: BOT_USER }, { botUserId: undefined }],
+    ['the bot itself', { user: BOT_USER_ID }, {}],
+    ['the bot itself, before auth.test answered', { user: BOT_USER_ID }, { botUserId: undefined }],
     ['an edit', { subtype: 'message_changed' }, {}],
     ['a deletion', { subtype: 'message_deleted' }, {}],
     ['someone joining', { subtype: 'channel_join' }, {}],
@@ -98,7 +90,7 @@ describe('a reply in a job’s thread', () => {
     await build({ FOLLOW_UP_MODE: 'mention' });
     await message({ text: 'thinking out loud' });
     expect(await followUps()).toEqual([]);
-    await message({ ts: '1700000600.000600', text: `<@${BOT_USER}> also the CLI` });
+    await message({ ts: '1700000600.000600', text: `<@${BOT_USER_ID}> also the CLI` });
     expect((await followUps()).map((r) => r.prompt)).toEqual(['also the CLI']);
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readConfig } from '../src/config/config.js';
-import { problemsOf, VALID_ENV } from './helpers/config.js';
+import { readConfig } from '../../src/config/config.js';
+import { problemsOf, VALID_ENV } from '../helpers/config.js';
 
 describe('direct messages and the assistant pane in the configuration', () => {
   it('reads ALLOW_DIRECT_MESSAGES as unset, true or false', () => {

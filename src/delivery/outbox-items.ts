@@ -1,8 +1,8 @@
 import { cardTsOf } from '../blocks/status-card.js';
-import { keys, NOTIFICATION_EVENT_TYPE, OUTBOX_ITEMS, POST_EVENT_TYPE } from '../domain/outbox-registry.js';
 import { mayShowJob } from '../domain/privacy.js';
 import type { Mrkdwn } from '../slack/mrkdwn.js';
 import type { JobRecord, NewOutboxItem, PostKind, RunOutcome, RunRecord } from '../store/types.js';
+import { keys, NOTIFICATION_EVENT_TYPE, OUTBOX_ITEMS, POST_EVENT_TYPE } from './outbox-registry.js';
 
 /** Emoji added to a follow-up once the agent accepted it. */
 export const RECEIVED_REACTION = 'eyes';
@@ -13,7 +13,7 @@ export {
   cardMetadata,
   NOTIFICATION_EVENT_TYPE,
   POST_EVENT_TYPE,
-} from '../domain/outbox-registry.js';
+} from './outbox-registry.js';
 
 /** What a thread post says, and about which run. */
 export interface ThreadPost {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { readConfig, secretsOf } from '../src/config/config.js';
-import { databasePassword, secretsOfEnv } from '../src/logging/secrets.js';
-import { problemsOf, VALID_ENV } from './helpers/config.js';
-import { AWKWARD } from './helpers/secrets.js';
+import { readConfig, secretsOf } from '../../src/config/config.js';
+import { databasePassword, secretsOfEnv } from '../../src/logging/secrets.js';
+import { problemsOf, VALID_ENV } from '../helpers/config.js';
+import { AWKWARD } from '../helpers/secrets.js';
 
 const valid = VALID_ENV;
 

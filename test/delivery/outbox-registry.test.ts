@@ -1,6 +1,12 @@
-import { WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOutbox } from '../../src/delivery/outbox.js';
+import {
+  cardUpdate,
+  outcomeNotification,
+  privateNote,
+  receivedReaction,
+  threadPost,
+} from '../../src/delivery/outbox-items.js';
 import {
   BOT_EVENT_TYPES,
   CARD_EVENT_TYPE,
@@ -11,22 +17,14 @@ import {
   POST_EVENT_TYPE,
   parseOutboxPayload,
   unkeyedPostKey,
-} from '../../src/domain/outbox-registry.js';
+} from '../../src/delivery/outbox-registry.js';
 import { leasesFor } from '../../src/jobs/leases.js';
-import {
-  cardUpdate,
-  outcomeNotification,
-  privateNote,
-  receivedReaction,
-  threadPost,
-} from '../../src/jobs/outbox-items.js';
-import { createLogger } from '../../src/logging/logger.js';
-import { createSlackGateway } from '../../src/slack/gateway.js';
 import { md } from '../../src/slack/mrkdwn.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { JobRecord, NewOutboxItem, OutboxPayload, RunRecord } from '../../src/store/types.js';
+import { gatewayOnStandIn } from '../helpers/gateway-on-stand-in.js';
 import { waitFor } from '../helpers/http.js';
-import { BOT_TOKEN, type SlackStandIn, startSlackStandIn } from '../helpers/slack-stand-in.js';
+import type { SlackStandIn } from '../helpers/slack-stand-in.js';
 
 describe('outbox item keys', () => {
   // Keys written by one release are read back by the next (unique index, Slack metadata):
@@ -229,10 +227,9 @@ afterEach(async () => {
 
 describe('the outbox', () => {
   it('gives up an item whose payload it cannot read, and delivers the others', async () => {
-    slack = await startSlackStandIn();
-    const client = new WebClient(BOT_TOKEN, { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } });
-    const lines: string[] = [];
-    const logger = createLogger({ level: 'error', secrets: [BOT_TOKEN], write: (line) => lines.push(line) });
+    const world = await gatewayOnStandIn();
+    slack = world.slack;
+    const { gateway, logger, lines } = world;
     const store = openSqliteStore(':memory:');
     const broken = { type: 'post', channel: 'C0DOCS' } as unknown as OutboxPayload;
     const good: OutboxPayload = {
@@ -253,7 +250,7 @@ describe('the outbox', () => {
       store,
       instanceId: 'i-test',
       lease: leasesFor(6_000).delivery,
-      slack: createSlackGateway({ client, logger }),
+      slack: gateway,
       logger,
       hints: { mode: 'all', asideMarker: '//', prLinkHosts: ['github.com'] },
     });

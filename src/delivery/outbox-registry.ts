@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { OutboxPayload, PostKind } from './outbox-payload.js';
+import type { OutboxPayload, PostKind } from '../domain/outbox-payload.js';
 
 /*
  * Every kind of outbox item the bot queues: what it asks Slack to do (its payload), the key

@@ -1,0 +1,29 @@
+import { WebClient } from '@slack/web-api';
+import { createLogger, type Logger } from '../../src/logging/logger.js';
+import { createSlackGateway, type SlackGateway } from '../../src/slack/gateway.js';
+import { BOT_TOKEN, type SlackStandIn, startSlackStandIn } from './slack-stand-in.js';
+
+export interface GatewayOnStandIn {
+  slack: SlackStandIn;
+  gateway: SlackGateway;
+  /** Logs at error level; its lines are kept in `lines`. */
+  logger: Logger;
+  lines: string[];
+}
+
+/**
+ * The real Slack gateway on a real Web API client, talking to a fresh Slack stand-in; the
+ * caller closes `slack`. Retries are off, so a refused call is seen at once.
+ */
+export async function gatewayOnStandIn(options: { ownBotId?: () => string } = {}): Promise<GatewayOnStandIn> {
+  const slack = await startSlackStandIn();
+  const client = new WebClient(BOT_TOKEN, { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } });
+  const lines: string[] = [];
+  const logger = createLogger({ level: 'error', secrets: [BOT_TOKEN], write: (line) => lines.push(line) });
+  const gateway = createSlackGateway({
+    client,
+    logger,
+    ...(options.ownBotId ? { ownBotId: options.ownBotId } : {}),
+  });
+  return { slack, gateway, logger, lines };
+}
