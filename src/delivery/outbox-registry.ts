@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cardKey, outboxKeys, unkeyedPostKey } from '../domain/keys.js';
 import type { OutboxPayload, PostKind } from '../domain/outbox-payload.js';
 
 /*
@@ -27,9 +28,6 @@ export const BOT_EVENT_TYPES: ReadonlySet<string> = new Set([
   NOTIFICATION_EVENT_TYPE,
 ]);
 
-type JobKey = { jobId: number };
-type RunKey = { runId: number };
-
 /** A thread post about a run: its Slack message carries {@link POST_EVENT_TYPE} metadata. */
 const post = <A>(about: PostKind, key: (args: A) => string) =>
   ({ payload: 'post', about, eventType: POST_EVENT_TYPE, key }) as const;
@@ -42,73 +40,58 @@ const note = <A>(key: (args: A) => string) => ({ payload: 'private', key }) as c
  */
 const notification = <P extends 'notify' | 'direct'>(
   payload: P,
-  key: (args: JobKey & { runSeq: number }) => string,
+  key: (args: { jobId: number; runSeq: number }) => string,
 ) => ({ payload, eventType: NOTIFICATION_EVENT_TYPE, key }) as const;
 
-/** The kinds of outbox items, by name. */
+const k = outboxKeys;
+
+/** The kinds of outbox items, by name; their keys live beside the trigger keys (`domain/keys.ts`). */
 export const OUTBOX_ITEMS = {
   /** The outcome of a run (and of the follow-ups merged into it), by the run's sequence number. */
-  outcome: post('outcome', ({ jobId, runSeq }: JobKey & { runSeq: number }) => `outcome:${runSeq}:${jobId}`),
+  outcome: post('outcome', k.outcome),
   /** The create call failed: the job did not (surely) start. */
-  startError: post('notice', ({ jobId }: JobKey) => `start-error:${jobId}`),
+  startError: post('notice', k.startError),
   /** A restart came between the create call and its answer. */
-  startUnknown: post('notice', ({ jobId }: JobKey) => `start-unknown:${jobId}`),
+  startUnknown: post('notice', k.startUnknown),
   /** Polling is refused (the admin key), once per run count. */
-  pollRefused: post(
-    'notice',
-    ({ jobId, runCount }: JobKey & { runCount: number }) => `poll-refused:${runCount}:${jobId}`,
-  ),
+  pollRefused: post('notice', k.pollRefused),
   /** A batch of follow-ups failed to send, by the batch's first run. */
-  followUpError: post('notice', ({ jobId, runId }: JobKey & RunKey) => `followup-error:${runId}:${jobId}`),
+  followUpError: post('notice', k.followUpError),
   /** A restart came while a follow-up was being sent. */
-  followUpUnknown: post(
-    'notice',
-    ({ jobId, runId }: JobKey & RunKey) => `followup-unknown:${runId}:${jobId}`,
-  ),
+  followUpUnknown: post('notice', k.followUpUnknown),
   /** A run's outcome announced in the notification channel (`NOTIFY_CHANNEL_ID`). */
-  notification: notification('notify', ({ jobId, runSeq }) => `notify:${runSeq}:${jobId}`),
+  notification: notification('notify', k.notification),
   /** A run's outcome sent to the requester by direct message (`NOTIFY_REQUESTER=dm`). */
-  requesterDm: notification('direct', ({ jobId, runSeq }) => `requester-dm:${runSeq}:${jobId}`),
+  requesterDm: notification('direct', k.requesterDm),
   /** Someone pressed stop on the job's session: what was withdrawn, and what goes on. */
-  stopped: post(
-    'notice',
-    ({ jobId, run, first }: JobKey & { run: number; first: number }) => `stopped:${run}:${first}:${jobId}`,
-  ),
+  stopped: post('notice', k.stopped),
   /** A stop pressed by someone who may not stop the job, told once per press. */
-  stopRefused: note(({ jobId, eventTs }: JobKey & { eventTs: string }) => `stop-refused:${eventTs}:${jobId}`),
+  stopRefused: note(k.stopRefused),
   /** The root message could not be posted: the job was not started. */
-  startRefused: note(({ jobId }: JobKey) => `start-refused:${jobId}`),
+  startRefused: note(k.startRefused),
   /** The first instruction was refused (length, access, hourly limits). */
-  refused: note(({ jobId }: JobKey) => `refused:${jobId}`),
+  refused: note(k.refused),
   /** A restart came while the root message was being posted: nothing was started. */
-  restartRefused: note(({ jobId }: JobKey) => `restart-refused:${jobId}`),
+  restartRefused: note(k.restartRefused),
   /** A follow-up refused or not sent, told to its author. */
-  dropped: note(({ runId }: RunKey) => `dropped:${runId}`),
+  dropped: note(k.dropped),
   /** An instruction held until Slack confirms its author, told once per instruction. */
-  held: note(({ kind, id }: { kind: 'job' | 'reply'; id: number }) => `held:${kind}:${id}`),
+  held: note(k.held),
   /** An edit (one version of a message) or deletion that came after the agent had the text. */
-  editedLate: note(({ runId, version }: RunKey & { version: string }) => `edited-late:${runId}:${version}`),
-  deletedLate: note(({ runId }: RunKey) => `deleted-late:${runId}`),
+  editedLate: note(k.editedLate),
+  deletedLate: note(k.deletedLate),
   /** An edit of a waiting instruction that was not taken (too long), once per message version. */
-  editRefused: note(({ runId, version }: RunKey & { version: string }) => `edit-refused:${runId}:${version}`),
+  editRefused: note(k.editRefused),
   /** A waiting reply edited into an aside (or nothing): taken out of its batch. */
-  withdrawn: note(({ runId }: RunKey) => `withdrawn:${runId}`),
+  withdrawn: note(k.withdrawn),
   /** Files shared with an instruction do not reach the agent: told once per message. */
-  filesUnseen: note(
-    ({ channelId, messageTs }: { channelId: string; messageTs: string }) => `files:${channelId}:${messageTs}`,
-  ),
+  filesUnseen: note(k.filesUnseen),
   /** The emoji on a follow-up the agent accepted. */
-  received: { payload: 'reaction', key: ({ runId }: RunKey) => `received:${runId}` },
+  received: { payload: 'reaction', key: k.received },
   /** A Workflow Builder step's answer, once per step execution (Slack's `function_execution_id`). */
-  stepCompleted: {
-    payload: 'complete_step',
-    key: ({ executionId }: { executionId: string }) => `step:${executionId}`,
-  },
+  stepCompleted: { payload: 'complete_step', key: k.stepCompleted },
   /** A "Wait for a docs agent job" step, answered once its job's run ends. */
-  stepWait: {
-    payload: 'await_job',
-    key: ({ executionId }: { executionId: string }) => `step-wait:${executionId}`,
-  },
+  stepWait: { payload: 'await_job', key: k.stepWait },
   /** A re-render of the status card: never deduplicated, newer ones supersede older ones. */
   cardUpdate: { payload: 'update_root', key: null },
 } as const;
@@ -122,10 +105,10 @@ export const keys = Object.fromEntries(
 ) as { [K in KeyedItem]: NonNullable<Items[K]['key']> };
 
 /** The Slack metadata of a job's status card, so a restarted bot finds one it did not record. */
-export const cardMetadata = (jobId: number) => ({ eventType: CARD_EVENT_TYPE, key: `root:${jobId}` });
+export const cardMetadata = (jobId: number) => ({ eventType: CARD_EVENT_TYPE, key: cardKey(jobId) });
 
 /** The metadata key of a thread post queued without a dedupe key: its outbox id. */
-export const unkeyedPostKey = (outboxId: number) => `outbox-${outboxId}`;
+export { unkeyedPostKey };
 
 const about = z.looseObject({
   kind: z.enum(['outcome', 'notice']),

@@ -1,5 +1,5 @@
 import { keys } from '../delivery/outbox-registry.js';
-import { stepExecutionOfKey } from '../domain/trigger-keys.js';
+import { stepExecutionOfKey } from '../domain/keys.js';
 import { type Mrkdwn, mrkdwnToPlain } from '../slack/mrkdwn.js';
 import type { JobRecord, NewOutboxItem } from '../store/types.js';
 

@@ -1,4 +1,4 @@
-import { triggerKeys } from '../domain/trigger-keys.js';
+import { triggerKeys } from '../domain/keys.js';
 import type { NewJob, NewRun, Store } from './types.js';
 
 /**

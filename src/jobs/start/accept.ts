@@ -1,7 +1,7 @@
 import { stepText } from '../../blocks/step-texts.js';
 import { keys } from '../../delivery/outbox-registry.js';
+import { triggerKeys } from '../../domain/keys.js';
 import { THREAD_RELEASING_PHASES } from '../../domain/phases.js';
-import { triggerKeys } from '../../domain/trigger-keys.js';
 import type { ChannelAudience } from '../../slack/channel-audience.js';
 import { isDirectMessage } from '../../slack/conversations.js';
 import { WAIT_LIMIT_MS } from '../../slack/function-steps.js';

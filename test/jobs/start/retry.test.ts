@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { triggerKeys } from '../../../src/domain/trigger-keys.js';
+import { triggerKeys } from '../../../src/domain/keys.js';
 import { createRetryAcceptance, type RetryAcceptance } from '../../../src/jobs/start/retry.js';
 import type { JobPatch, NewJob } from '../../../src/store/types.js';
 import { TEAM } from '../../helpers/fake-network.js';
