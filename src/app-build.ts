@@ -96,15 +96,47 @@ export function buildWork(
   tasks: TaskTracker,
   membership: Pick<Membership, 'liveCount'>,
 ) {
-  const { config, options, logger, redact, store, instanceId, metrics, gate, hints } = base;
-  const { client, identity, slack, backgroundSlack, names, audiences } = side;
+  const { config, store, logger, hints, gate, redact } = base;
+  const { client, identity } = side;
   // Claims and holds last as long as the calls they guard (see cluster/lease.ts).
   const leases = leasesFor(config.agent.timeoutMs);
   // POLL_MAX_RPS is the deployment's budget: instances sharing a store split it.
   const budget = createRequestBudget({ rate: () => config.poll.maxRps / membership.liveCount() });
   const health = createHealth();
-  // One client per documentation project (CHANNEL_PROJECTS), sharing the request budget.
-  const agentFor = agentsPerProject({
+  const agentFor = buildAgents(base, budget, health);
+  const access = createAccessPolicy({
+    config: config.access,
+    identity,
+    slack: side.slack,
+    store,
+    logger,
+    defaultProject: config.agent.projectId,
+  });
+  // Built bottom-up, each part handed what it calls: the outbox first (everything queues posts
+  // for it), then the outcomes the poller records, the poller, and the job service that wakes both.
+  const home = createHomePublisher({ access, store, slack: side.backgroundSlack, identity, logger, hints });
+  // Workflow Builder steps are answered by the outbox, once each (see workflow-builder.ts).
+  const steps = createWorkflowSteps({ client, store, identity, logger, gate, config, redact });
+  const outbox = buildOutbox(base, side, { home, steps, leases });
+  const outcomes = buildOutcomes(base, side, outbox);
+  const poller = buildPoller(base, { agentFor, outcomes, budget, leases });
+  const jobs = buildJobs(base, side, tasks, { outbox, poller, access, leases, agentFor });
+  const retention = createRetentionSweep({ store, logger, retentionDays: config.retentionDays });
+  const checkpoints = createCheckpointLoop({ store, logger, gate });
+
+  return { health, access, home, steps, outbox, outcomes, poller, jobs, retention, checkpoints };
+}
+
+type Leases = ReturnType<typeof leasesFor>;
+type AgentFor = ReturnType<typeof agentsPerProject>;
+
+/** One client per documentation project (CHANNEL_PROJECTS), sharing the request budget. */
+function buildAgents(
+  { config, logger, redact, metrics, gate }: Foundation,
+  budget: ReturnType<typeof createRequestBudget>,
+  health: ReturnType<typeof createHealth>,
+) {
+  return agentsPerProject({
     baseUrl: config.agent.apiUrl,
     apiKey: config.agent.apiKey,
     defaultProject: config.agent.projectId,
@@ -116,33 +148,38 @@ export function buildWork(
     onRequest: metrics.hooks.agentRequest,
     wrap: (agent) => gated(agent, gate),
   });
-  const access = createAccessPolicy({
-    config: config.access,
-    identity,
-    slack,
-    store,
-    logger,
-    defaultProject: config.agent.projectId,
-  });
-  // Built bottom-up, each part handed what it calls: the outbox first (everything queues posts
-  // for it), then the outcomes the poller records, the poller, and the job service that wakes both.
-  const home = createHomePublisher({ access, store, slack: backgroundSlack, identity, logger, hints });
-  // Workflow Builder steps are answered by the outbox, once each (see workflow-builder.ts).
-  const steps = createWorkflowSteps({ client, store, identity, logger, gate, config, redact });
-  const outbox = createOutbox({
-    steps: steps.sender,
+}
+
+function buildOutbox(
+  { store, instanceId, logger, redact, hints, metrics, gate }: Foundation,
+  { client, backgroundSlack }: SlackSide,
+  parts: {
+    home: ReturnType<typeof createHomePublisher>;
+    steps: ReturnType<typeof createWorkflowSteps>;
+    leases: Leases;
+  },
+) {
+  return createOutbox({
+    steps: parts.steps.sender,
     store,
     instanceId,
     slack: backgroundSlack,
     sessions: gated(createAgentSessions({ client, logger, redact, onError: metrics.hooks.slackError }), gate),
     logger,
     hints,
-    home,
+    home: parts.home,
     onGivenUp: metrics.hooks.outboxGivenUp,
     gate,
-    lease: leases.delivery,
+    lease: parts.leases.delivery,
   });
-  const outcomes = createRunOutcomes({
+}
+
+function buildOutcomes(
+  { config, store, logger, metrics, hints }: Foundation,
+  { identity, audiences }: SlackSide,
+  outbox: ReturnType<typeof createOutbox>,
+) {
+  return createRunOutcomes({
     store,
     logger,
     metrics: metrics.hooks,
@@ -160,26 +197,51 @@ export function buildWork(
       workspaceUrl: async () => (await identity.get())?.url,
     },
   });
-  const poller = createPoller({
+}
+
+function buildPoller(
+  { config, store, instanceId, logger, gate }: Foundation,
+  parts: {
+    agentFor: AgentFor;
+    outcomes: ReturnType<typeof createRunOutcomes>;
+    budget: ReturnType<typeof createRequestBudget>;
+    leases: Leases;
+  },
+) {
+  return createPoller({
     store,
     instanceId,
-    agentFor,
-    outcomes,
+    agentFor: parts.agentFor,
+    outcomes: parts.outcomes,
     logger,
     settings: config.poll,
-    budget,
+    budget: parts.budget,
     gate,
-    lease: leases.agentRead,
+    lease: parts.leases.agentRead,
   });
-  const jobs = createJobService({
+}
+
+function buildJobs(
+  { config, options, store, instanceId, logger, hints, metrics }: Foundation,
+  { identity, backgroundSlack, names, audiences }: SlackSide,
+  tasks: TaskTracker,
+  parts: {
+    outbox: ReturnType<typeof createOutbox>;
+    poller: ReturnType<typeof createPoller>;
+    access: ReturnType<typeof createAccessPolicy>;
+    leases: Leases;
+    agentFor: AgentFor;
+  },
+) {
+  return createJobService({
     store,
     instanceId,
     settings: config,
-    loops: { outbox, poller },
-    access,
-    leases,
+    loops: { outbox: parts.outbox, poller: parts.poller },
+    access: parts.access,
+    leases: parts.leases,
     ...(options.holdRetryMs !== undefined ? { holdRetryMs: options.holdRetryMs } : {}),
-    agentFor,
+    agentFor: parts.agentFor,
     projectFor: (channelId) => projectForChannel(config, channelId),
     names,
     hints,
@@ -190,10 +252,6 @@ export function buildWork(
     runTask: (name, work) => tasks.run(name, work),
     metrics: metrics.hooks,
   });
-  const retention = createRetentionSweep({ store, logger, retentionDays: config.retentionDays });
-  const checkpoints = createCheckpointLoop({ store, logger, gate });
-
-  return { health, access, home, steps, outbox, outcomes, poller, jobs, retention, checkpoints };
 }
 export type Work = ReturnType<typeof buildWork>;
 
