@@ -47,15 +47,7 @@ export async function openPostgresStore(
     onIdleError?: (error: Error) => void;
   } = {},
 ): Promise<Store & { pool: pg.Pool }> {
-  const tls = parseDatabaseTls(url);
-  const pool = new pg.Pool({
-    connectionString: tls.connectionString,
-    max: options.max ?? 10,
-    types,
-    // Always explicit, so neither pg's reading of the URL nor PGSSLMODE can weaken it.
-    ssl: tlsOptions(tls),
-    ...(tls.negotiation ? ({ sslnegotiation: tls.negotiation } as pg.PoolConfig) : {}),
-  });
+  const pool = openPool(url, options.max);
   pool.on('error', (error) => options.onIdleError?.(error));
   await migratePostgres(pool);
 
@@ -221,4 +213,17 @@ export async function openPostgresStore(
       await pool.end();
     },
   };
+}
+
+/** The connection pool, its TLS always explicit. */
+function openPool(url: string, max: number | undefined): pg.Pool {
+  const tls = parseDatabaseTls(url);
+  return new pg.Pool({
+    connectionString: tls.connectionString,
+    max: max ?? 10,
+    types,
+    // Always explicit, so neither pg's reading of the URL nor PGSSLMODE can weaken it.
+    ssl: tlsOptions(tls),
+    ...(tls.negotiation ? ({ sslnegotiation: tls.negotiation } as pg.PoolConfig) : {}),
+  });
 }

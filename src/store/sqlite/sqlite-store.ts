@@ -51,29 +51,8 @@ export function openSqliteStore(
   } = {},
 ): Store & { db: Database.Database } {
   const clock = options.now ?? Date.now;
-  if (path !== ':memory:') preparePrivateFile(path);
-  const db = new Database(path);
-  db.pragma('journal_mode = WAL');
-  // NORMAL is durable against process crashes in WAL mode; only a power loss can lose the tail.
-  db.pragma('synchronous = NORMAL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
-  migrate(db);
-
-  // better-sqlite3 binds the statements' `:name` parameters from an object as they are written.
-  const statements = Object.fromEntries(
-    Object.entries(queriesFor('sqlite')).map(([name, sql]) => [name, db.prepare(sql)]),
-  ) as Record<QueryName, Database.Statement>;
-  // Every statement gets the store's clock as `:clock` (the statements' `{{now}}`); those that do
-  // not name it ignore it. A caller's own `clock` wins (see the take-over in `cluster.ts`).
-  const timed = (params: Params): Params => ({ clock: clock(), ...params });
-  const one = <T>(name: QueryName, params: Params, parse: (row: Row) => T): T | undefined => {
-    const row = statements[name].get(timed(params)) as Row | undefined;
-    return row === undefined ? undefined : parse(row);
-  };
-  const many = <T>(name: QueryName, params: Params, parse: (row: Row) => T): T[] =>
-    (statements[name].all(timed(params)) as Row[]).map(parse);
-  const write = (name: QueryName, params: Params): number => statements[name].run(timed(params)).changes;
+  const db = openDatabase(path);
+  const { statements, one, many, write } = statementsOf(db, clock);
 
   const enqueueAll = (items: NewOutboxItem[], now: number) => {
     for (const item of items) {
@@ -240,4 +219,36 @@ export function openSqliteStore(
       if (db.open) db.close();
     },
   });
+}
+
+/** The database file, private to its owner, in WAL mode and migrated. */
+function openDatabase(path: string): Database.Database {
+  if (path !== ':memory:') preparePrivateFile(path);
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  // NORMAL is durable against process crashes in WAL mode; only a power loss can lose the tail.
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  migrate(db);
+  return db;
+}
+
+/** Reads and writes by query name, each statement prepared once and given the store's clock. */
+function statementsOf(db: Database.Database, clock: () => number) {
+  // better-sqlite3 binds the statements' `:name` parameters from an object as they are written.
+  const statements = Object.fromEntries(
+    Object.entries(queriesFor('sqlite')).map(([name, sql]) => [name, db.prepare(sql)]),
+  ) as Record<QueryName, Database.Statement>;
+  // Every statement gets the store's clock as `:clock` (the statements' `{{now}}`); those that do
+  // not name it ignore it. A caller's own `clock` wins (see the take-over in `cluster.ts`).
+  const timed = (params: Params): Params => ({ clock: clock(), ...params });
+  const one = <T>(name: QueryName, params: Params, parse: (row: Row) => T): T | undefined => {
+    const row = statements[name].get(timed(params)) as Row | undefined;
+    return row === undefined ? undefined : parse(row);
+  };
+  const many = <T>(name: QueryName, params: Params, parse: (row: Row) => T): T[] =>
+    (statements[name].all(timed(params)) as Row[]).map(parse);
+  const write = (name: QueryName, params: Params): number => statements[name].run(timed(params)).changes;
+  return { statements, one, many, write };
 }
