@@ -1,9 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createOutbox } from '../../src/delivery/outbox.js';
-import { leasesFor } from '../../src/jobs/leases.js';
 import { md } from '../../src/slack/mrkdwn.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { gatewayOnStandIn } from '../helpers/gateway-on-stand-in.js';
+import { gatewayOnStandIn, outboxOnStandIn } from '../helpers/gateway-on-stand-in.js';
 import { waitFor } from '../helpers/http.js';
 import type { SlackStandIn } from '../helpers/slack-stand-in.js';
 
@@ -44,14 +42,7 @@ describe('status card updates', () => {
         Date.now(),
       );
 
-    const outbox = createOutbox({
-      store,
-      instanceId: 'i-test',
-      lease: leasesFor(6_000).delivery,
-      slack: gateway,
-      logger,
-      hints: { mode: 'all', asideMarker: '//', prLinkHosts: ['github.com'] },
-    });
+    const outbox = outboxOnStandIn(store, { gateway, logger });
     outbox.start();
     try {
       await waitFor('every update done', async () => (await store.latestCardUpdate(job.id)) === undefined);

@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createOutbox } from '../../src/delivery/outbox.js';
 import {
   cardUpdate,
   outcomeNotification,
@@ -18,11 +17,10 @@ import {
   parseOutboxPayload,
   unkeyedPostKey,
 } from '../../src/delivery/outbox-registry.js';
-import { leasesFor } from '../../src/jobs/leases.js';
 import { md } from '../../src/slack/mrkdwn.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { JobRecord, NewOutboxItem, OutboxPayload, RunRecord } from '../../src/store/types.js';
-import { gatewayOnStandIn } from '../helpers/gateway-on-stand-in.js';
+import { gatewayOnStandIn, outboxOnStandIn } from '../helpers/gateway-on-stand-in.js';
 import { waitFor } from '../helpers/http.js';
 import type { SlackStandIn } from '../helpers/slack-stand-in.js';
 
@@ -246,14 +244,7 @@ describe('the outbox', () => {
       ],
       Date.now(),
     );
-    const outbox = createOutbox({
-      store,
-      instanceId: 'i-test',
-      lease: leasesFor(6_000).delivery,
-      slack: gateway,
-      logger,
-      hints: { mode: 'all', asideMarker: '//', prLinkHosts: ['github.com'] },
-    });
+    const outbox = outboxOnStandIn(store, { gateway, logger });
     outbox.start();
     try {
       await waitFor('both items settled', async () => (await store.nextOutboxAt(Date.now())) === undefined);

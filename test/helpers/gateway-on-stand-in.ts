@@ -1,4 +1,6 @@
 import { WebClient } from '@slack/web-api';
+import { createOutbox, type Outbox, type OutboxOptions } from '../../src/delivery/outbox.js';
+import { leasesFor } from '../../src/jobs/leases.js';
 import { createLogger, type Logger } from '../../src/logging/logger.js';
 import { createSlackGateway, type SlackGateway } from '../../src/slack/gateway.js';
 import { BOT_TOKEN, type SlackStandIn, startSlackStandIn } from './slack-stand-in.js';
@@ -26,4 +28,22 @@ export async function gatewayOnStandIn(options: { ownBotId?: () => string } = {}
     ...(options.ownBotId ? { ownBotId: options.ownBotId } : {}),
   });
   return { slack, gateway, logger, lines };
+}
+
+/**
+ * The real outbox delivering through a gateway on the stand-in, as one instance with a lease
+ * worked out from a 6 s agent time-out; not started.
+ */
+export function outboxOnStandIn(
+  store: OutboxOptions['store'],
+  { gateway, logger }: Pick<GatewayOnStandIn, 'gateway' | 'logger'>,
+): Outbox {
+  return createOutbox({
+    store,
+    instanceId: 'i-test',
+    lease: leasesFor(6_000).delivery,
+    slack: gateway,
+    logger,
+    hints: { mode: 'all', asideMarker: '//', prLinkHosts: ['github.com'] },
+  });
 }
