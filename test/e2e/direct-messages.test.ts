@@ -1,14 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../helpers/harness.js';
+import { type Harness, startHarness, stopChecked } from '../helpers/harness.js';
 import { waitFor } from '../helpers/http.js';
 
 let h: Harness;
-afterEach(async () => {
-  await h.stop();
-  expect(h.agent.violations).toEqual([]);
-  expect(h.slack.unexpected, 'Slack methods the stand-in does not know').toEqual([]);
-  expect(h.slack.invalid, 'blocks or views Slack would refuse').toEqual([]);
-});
+afterEach(() => stopChecked(h));
 
 const DM = 'D0ALICE';
 let counter = 0;

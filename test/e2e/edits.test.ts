@@ -1,16 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../helpers/harness.js';
+import { type Harness, startHarness, stopChecked } from '../helpers/harness.js';
 import { waitFor } from '../helpers/http.js';
 import { appMention, eventEnvelope, messageChanged, messageDeleted } from '../helpers/payloads.js';
 import { postSigned, SIGNING_SECRET } from '../helpers/signing.js';
 import { BOT_ID, BOT_USER_ID } from '../helpers/slack-stand-in.js';
 
 let h: Harness;
-afterEach(async () => {
-  await h.stop();
-  expect(h.agent.violations).toEqual([]);
-  expect(h.slack.unexpected).toEqual([]);
-});
+afterEach(() => stopChecked(h));
 
 /** Any event, signed, under a chosen event id (Slack's retries keep theirs). */
 const send = (event: Record<string, unknown>, eventId?: string) =>
@@ -42,104 +38,97 @@ const minimalDeletion = (channel: string, deletedTs: string) => {
 let serial = 0;
 const nextTs = () => `1700000700.${String(++serial).padStart(6, '0')}`;
 
+/** Bob's reply in a job's thread: where it is and its ts. */
+type Reply = { channel: string; threadTs: string; ts: string };
+
+/** A new harness (`env`) with a job whose thread has Bob's reply `text` in it. */
+async function jobWithReply(env: Record<string, string>, text: string, instruction?: string): Promise<Reply> {
+  h = await startHarness(env);
+  const { threadTs, channel } = await h.startJob(instruction ? { text: instruction } : {});
+  const ts = nextTs();
+  await h.event({ channel, thread_ts: threadTs, ts, user: 'U0BOB', text });
+  return { channel, threadTs, ts };
+}
+
+/** Bob's edit of `reply`, from `previous` to `text`. */
+const bobsEdit = (reply: Reply, text: string, previous: string, fields: Record<string, unknown> = {}) =>
+  messageChanged({
+    channel: reply.channel,
+    ts: reply.ts,
+    thread_ts: reply.threadTs,
+    user: 'U0BOB',
+    text,
+    previous,
+    ...fields,
+  });
+
+/** The agent has `reply`: the bot marked it sent. */
+const sentToAgent = (reply: Reply) =>
+  waitFor('follow-up sent', () =>
+    h.slack.callsTo('reactions.add').some((c) => c.args.timestamp === reply.ts),
+  );
+
+/** Waits for the one follow-up the agent is sent, once all is settled, and says its prompts. */
+async function followUpPrompts(): Promise<unknown[]> {
+  await waitFor('follow-up', () => h.agent.requestsFor('message').length === 1);
+  await h.settled();
+  return h.agent.requestsFor('message').map((r) => r.body);
+}
+
+/** Where another message in `reply`'s thread goes. */
+const inThread = (reply: Reply) => ({ channel: reply.channel, thread_ts: reply.threadTs });
+
+/** The run of `reply`, as the store has it. */
+async function runOf(reply: Reply) {
+  const job = await h.app.store.findJobByThread(reply.channel, reply.threadTs);
+  const runs = await h.app.store.getRuns(job?.id ?? 0);
+  return runs.find((r) => r.messageTs === reply.ts);
+}
+
 describe('a reply edited or deleted while it waits in its batch window', () => {
   it('sends the edited text instead of the first', async () => {
-    h = await startHarness({ FOLLOW_UP_BATCH_MS: '700' });
-    const { threadTs, channel } = await h.startJob();
-    const ts = nextTs();
-    await h.event({ channel, thread_ts: threadTs, ts, user: 'U0BOB', text: 'Add a table' });
-    const res = await send(
-      messageChanged({
-        channel,
-        ts,
-        thread_ts: threadTs,
-        user: 'U0BOB',
-        text: 'Add a table of limits',
-        previous: 'Add a table',
-      }),
-    );
+    const reply = await jobWithReply({ FOLLOW_UP_BATCH_MS: '700' }, 'Add a table');
+    const res = await send(bobsEdit(reply, 'Add a table of limits', 'Add a table'));
     expect(res.status).toBe(200);
-    await waitFor('follow-up', () => h.agent.requestsFor('message').length === 1);
-    await h.settled();
-    expect(h.agent.requestsFor('message').map((r) => r.body)).toEqual([{ prompt: 'Add a table of limits' }]);
+    expect(await followUpPrompts()).toEqual([{ prompt: 'Add a table of limits' }]);
     expect(ephemeralsTo('U0BOB')).toEqual([]);
   });
 
   it('takes a deleted reply out of its batch, and sends the others', async () => {
-    h = await startHarness({ FOLLOW_UP_BATCH_MS: '700' });
-    const { threadTs, channel } = await h.startJob();
-    const ts = nextTs();
-    await h.event({ channel, thread_ts: threadTs, ts, user: 'U0BOB', text: 'Rewrite everything' });
-    await h.event({ channel, thread_ts: threadTs, user: 'U0CARL', text: 'Fix the typo in the title' });
-    await send(messageDeleted({ channel, ts, thread_ts: threadTs, user: 'U0BOB' }));
-    await waitFor('follow-up', () => h.agent.requestsFor('message').length === 1);
-    await h.settled();
-    expect(h.agent.requestsFor('message').map((r) => r.body)).toEqual([
-      { prompt: 'Fix the typo in the title' },
-    ]);
-    const job = await h.app.store.findJobByThread(channel, threadTs);
-    const runs = await h.app.store.getRuns(job?.id ?? 0);
-    expect(runs.find((r) => r.messageTs === ts)).toMatchObject({ state: 'failed', error: 'withdrawn' });
+    const reply = await jobWithReply({ FOLLOW_UP_BATCH_MS: '700' }, 'Rewrite everything');
+    await h.event({ ...inThread(reply), user: 'U0CARL', text: 'Fix the typo in the title' });
+    await send(messageDeleted({ ...inThread(reply), ts: reply.ts, user: 'U0BOB' }));
+    expect(await followUpPrompts()).toEqual([{ prompt: 'Fix the typo in the title' }]);
+    expect(await runOf(reply)).toMatchObject({ state: 'failed', error: 'withdrawn' });
     // Only the other reply counts as sent; its author removed their own, so nobody is told.
     expect(h.slack.callsTo('chat.postEphemeral')).toEqual([]);
   });
 
   it("takes back a reply whose deletion names only its ts (Slack's documented minimal shape)", async () => {
-    h = await startHarness({ FOLLOW_UP_BATCH_MS: '700' });
-    const { threadTs, channel } = await h.startJob();
-    const ts = nextTs();
-    await h.event({ channel, thread_ts: threadTs, ts, user: 'U0BOB', text: 'Rewrite everything' });
-    await h.event({ channel, thread_ts: threadTs, user: 'U0CARL', text: 'Fix the typo in the title' });
-    await send(minimalDeletion(channel, ts));
-    await waitFor('follow-up', () => h.agent.requestsFor('message').length === 1);
-    await h.settled();
-    expect(h.agent.requestsFor('message').map((r) => r.body)).toEqual([
-      { prompt: 'Fix the typo in the title' },
-    ]);
-    const job = await h.app.store.findJobByThread(channel, threadTs);
-    const runs = await h.app.store.getRuns(job?.id ?? 0);
-    expect(runs.find((r) => r.messageTs === ts)).toMatchObject({ state: 'failed', error: 'withdrawn' });
+    const reply = await jobWithReply({ FOLLOW_UP_BATCH_MS: '700' }, 'Rewrite everything');
+    await h.event({ ...inThread(reply), user: 'U0CARL', text: 'Fix the typo in the title' });
+    await send(minimalDeletion(reply.channel, reply.ts));
+    expect(await followUpPrompts()).toEqual([{ prompt: 'Fix the typo in the title' }]);
+    expect(await runOf(reply)).toMatchObject({ state: 'failed', error: 'withdrawn' });
   });
 
   it('takes out a reply edited into an aside, and tells its author', async () => {
-    h = await startHarness({ FOLLOW_UP_BATCH_MS: '500' });
-    const { threadTs, channel } = await h.startJob();
-    const ts = nextTs();
-    await h.event({ channel, thread_ts: threadTs, ts, user: 'U0BOB', text: 'Drop the FAQ' });
-    await send(
-      messageChanged({
-        channel,
-        ts,
-        thread_ts: threadTs,
-        user: 'U0BOB',
-        text: '// never mind, talking to Carl',
-        previous: 'Drop the FAQ',
-      }),
-    );
+    const reply = await jobWithReply({ FOLLOW_UP_BATCH_MS: '500' }, 'Drop the FAQ');
+    await send(bobsEdit(reply, '// never mind, talking to Carl', 'Drop the FAQ'));
     const note = await waitFor('private note', () => ephemeralsTo('U0BOB')[0]);
     expect(String(note.args.text)).toContain('no longer an instruction');
     // Control: a reply after it goes out alone.
-    await h.event({ channel, thread_ts: threadTs, user: 'U0CARL', text: 'Keep the FAQ' });
-    await waitFor('follow-up', () => h.agent.requestsFor('message').length === 1);
-    await h.settled();
-    expect(h.agent.requestsFor('message').map((r) => r.body)).toEqual([{ prompt: 'Keep the FAQ' }]);
+    await h.event({ ...inThread(reply), user: 'U0CARL', text: 'Keep the FAQ' });
+    expect(await followUpPrompts()).toEqual([{ prompt: 'Keep the FAQ' }]);
   });
 
   it('keeps the earlier text of an edit over the length limit, and says so', async () => {
-    h = await startHarness({ FOLLOW_UP_BATCH_MS: '500', MAX_PROMPT_CHARS: '40' });
-    const { threadTs, channel } = await h.startJob({ text: 'Short' });
-    const ts = nextTs();
-    await h.event({ channel, thread_ts: threadTs, ts, user: 'U0BOB', text: 'Add a table' });
-    await send(
-      messageChanged({
-        channel,
-        ts,
-        thread_ts: threadTs,
-        user: 'U0BOB',
-        text: `Add a table ${'and more '.repeat(10)}`,
-        previous: 'Add a table',
-      }),
+    const reply = await jobWithReply(
+      { FOLLOW_UP_BATCH_MS: '500', MAX_PROMPT_CHARS: '40' },
+      'Add a table',
+      'Short',
     );
+    await send(bobsEdit(reply, `Add a table ${'and more '.repeat(10)}`, 'Add a table'));
     const note = await waitFor('private note', () => ephemeralsTo('U0BOB')[0]);
     expect(String(note.args.text)).toContain('the limit is 40');
     await waitFor('follow-up', () => h.agent.requestsFor('message').length === 1);
@@ -147,49 +136,27 @@ describe('a reply edited or deleted while it waits in its batch window', () => {
   });
 
   it('counts the files an edit names to the agent against the length limit', async () => {
-    h = await startHarness({ FOLLOW_UP_BATCH_MS: '500', MAX_PROMPT_CHARS: '200' });
-    const { threadTs, channel } = await h.startJob({ text: 'Short' });
-    const ts = nextTs();
-    await h.event({ channel, thread_ts: threadTs, ts, user: 'U0BOB', text: 'Add a table' });
-    // The text alone fits; with the list of its files the prompt would not.
-    await send(
-      messageChanged({
-        channel,
-        ts,
-        thread_ts: threadTs,
-        user: 'U0BOB',
-        text: 'Add a table of limits',
-        previous: 'Add a table',
-        files: [{ id: 'F0LIMITS', name: 'limits.pdf', filetype: 'pdf' }],
-      }),
+    const reply = await jobWithReply(
+      { FOLLOW_UP_BATCH_MS: '500', MAX_PROMPT_CHARS: '200' },
+      'Add a table',
+      'Short',
     );
+    // The text alone fits; with the list of its files the prompt would not.
+    const files = [{ id: 'F0LIMITS', name: 'limits.pdf', filetype: 'pdf' }];
+    await send(bobsEdit(reply, 'Add a table of limits', 'Add a table', { files }));
     const note = await waitFor('private note', () =>
       ephemeralsTo('U0BOB').find((c) => String(c.args.text).includes('the limit is 200')),
     );
     expect(String(note.args.text)).toMatch(/Your edit is \d+ characters long/);
-    await waitFor('follow-up', () => h.agent.requestsFor('message').length === 1);
-    await h.settled();
-    expect(h.agent.requestsFor('message').map((r) => r.body)).toEqual([{ prompt: 'Add a table' }]);
+    expect(await followUpPrompts()).toEqual([{ prompt: 'Add a table' }]);
   });
 });
 
 describe('a reply edited or deleted after the agent has it', () => {
   it('tells its author privately once per edited version, and sends nothing more', async () => {
-    h = await startHarness();
-    const { threadTs, channel } = await h.startJob();
-    const ts = nextTs();
-    await h.event({ channel, thread_ts: threadTs, ts, user: 'U0BOB', text: 'Add a table' });
-    await waitFor('follow-up sent', () =>
-      h.slack.callsTo('reactions.add').some((c) => c.args.timestamp === ts),
-    );
-    const edit = messageChanged({
-      channel,
-      ts,
-      thread_ts: threadTs,
-      user: 'U0BOB',
-      text: 'Add two tables',
-      previous: 'Add a table',
-    });
+    const reply = await jobWithReply({}, 'Add a table');
+    await sentToAgent(reply);
+    const edit = bobsEdit(reply, 'Add two tables', 'Add a table');
     await send(edit, 'Ev0EDIT');
     await waitFor('private note', () => ephemeralsTo('U0BOB').length === 1);
     // Slack delivers the same edit again (a retry, a Socket Mode duplicate).
@@ -198,22 +165,13 @@ describe('a reply edited or deleted after the agent has it', () => {
     await h.settled();
     expect(ephemeralsTo('U0BOB')).toHaveLength(1);
     const [note] = ephemeralsTo('U0BOB');
-    expect(note?.args).toMatchObject({ channel, thread_ts: threadTs });
+    expect(note?.args).toMatchObject(inThread(reply));
     expect(String(note?.args.text)).toContain('already has the earlier version');
 
     // A second edit is another version: its author hears again.
-    await send(
-      messageChanged({
-        channel,
-        ts,
-        thread_ts: threadTs,
-        user: 'U0BOB',
-        text: 'Add three tables',
-        previous: 'Add two tables',
-      }),
-    );
+    await send(bobsEdit(reply, 'Add three tables', 'Add two tables'));
     await waitFor('second note', () => ephemeralsTo('U0BOB').length === 2);
-    await send(messageDeleted({ channel, ts, thread_ts: threadTs, user: 'U0BOB' }));
+    await send(messageDeleted({ ...inThread(reply), ts: reply.ts, user: 'U0BOB' }));
     await waitFor('note about the deletion', () => ephemeralsTo('U0BOB').length === 3);
     expect(String(ephemeralsTo('U0BOB')[2]?.args.text)).toContain('deleting it does not take it back');
     await h.settled();
@@ -226,24 +184,9 @@ describe('a reply edited or deleted after the agent has it', () => {
     ['an unfurl (the text did not change)', { text: 'Add a table', previous: 'Add a table' }],
     ["someone else's edit", { user: 'U0MALLORY' }],
   ])('ignores %s', async (_what, fields) => {
-    h = await startHarness();
-    const { threadTs, channel } = await h.startJob();
-    const ts = nextTs();
-    await h.event({ channel, thread_ts: threadTs, ts, user: 'U0BOB', text: 'Add a table' });
-    await waitFor('follow-up sent', () =>
-      h.slack.callsTo('reactions.add').some((c) => c.args.timestamp === ts),
-    );
-    const res = await send(
-      messageChanged({
-        channel,
-        ts,
-        thread_ts: threadTs,
-        user: 'U0BOB',
-        text: 'Something else',
-        previous: 'Add a table',
-        ...fields,
-      }),
-    );
+    const reply = await jobWithReply({}, 'Add a table');
+    await sentToAgent(reply);
+    const res = await send(bobsEdit(reply, 'Something else', 'Add a table', fields));
     expect(res.status).toBe(200);
     await h.settled();
     expect(h.slack.callsTo('chat.postEphemeral')).toEqual([]);

@@ -1,13 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../helpers/harness.js';
+import { type Harness, startHarness, stopChecked } from '../helpers/harness.js';
 import { waitFor } from '../helpers/http.js';
 import { appMention } from '../helpers/payloads.js';
 
 let h: Harness;
-afterEach(async () => {
-  await h.stop();
-  expect(h.slack.invalid).toEqual([]);
-});
+afterEach(() => stopChecked(h));
 
 describe('follow-up mode, asides and batches', () => {
   it('never sends an aside (default marker //), and sends the replies around it', async () => {

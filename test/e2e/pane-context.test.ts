@@ -3,7 +3,7 @@ import { createLogger } from '../../src/logging/logger.js';
 import { createRetentionSweep, DAY_MS } from '../../src/store/retention.js';
 import type { Store } from '../../src/store/types.js';
 import { PROJECT_ID } from '../helpers/agent-stand-in.js';
-import { type Harness, startHarness } from '../helpers/harness.js';
+import { type Harness, startHarness, stopChecked } from '../helpers/harness.js';
 import { waitFor } from '../helpers/http.js';
 import { buttonClick } from '../helpers/payloads.js';
 
@@ -14,12 +14,7 @@ import { buttonClick } from '../helpers/payloads.js';
  */
 
 let h: Harness;
-afterEach(async () => {
-  await h.stop();
-  expect(h.agent.violations).toEqual([]);
-  expect(h.slack.unexpected, 'Slack methods the stand-in does not know').toEqual([]);
-  expect(h.slack.invalid, 'blocks or views Slack would refuse').toEqual([]);
-});
+afterEach(() => stopChecked(h));
 
 const DM = 'D0ALICE';
 /** Only C0API is served, on its own project; direct messages only beside it (ALLOW_DIRECT_MESSAGES unset). */

@@ -1,16 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../helpers/harness.js';
+import { type Harness, startHarness, stopChecked } from '../helpers/harness.js';
 import { waitFor } from '../helpers/http.js';
 import { appMention } from '../helpers/payloads.js';
 import type { StoredMessage } from '../helpers/slack-stand-in.js';
 
 let h: Harness;
-afterEach(async () => {
-  await h.stop();
-  expect(h.agent.violations).toEqual([]);
-  expect(h.slack.unexpected, 'Slack methods the stand-in does not know').toEqual([]);
-  expect(h.slack.invalid, 'blocks or views Slack would refuse').toEqual([]);
-});
+afterEach(() => stopChecked(h));
 
 const NEWS = 'C0NEWS';
 const PR = 'https://github.com/example/docs/pull/34';

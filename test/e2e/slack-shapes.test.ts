@@ -3,19 +3,14 @@
  * processed or deliberately ignored, and one meant for the bot that cannot be read is logged.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../helpers/harness.js';
+import { type Harness, startHarness, stopChecked } from '../helpers/harness.js';
 import { waitFor } from '../helpers/http.js';
 import { appMention, eventEnvelope, messageChanged } from '../helpers/payloads.js';
 import { postSigned, SIGNING_SECRET } from '../helpers/signing.js';
 import { TEAM_ID } from '../helpers/slack-stand-in.js';
 
 let h: Harness;
-afterEach(async () => {
-  await h.stop();
-  expect(h.agent.violations).toEqual([]);
-  expect(h.slack.unexpected, 'Slack methods the stand-in does not know').toEqual([]);
-  expect(h.slack.invalid, 'blocks or views Slack would refuse').toEqual([]);
-});
+afterEach(() => stopChecked(h));
 
 let serial = 0;
 const nextTs = () => `1700000800.${String(++serial).padStart(6, '0')}`;

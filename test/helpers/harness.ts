@@ -190,6 +190,19 @@ export async function settled(app: RunningApp, timeoutMs = 5_000): Promise<void>
 export type Harness = Awaited<ReturnType<typeof startHarness>>;
 
 /**
+ * Stops a test's harness (if it started), then applies the stand-ins' own checks: the agent
+ * stand-in saw only documented requests, the Slack stand-in only methods it knows and only
+ * blocks and views Slack would accept.
+ */
+export async function stopChecked(h: Harness | undefined): Promise<void> {
+  if (!h) return;
+  await h.stop();
+  expect(h.agent.violations).toEqual([]);
+  expect(h.slack.unexpected, 'Slack methods the stand-in does not know').toEqual([]);
+  expect(h.slack.invalid, 'blocks or views Slack would refuse').toEqual([]);
+}
+
+/**
  * A fresh harness for every test of the file, stopped after it, with the stand-ins' own checks:
  * the agent stand-in saw only documented requests, the Slack stand-in only methods it knows.
  * The returned object always stands for the current test's harness.
@@ -205,10 +218,7 @@ export function useHarness(
   afterEach(async () => {
     const h = current;
     current = undefined;
-    await h?.stop();
-    expect(h?.agent.violations).toEqual([]);
-    expect(h?.slack.unexpected, 'Slack methods the stand-in does not know').toEqual([]);
-    expect(h?.slack.invalid, 'blocks or views Slack would refuse').toEqual([]);
+    await stopChecked(h);
   });
   return new Proxy({} as Harness, {
     get(_target, key) {
