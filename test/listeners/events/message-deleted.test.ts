@@ -1,27 +1,18 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { messageDeleted } from '../../../src/listeners/events/message-deleted.js';
 import type { JobRecord } from '../../../src/store/types.js';
-import { TEAM } from '../../helpers/fake-network.js';
 import { CHANNEL } from '../../helpers/job-world.js';
-import { boltEventArgs, createListenerWorld, type ListenerWorld } from '../../helpers/listener-deps.js';
+import { boltEventArgs, type ListenerWorld } from '../../helpers/listener-deps.js';
+import { HELPER, REPLY_TS, type WaitingReply, waitingReply } from '../../helpers/waiting-reply.js';
 
 type Args = Parameters<ReturnType<typeof messageDeleted>>[0];
 
-const HELPER = 'U0HELPER';
-const REPLY_TS = '1700000500.000500';
 let w: ListenerWorld;
 let job: JobRecord;
+let reply: WaitingReply['reply'];
+let markSent: WaitingReply['markSent'];
 beforeEach(async () => {
-  w = createListenerWorld();
-  job = (await w.activeJob()).job;
-  await w.jobs.acceptReply({
-    teamId: TEAM,
-    channelId: CHANNEL,
-    threadTs: job.threadTs ?? '',
-    messageTs: REPLY_TS,
-    userId: HELPER,
-    text: 'Also cover the SDK',
-  });
+  ({ w, job, reply, markSent } = await waitingReply());
 });
 afterEach(() => w.stop());
 
@@ -44,7 +35,6 @@ function remove(previous: Record<string, unknown> = {}) {
   };
   return messageDeleted(w.deps)(boltEventArgs<Args>(event));
 }
-const reply = async () => (await w.runs(job.id)).find((r) => r.messageTs === REPLY_TS);
 
 describe('a deletion of a reply', () => {
   it('withdraws the waiting reply before the listener returns, without a note', async () => {
@@ -54,8 +44,7 @@ describe('a deletion of a reply', () => {
   });
 
   it('once the reply is sent, queues one private note for its author', async () => {
-    const run = await reply();
-    await w.store.apply({ jobId: job.id, run: { id: run?.id ?? 0, patch: { state: 'sent' } } }, Date.now());
+    const run = await markSent();
     await remove();
     await remove();
     expect(w.outboxKeys()).toEqual([`deleted-late:${run?.id}`]);

@@ -1,35 +1,31 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { messageEdited } from '../../../src/listeners/events/message-edited.js';
 import type { JobRecord } from '../../../src/store/types.js';
-import { TEAM } from '../../helpers/fake-network.js';
 import { CHANNEL } from '../../helpers/job-world.js';
-import { boltEventArgs, createListenerWorld, type ListenerWorld } from '../../helpers/listener-deps.js';
+import { boltEventArgs, type ListenerWorld } from '../../helpers/listener-deps.js';
 import { BOT_USER_ID } from '../../helpers/slack-stand-in.js';
+import {
+  HELPER,
+  REPLY_TEXT,
+  REPLY_TS,
+  type WaitingReply,
+  waitingReply,
+} from '../../helpers/waiting-reply.js';
 
 type Args = Parameters<ReturnType<typeof messageEdited>>[0];
 
-const HELPER = 'U0HELPER';
-const REPLY_TS = '1700000500.000500';
 let w: ListenerWorld;
 let job: JobRecord;
+let reply: WaitingReply['reply'];
+let markSent: WaitingReply['markSent'];
 async function build(options: { socketMode?: boolean } = {}) {
-  w = createListenerWorld({}, options);
-  job = (await w.activeJob()).job;
-  // A reply recorded and not yet sent: it waits.
-  await w.jobs.acceptReply({
-    teamId: TEAM,
-    channelId: CHANNEL,
-    threadTs: job.threadTs ?? '',
-    messageTs: REPLY_TS,
-    userId: HELPER,
-    text: 'Also cover the SDK',
-  });
+  ({ w, job, reply, markSent } = await waitingReply(options));
 }
 beforeEach(() => build());
 afterEach(() => w.stop());
 
 /** Calls the listener with Bolt's arguments for an edit of the reply. */
-function edit(message: Record<string, unknown> = {}, previous = 'Also cover the SDK') {
+function edit(message: Record<string, unknown> = {}, previous = REPLY_TEXT) {
   const event = {
     type: 'message',
     subtype: 'message_changed',
@@ -49,7 +45,6 @@ function edit(message: Record<string, unknown> = {}, previous = 'Also cover the 
   };
   return messageEdited(w.deps)(boltEventArgs<Args>(event));
 }
-const reply = async () => (await w.runs(job.id)).find((r) => r.messageTs === REPLY_TS);
 
 describe('an edit of a reply', () => {
   it('replaces the waiting reply’s text before the listener returns', async () => {
@@ -59,8 +54,7 @@ describe('an edit of a reply', () => {
   });
 
   it('once the reply is sent, queues one private note for its author before returning', async () => {
-    const run = await reply();
-    await w.store.apply({ jobId: job.id, run: { id: run?.id ?? 0, patch: { state: 'sent' } } }, Date.now());
+    const run = await markSent();
     await edit();
     await edit();
     expect(w.outboxKeys()).toEqual([`edited-late:${run?.id}:1700000600.000600`]);
