@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { longFunctions, takesWhole, type WholeType } from './helpers/source-shape.js';
 
 /*
  * The shape the code keeps: folders under src/ import each other in one direction only (a
@@ -14,45 +15,6 @@ const ARCHITECTURE = resolve(import.meta.dirname, '../docs/architecture.md');
 const MAX_LINES = 300;
 /** Longest function body one reads at a glance; factories (a list of named parts) may be longer. */
 const MAX_FUNCTION_LINES = 80;
-const FACTORY = /^(create|open|register|build)[A-Z]/;
-
-/**
- * Functions in `source` over {@link MAX_FUNCTION_LINES} lines, as `name (lines)`. A factory is
- * measured by its own statements (the functions it declares are measured on their own), so its
- * body stays a list of named parts.
- */
-function longFunctions(fileName: string, source: string): string[] {
-  const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, true);
-  const long: string[] = [];
-  const nameOf = (node: ts.Node): string => {
-    if ((ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node)) && node.name)
-      return node.name.getText();
-    const parent = node.parent;
-    if (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent)) return parent.name.getText();
-    // A function returned by a factory (a listener's handler) is read as part of it.
-    const outer = ts.findAncestor(parent, (n) => ts.isFunctionLike(n) && 'body' in n);
-    return outer ? nameOf(outer) : '(anonymous)';
-  };
-  const span = (node: ts.Node) =>
-    file.getLineAndCharacterOfPosition(node.end).line -
-    file.getLineAndCharacterOfPosition(node.getStart()).line +
-    1;
-  // Lines of the functions declared inside `node`, each but its first line (which stays in the list).
-  const nested = (node: ts.Node): number =>
-    ts.isFunctionLike(node) && 'body' in node && node.body
-      ? span(node) - 1
-      : node.getChildren(file).reduce((sum, child) => sum + nested(child), 0);
-  const visit = (node: ts.Node) => {
-    if (ts.isFunctionLike(node) && 'body' in node && node.body) {
-      const name = nameOf(node);
-      const lines = FACTORY.test(name) ? span(node) - nested(node.body) : span(node);
-      if (lines > MAX_FUNCTION_LINES) long.push(`${name} (${lines})`);
-    }
-    ts.forEachChild(node, visit);
-  };
-  visit(file);
-  return long;
-}
 
 /**
  * The layers, top first, as docs/architecture.md draws them: the first fenced block after
@@ -79,56 +41,28 @@ function upwardImports(graph: Map<string, Map<string, string[]>>, layers: string
 /** Most modules outside src/store that may take the whole `Store`: the composition root's. */
 const MAX_WHOLE_STORE = 3;
 
+/** The store's every role: what only the composition root takes whole. */
+const STORE: WholeType = { name: 'Store', declaredIn: (specifier) => /(^|\/)store\//.test(specifier) };
+
+const takesWholeStore = (fileName: string, source: string) => takesWhole(fileName, source, STORE);
+
+/** A type declared in one module of src/, imported by a relative path. */
+const declaredAt = (name: string, module: string): WholeType => ({
+  name,
+  declaredIn: (specifier, file) => resolve(dirname(file), specifier) === join(SRC, module),
+});
+
+/** The bags of dependencies the job flows and the listeners are built from. */
+const BAGS = [
+  declaredAt('JobContext', 'jobs/job-context.js'),
+  declaredAt('ListenerDeps', 'listeners/types.js'),
+];
+
 /**
- * Whether a module uses the whole `Store` of src/store rather than its roles: a reference to it
- * (imported by name, renamed, or through a namespace), a class implementing it, or a re-export,
- * except as `Pick<Store, …>` or `Store['member']`, which ask for a few members.
+ * The modules that may take a bag whole, because they route all of it: the job service builds the
+ * job context and hands each flow its slice; the listeners' registrations hand each listener its own.
  */
-function takesWholeStore(fileName: string, source: string): boolean {
-  const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, true);
-  const names = new Set<string>();
-  const namespaces = new Set<string>();
-  let whole = false;
-  for (const statement of file.statements) {
-    if (!ts.isImportDeclaration(statement) && !ts.isExportDeclaration(statement)) continue;
-    const from = statement.moduleSpecifier;
-    if (!from || !ts.isStringLiteral(from) || !/(^|\/)store\//.test(from.text)) continue;
-    const named = ts.isImportDeclaration(statement)
-      ? statement.importClause?.namedBindings
-      : statement.exportClause;
-    if (named && (ts.isNamespaceImport(named) || ts.isNamespaceExport(named)))
-      namespaces.add(named.name.text);
-    else if (named) {
-      const store = named.elements.filter(
-        (element) => (element.propertyName ?? element.name).text === 'Store',
-      );
-      if (ts.isExportDeclaration(statement)) whole ||= store.length > 0;
-      for (const element of store) names.add(element.name.text);
-    } else if (ts.isExportDeclaration(statement)) whole = true;
-  }
-  const isStore = (name: ts.Node) =>
-    (ts.isIdentifier(name) && names.has(name.text)) ||
-    (ts.isQualifiedName(name) && name.right.text === 'Store' && namespaces.has(name.left.getText())) ||
-    (ts.isPropertyAccessExpression(name) &&
-      name.name.text === 'Store' &&
-      namespaces.has(name.expression.getText()));
-  const narrowed = (ref: ts.TypeReferenceNode) => {
-    const parent = ref.parent;
-    if (ts.isIndexedAccessTypeNode(parent)) return parent.objectType === ref;
-    return (
-      ts.isTypeReferenceNode(parent) &&
-      parent.typeName.getText() === 'Pick' &&
-      parent.typeArguments?.[0] === ref
-    );
-  };
-  const visit = (node: ts.Node) => {
-    if (ts.isTypeReferenceNode(node) && isStore(node.typeName) && !narrowed(node)) whole = true;
-    if (ts.isExpressionWithTypeArguments(node) && isStore(node.expression)) whole = true;
-    ts.forEachChild(node, visit);
-  };
-  visit(file);
-  return whole;
-}
+const ROUTES_WHOLE_BAG = /^(jobs\/job-service\.ts|listeners\/index\.ts|listeners\/[^/]+\/index\.ts)$/;
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -234,7 +168,9 @@ describe('the shape of src/', () => {
 
   it(`keeps every function but factories within ${MAX_FUNCTION_LINES} lines`, () => {
     const long = files.flatMap((file) =>
-      longFunctions(file, readFileSync(file, 'utf8')).map((fn) => `${relative(SRC, file)}: ${fn}`),
+      longFunctions(file, readFileSync(file, 'utf8'), MAX_FUNCTION_LINES).map(
+        (fn) => `${relative(SRC, file)}: ${fn}`,
+      ),
     );
     expect(long).toEqual([]);
   });
@@ -247,7 +183,7 @@ describe('the shape of src/', () => {
       `function createOutbox() {\n${parts}\n}`,
       `function createLoop() {\n${body}\n${body}\n}`,
     ].join('\n');
-    expect(longFunctions('x.ts', source)).toEqual([
+    expect(longFunctions('x.ts', source, MAX_FUNCTION_LINES)).toEqual([
       `send (${MAX_FUNCTION_LINES + 2})`,
       `part0 (${MAX_FUNCTION_LINES + 2})`,
       `part1 (${MAX_FUNCTION_LINES + 2})`,
@@ -290,6 +226,61 @@ describe('the shape of src/', () => {
     ];
     expect(whole.map((source) => takesWholeStore('x.ts', source))).toEqual(whole.map(() => true));
     expect(narrow.map((source) => takesWholeStore('x.ts', source))).toEqual(narrow.map(() => false));
+  });
+
+  it('hands each job flow and each listener only the dependencies it uses', () => {
+    const whole = files.flatMap((file) => {
+      const source = readFileSync(file, 'utf8');
+      const path = relative(SRC, file).split(sep).join('/');
+      return BAGS.filter((bag) => takesWhole(file, source, bag)).map((bag) => ({ path, bag: bag.name }));
+    });
+    expect(whole.filter(({ path }) => !ROUTES_WHOLE_BAG.test(path))).toEqual([]);
+    // The registrations do route the listeners' bag whole: the search finds it where it is.
+    expect(whole).toContainEqual({ path: 'listeners/index.ts', bag: 'ListenerDeps' });
+  });
+
+  it('finds a module that takes a bag whole, and lets one pick fields of it', () => {
+    const [jobContext, listenerDeps] = BAGS;
+    const flow = join(SRC, 'jobs', 'start', 'x.ts');
+    const listener = join(SRC, 'listeners', 'events', 'x.ts');
+    const from = (module: string) => `from '${module}';\n`;
+    const whole: [string, string, WholeType][] = [
+      [
+        flow,
+        `import type { JobContext } ${from('../job-context.js')}function f(ctx: JobContext) {}`,
+        jobContext,
+      ],
+      [
+        flow,
+        `import { type JobContext as C } ${from('../job-context.js')}type D = C & { x: 1 };`,
+        jobContext,
+      ],
+      [
+        listener,
+        `import type * as l ${from('../types.js')}function f(deps: l.ListenerDeps) {}`,
+        listenerDeps,
+      ],
+      [
+        listener,
+        `import type { ListenerDeps } ${from('../types.js')}interface D extends ListenerDeps {}`,
+        listenerDeps,
+      ],
+    ];
+    const narrow: [string, string, WholeType][] = [
+      [
+        flow,
+        `import type { JobContext } ${from('../job-context.js')}let c: Pick<JobContext, 'store'>;`,
+        jobContext,
+      ],
+      [
+        listener,
+        `import type { ListenerDeps } ${from('../types.js')}type J = ListenerDeps['jobs'];`,
+        listenerDeps,
+      ],
+      [flow, `import type { ListenerDeps } ${from('./types.js')}let deps: ListenerDeps;`, listenerDeps],
+    ];
+    expect(whole.map((args) => takesWhole(...args))).toEqual(whole.map(() => true));
+    expect(narrow.map((args) => takesWhole(...args))).toEqual(narrow.map(() => false));
   });
 
   it(`keeps every file under ${MAX_LINES} lines`, () => {

@@ -22,7 +22,10 @@ type Expect = { phase: JobPhase; runCount: number };
  * Finishes or explains what a stopped process left half done (taken over with
  * {@link ClusterStore.adoptOrphans}): one step per phase the job was left in, then the replies.
  */
-export function createRecovery(ctx: JobContext, parts: RecoveryParts) {
+export function createRecovery(
+  ctx: Pick<JobContext, 'store' | 'logger' | 'metrics' | 'now' | 'instanceId' | 'loops' | 'applyQueued'>,
+  parts: RecoveryParts,
+) {
   const { store, logger, metrics, now } = ctx;
   /** What this instance took over stays its own to explain only while no other took it since. */
   const owner = { instanceId: ctx.instanceId, job: true };

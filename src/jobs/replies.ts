@@ -16,7 +16,7 @@ export interface Replies {
 }
 
 export function createReplies(
-  ctx: JobContext,
+  ctx: Pick<JobContext, 'store' | 'logger' | 'metrics' | 'now' | 'instanceId' | 'enqueue'>,
   parts: { checks: InstructionChecks; followUps: Pick<FollowUps, 'dispatchReady' | 'dropRun'> },
 ): Replies {
   const { store, logger, metrics, now } = ctx;

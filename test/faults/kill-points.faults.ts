@@ -4,7 +4,7 @@ import { waitFor } from '../helpers/http.js';
 import type { SlackCall } from '../helpers/slack-stand-in.js';
 import { accountNotifications, add, type Counts, emptyCounts } from './ledger.js';
 import { recordRow } from './report.js';
-import { createWorld, DIRECT } from './world.js';
+import { createWorld, DIRECT, killOnce } from './world.js';
 
 /** Runs per kill point; 12 points make 72 SIGKILLs. */
 const RUNS_PER_POINT = 6;
@@ -82,24 +82,16 @@ async function killRun(
   details: string[],
   surface: Surface = 'command',
 ): Promise<Counts> {
-  const target = 1 + (variant % point.occurrences);
-  let seen = 0;
-  let killed = false;
-  const fire = (): boolean => {
-    if (killed || ++seen < target) return false;
-    killed = true;
-    world.app.kill();
-    return true;
-  };
+  const kill = killOnce(() => world.app, { nth: 1 + (variant % point.occurrences) });
   const world = await createWorld({
     env: NOTIFY_ENV,
     slackHooks: {
-      before: (c) => (point.hit?.slack?.(c) && !point.hit.afterAnswer && fire() ? 'drop' : undefined),
-      after: (c) => void (point.hit?.slack?.(c) && point.hit.afterAnswer && fire()),
+      before: (c) => (point.hit?.slack?.(c) && !point.hit.afterAnswer && kill.hit() ? 'drop' : undefined),
+      after: (c) => void (point.hit?.slack?.(c) && point.hit.afterAnswer && kill.hit()),
     },
     agentHooks: {
-      before: (op) => (point.hit?.agent?.(op) && !point.hit.afterAnswer && fire() ? 'drop' : undefined),
-      after: (op) => void (point.hit?.agent?.(op) && point.hit.afterAnswer && fire()),
+      before: (op) => (point.hit?.agent?.(op) && !point.hit.afterAnswer && kill.hit() ? 'drop' : undefined),
+      after: (op) => void (point.hit?.agent?.(op) && point.hit.afterAnswer && kill.hit()),
     },
   });
   try {
@@ -113,7 +105,7 @@ async function killRun(
       surface === 'command'
         ? world.reply(threadTs, second)
         : world.reply(threadTs, second, 'U0ALICE', 4, DIRECT);
-    if (point.name === 'after ack' && ins.acked) fire();
+    if (point.name === 'after ack' && ins.acked) kill.hit();
 
     const t0 = Date.now();
     const mark = (what: string) =>
@@ -128,16 +120,16 @@ async function killRun(
     // An outcome, or a notice that the first instruction's fate is unknown.
     const firstAnswer = () =>
       world.slack.messages.some((m) => m.thread_ts && m.metadata?.event_type === 'docs_agent_post');
-    await waitFor('first outcome or kill', () => killed || firstOutcome(), 10_000);
+    await waitFor('first outcome or kill', () => kill.killed || firstOutcome(), 10_000);
     const root = world.threadOf(ins);
-    if (!killed && root) {
+    if (!kill.killed && root) {
       await reply(root);
       replied = true;
     }
-    await waitFor('kill or quiet', () => killed || world.isSettled(), 15_000);
+    await waitFor('kill or quiet', () => kill.killed || world.isSettled(), 15_000);
 
     mark('first phase done');
-    if (killed) {
+    if (kill.killed) {
       await world.app.exited;
       if (world.app.child.signalCode !== 'SIGKILL')
         details.push(`${point.name} #${variant}: the app was not killed (${world.app.child.signalCode})`);
@@ -158,7 +150,7 @@ async function killRun(
     mark('settled');
     expect(await world.app.stop()).toBe(0);
     mark('stopped');
-    if (!killed) details.push(`${point.name} #${variant}: the kill point was not reached`);
+    if (!kill.killed) details.push(`${point.name} #${variant}: the kill point was not reached`);
     const counts = world.account(details);
     const told = accountNotifications(world.slack, details);
     return { ...counts, lost: counts.lost + told.lost, duplicates: counts.duplicates + told.duplicates };

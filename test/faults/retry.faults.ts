@@ -5,7 +5,7 @@ import { buttonClick } from '../helpers/payloads.js';
 import type { SlackCall, StoredMessage } from '../helpers/slack-stand-in.js';
 import { add, type Counts, emptyCounts, SAYS_NOT_SENT, SAYS_UNKNOWN } from './ledger.js';
 import { recordRow } from './report.js';
-import { createWorld, type World } from './world.js';
+import { createWorld, killOnce, type World } from './world.js';
 
 /** Runs per kill point. */
 const RUNS_PER_POINT = 3;
@@ -91,22 +91,15 @@ let runSerial = 0;
 
 async function killRun(point: (typeof POINTS)[number], variant: number, details: string[]): Promise<Counts> {
   // Only the retry is killed: the failed job before it runs undisturbed.
-  let armed = false;
-  let killed = false;
-  const fire = (): boolean => {
-    if (!armed || killed) return false;
-    killed = true;
-    world.app.kill();
-    return true;
-  };
+  const kill = killOnce(() => world.app, { armed: false });
   const world = await createWorld({
     slackHooks: {
-      before: (c) => (point.hit?.slack?.(c) && !point.hit.afterAnswer && fire() ? 'drop' : undefined),
-      after: (c) => void (point.hit?.slack?.(c) && point.hit.afterAnswer && fire()),
+      before: (c) => (point.hit?.slack?.(c) && !point.hit.afterAnswer && kill.hit() ? 'drop' : undefined),
+      after: (c) => void (point.hit?.slack?.(c) && point.hit.afterAnswer && kill.hit()),
     },
     agentHooks: {
-      before: (op) => (point.hit?.agent?.(op) && !point.hit.afterAnswer && fire() ? 'drop' : undefined),
-      after: (op) => void (point.hit?.agent?.(op) && point.hit.afterAnswer && fire()),
+      before: (op) => (point.hit?.agent?.(op) && !point.hit.afterAnswer && kill.hit() ? 'drop' : undefined),
+      after: (op) => void (point.hit?.agent?.(op) && point.hit.afterAnswer && kill.hit()),
     },
   });
   try {
@@ -131,11 +124,11 @@ async function killRun(point: (typeof POINTS)[number], variant: number, details:
       );
     };
 
-    armed = true;
+    kill.arm();
     const acked = await click();
-    if (!point.hit && acked) fire();
-    await waitFor('kill or quiet', () => killed || world.isSettled(), 15_000);
-    if (killed) {
+    if (!point.hit && acked) kill.hit();
+    await waitFor('kill or quiet', () => kill.killed || world.isSettled(), 15_000);
+    if (kill.killed) {
       await world.app.exited;
       if (world.app.child.signalCode !== 'SIGKILL')
         details.push(`${point.name} #${variant}: the app was not killed (${world.app.child.signalCode})`);
@@ -145,7 +138,7 @@ async function killRun(point: (typeof POINTS)[number], variant: number, details:
     await click();
     await world.settle();
     expect(await world.app.stop()).toBe(0);
-    if (!killed) details.push(`${point.name} #${variant}: the kill point was not reached`);
+    if (!kill.killed) details.push(`${point.name} #${variant}: the kill point was not reached`);
     return accountRetry(world, Number(button.value) + 1, clicks, details);
   } finally {
     await world.close();

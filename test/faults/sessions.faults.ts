@@ -5,7 +5,7 @@ import type { SlackCall } from '../helpers/slack-stand-in.js';
 import { sendTo } from './app-process.js';
 import { add, emptyCounts } from './ledger.js';
 import { recordRow } from './report.js';
-import { createWorld, type World } from './world.js';
+import { createWorld, killOnce, type World } from './world.js';
 
 /*
  * A job's agent session across SIGKILLs and re-deliveries: once everything settles, the
@@ -37,24 +37,18 @@ describe('agent session status across SIGKILL and restart', () => {
       let total = emptyCounts();
       let reached = 0;
       for (let variant = 0; variant < RUNS_PER_POINT; variant++) {
-        let killed = false;
-        const fire = () => {
-          if (killed) return false;
-          killed = true;
-          world.app.kill();
-          return true;
-        };
+        const kill = killOnce(() => world.app);
         const world = await createWorld({
           slackHooks: {
-            before: (c) => (point.hit(c) && !point.afterAnswer && fire() ? 'drop' : undefined),
-            after: (c) => void (point.hit(c) && point.afterAnswer && fire()),
+            before: (c) => (point.hit(c) && !point.afterAnswer && kill.hit() ? 'drop' : undefined),
+            after: (c) => void (point.hit(c) && point.afterAnswer && kill.hit()),
           },
         });
         try {
           await world.start();
           const ins = await world.command(`Document session feature ${point.name} ${variant}`);
-          await waitFor('kill or quiet', () => killed || world.isSettled(), 15_000);
-          if (killed) {
+          await waitFor('kill or quiet', () => kill.killed || world.isSettled(), 15_000);
+          if (kill.killed) {
             reached++;
             await world.app.exited;
             await world.start();
@@ -99,25 +93,13 @@ const isStopPost = (c: SlackCall) =>
 describe('stop across SIGKILL and re-delivery', () => {
   for (const afterAnswer of [false, true]) {
     it(`killed ${afterAnswer ? 'after' : 'while'} the stop is said: said once, session not processing`, async () => {
-      let killed = false;
+      const kill = killOnce(() => world.app);
       const world: World = await createWorld({
         // The run lasts until the test ends it: the stop comes while the agent works.
         agent: { finishAfterGets: 1_000_000 },
         slackHooks: {
-          before: (c) => {
-            if (!afterAnswer && isStopPost(c) && !killed) {
-              killed = true;
-              world.app.kill();
-              return 'drop';
-            }
-            return undefined;
-          },
-          after: (c) => {
-            if (afterAnswer && isStopPost(c) && !killed) {
-              killed = true;
-              world.app.kill();
-            }
-          },
+          before: (c) => (!afterAnswer && isStopPost(c) && kill.hit() ? 'drop' : undefined),
+          after: (c) => void (afterAnswer && isStopPost(c) && kill.hit()),
         },
       });
       try {
@@ -127,7 +109,7 @@ describe('stop across SIGKILL and re-delivery', () => {
         await waitFor('processing', () => sessionAfter(world, threadTs)?.status === 'processing', 10_000);
         const body = stopEvent(threadTs, 'EvSTOPFAULT');
         await sendTo(world.app, body, 'application/json');
-        await waitFor('killed', () => killed, 10_000);
+        await waitFor('killed', () => kill.killed, 10_000);
         await world.app.exited;
         await world.start();
         // Slack delivers the event again (its answer may have been lost with the process).

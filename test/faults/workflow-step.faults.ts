@@ -6,7 +6,7 @@ import { eventEnvelope } from '../helpers/payloads.js';
 import type { SlackCall } from '../helpers/slack-stand-in.js';
 import { functionExecuted } from '../helpers/workflow-steps.js';
 import { sendTo } from './app-process.js';
-import { createWorld } from './world.js';
+import { createWorld, killOnce } from './world.js';
 
 /** Looks like a step execution's token, and is fake. */
 const STEP_TOKEN = 'xwfp-0000000000-fault-step-token';
@@ -30,19 +30,13 @@ let serial = 0;
 describe('SIGKILL while a Workflow Builder step starts a job, then a restart', () => {
   for (const point of POINTS) {
     it(`${point.name}: the step is answered exactly once`, async () => {
-      let killed = false;
-      const fire = () => {
-        if (killed) return false;
-        killed = true;
-        world.app.kill();
-        return true;
-      };
+      const kill = killOnce(() => world.app);
       const world = await createWorld({
         slackHooks: {
-          before: (c) => (point.slack?.(c) && !point.afterAnswer && fire() ? 'drop' : undefined),
-          after: (c) => void (point.slack?.(c) && point.afterAnswer && fire()),
+          before: (c) => (point.slack?.(c) && !point.afterAnswer && kill.hit() ? 'drop' : undefined),
+          after: (c) => void (point.slack?.(c) && point.afterAnswer && kill.hit()),
         },
-        agentHooks: { after: (op) => void (point.create && op === 'create' && fire()) },
+        agentHooks: { after: (op) => void (point.create && op === 'create' && kill.hit()) },
       });
       try {
         await world.start();
@@ -61,7 +55,7 @@ describe('SIGKILL while a Workflow Builder step starts a job, then a restart', (
         const body = eventEnvelope(event, { event_id: `Ev${executionId}` });
         // Recorded before Slack has its answer: the kill points all come after this.
         expect(await sendTo(world.app, body, 'application/json')).toBe(true);
-        await waitFor('the kill', () => killed, 10_000);
+        await waitFor('the kill', () => kill.killed, 10_000);
         await world.app.exited;
         await world.start();
         // Slack delivers the event again when an answer was lost; here it had one, but a

@@ -218,3 +218,33 @@ export async function createWorld(
 }
 
 export type World = Awaited<ReturnType<typeof createWorld>>;
+
+/**
+ * A SIGKILL that fires once, at the `nth` hit of its kill point (the first by default). Hits
+ * count only once it is armed (at once by default, else from {@link KillOnce.arm}), so a run can
+ * leave what comes before the moment under test undisturbed.
+ */
+export function killOnce(app: () => AppProcess, options: { nth?: number; armed?: boolean } = {}) {
+  const nth = options.nth ?? 1;
+  let armed = options.armed ?? true;
+  let seen = 0;
+  let killed = false;
+  return {
+    /** Whether the app was killed. */
+    get killed() {
+      return killed;
+    },
+    arm() {
+      armed = true;
+    },
+    /** A hit of the kill point: kills the app if it is the one; true when it did. */
+    hit(): boolean {
+      if (!armed || killed || ++seen < nth) return false;
+      killed = true;
+      app().kill();
+      return true;
+    },
+  };
+}
+
+export type KillOnce = ReturnType<typeof killOnce>;

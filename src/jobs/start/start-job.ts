@@ -34,8 +34,13 @@ export interface JobStart {
   findCard(job: JobRecord): Promise<{ ts: string | undefined } | undefined>;
 }
 
+/** What starting a job reads: its records and holds, the calls out, the checks' and first prompt's inputs. */
+type JobStartContext = Pick<JobContext, 'store' | 'applyQueued' | 'instanceId' | 'leases' | 'now'> &
+  Pick<JobContext, 'monotonic' | 'slack' | 'agentFor' | 'loops' | 'logger' | 'metrics'> &
+  Pick<JobContext, 'access' | 'audiences' | 'names' | 'hints' | 'settings'>;
+
 export function createJobStart(
-  ctx: JobContext,
+  ctx: JobStartContext,
   parts: {
     checks: InstructionChecks;
     /** Sends (or explains) the follow-ups that waited for the job to be created. */

@@ -36,7 +36,7 @@ function threadOf(event: unknown) {
  * first message in the thread, which may reach another instance, runs on that channel's project
  * and under its allow-list. A store failure is passed on, so Slack delivers the event again.
  */
-async function record(deps: ListenerDeps, event: unknown) {
+async function record(deps: Pick<ListenerDeps, 'store'>, event: unknown) {
   const thread = threadOf(event);
   if (!thread) return undefined;
   const { at, ...fields } = thread;
@@ -45,7 +45,7 @@ async function record(deps: ListenerDeps, event: unknown) {
 }
 
 /** `assistant_thread_started`: a new thread in the assistant pane; it shows the suggested prompts. */
-export function assistantThreadStarted(deps: ListenerDeps) {
+export function assistantThreadStarted(deps: Pick<ListenerDeps, 'config' | 'slack' | 'store' | 'tasks'>) {
   return async ({ event }: { event: unknown }) => {
     const thread = await record(deps, event);
     const prompts = deps.config.suggestedPrompts;
@@ -58,7 +58,7 @@ export function assistantThreadStarted(deps: ListenerDeps) {
 }
 
 /** `assistant_thread_context_changed`: the person moved to another channel with the pane open. */
-export function assistantThreadContextChanged(deps: ListenerDeps) {
+export function assistantThreadContextChanged(deps: Pick<ListenerDeps, 'store'>) {
   return async ({ event }: { event: unknown }) => {
     await record(deps, event);
   };
@@ -70,7 +70,7 @@ export function assistantThreadContextChanged(deps: ListenerDeps) {
  */
 type ContextStore = NonNullable<AssistantConfig['threadContextStore']>;
 
-export function assistantContextStore(deps: ListenerDeps): ContextStore {
+export function assistantContextStore(deps: Pick<ListenerDeps, 'store'>): ContextStore {
   return {
     async get({ payload }) {
       const where = payload as { channel?: string; thread_ts?: string };

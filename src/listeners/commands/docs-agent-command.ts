@@ -4,11 +4,13 @@ import { parseCommandText } from '../../jobs/command-text.js';
 import { md } from '../../slack/mrkdwn.js';
 import type { ListenerDeps } from '../types.js';
 import { commandSchema } from './command-payload.js';
-import { acceptInstruction } from './instruction.js';
-import { answerReport } from './reports.js';
+import { acceptInstruction, type InstructionDeps } from './instruction.js';
+import { answerReport, type ReportDeps } from './reports.js';
 
 /** `/docs-agent …`: help, a report, or an instruction, each acknowledged within Slack's 3 s. */
-export function docsAgentCommand(deps: ListenerDeps) {
+export function docsAgentCommand(
+  deps: Pick<ListenerDeps, 'hints' | 'logger'> & ReportDeps & InstructionDeps,
+) {
   return async ({ command, ack }: SlackCommandMiddlewareArgs & AllMiddlewareArgs) => {
     const parsed = commandSchema.safeParse(command);
     if (!parsed.success) {

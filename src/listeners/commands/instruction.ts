@@ -4,8 +4,11 @@ import { runRecorded } from '../background.js';
 import type { ListenerDeps } from '../types.js';
 import type { Ack, Command } from './command-payload.js';
 
+/** What accepting a typed instruction needs: the job service, and a slot to start it in. */
+export type InstructionDeps = Pick<ListenerDeps, 'jobs' | 'logger' | 'tasks'>;
+
 /** `/docs-agent <instruction>`: recorded, acknowledged, then started in the background. */
-export async function acceptInstruction(deps: ListenerDeps, body: Command, instruction: string, ack: Ack) {
+export async function acceptInstruction(deps: InstructionDeps, body: Command, instruction: string, ack: Ack) {
   // In a direct message the command cannot be followed by its thread (and in a DM between other
   // people the bot cannot post at all): a direct message to the bot itself starts a job instead.
   if (isDirectConversation(body.channel_id, body.channel_name)) {

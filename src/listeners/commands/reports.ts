@@ -9,11 +9,21 @@ import { withTimeout } from '../../util/timeout.js';
 import type { ListenerDeps } from '../types.js';
 import type { Ack, Command } from './command-payload.js';
 
+/** What the reports read: the access check, the store's views, and what the answers are built with. */
+export type ReportDeps = Pick<
+  ListenerDeps,
+  'access' | 'config' | 'health' | 'hints' | 'identity' | 'logger' | 'redact' | 'store'
+>;
+
 /** How long a report waits for the access check (users.info) before answering that it cannot tell. */
 const REPORT_ACCESS_CHECK_MS = 1_500;
 
 /** `/docs-agent list` and `list channel`: recent jobs with links to their threads and PRs. */
-async function listReply(deps: ListenerDeps, body: Command, scope: 'mine' | 'channel') {
+async function listReply(
+  deps: Pick<ListenerDeps, 'hints' | 'identity' | 'store'>,
+  body: Command,
+  scope: 'mine' | 'channel',
+) {
   const jobs = await deps.store.recentJobs(
     scope === 'mine' ? { requesterId: body.user_id } : { channelId: body.channel_id },
     LIST_LIMIT,
@@ -33,7 +43,7 @@ async function listReply(deps: ListenerDeps, body: Command, scope: 'mine' | 'cha
   );
 }
 
-async function statusReply(deps: ListenerDeps) {
+async function statusReply(deps: Pick<ListenerDeps, 'config' | 'health' | 'store'>) {
   const now = Date.now();
   const [used, activeJobs, instances, feedback] = await Promise.all([
     deps.store.instructionsSince(now - HOUR_MS),
@@ -58,7 +68,7 @@ async function statusReply(deps: ListenerDeps) {
 type ReportRequest = Extract<CommandText, { kind: 'list' | 'status' }>;
 
 /** `/docs-agent list` or `status`: for people who may use the bot, answered in the acknowledgement. */
-export async function answerReport(deps: ListenerDeps, body: Command, asked: ReportRequest, ack: Ack) {
+export async function answerReport(deps: ReportDeps, body: Command, asked: ReportRequest, ack: Ack) {
   // Reports show jobs and quota: only for people who may use the bot, and fail closed
   // when Slack cannot say in time (Slack wants the answer within 3 seconds).
   const decision = await withTimeout(

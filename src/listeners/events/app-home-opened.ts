@@ -13,7 +13,7 @@ const homeSchema = z.object({
  * fresh. Its Messages tab, where agent messaging holds conversations (replacing
  * `assistant_thread_started`): show the suggested prompts.
  */
-export function appHomeOpened(deps: ListenerDeps) {
+export function appHomeOpened(deps: Pick<ListenerDeps, 'config' | 'home' | 'slack' | 'store' | 'tasks'>) {
   return async ({ event, body }: SlackEventMiddlewareArgs<'app_home_opened'> & AllMiddlewareArgs) => {
     const parsed = homeSchema.safeParse(event);
     if (parsed.success && parsed.data.tab === 'messages') return suggestPrompts(deps, parsed.data.channel);
@@ -31,7 +31,10 @@ export function appHomeOpened(deps: ListenerDeps) {
 }
 
 /** Prompts for the conversation (no thread: Slack ignores a thread there); a courtesy, as in the pane. */
-function suggestPrompts(deps: ListenerDeps, channel: string | undefined): void {
+function suggestPrompts(
+  deps: Pick<ListenerDeps, 'config' | 'slack' | 'tasks'>,
+  channel: string | undefined,
+): void {
   const prompts = deps.config.suggestedPrompts;
   if (!channel || prompts.length === 0) return;
   deps.tasks.run('suggest prompts', () => deps.slack.assistantThread({ channel, prompts }));

@@ -6,7 +6,7 @@ import { isHumanMessage } from '../../slack/messages.js';
 import { carryOnMessage } from '../background.js';
 import type { ListenerDeps } from '../types.js';
 import { authorTeam, botUserIdOf, fromApp, personMessage, sharedFiles } from './event-facts.js';
-import { notRecorded } from './not-recorded.js';
+import { type NotRecordedDeps, notRecorded } from './not-recorded.js';
 import { logUnreadable } from './unreadable.js';
 
 const mentionSchema = personMessage.extend({ channel: z.string().min(1) });
@@ -15,7 +15,7 @@ const mentionSchema = personMessage.extend({ channel: z.string().min(1) });
  * `@docs-agent <instruction>`: starts a job where the conversation is (the mention's message,
  * or the thread it is in, becomes the job's thread); in a thread that has a job, a follow-up.
  */
-export function appMention(deps: ListenerDeps) {
+export function appMention(deps: Pick<ListenerDeps, 'config' | 'jobs'> & NotRecordedDeps) {
   return async ({ event, body, context }: SlackEventMiddlewareArgs<'app_mention'> & AllMiddlewareArgs) => {
     const raw = event as unknown as Record<string, unknown>;
     if (!isHumanMessage(raw)) return;

@@ -6,7 +6,7 @@ import { isHumanMessage } from '../../slack/messages.js';
 import { carryOnMessage } from '../background.js';
 import type { ListenerDeps } from '../types.js';
 import { authorTeam, botUserIdOf, fromApp, personMessage, sharedFiles } from './event-facts.js';
-import { notRecorded } from './not-recorded.js';
+import { type NotRecordedDeps, notRecorded } from './not-recorded.js';
 import { logUnreadable } from './unreadable.js';
 
 // The bot's own posts (its status card, outcomes) and other apps' do not parse.
@@ -21,7 +21,7 @@ type MessageArgs = Pick<AllMiddlewareArgs, 'context'> & { event: unknown; body: 
  * starts one there, or is a follow-up where the thread has a job, exactly as in a channel.
  * Every message in a direct message is meant for the bot: only asides are not.
  */
-export function directMessage(deps: ListenerDeps) {
+export function directMessage(deps: Pick<ListenerDeps, 'config' | 'jobs'> & NotRecordedDeps) {
   return async ({ event, body, context }: MessageArgs) => {
     const raw = event as Record<string, unknown>;
     if (!isHumanMessage(raw)) return;

@@ -5,7 +5,7 @@ import { followUpText } from '../../slack/mentions.js';
 import { isHumanMessage } from '../../slack/messages.js';
 import type { ListenerDeps } from '../types.js';
 import { botUserIdOf, personMessage, sharedFiles } from './event-facts.js';
-import { notRecorded } from './not-recorded.js';
+import { type NotRecordedDeps, notRecorded } from './not-recorded.js';
 
 const editSchema = z.object({
   subtype: z.literal('message_changed'),
@@ -26,7 +26,7 @@ const editSchema = z.object({
  * a mention whose job has not started), the new text replaces it; if the agent has it already,
  * its author is told privately.
  */
-export function messageEdited(deps: ListenerDeps) {
+export function messageEdited(deps: Pick<ListenerDeps, 'config' | 'jobs'> & NotRecordedDeps) {
   return async ({ event, body, context }: SlackEventMiddlewareArgs<'message'> & AllMiddlewareArgs) => {
     const raw = event as unknown as Record<string, unknown>;
     if (raw.subtype !== 'message_changed') return;

@@ -6,7 +6,7 @@ import { isHumanMessage } from '../../slack/messages.js';
 import { runRecorded } from '../background.js';
 import type { ListenerDeps } from '../types.js';
 import { authorTeam, botUserIdOf, fromApp, personMessage, sharedFiles } from './event-facts.js';
-import { notRecorded } from './not-recorded.js';
+import { type NotRecordedDeps, notRecorded } from './not-recorded.js';
 import { logUnreadable } from './unreadable.js';
 
 const replySchema = personMessage.extend({
@@ -19,7 +19,10 @@ const replySchema = personMessage.extend({
  * Whether an event that did not parse looks like a person's reply in a job's thread (a direct
  * message is the direct-message listener's to report).
  */
-async function inJobThread(deps: ListenerDeps, raw: Record<string, unknown>): Promise<boolean> {
+async function inJobThread(
+  deps: Pick<ListenerDeps, 'store'>,
+  raw: Record<string, unknown>,
+): Promise<boolean> {
   const { channel, thread_ts: threadTs } = raw;
   if (typeof channel !== 'string' || typeof threadTs !== 'string' || threadTs === raw.ts) return false;
   if (fromApp(raw) || isDirectMessage(channel)) return false;
@@ -28,7 +31,7 @@ async function inJobThread(deps: ListenerDeps, raw: Record<string, unknown>): Pr
 }
 
 /** A human reply in a thread: sent to the thread's job, if it has one. */
-export function threadReply(deps: ListenerDeps) {
+export function threadReply(deps: Pick<ListenerDeps, 'config' | 'jobs' | 'store'> & NotRecordedDeps) {
   return async ({ event, body, context }: SlackEventMiddlewareArgs<'message'> & AllMiddlewareArgs) => {
     const raw = event as unknown as Record<string, unknown>;
     if (!isHumanMessage(raw)) return;

@@ -31,7 +31,9 @@ const inputsSchema = z.object({
  * applies). The step is answered once the start is settled, by the outbox (see
  * `jobs/workflow-steps.ts`): with the job's id and thread, or with the refusal a person would get.
  */
-export function startJobStep(deps: ListenerDeps) {
+export function startJobStep(
+  deps: Pick<ListenerDeps, 'config' | 'jobs' | 'logger' | 'socketMode' | 'steps' | 'tasks'>,
+) {
   return async ({
     event,
     body,
@@ -78,7 +80,10 @@ export function startJobStep(deps: ListenerDeps) {
 }
 
 /** What makes the inputs unusable before anything is recorded; the job start checks the rest. */
-function inputProblem(deps: ListenerDeps, inputs: z.infer<typeof inputsSchema>): Mrkdwn | undefined {
+function inputProblem(
+  deps: Pick<ListenerDeps, 'config'>,
+  inputs: z.infer<typeof inputsSchema>,
+): Mrkdwn | undefined {
   if (!mrkdwnToPlain(inputs.instruction).trim()) return stepText.noInstruction();
   if (isDirectMessage(inputs.channel_id)) return stepText.direct();
   if (inputs.project && !servesProject(deps.config, inputs.project)) return stepText.unknownProject();

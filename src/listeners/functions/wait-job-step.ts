@@ -15,7 +15,7 @@ const inputsSchema = z.object({ job_id: z.coerce.number().int().positive() });
  * "Wait for a docs agent job" run by a workflow: recorded at once, and answered by the outbox when
  * the job's run ends, or failed with a reason shortly before Slack's time limit ends the step.
  */
-export function waitJobStep(deps: ListenerDeps) {
+export function waitJobStep(deps: Pick<ListenerDeps, 'jobs' | 'logger' | 'steps'>) {
   return async ({ event }: SlackEventMiddlewareArgs<'function_executed'> & AllMiddlewareArgs) => {
     const step = readStep(deps, event);
     if (!step) return;

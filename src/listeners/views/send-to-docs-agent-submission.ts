@@ -52,7 +52,10 @@ const submissionSchema = z.object({
 type Errors = Partial<Record<(typeof BLOCK)[keyof typeof BLOCK], string>>;
 
 /** Whether the bot is in the channel; undefined when Slack cannot say in time (then the job's own post decides). */
-const facts = (deps: ListenerDeps, channel: string): Promise<ConversationFacts | 'missing' | undefined> =>
+const facts = (
+  deps: Pick<ListenerDeps, 'slack'>,
+  channel: string,
+): Promise<ConversationFacts | 'missing' | undefined> =>
   withTimeout(
     deps.slack
       .conversationFacts(channel)
@@ -63,7 +66,7 @@ const facts = (deps: ListenerDeps, channel: string): Promise<ConversationFacts |
   );
 
 /** The message author's name for the agent, if Slack gives it in time; the id otherwise. */
-async function authorName(deps: ListenerDeps, author: string): Promise<string> {
+async function authorName(deps: Pick<ListenerDeps, 'names'>, author: string): Promise<string> {
   if (!isUserId(author)) return author;
   const names = await withTimeout(deps.names.of([author]), NAME_LOOKUP_MS);
   return names?.get(author) ?? author;
@@ -74,7 +77,7 @@ async function authorName(deps: ListenerDeps, author: string): Promise<string> {
  * when it was asked (and answered in time).
  */
 async function inputErrors(
-  deps: ListenerDeps,
+  deps: Pick<ListenerDeps, 'config' | 'slack'>,
   instruction: string,
   channel: string,
 ): Promise<{ errors: Errors; known: Awaited<ReturnType<typeof facts>> }> {
@@ -101,7 +104,9 @@ async function inputErrors(
  * The modal submitted: checks what can be checked at once and answers problems inside the modal;
  * otherwise records the job and closes it.
  */
-export function sendToDocsAgentSubmission(deps: ListenerDeps) {
+export function sendToDocsAgentSubmission(
+  deps: Pick<ListenerDeps, 'config' | 'slack' | 'names' | 'logger' | 'jobs' | 'tasks'>,
+) {
   return async ({ ack, body }: SlackViewMiddlewareArgs & AllMiddlewareArgs) => {
     const parsed = submissionSchema.safeParse(body);
     let metadata: ModalMetadata | undefined;
