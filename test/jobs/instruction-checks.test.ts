@@ -1,0 +1,128 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { text } from '../../src/blocks/messages.js';
+import { createHolds, HOLD_LIMIT_MS, type Holds } from '../../src/jobs/holds.js';
+import { createInstructionChecks, type InstructionChecks } from '../../src/jobs/instruction-checks.js';
+import { createJobContext } from '../../src/jobs/job-context.js';
+import { TEAM } from '../helpers/fake-network.js';
+import { CHANNEL, createJobWorld, type JobWorld, REQUESTER } from '../helpers/job-world.js';
+
+let w: JobWorld;
+let holds: Holds;
+let checks: InstructionChecks;
+const metrics = { instruction: vi.fn(), runFinished: vi.fn(), feedback: vi.fn() };
+afterEach(async () => {
+  holds.stop();
+  await w.store.close();
+});
+
+function setUp(env: Record<string, string> = {}) {
+  w = createJobWorld({ MAX_PROMPT_CHARS: '40', ...env });
+  metrics.instruction.mockClear();
+  const ctx = createJobContext({ ...w.deps, metrics });
+  holds = createHolds({ ...ctx, firstRetryMs: 60_000 });
+  checks = createInstructionChecks(ctx, holds);
+}
+
+const who = (fields: Partial<Parameters<InstructionChecks['refusal']>[2]> = {}) => ({
+  teamId: TEAM,
+  channelId: CHANNEL,
+  userId: REQUESTER,
+  contextChannelId: null,
+  ...fields,
+});
+/** Uses of the last hour counted for the requester. */
+const uses = async () => (await w.store.recentInstructions(REQUESTER, w.clock.at - 3_600_000)).count;
+
+describe('refusal', () => {
+  it('lets an instruction within the limits go, counting it as one use', async () => {
+    setUp();
+    const { run } = await w.insertJob();
+    expect(await checks.refusal(run.id, 'Document the limits', who(), 'command')).toBeUndefined();
+    expect(await uses()).toBe(1);
+    expect(metrics.instruction).not.toHaveBeenCalled();
+  });
+
+  it('refuses an instruction longer than the limit before asking anyone, and counts no use', async () => {
+    setUp();
+    const { run } = await w.insertJob();
+    const refusal = await checks.refusal(run.id, 'x'.repeat(41), who(), 'mention');
+    expect(refusal).toBe(text.promptTooLong(41, 40));
+    expect(metrics.instruction).toHaveBeenCalledExactlyOnceWith('mention', 'refused', 'too_long');
+    expect(w.slack.userInfo).not.toHaveBeenCalled();
+    expect(await uses()).toBe(0);
+    // Exactly the limit is allowed.
+    expect(await checks.refusal(run.id, 'x'.repeat(40), who(), 'mention')).toBeUndefined();
+  });
+
+  it('refuses where the bot may not be used, counting no use', async () => {
+    setUp({ ALLOWED_CHANNEL_IDS: 'C0ALLOWED' });
+    const { run } = await w.insertJob();
+    const refusal = await checks.refusal(run.id, 'Document the limits', who(), 'reply');
+    expect(refusal).toContain('channel');
+    expect(metrics.instruction).toHaveBeenCalledExactlyOnceWith('reply', 'refused', 'channel');
+    expect(await uses()).toBe(0);
+    expect(w.logs.some((l) => l.includes('instruction refused'))).toBe(true);
+  });
+
+  it('checks a pane job against the channel recorded with it', async () => {
+    setUp({ ALLOWED_CHANNEL_IDS: 'C0ALLOWED' });
+    const { run } = await w.insertJob({ channelId: 'D0PANE' });
+    const pane = { channelId: 'D0PANE' };
+    expect(
+      await checks.refusal(run.id, 'Go', who({ ...pane, contextChannelId: 'C0ALLOWED' }), 'direct'),
+    ).toBeUndefined();
+    expect(
+      await checks.refusal(run.id, 'Go', who({ ...pane, contextChannelId: 'C0OTHER' }), 'direct'),
+    ).toBeDefined();
+    expect(metrics.instruction).toHaveBeenCalledExactlyOnceWith('direct', 'refused', 'channel');
+  });
+
+  it('refuses a person past their hourly limit', async () => {
+    setUp({ MAX_INSTRUCTIONS_PER_USER_PER_HOUR: '1' });
+    const { run: first } = await w.insertJob();
+    const { run: second } = await w.insertJob({}, 'Explain webhooks');
+    expect(await checks.refusal(first.id, 'Go', who(), 'command')).toBeUndefined();
+    const refusal = await checks.refusal(second.id, 'Go', who(), 'command');
+    expect(refusal).toContain('the most one person may');
+    expect(metrics.instruction).toHaveBeenCalledExactlyOnceWith('command', 'refused', 'rate');
+  });
+
+  it('holds an instruction whose author Slack cannot confirm, counting nothing yet', async () => {
+    setUp();
+    w.slack.userInfo.mockRejectedValue(new Error('ratelimited'));
+    const { run } = await w.insertJob();
+    expect(await checks.refusal(run.id, 'Go', who(), 'shortcut')).toBe('held');
+    expect(metrics.instruction).not.toHaveBeenCalled();
+    expect(await uses()).toBe(0);
+  });
+});
+
+describe('holdOrGiveUp', () => {
+  const held = async () => {
+    const { job } = await w.insertJob();
+    return {
+      kind: 'job' as const,
+      id: job.id,
+      jobId: job.id,
+      since: w.clock.at,
+      to: { channelId: CHANNEL, userId: REQUESTER, threadTs: null, responseUrl: null },
+      recheck: vi.fn(async () => {}),
+    };
+  };
+
+  it('keeps an instruction held, telling its author once', async () => {
+    setUp();
+    const h = await held();
+    expect(await checks.holdOrGiveUp(h, 'command')).toBeUndefined();
+    expect(w.outboxKeys()).toEqual([`held:job:${h.id}`]);
+    expect(metrics.instruction).not.toHaveBeenCalled();
+  });
+
+  it('gives up on one held too long: the refusal to give, counted as unverified', async () => {
+    setUp();
+    const h = await held();
+    w.advance(HOLD_LIMIT_MS + 1);
+    expect(await checks.holdOrGiveUp(h, 'workflow')).toBe(text.heldTooLong());
+    expect(metrics.instruction).toHaveBeenCalledExactlyOnceWith('workflow', 'refused', 'unverified');
+  });
+});

@@ -1,0 +1,161 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createJobService, type JobService } from '../../src/jobs/job-service.js';
+import { TEAM } from '../helpers/fake-network.js';
+import { CHANNEL, createJobWorld, INSTANCE, type JobWorld, REQUESTER } from '../helpers/job-world.js';
+
+const THREAD = '1700000000.000001';
+
+let w: JobWorld;
+let jobs: JobService;
+afterEach(async () => {
+  jobs.stop();
+  vi.useRealTimers();
+  await w.store.close();
+});
+
+function setUp(env: Record<string, string> = {}, holdRetryMs?: number) {
+  w = createJobWorld(env);
+  jobs = createJobService({ ...w.deps, ...(holdRetryMs !== undefined ? { holdRetryMs } : {}) });
+}
+
+const command = (triggerId = 'trigger-1') =>
+  jobs.acceptCommand({
+    teamId: TEAM,
+    channelId: CHANNEL,
+    userId: REQUESTER,
+    text: 'Document the rate limits',
+    triggerId,
+    responseUrl: null,
+  });
+
+const replyIn = (messageTs: string, text = 'Also the SDK') =>
+  jobs.acceptReply({
+    teamId: TEAM,
+    channelId: CHANNEL,
+    threadTs: THREAD,
+    messageTs,
+    userId: REQUESTER,
+    text,
+  });
+
+describe('createJobService', () => {
+  it('accepts an instruction and starts it with the agent: the flows are wired to one another', async () => {
+    setUp();
+    const id = await command();
+    expect(typeof id).toBe('number');
+    expect((await w.job(id as number)).phase).toBe('accepted');
+    await jobs.startJob(id as number);
+    expect(await w.job(id as number)).toMatchObject({ phase: 'active', agentJobId: 'job_test_1' });
+    expect(w.agent.createJob).toHaveBeenCalledOnce();
+  });
+
+  it('checks an instruction held for verification again after the configured first wait', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    setUp({}, 1_000);
+    w.slack.userInfo.mockRejectedValueOnce(new Error('ratelimited'));
+    const id = (await command()) as number;
+    await jobs.startJob(id);
+    expect(w.agent.createJob).not.toHaveBeenCalled();
+    expect(w.outboxKeys()).toContain(`held:job:${id}`);
+
+    await vi.advanceTimersByTimeAsync(999);
+    await w.background();
+    expect(w.agent.createJob).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(1);
+    await w.background();
+    expect(w.agent.createJob).toHaveBeenCalledOnce();
+    expect((await w.job(id)).phase).toBe('active');
+  });
+
+  it('a stop withdraws replies the service recorded and has not sent', async () => {
+    setUp({ FOLLOW_UP_BATCH_MS: '5000' });
+    await w.activeJob();
+    const runId = (await replyIn('1700000300.000300')) as number;
+    expect(
+      await jobs.acceptStop({
+        channelId: CHANNEL,
+        threadTs: THREAD,
+        userId: REQUESTER,
+        teamId: TEAM,
+        eventTs: '1.0',
+      }),
+    ).toBe('stopped');
+    expect((await w.store.getRun(runId))?.state).toBe('failed');
+  });
+});
+
+describe('stop', () => {
+  /** Lets a batch window of 5 s pass, on the flows' clock and on their timers. */
+  async function windowPasses() {
+    w.advance(5_000);
+    await vi.advanceTimersByTimeAsync(5_000);
+    await w.background();
+  }
+
+  it('stops waiting for batch windows: a waiting reply stays ready for whoever takes over', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    setUp({ FOLLOW_UP_BATCH_MS: '5000' });
+    await w.activeJob();
+    const runId = (await replyIn('1700000300.000300')) as number;
+    await jobs.processReply(runId, TEAM);
+    expect((await w.store.getRun(runId))?.state).toBe('ready');
+
+    jobs.stop();
+    await windowPasses();
+    expect(w.agent.sendMessage).not.toHaveBeenCalled();
+    expect((await w.store.getRun(runId))?.state).toBe('ready');
+  });
+
+  it('without a stop, the same reply goes out when its window ends', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    setUp({ FOLLOW_UP_BATCH_MS: '5000' });
+    await w.activeJob();
+    const runId = (await replyIn('1700000300.000300')) as number;
+    await jobs.processReply(runId, TEAM);
+    await windowPasses();
+    expect(w.agent.sendMessage).toHaveBeenCalledOnce();
+  });
+});
+
+describe('handBack', () => {
+  it('leaves the jobs and follow-ups it has no slot for to the next take-over round', async () => {
+    setUp();
+    const { job } = await w.insertJob();
+    const { job: active } = await w.activeJob();
+    const { run } = await w.store.insertFollowUp(
+      active.id,
+      {
+        kind: 'follow_up',
+        prompt: 'Also the SDK',
+        authorId: REQUESTER,
+        messageTs: '1700000300.000300',
+        owner: INSTANCE,
+      },
+      w.clock.at,
+    );
+    await jobs.handBack({ jobIds: [job.id], runIds: [run.id] });
+    expect((await w.job(job.id)).owner).toBeNull();
+    expect((await w.store.getRun(run.id))?.owner).toBeNull();
+    expect(w.logs.some((l) => l.includes('left to the store for the next take-over round'))).toBe(true);
+  });
+
+  it('with nothing to leave, writes and logs nothing', async () => {
+    setUp();
+    const release = vi.spyOn(w.store, 'releaseWork');
+    await jobs.handBack({});
+    await jobs.handBack({ jobIds: [], runIds: [] });
+    expect(release).not.toHaveBeenCalled();
+    expect(w.logs.some((l) => l.includes('left to the store'))).toBe(false);
+  });
+
+  it('never rejects when the store cannot be written: the work stays this instance’s', async () => {
+    setUp();
+    const { job } = await w.insertJob();
+    vi.spyOn(w.store, 'releaseWork').mockRejectedValueOnce(new Error('database is locked'));
+    await expect(jobs.handBack({ jobIds: [job.id] })).resolves.toBeUndefined();
+    expect((await w.job(job.id)).owner).toBe(INSTANCE);
+    expect(
+      w.logs.some((l) => l.includes('carried on at the next start') && l.includes('"level":"error"')),
+    ).toBe(true);
+  });
+});

@@ -1,0 +1,169 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createEdits } from '../../src/jobs/edits.js';
+import type { StopRequest } from '../../src/jobs/requests.js';
+import { createSessionStops, type SessionStops } from '../../src/jobs/stops.js';
+import type { NewJob } from '../../src/store/types.js';
+import { TEAM } from '../helpers/fake-network.js';
+import { CHANNEL, createJobWorld, INSTANCE, type JobWorld, REQUESTER } from '../helpers/job-world.js';
+
+const THREAD = '1700000000.000001';
+
+let w: JobWorld;
+let stops: SessionStops;
+let stopParts: () => void;
+afterEach(async () => {
+  stopParts();
+  await w.store.close();
+});
+
+function setUp(env: Record<string, string> = {}) {
+  w = createJobWorld(env);
+  const parts = w.parts();
+  stopParts = () => {
+    parts.followUps.stop();
+    parts.holds.stop();
+  };
+  stops = createSessionStops(w.ctx, createEdits(w.ctx, parts.followUps.dispatchReady));
+}
+
+const press = (fields: Partial<StopRequest> = {}): StopRequest => ({
+  channelId: CHANNEL,
+  threadTs: THREAD,
+  userId: REQUESTER,
+  teamId: TEAM,
+  eventTs: '1700000400.000400',
+  ...fields,
+});
+
+/** An active job with a follow-up still in its batch window or checks (`pending`). */
+async function activeWithWaitingReply(fields: Partial<NewJob> = {}) {
+  const { job } = await w.activeJob(fields);
+  const { run } = await w.store.insertFollowUp(
+    job.id,
+    {
+      kind: 'follow_up',
+      prompt: 'Also the SDK',
+      authorId: 'U0HELPER',
+      messageTs: '1700000300.000300',
+      owner: INSTANCE,
+    },
+    w.clock.at,
+  );
+  return { job, reply: run };
+}
+
+const stoppedPosts = () => w.outbox().filter((r) => r.key?.startsWith('stopped:'));
+
+describe('acceptStop', () => {
+  it('withdraws what has not reached the agent, says so in the thread, and marks the run the agent has', async () => {
+    setUp();
+    const { job, reply } = await activeWithWaitingReply();
+    expect(await stops.acceptStop(press())).toBe('stopped');
+
+    expect(await w.store.getRun(reply.id)).toMatchObject({ state: 'failed', error: 'withdrawn' });
+    expect((await w.job(job.id)).stoppedRun).toBe(job.runCount);
+    const [post, ...more] = stoppedPosts();
+    expect(more).toEqual([]);
+    expect(post?.key).toBe(`stopped:${job.runCount}:${reply.id}:${job.id}`);
+    const text = JSON.stringify(post?.payload);
+    expect(text).toContain('Withdrawn before it reached the docs agent');
+    expect(text).toContain('it will finish, and its outcome will still be posted');
+    expect(w.deps.loops.outbox.kick).toHaveBeenCalled();
+    expect(w.agent.sendMessage).not.toHaveBeenCalled();
+  });
+
+  it('acts once on a stop delivered twice', async () => {
+    setUp();
+    await activeWithWaitingReply();
+    expect(await stops.acceptStop(press())).toBe('stopped');
+    const queued = w.outbox().length;
+    expect(await stops.acceptStop(press())).toBe('repeat');
+    expect(await stops.acceptStop(press({ eventTs: '1700000401.000401' }))).toBe('repeat');
+    expect(w.outbox()).toHaveLength(queued);
+  });
+
+  it('stops again when something new waits after the first stop', async () => {
+    setUp();
+    const { job } = await activeWithWaitingReply();
+    await stops.acceptStop(press());
+    const { run: later } = await w.store.insertFollowUp(
+      job.id,
+      {
+        kind: 'follow_up',
+        prompt: 'And the CLI',
+        authorId: REQUESTER,
+        messageTs: '1700000500.000500',
+        owner: INSTANCE,
+      },
+      w.clock.at,
+    );
+    expect(await stops.acceptStop(press({ eventTs: '1700000600.000600' }))).toBe('stopped');
+    expect((await w.store.getRun(later.id))?.state).toBe('failed');
+    expect(stoppedPosts()).toHaveLength(2);
+  });
+
+  it('with nothing waiting, marks the running run once and says nothing was waiting', async () => {
+    setUp();
+    const { job } = await w.activeJob();
+    expect(await stops.acceptStop(press())).toBe('stopped');
+    expect(JSON.stringify(stoppedPosts()[0]?.payload)).toContain('Nothing was waiting to be withdrawn');
+    expect((await w.job(job.id)).stoppedRun).toBe(job.runCount);
+    expect(await stops.acceptStop(press())).toBe('repeat');
+  });
+
+  it('has nothing to stop on a job the agent has finished with and nothing waiting', async () => {
+    setUp();
+    const { job } = await w.activeJob();
+    await w.store.apply({ jobId: job.id, job: { phase: 'idle' } }, w.clock.at);
+    expect(await stops.acceptStop(press())).toBe('repeat');
+    expect(stoppedPosts()).toEqual([]);
+  });
+
+  it('withdraws a job whose first instruction has not been sent: it never starts', async () => {
+    setUp();
+    const { job, run } = await w.insertJob({ origin: 'mention', threadTs: THREAD });
+    expect(await stops.acceptStop(press())).toBe('stopped');
+    expect(await w.job(job.id)).toMatchObject({ phase: 'not_started', lastError: 'withdrawn' });
+    expect((await w.store.getRun(run.id))?.state).toBe('failed');
+    expect(JSON.stringify(stoppedPosts()[0]?.payload)).toContain('Nothing else was running');
+    expect(w.agent.createJob).not.toHaveBeenCalled();
+  });
+
+  it('lets someone who may instruct the agent there stop another person’s job', async () => {
+    setUp();
+    const { reply } = await activeWithWaitingReply();
+    expect(await stops.acceptStop(press({ userId: 'U0COLLEAGUE' }))).toBe('stopped');
+    expect((await w.store.getRun(reply.id))?.state).toBe('failed');
+  });
+
+  it('refuses anyone else, tells them privately, withdraws nothing, and shows the session as it was', async () => {
+    setUp({ ALLOWED_USER_IDS: `${REQUESTER},U0HELPER` });
+    const { job, reply } = await activeWithWaitingReply();
+    expect(await stops.acceptStop(press({ userId: 'U0STRANGER' }))).toBe('refused');
+
+    expect((await w.store.getRun(reply.id))?.state).toBe('pending');
+    expect((await w.job(job.id)).stoppedRun).toBeNull();
+    expect(stoppedPosts()).toEqual([]);
+    const note = w.outbox().find((r) => r.key === `stop-refused:1700000400.000400:${job.id}`);
+    expect(note?.payload).toMatchObject({
+      type: 'ephemeral',
+      channel: CHANNEL,
+      user: 'U0STRANGER',
+      threadTs: THREAD,
+    });
+    expect(JSON.stringify(note?.payload)).toContain(`<@${REQUESTER}>`);
+    expect(w.outbox().some((r) => r.key === null)).toBe(true);
+  });
+
+  it('the requester may always stop their own job, even where they are not listed', async () => {
+    setUp({ ALLOWED_USER_IDS: 'U0SOMEONE' });
+    await activeWithWaitingReply();
+    expect(await stops.acceptStop(press())).toBe('stopped');
+  });
+
+  it('ignores a stop in a thread with no job', async () => {
+    setUp();
+    expect(await stops.acceptStop(press({ threadTs: '1700000999.000999' }))).toBe('ignored');
+    expect(w.outbox()).toEqual([]);
+  });
+});
