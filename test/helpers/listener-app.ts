@@ -30,6 +30,9 @@ export async function startListenerApp(
     /** An Events API event, signed; `envelope` overrides fields of its envelope. */
     event: (event: Record<string, unknown>, envelope: { event_id?: string } = {}) =>
       postSigned(base, eventEnvelope(event, envelope), { contentType: 'application/json', secret }),
+    /** A JSON body of the test's own making (an envelope unlike the usual one), signed. */
+    json: (body: Record<string, unknown>) =>
+      postSigned(base, JSON.stringify(body), { contentType: 'application/json', secret }),
     /** An interactivity payload (shortcut, view submission, button click), signed. */
     interact: (payload: Record<string, unknown>) => postSigned(base, interaction(payload), { secret }),
     /** A slash command, signed. */
