@@ -1,0 +1,129 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { FEEDBACK_ACTION_ID, feedbackText } from '../../../src/blocks/feedback.js';
+import { outcomeFeedback } from '../../../src/listeners/actions/feedback.js';
+import type { JobRecord } from '../../../src/store/types.js';
+import { TEAM } from '../../helpers/fake-network.js';
+import { CHANNEL } from '../../helpers/job-world.js';
+import { boltExtras, createListenerWorld, type ListenerWorld } from '../../helpers/listener-deps.js';
+
+type Args = Parameters<ReturnType<typeof outcomeFeedback>>[0];
+
+const RESPONSE_URL = 'https://hooks.slack.com/actions/T0TEST/1/feedback';
+let w: ListenerWorld;
+let job: JobRecord;
+beforeEach(async () => {
+  w = createListenerWorld();
+  const active = await w.activeJob();
+  job = active.job;
+  // The first run ended with a pull request: its outcome post carries the feedback buttons.
+  await w.store.apply(
+    { jobId: job.id, run: { id: active.run.id, patch: { outcome: 'completed_pr', outcomeAt: w.clock.at } } },
+    w.clock.at,
+  );
+});
+afterEach(() => w.stop());
+
+/** A press of `feedback_buttons` (a `block_actions` payload, as Slack sends it); the `ack` spy and when it came. */
+async function press(value: string, fields: Record<string, unknown> = {}) {
+  const body = {
+    type: 'block_actions',
+    team: { id: TEAM },
+    user: { id: 'U0BOB', team_id: TEAM },
+    channel: { id: CHANNEL },
+    container: { type: 'message', message_ts: '1700000000.000900', channel_id: CHANNEL },
+    response_url: RESPONSE_URL,
+    actions: [{ type: 'feedback_buttons', action_id: FEEDBACK_ACTION_ID, value }],
+    ...fields,
+  };
+  const totalsAtAck: unknown[] = [];
+  const ack = vi.fn(async () => {
+    totalsAtAck.push(await w.store.feedbackTotals());
+  });
+  await outcomeFeedback(w.deps)({
+    body,
+    payload: body.actions[0],
+    action: body.actions[0],
+    ack,
+    respond: vi.fn(),
+    say: vi.fn(),
+    context: {},
+    ...boltExtras(),
+  } as unknown as Args);
+  await w.idle();
+  return { ack, totalsAtAck };
+}
+
+describe('feedback on an outcome', () => {
+  it('records the vote before acknowledging the press, and thanks the person privately', async () => {
+    const { ack, totalsAtAck } = await press(`positive:${job.id}:1`);
+    expect(ack).toHaveBeenCalledOnce();
+    expect(totalsAtAck).toEqual([{ positive: 1, negative: 0 }]);
+    expect(w.slack.respond).toHaveBeenCalledWith(RESPONSE_URL, feedbackText.recorded('positive'));
+  });
+
+  it('the same vote again is not counted twice; the other one changes it', async () => {
+    await press(`positive:${job.id}:1`);
+    await press(`positive:${job.id}:1`);
+    expect(w.slack.respond).toHaveBeenLastCalledWith(RESPONSE_URL, feedbackText.unchanged('positive'));
+    await press(`negative:${job.id}:1`);
+    expect(await w.store.feedbackTotals()).toEqual({ positive: 0, negative: 1 });
+  });
+
+  it('an Enterprise Grid member’s vote counts as their own', async () => {
+    await press(`positive:${job.id}:1`);
+    await press(`positive:${job.id}:1`, { user: { id: 'W0GRIDUSER' }, team: null });
+    expect(await w.store.feedbackTotals()).toEqual({ positive: 2, negative: 0 });
+  });
+
+  it('without a response_url: answered with a private message in the channel', async () => {
+    await press(`negative:${job.id}:1`, { response_url: undefined });
+    expect(w.slack.postEphemeral).toHaveBeenCalledWith({
+      channel: CHANNEL,
+      user: 'U0BOB',
+      text: feedbackText.recorded('negative'),
+    });
+  });
+
+  it.each([
+    ['an outcome that does not exist', () => `positive:${job.id}:7`, {}],
+    ['a job that does not exist', () => 'positive:999:1', {}],
+    [
+      'a press from another channel than the job’s',
+      () => `positive:${job.id}:1`,
+      { channel: { id: 'C0OTHER' } },
+    ],
+  ])('%s: nothing recorded, and the person is told so', async (_what, value, fields) => {
+    await press(value(), fields);
+    expect(await w.store.feedbackTotals()).toEqual({ positive: 0, negative: 0 });
+    expect(w.slack.respond).toHaveBeenCalledWith(RESPONSE_URL, feedbackText.unknown());
+  });
+
+  it.each([
+    [
+      'a value this app did not make',
+      { actions: [{ type: 'feedback_buttons', value: 'positive:0:1' }] },
+      'actions.0.value',
+    ],
+    ['an action of another type', { actions: [{ type: 'button', value: 'positive:1:1' }] }, 'actions.0.type'],
+    ['no actions', { actions: [] }, 'actions'],
+    ['no channel', { channel: undefined }, 'channel'],
+    ['a user that is not an object', { user: 'U0BOB' }, 'user'],
+    ['a response_url that is not a URL', { response_url: 'not a url' }, 'response_url'],
+  ])('a press with %s is acknowledged, logged, and records nothing', async (_what, fields, issue) => {
+    const { ack } = await press(`positive:${job.id}:1`, fields);
+    expect(ack).toHaveBeenCalledOnce();
+    expect(await w.store.feedbackTotals()).toEqual({ positive: 0, negative: 0 });
+    expect(JSON.parse(w.logged('warn', 'feedback press not understood')[0] as string).issues).toEqual([
+      issue,
+    ]);
+    expect(w.deps.tasks.run).not.toHaveBeenCalled();
+  });
+
+  it('when the store cannot record it: acknowledged, and the person asked to press again', async () => {
+    vi.spyOn(w.deps.jobs, 'acceptFeedback').mockRejectedValueOnce(new Error('disk I/O error'));
+    const { ack } = await press(`positive:${job.id}:1`);
+    expect(ack).toHaveBeenCalledOnce();
+    expect(w.slack.respond).toHaveBeenCalledWith(RESPONSE_URL, feedbackText.notRecorded());
+    expect(w.logged('error', 'could not record feedback')).toHaveLength(1);
+  });
+});

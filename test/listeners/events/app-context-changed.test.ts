@@ -1,0 +1,97 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { appContextChanged } from '../../../src/listeners/events/app-context-changed.js';
+import { WHOLE_CONVERSATION } from '../../../src/store/assistant-threads.js';
+import { boltEventArgs, createListenerWorld, type ListenerWorld } from '../../helpers/listener-deps.js';
+
+type Args = Parameters<ReturnType<typeof appContextChanged>>[0];
+
+const DM = 'D0ALICE';
+let w: ListenerWorld;
+beforeEach(() => {
+  w = createListenerWorld();
+});
+afterEach(() => w.stop());
+
+/** Calls the listener with `app_context_changed` as Slack documents it (agent messaging). */
+function contextChanged(fields: Record<string, unknown> = {}) {
+  const event = {
+    type: 'app_context_changed',
+    channel: DM,
+    user: 'U0ALICE',
+    context: { entities: [{ type: 'slack#/types/channel_id', value: 'C0API', team_id: 'T0TEST' }] },
+    event_ts: '1783536983.123456',
+    ...fields,
+  };
+  return appContextChanged(w.deps)(boltEventArgs<Args>(event));
+}
+
+const paneOf = () => w.store.assistantThread(DM, WHOLE_CONVERSATION);
+
+describe('app_context_changed', () => {
+  it('records the channel beside the whole conversation, before Slack is answered', async () => {
+    await contextChanged();
+    expect(await paneOf()).toEqual({ contextChannelId: 'C0API' });
+  });
+
+  it('a later change replaces the channel', async () => {
+    await contextChanged();
+    await contextChanged({
+      context: { entities: [{ type: 'slack#/types/channel_id', value: 'C0GUIDES' }] },
+      event_ts: '1783536999.000001',
+    });
+    expect(await paneOf()).toEqual({ contextChannelId: 'C0GUIDES' });
+  });
+
+  it('picks the channel among entities it does not use', async () => {
+    await contextChanged({
+      context: {
+        entities: [
+          { type: 'slack#/types/user_id', value: 'U0BOB' },
+          { type: 'slack#/types/channel_id', value: 42 },
+          { type: 'slack#/types/channel_id', value: 'C0API' },
+        ],
+      },
+    });
+    expect(await paneOf()).toEqual({ contextChannelId: 'C0API' });
+  });
+
+  it.each([
+    ['no context', { context: undefined }],
+    ['a context that is not an object', { context: 'C0API' }],
+    ['entities that are not a list', { context: { entities: { type: 'slack#/types/channel_id' } } }],
+    [
+      'only entities it does not use',
+      { context: { entities: [{ type: 'slack#/types/user_id', value: 'U0B' }] } },
+    ],
+  ])('with %s: the conversation is still recorded, beside no channel', async (_what, fields) => {
+    await contextChanged(fields);
+    expect(await paneOf()).toEqual({ contextChannelId: null });
+  });
+
+  it('records when Slack says it happened, or now when the event_ts cannot be read', async () => {
+    const record = vi.spyOn(w.store, 'recordAssistantThread');
+    await contextChanged();
+    const before = Date.now();
+    await contextChanged({ event_ts: 'not-a-time' });
+    const [first, second] = record.mock.calls.map((c) => c[1]);
+    expect(first).toBe(1783536983123);
+    expect(second).toBeGreaterThanOrEqual(before);
+    expect(second).toBeLessThanOrEqual(Date.now());
+  });
+
+  it.each([
+    ['without its conversation', { channel: undefined }],
+    ['whose conversation is not a string', { channel: { id: DM } }],
+  ])('an event %s is logged and records nothing', async (_what, fields) => {
+    await expect(contextChanged(fields)).resolves.toBeUndefined();
+    expect(await paneOf()).toBeUndefined();
+    expect(
+      JSON.parse(w.logged('warn', 'app_context_changed event not understood')[0] as string).fields,
+    ).toEqual(['channel']);
+  });
+
+  it('a store failure is passed on, so Slack delivers the event again', async () => {
+    vi.spyOn(w.store, 'recordAssistantThread').mockRejectedValueOnce(new Error('disk I/O error'));
+    await expect(contextChanged()).rejects.toThrow('disk I/O error');
+  });
+});

@@ -1,0 +1,159 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { text } from '../../../src/blocks/messages.js';
+import { stepText } from '../../../src/blocks/step-texts.js';
+import { START_STEP_CALLBACK_ID, startJobStep } from '../../../src/listeners/functions/start-job-step.js';
+import { type Mrkdwn, mrkdwnToPlain } from '../../../src/slack/mrkdwn.js';
+import { TEAM } from '../../helpers/fake-network.js';
+import { CHANNEL } from '../../helpers/job-world.js';
+import { boltEventArgs, createListenerWorld, type ListenerWorld } from '../../helpers/listener-deps.js';
+import { functionExecuted } from '../../helpers/workflow-steps.js';
+
+type Args = Parameters<ReturnType<typeof startJobStep>>[0];
+
+const PERSON = 'W0GRIDUSER';
+let w: ListenerWorld;
+beforeEach(() => {
+  w = createListenerWorld();
+});
+afterEach(() => w.stop());
+
+let executions = 0;
+/**
+ * Calls the listener with `function_executed` for "Start a docs agent job", as Slack sends it;
+ * `fail` is Bolt's, answering the step with an error.
+ */
+async function startStep(
+  inputs: Record<string, unknown> = {},
+  options: { context?: Record<string, unknown>; executionId?: string; fail?: ReturnType<typeof vi.fn> } = {},
+) {
+  const executionId = options.executionId ?? `Fx0START${++executions}`;
+  const event = functionExecuted({
+    callbackId: START_STEP_CALLBACK_ID,
+    executionId,
+    inputs: { instruction: 'Document the CLI flags', channel_id: CHANNEL, user_id: PERSON, ...inputs },
+    token: 'xwfp-test-not-a-real-token',
+  });
+  const fail = options.fail ?? vi.fn(async () => {});
+  const args = boltEventArgs<Args>(event, options.context);
+  await startJobStep(w.deps)({ ...args, fail } as unknown as Args);
+  return { executionId, fail };
+}
+
+/** The step's refusal queued for the outbox, as Slack will show it (plain text). */
+const refusal = (executionId: string, words: Mrkdwn) => ({
+  type: 'complete_step',
+  executionId,
+  result: { error: mrkdwnToPlain(words).trim() },
+});
+
+describe('"Start a docs agent job"', () => {
+  it('records a job for the person the workflow names, in the channel it names, then starts it', async () => {
+    await startStep();
+    const [job] = await w.store.recentJobs({ requesterId: PERSON }, 5);
+    expect(job).toMatchObject({ origin: 'workflow', channelId: CHANNEL, teamId: TEAM, threadTs: null });
+    await w.idle();
+    expect(w.agent.createJob).toHaveBeenCalledWith('Document the CLI flags');
+  });
+
+  it('under the message it names, and on the project it names when the deployment serves it', async () => {
+    await startStep({ thread_ts: ' 1700000100.000100 ', project: w.config.agent.projectId });
+    const [job] = await w.store.recentJobs({ requesterId: PERSON }, 5);
+    expect(job).toMatchObject({ threadTs: '1700000100.000100', projectId: w.config.agent.projectId });
+  });
+
+  it('inputs Workflow Builder left empty (null, blank) are taken as not given', async () => {
+    await startStep({ thread_ts: null, project: '  ' });
+    const [job] = await w.store.recentJobs({ requesterId: PERSON }, 5);
+    expect(job).toMatchObject({ threadTs: null });
+  });
+
+  it('the same execution delivered twice records and starts one job', async () => {
+    await startStep({}, { executionId: 'Fx0TWICE' });
+    await startStep({}, { executionId: 'Fx0TWICE' });
+    await w.idle();
+    expect(w.jobCount()).toBe(1);
+    expect(w.agent.createJob).toHaveBeenCalledOnce();
+  });
+
+  it('names the workspace of the delivery, or Bolt’s when the envelope does not say', async () => {
+    const accept = vi.spyOn(w.deps.jobs, 'acceptStep');
+    await startStep();
+    const event = functionExecuted({
+      callbackId: START_STEP_CALLBACK_ID,
+      executionId: 'Fx0NOTEAM',
+      inputs: { instruction: 'Document the CLI', channel_id: CHANNEL, user_id: PERSON },
+      token: 'xwfp-test-not-a-real-token',
+    });
+    const args = boltEventArgs<Args>(event, { teamId: 'E0GRID' });
+    Reflect.deleteProperty(args.body as object, 'team_id');
+    await startJobStep(w.deps)({ ...args, fail: vi.fn() } as unknown as Args);
+    expect(accept.mock.calls.map((c) => c[0].teamId)).toEqual([TEAM, 'E0GRID']);
+  });
+
+  it.each([
+    ['no instruction', { instruction: undefined }, stepText.noInstruction()],
+    ['an instruction of blanks only', { instruction: ' \n\t ' }, stepText.noInstruction()],
+    ['a direct message for its channel', { channel_id: 'D0ALICE' }, stepText.direct()],
+    ['a project the deployment does not serve', { project: 'someone-elses-docs' }, stepText.unknownProject()],
+    ['no channel', { channel_id: undefined }, stepText.notUnderstood()],
+    ['a person that is not text', { user_id: { id: PERSON } }, stepText.notUnderstood()],
+  ])('with %s: records no job, and the step fails with the reason', async (_what, inputs, words) => {
+    const { executionId, fail } = await startStep(inputs);
+    expect(w.jobCount()).toBe(0);
+    expect(w.outbox().map((r) => r.payload)).toEqual([refusal(executionId, words)]);
+    expect(fail).not.toHaveBeenCalled();
+  });
+
+  it('inputs it cannot read are logged by field, never by value', async () => {
+    await startStep({ channel_id: 42, instruction: ['the launch date is 12 March'] });
+    const [line] = w.logged('warn', 'workflow step inputs not understood');
+    expect(JSON.parse(line as string).fields).toEqual([
+      'instruction: invalid_type',
+      'channel_id: invalid_type',
+    ]);
+    expect(line).not.toContain('launch date');
+  });
+
+  it('an event it cannot read records nothing and fails nothing', async () => {
+    const fail = vi.fn();
+    const args = boltEventArgs<Args>({ type: 'function_executed', inputs: {} });
+    await startJobStep(w.deps)({ ...args, fail } as unknown as Args);
+    expect(w.outbox()).toEqual([]);
+    expect(fail).not.toHaveBeenCalled();
+  });
+
+  describe('when the store cannot record it', () => {
+    beforeEach(() => {
+      vi.spyOn(w.deps.jobs, 'acceptStep').mockRejectedValue(new Error('disk I/O error'));
+    });
+
+    it('over HTTP, fails the event so Slack delivers it again, and leaves the step running', async () => {
+      const fail = vi.fn(async () => {});
+      await expect(startStep({}, { fail })).rejects.toThrow('disk I/O error');
+      expect(fail).not.toHaveBeenCalled();
+    });
+
+    it('on Slack’s last retry, fails the step at once, so the workflow does not wait', async () => {
+      const { fail } = await startStep({}, { context: { retryNum: 3 } });
+      expect(fail).toHaveBeenCalledWith({ error: mrkdwnToPlain(text.notRecorded()) });
+    });
+
+    it('a refusal the store cannot record is treated the same way', async () => {
+      vi.spyOn(w.deps.jobs, 'refuseStep').mockRejectedValue(new Error('disk I/O error'));
+      const { fail } = await startStep({ channel_id: 'D0ALICE' }, { context: { retryNum: 3 } });
+      expect(fail).toHaveBeenCalledOnce();
+    });
+
+    it('in Socket Mode, fails the step at once; a failure to fail it is logged, not thrown', async () => {
+      await w.stop();
+      w = createListenerWorld({}, { socketMode: true });
+      vi.spyOn(w.deps.jobs, 'acceptStep').mockRejectedValue(new Error('disk I/O error'));
+      const fail = vi.fn(async () => {
+        throw new Error('execution_not_in_running_state');
+      });
+      await expect(startStep({}, { fail })).resolves.toBeDefined();
+      expect(fail).toHaveBeenCalledOnce();
+      expect(w.logged('error', 'could not fail a workflow step')).toHaveLength(1);
+    });
+  });
+});

@@ -1,0 +1,81 @@
+import { describe, expect, it, vi } from 'vitest';
+import { optionalInput, readStep } from '../../../src/listeners/functions/step-event.js';
+import { createLogger } from '../../../src/logging/logger.js';
+import { functionExecuted } from '../../helpers/workflow-steps.js';
+
+const TOKEN = 'xwfp-test-not-a-real-token';
+
+function read(event: unknown) {
+  const lines: string[] = [];
+  const logger = createLogger({ level: 'debug', secrets: [TOKEN], write: (l) => lines.push(l) });
+  const steps = { remember: vi.fn() };
+  const before = Date.now();
+  const step = readStep({ logger, steps }, event);
+  return { step, lines, remember: steps.remember, before };
+}
+
+const executed = (fields: Record<string, unknown> = {}) => ({
+  ...functionExecuted({
+    callbackId: 'start_docs_agent_job',
+    executionId: 'Fx0STEP1',
+    inputs: { instruction: 'Document the CLI', channel_id: 'C0API', user_id: 'W0GRIDUSER' },
+    token: TOKEN,
+  }),
+  ...fields,
+});
+
+describe('readStep', () => {
+  it('reads the execution and its inputs, and keeps the token to answer the step with', () => {
+    const { step, remember, before } = read(executed());
+    expect(step).toEqual({
+      executionId: 'Fx0STEP1',
+      inputs: { instruction: 'Document the CLI', channel_id: 'C0API', user_id: 'W0GRIDUSER' },
+    });
+    expect(remember).toHaveBeenCalledWith('Fx0STEP1', TOKEN, expect.any(Number));
+    expect(remember.mock.calls[0]?.[2]).toBeGreaterThanOrEqual(before);
+  });
+
+  it('a step with no inputs and no token: read, with empty inputs, and no token kept', () => {
+    const { step, remember } = read(executed({ inputs: undefined, bot_access_token: undefined }));
+    expect(step).toEqual({ executionId: 'Fx0STEP1', inputs: {} });
+    expect(remember).not.toHaveBeenCalled();
+  });
+
+  it.each([
+    ['without its execution id', { function_execution_id: undefined }, 'function_execution_id: invalid_type'],
+    ['whose function has no callback_id', { function: { id: 'Fn0' } }, 'function.callback_id: invalid_type'],
+    ['whose inputs are a list', { inputs: ['Document the CLI'] }, 'inputs: invalid_type'],
+    ['of another type', { type: 'function_executed_v2' }, 'type: invalid_value'],
+    ['with an empty token', { bot_access_token: '' }, 'bot_access_token: too_small'],
+  ])(
+    'an event %s is not read: logged with the field that failed, the token never',
+    (_what, fields, field) => {
+      const { step, lines, remember } = read(executed(fields));
+      expect(step).toBeUndefined();
+      expect(remember).not.toHaveBeenCalled();
+      expect(lines).toHaveLength(1);
+      expect(JSON.parse(lines[0] as string)).toMatchObject({
+        level: 'warn',
+        msg: 'workflow step event not understood',
+        fields: [field],
+      });
+      expect(lines[0]).not.toContain(TOKEN);
+    },
+  );
+});
+
+describe('optionalInput', () => {
+  it.each([
+    [undefined, undefined],
+    [null, undefined],
+    ['', undefined],
+    ['   ', undefined],
+    [' 1700000100.000100 ', '1700000100.000100'],
+  ])('reads %j as %j (an input Workflow Builder left empty arrives in any of these)', (value, read) => {
+    expect(optionalInput.parse(value)).toBe(read);
+  });
+
+  it('does not read an input that is not text', () => {
+    expect(optionalInput.safeParse(42).success).toBe(false);
+  });
+});

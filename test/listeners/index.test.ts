@@ -1,0 +1,219 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { parse } from 'yaml';
+import { FEEDBACK_ACTION_ID } from '../../src/blocks/feedback.js';
+import { BLOCK, INPUT_ACTION, MODAL_CALLBACK_ID } from '../../src/blocks/send-modal.js';
+import { RETRY_ACTION_ID } from '../../src/blocks/status-card.js';
+import { registerListeners } from '../../src/listeners/index.js';
+import { WHOLE_CONVERSATION } from '../../src/store/assistant-threads.js';
+import { TEAM } from '../helpers/fake-network.js';
+import { type ListenerApp, startListenerApp } from '../helpers/listener-app.js';
+import { createListenerWorld, type ListenerWorld } from '../helpers/listener-deps.js';
+import { appMention, buttonClick, messageShortcut } from '../helpers/payloads.js';
+import { BOT_USER_ID } from '../helpers/slack-stand-in.js';
+import { functionExecuted } from '../helpers/workflow-steps.js';
+
+/** What the manifest tells Slack this app answers. */
+const manifest = parse(readFileSync(new URL('../../manifest.yml', import.meta.url), 'utf8')) as {
+  features: { slash_commands: { command: string }[]; shortcuts: { callback_id: string }[] };
+  settings: { event_subscriptions: { bot_events: string[] } };
+  functions: Record<string, unknown>;
+};
+
+// One app for the whole file, as the app builds it: each test works in a conversation of its own.
+let w: ListenerWorld;
+let app: ListenerApp;
+beforeAll(async () => {
+  w = createListenerWorld();
+  app = await startListenerApp(w, registerListeners);
+});
+afterAll(async () => {
+  await app.stop();
+  await w.stop();
+});
+
+const delivered = async (res: Response) => {
+  expect(res.status).toBe(200);
+  await w.idle();
+};
+const jobsOf = (requesterId: string) => w.store.recentJobs({ requesterId }, 5);
+
+/** A reply in the thread of a job running in `channelId`; the job's runs after it arrived. */
+async function replyInThread(channelId: string, channelType: string) {
+  const { job } = await w.activeJob({ channelId });
+  const ts = `1700000300.${channelId.length}0001`;
+  await delivered(
+    await app.event({
+      type: 'message',
+      channel: channelId,
+      channel_type: channelType,
+      user: 'U0HELPER',
+      text: `Also cover ${channelType}`,
+      ts,
+      thread_ts: job.threadTs,
+      event_ts: ts,
+    }),
+  );
+  return (await w.runs(job.id)).map((r) => r.prompt);
+}
+
+/** For each event the manifest subscribes to: one delivery of it, and what it must have done. */
+const BOT_EVENTS: Record<string, () => Promise<void>> = {
+  async app_mention() {
+    const mention = {
+      ...appMention({ text: `<@${BOT_USER_ID}> Document the CLI`, user: 'U0MENTION' }),
+      channel: 'C0MENTION',
+    };
+    await delivered(await app.event(mention));
+    expect(await jobsOf('U0MENTION')).toEqual([expect.objectContaining({ origin: 'mention' })]);
+  },
+  async app_home_opened() {
+    await delivered(
+      await app.event({ type: 'app_home_opened', user: 'U0HOME', channel: 'D0HOME', tab: 'home' }),
+    );
+    expect(w.slack.publishHome).toHaveBeenCalledWith('U0HOME', expect.anything());
+  },
+  async 'message.channels'() {
+    expect(await replyInThread('C0PUBLIC', 'channel')).toContain('Also cover channel');
+  },
+  async 'message.groups'() {
+    expect(await replyInThread('G0PRIVATE', 'group')).toContain('Also cover group');
+  },
+  async 'message.im'() {
+    const ts = '1700000400.000001';
+    await delivered(
+      await app.event({
+        type: 'message',
+        channel: 'D0DM',
+        channel_type: 'im',
+        user: 'U0DM',
+        text: 'Document it',
+        ts,
+      }),
+    );
+    expect(await jobsOf('U0DM')).toEqual([expect.objectContaining({ origin: 'direct', threadTs: ts })]);
+  },
+  async function_executed() {
+    for (const callbackId of Object.keys(manifest.functions)) {
+      const executionId = `Fx0${callbackId}`;
+      const inputs = { instruction: 'Document it', channel_id: 'C0STEP', user_id: 'U0STEP', job_id: 1 };
+      await delivered(
+        await app.event(functionExecuted({ callbackId, executionId, inputs, token: 'xwfp-test-0' })),
+      );
+      expect(JSON.stringify(w.outbox()) + JSON.stringify(await jobsOf('U0STEP'))).toContain(executionId);
+    }
+  },
+  async app_context_changed() {
+    const entities = [{ type: 'slack#/types/channel_id', value: 'C0API' }];
+    await delivered(
+      await app.event({ type: 'app_context_changed', channel: 'D0CTX', context: { entities } }),
+    );
+    expect(await w.store.assistantThread('D0CTX', WHOLE_CONVERSATION)).toEqual({ contextChannelId: 'C0API' });
+  },
+  async agent_session_stopped() {
+    const { job } = await w.activeJob({ channelId: 'C0STOP' });
+    const event = {
+      type: 'agent_session_stopped',
+      channel: 'C0STOP',
+      user: job.requesterId,
+      thread_ts: job.threadTs,
+    };
+    await delivered(await app.event({ ...event, event_ts: '1783536983.000001' }));
+    expect((await w.job(job.id)).stoppedRun).toBe(job.runCount);
+  },
+};
+
+describe('registerListeners', () => {
+  it('routes every event the manifest subscribes to', async () => {
+    const subscribed = manifest.settings.event_subscriptions.bot_events;
+    expect(Object.keys(BOT_EVENTS).sort()).toEqual([...subscribed].sort());
+    for (const event of subscribed) await (BOT_EVENTS[event] as () => Promise<void>)();
+  });
+
+  it('answers the manifest’s slash command', async () => {
+    for (const { command } of manifest.features.slash_commands) {
+      const res = await app.command({ command, text: 'help' });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { text: string }).text).toContain(`${command} list`);
+    }
+  });
+
+  it('routes the manifest’s shortcut, and the submission of the modal it opens', async () => {
+    for (const { callback_id } of manifest.features.shortcuts) {
+      const shortcut = {
+        ...messageShortcut({ ts: '1700000200.000200', text: 'How do I rotate keys?' }),
+        callback_id,
+      };
+      expect((await app.interact(shortcut)).status).toBe(200);
+    }
+    const view = w.slack.openView.mock.calls[0]?.[1] as { callback_id: string; private_metadata: string };
+    expect(view.callback_id).toBe(MODAL_CALLBACK_ID);
+    const input = (value: Record<string, unknown>) => ({ [INPUT_ACTION]: value });
+    const submission = {
+      type: 'view_submission',
+      team: { id: TEAM },
+      user: { id: 'U0MODAL', team_id: TEAM },
+      view: {
+        ...view,
+        id: 'V0MODAL',
+        state: {
+          values: {
+            [BLOCK.instruction]: input({ value: 'Write a guide' }),
+            [BLOCK.message]: input({ value: 'How do I rotate keys?' }),
+            [BLOCK.channel]: input({ selected_conversation: 'C0GENERAL' }),
+          },
+        },
+      },
+    };
+    await delivered(await app.interact(submission));
+    expect(await jobsOf('U0MODAL')).toEqual([expect.objectContaining({ origin: 'shortcut' })]);
+  });
+
+  it('acknowledges every button the bot’s messages carry (Bolt answers an unrouted click 404)', async () => {
+    for (const [action_id, value] of [
+      ['view_pull_request', 'https://github.com/example/docs/pull/1'],
+      [RETRY_ACTION_ID, '999'],
+      [FEEDBACK_ACTION_ID, 'positive:999:1'],
+    ] as const) {
+      const click = buttonClick({ action_id, value }, { messageTs: '1700000000.000900' });
+      expect((await app.interact(click)).status).toBe(200);
+    }
+  });
+
+  it('a threaded direct message is taken once, though two listeners read direct messages', async () => {
+    const accept = vi.spyOn(w.deps.jobs, 'acceptDirect');
+    const root = {
+      type: 'message',
+      channel: 'D0ONCE',
+      channel_type: 'im',
+      user: 'U0ONCE',
+      text: 'Document it',
+    };
+    await delivered(await app.event({ ...root, ts: '1700000800.000001' }));
+    await delivered(
+      await app.event({
+        ...root,
+        text: 'Also the CLI',
+        ts: '1700000800.000002',
+        thread_ts: '1700000800.000001',
+      }),
+    );
+    expect(accept).toHaveBeenCalledTimes(2);
+    accept.mockRestore();
+  });
+
+  it('learns the installing workspace from every request before its listener runs', async () => {
+    const noted = vi.spyOn(w.identity, 'noteInstallation');
+    const res = await app.json({
+      type: 'event_callback',
+      team_id: 'T0AUTHOR',
+      event_id: 'Ev0INSTALL',
+      authorizations: [{ team_id: 'E0GRID', user_id: BOT_USER_ID, is_bot: true }],
+      event: { type: 'app_home_opened', user: 'U0GRIDHOME', channel: 'D0GRID', tab: 'home' },
+    });
+    await delivered(res);
+    expect(noted).toHaveBeenCalledWith('E0GRID');
+    expect(w.slack.publishHome).toHaveBeenCalledWith('U0GRIDHOME', expect.anything());
+    noted.mockRestore();
+  });
+});

@@ -1,0 +1,31 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MODAL_CALLBACK_ID, SHORTCUT_CALLBACK_ID } from '../../../src/blocks/send-modal.js';
+import { registerShortcuts } from '../../../src/listeners/shortcuts/index.js';
+import { type ListenerApp, startListenerApp } from '../../helpers/listener-app.js';
+import { createListenerWorld, type ListenerWorld } from '../../helpers/listener-deps.js';
+import { messageShortcut } from '../../helpers/payloads.js';
+
+let w: ListenerWorld;
+let app: ListenerApp;
+beforeAll(async () => {
+  w = createListenerWorld();
+  app = await startListenerApp(w, registerShortcuts);
+});
+afterAll(async () => {
+  await app.stop();
+  await w.stop();
+});
+
+describe('registerShortcuts', () => {
+  it('routes the manifest’s message shortcut: acknowledged, and the modal opened with its trigger', async () => {
+    const shortcut = messageShortcut({ ts: '1700000200.000200', text: 'How do I rotate keys?' });
+    expect(shortcut.callback_id).toBe(SHORTCUT_CALLBACK_ID);
+    const res = await app.interact(shortcut);
+    expect(res.status).toBe(200);
+    expect(w.slack.openView).toHaveBeenCalledOnce();
+    const [trigger, view] = w.slack.openView.mock.calls[0] ?? [];
+    expect(trigger).toBe(shortcut.trigger_id);
+    expect(view).toMatchObject({ type: 'modal', callback_id: MODAL_CALLBACK_ID });
+    expect(JSON.stringify(view)).toContain('How do I rotate keys?');
+  });
+});
