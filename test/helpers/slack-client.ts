@@ -10,10 +10,14 @@ import { BOT_TOKEN } from './slack-stand-in.js';
  */
 export function appSlackClient(
   apiUrl: string,
-  { token = BOT_TOKEN, logLevel = 'error' }: { token?: string; logLevel?: LogLevel } = {},
+  {
+    token = BOT_TOKEN,
+    logLevel = 'error',
+    secrets = [token],
+  }: { token?: string; logLevel?: LogLevel /** What the logger masks. */; secrets?: string[] } = {},
 ) {
   const lines: string[] = [];
-  const logger = createLogger({ level: logLevel, secrets: [token], write: (line) => lines.push(line) });
+  const logger = createLogger({ level: logLevel, secrets, write: (line) => lines.push(line) });
   const config = {
     slack: { botToken: token, signingSecret: undefined, appToken: undefined, apiUrl },
     logLevel,
