@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createIdentity, IDENTITY_RETRY_MS } from '../../src/slack/identity.js';
+import { listen } from '../helpers/http.js';
 import { appSlackClient } from '../helpers/slack-client.js';
 import {
   BOT_ID,
@@ -10,9 +11,12 @@ import {
 } from '../helpers/slack-stand-in.js';
 
 let slack: SlackStandIn | undefined;
+let closeOrg: (() => Promise<void>) | undefined;
 afterEach(async () => {
   await slack?.close();
+  await closeOrg?.();
   slack = undefined;
+  closeOrg = undefined;
 });
 
 /** An identity on the app's client and the stand-in, on a clock the test moves. */
@@ -93,5 +97,36 @@ describe('the bot’s identity', () => {
     identity.noteInstallation('T0FROMREQUEST');
     await identity.get();
     expect(identity.installedTeamId()).toBe(TEAM_ID);
+  });
+
+  it('of an org-wide (Enterprise Grid) installation has a W… bot user and no workspace of its own', async () => {
+    // auth.test for an org-level token, which the Slack stand-in does not answer: it names the
+    // organisation, not a workspace.
+    const org = await listen((_req, _body, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          ok: true,
+          url: 'https://acme-org.enterprise.slack.com/',
+          user_id: 'W0BOTUSER',
+          bot_id: 'B0BOT',
+          enterprise_id: 'E0ACME',
+          is_enterprise_install: true,
+        }),
+      );
+    });
+    closeOrg = org.close;
+    const { client, logger } = appSlackClient(`${org.url}/api/`);
+    const identity = createIdentity(client, logger);
+    expect(await identity.get()).toEqual({
+      teamId: undefined,
+      botUserId: 'W0BOTUSER',
+      botId: 'B0BOT',
+      url: 'https://acme-org.enterprise.slack.com/',
+    });
+    // The workspace a signed request names is what the bot goes by there.
+    expect(identity.installedTeamId()).toBeUndefined();
+    identity.noteInstallation('T0ACMEDOCS');
+    expect(identity.installedTeamId()).toBe('T0ACMEDOCS');
   });
 });
