@@ -1,0 +1,26 @@
+import { WebClient } from '@slack/web-api';
+import type { LogLevel } from '../../src/logging/logger.js';
+import { createLogger } from '../../src/logging/logger.js';
+import { slackClientOptions } from '../../src/slack/client-options.js';
+import { BOT_TOKEN } from './slack-stand-in.js';
+
+/**
+ * A real Web API client on `apiUrl` (the Slack stand-in's), configured as the app configures
+ * its own (`slackClientOptions`: no retries, 429s rejected at once), logging into `lines`.
+ */
+export function appSlackClient(
+  apiUrl: string,
+  {
+    token = BOT_TOKEN,
+    logLevel = 'error',
+    secrets = [token],
+  }: { token?: string; logLevel?: LogLevel /** What the logger masks. */; secrets?: string[] } = {},
+) {
+  const lines: string[] = [];
+  const logger = createLogger({ level: logLevel, secrets, write: (line) => lines.push(line) });
+  const config = {
+    slack: { botToken: token, signingSecret: undefined, appToken: undefined, apiUrl },
+    logLevel,
+  };
+  return { client: new WebClient(token, slackClientOptions(config, logger, 'web-api')), logger, lines };
+}

@@ -1,0 +1,132 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createIdentity, IDENTITY_RETRY_MS } from '../../src/slack/identity.js';
+import { listen } from '../helpers/http.js';
+import { appSlackClient } from '../helpers/slack-client.js';
+import {
+  BOT_ID,
+  BOT_USER_ID,
+  type SlackStandIn,
+  startSlackStandIn,
+  TEAM_ID,
+} from '../helpers/slack-stand-in.js';
+
+let slack: SlackStandIn | undefined;
+let closeOrg: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await slack?.close();
+  await closeOrg?.();
+  slack = undefined;
+  closeOrg = undefined;
+});
+
+/** An identity on the app's client and the stand-in, on a clock the test moves. */
+async function identityOnStandIn() {
+  slack = await startSlackStandIn();
+  const { client, logger, lines } = appSlackClient(slack.apiUrl, { logLevel: 'warn' });
+  const clock = { now: 1_000_000 };
+  const identity = createIdentity(client, logger, () => clock.now);
+  return { slack, identity, clock, lines };
+}
+
+const KNOWN = { teamId: TEAM_ID, botUserId: BOT_USER_ID, botId: BOT_ID, url: 'https://test-team.slack.com/' };
+
+describe('the bot’s identity', () => {
+  it('asks auth.test once and keeps the answer', async () => {
+    const { slack, identity } = await identityOnStandIn();
+    expect(await identity.get()).toEqual(KNOWN);
+    expect(await identity.get()).toEqual(KNOWN);
+    expect(identity.peek()).toEqual(KNOWN);
+    expect(slack.callsTo('auth.test')).toHaveLength(1);
+  });
+
+  it('asks once for callers who ask at the same time', async () => {
+    const { slack, identity } = await identityOnStandIn();
+    const answers = await Promise.all([identity.get(), identity.get(), identity.get()]);
+    expect(answers).toEqual([KNOWN, KNOWN, KNOWN]);
+    expect(slack.callsTo('auth.test')).toHaveLength(1);
+  });
+
+  it('peek answers at once with what is known, and starts the look-up when nothing is', async () => {
+    const { slack, identity } = await identityOnStandIn();
+    expect(identity.peek()).toBeUndefined();
+    // The look-up peek started is the one get joins.
+    expect(await identity.get()).toEqual(KNOWN);
+    expect(identity.peek()).toEqual(KNOWN);
+    expect(slack.callsTo('auth.test')).toHaveLength(1);
+  });
+
+  it('after a failure answers undefined without asking for a while, then asks again', async () => {
+    const { slack, identity, clock, lines } = await identityOnStandIn();
+    slack.fail('auth.test', { status: 429, retryAfter: 5 });
+    expect(await identity.get()).toBeUndefined();
+    clock.now += IDENTITY_RETRY_MS - 1;
+    expect(await identity.get()).toBeUndefined();
+    expect(identity.peek()).toBeUndefined();
+    expect(slack.callsTo('auth.test')).toHaveLength(1);
+    clock.now += 1;
+    expect(await identity.get()).toEqual(KNOWN);
+    expect(slack.callsTo('auth.test')).toHaveLength(2);
+    const warnings = lines.map((line) => JSON.parse(line) as { level: string; msg: string });
+    expect(warnings.filter((w) => w.msg.startsWith('auth.test failed'))).toHaveLength(1);
+  });
+
+  it('logs a refused token’s failure without writing the token', async () => {
+    slack = await startSlackStandIn();
+    // Neither configured as a secret nor shaped like a token: only leaving it out keeps it unwritten.
+    const token = 'xoxb-test-revoked-not-real';
+    const { client, logger, lines } = appSlackClient(slack.apiUrl, { token, logLevel: 'warn', secrets: [] });
+    const identity = createIdentity(client, logger, () => 0);
+    expect(await identity.get()).toBeUndefined();
+    expect(lines.join('\n')).toContain('invalid_auth');
+    expect(lines.join('\n')).not.toContain(token);
+  });
+
+  it('knows its workspace from the first request that names it, until auth.test says', async () => {
+    const { slack, identity } = await identityOnStandIn();
+    slack.fail('auth.test', { error: 'internal_error' });
+    expect(identity.installedTeamId()).toBeUndefined();
+    identity.noteInstallation('T0FIRST');
+    identity.noteInstallation('T0OTHER');
+    expect(identity.installedTeamId()).toBe('T0FIRST');
+    await identity.get();
+    expect(identity.installedTeamId()).toBe('T0FIRST');
+  });
+
+  it('takes auth.test’s workspace over one a request named', async () => {
+    const { identity } = await identityOnStandIn();
+    identity.noteInstallation('T0FROMREQUEST');
+    await identity.get();
+    expect(identity.installedTeamId()).toBe(TEAM_ID);
+  });
+
+  it('of an org-wide (Enterprise Grid) installation has a W… bot user and no workspace of its own', async () => {
+    // auth.test for an org-level token, which the Slack stand-in does not answer: it names the
+    // organisation, not a workspace.
+    const org = await listen((_req, _body, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          ok: true,
+          url: 'https://acme-org.enterprise.slack.com/',
+          user_id: 'W0BOTUSER',
+          bot_id: 'B0BOT',
+          enterprise_id: 'E0ACME',
+          is_enterprise_install: true,
+        }),
+      );
+    });
+    closeOrg = org.close;
+    const { client, logger } = appSlackClient(`${org.url}/api/`);
+    const identity = createIdentity(client, logger);
+    expect(await identity.get()).toEqual({
+      teamId: undefined,
+      botUserId: 'W0BOTUSER',
+      botId: 'B0BOT',
+      url: 'https://acme-org.enterprise.slack.com/',
+    });
+    // The workspace a signed request names is what the bot goes by there.
+    expect(identity.installedTeamId()).toBeUndefined();
+    identity.noteInstallation('T0ACMEDOCS');
+    expect(identity.installedTeamId()).toBe('T0ACMEDOCS');
+  });
+});
