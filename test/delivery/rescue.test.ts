@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createRescue } from '../../src/delivery/rescue.js';
 import type { NewOutboxItem, OutboxPayload } from '../../src/store/types.js';
 import { type DeliveryWorld, deliveryWorld } from '../helpers/delivery-world.js';
+import { outboxOnStandIn } from '../helpers/gateway-on-stand-in.js';
 
 const ROOT = '1700000000.000100';
 const held = async () => true;
@@ -100,5 +101,41 @@ describe('rescuing a thread post Slack refused for good', () => {
     expect(await rescue(item, 'msg_too_long', held)).toBe('not_rescued');
     expect(w.slack.messages).toEqual([]);
     expect(w.logged('rescue of a refused message failed')).toHaveLength(2);
+  });
+});
+
+describe('a rescue, as the outbox on the Slack stand-in uses it', () => {
+  const rowOf = (id: number) =>
+    w.store.db.prepare('SELECT delivered_at, dead_at, last_error FROM outbox WHERE id = ?').get(id) as {
+      delivered_at: number | null;
+      dead_at: number | null;
+      last_error: string | null;
+    };
+
+  it('records a post told to the requester as delivered, naming why it was not in its thread', async () => {
+    const item = await threadPost();
+    w.slack.fail('chat.postMessage', { error: 'not_in_channel' });
+    await outboxOnStandIn(w.store, w).deliver(item);
+    expect(rowOf(item.id)).toMatchObject({ dead_at: null, last_error: 'not_in_channel' });
+    expect(rowOf(item.id).delivered_at).not.toBeNull();
+    expect(w.slack.messages.map((m) => m.channel)).toEqual(['U0ALICE']);
+  });
+
+  it('leaves a refusal no rescue helps to be given up, and one that may pass to be retried', async () => {
+    const refused = await threadPost();
+    w.slack.fail('chat.postMessage', { error: 'invalid_blocks' });
+    await outboxOnStandIn(w.store, w).deliver(refused);
+    expect(rowOf(refused.id)).toMatchObject({ delivered_at: null, last_error: 'invalid_blocks' });
+    expect(rowOf(refused.id).dead_at).not.toBeNull();
+
+    const limited = await w.claimed({
+      jobId: refused.jobId,
+      dedupeKey: 'outcome:3:1',
+      payload: refused.payload,
+    });
+    w.slack.fail('chat.postMessage', { error: 'ratelimited' });
+    await outboxOnStandIn(w.store, w).deliver(limited);
+    expect(rowOf(limited.id)).toMatchObject({ delivered_at: null, dead_at: null, last_error: 'ratelimited' });
+    expect(w.slack.messages).toEqual([]);
   });
 });

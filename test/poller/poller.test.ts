@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAgentClient } from '../../src/agent/client.js';
 import { getPolicy } from '../../src/agent/retry-policies.js';
 import { keys } from '../../src/delivery/outbox-registry.js';
@@ -26,8 +26,15 @@ let agentLines: string[];
 /** Rounds of the loop so far: each claims what is due. */
 let rounds: number;
 
-beforeEach(async () => {
+// One stand-in per file: compiling its OpenAPI schemas is the slow part. Each test empties it.
+beforeAll(async () => {
   agent = await startAgentStandIn();
+});
+afterAll(() => agent.close());
+
+beforeEach(async () => {
+  agent.jobs.clear();
+  agent.requests.length = 0;
   world = createJobWorld({ POLL_INTERVAL_MS: String(INTERVAL), POLL_MAX_AGE_MS: String(3_600_000) });
   agentLines = [];
   rounds = 0;
@@ -66,7 +73,7 @@ beforeEach(async () => {
 afterEach(async () => {
   await poller.stop();
   await world.store.close();
-  await agent.close();
+  expect(agent.pendingFaults()).toBe(0);
   expect(agent.violations).toEqual([]);
   expect([...world.logs, ...agentLines].filter((l) => l.includes(API_KEY))).toEqual([]);
 });
