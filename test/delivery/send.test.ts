@@ -4,7 +4,7 @@ import { ClaimLost } from '../../src/delivery/rescue.js';
 import { createSender } from '../../src/delivery/send.js';
 import { createAgentSessions } from '../../src/slack/agent-sessions.js';
 import { md } from '../../src/slack/mrkdwn.js';
-import type { NewOutboxItem, OutboxItem, OutboxPayload } from '../../src/store/types.js';
+import type { NewOutboxItem, OutboxPayload } from '../../src/store/types.js';
 import { type DeliveryWorld, deliveryWorld, HINTS } from '../helpers/delivery-world.js';
 import { BOT_TOKEN } from '../helpers/slack-stand-in.js';
 
@@ -276,6 +276,6 @@ describe('the other kinds', () => {
       hints: HINTS,
       now: () => w.clock.at,
     });
-    expect(await without(item as OutboxItem, held)).toBe('no_workflow_steps');
+    expect(await without(item, held)).toBe('no_workflow_steps');
   });
 });
