@@ -1,12 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  cardUpdate,
-  outcomeNotification,
-  privateNote,
-  receivedReaction,
-  threadPost,
-} from '../../src/delivery/outbox-items.js';
-import {
   BOT_EVENT_TYPES,
   CARD_EVENT_TYPE,
   cardMetadata,
@@ -17,9 +10,8 @@ import {
   parseOutboxPayload,
   unkeyedPostKey,
 } from '../../src/delivery/outbox-registry.js';
-import { md } from '../../src/slack/mrkdwn.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import type { JobRecord, NewOutboxItem, OutboxPayload, RunRecord } from '../../src/store/types.js';
+import type { OutboxPayload } from '../../src/store/types.js';
 import { gatewayOnStandIn, outboxOnStandIn } from '../helpers/gateway-on-stand-in.js';
 import { waitFor } from '../helpers/http.js';
 import type { SlackStandIn } from '../helpers/slack-stand-in.js';
@@ -117,98 +109,7 @@ describe('outbox item keys', () => {
   });
 });
 
-const job = {
-  id: 7,
-  channelId: 'C0DOCS',
-  threadTs: '1700000000.000100',
-  cardTs: '1700000000.000100',
-  origin: 'command',
-  privacy: 'public',
-} as JobRecord;
-const run = (id: number, seq: number, messageTs: string | null) => ({ id, seq, messageTs }) as RunRecord;
-
-describe('outbox items', () => {
-  it('queue a thread post with its key, its run and the runs merged into it', () => {
-    const item = threadPost({
-      job,
-      key: keys.outcome({ jobId: job.id, runSeq: 3 }),
-      kind: 'outcome',
-      text: md`done`,
-      run: run(43, 3, '1700000000.000300'),
-      covers: [run(42, 2, '1700000000.000200'), run(43, 3, '1700000000.000300')],
-      blocks: [{ type: 'divider' }],
-    });
-    expect(item).toEqual({
-      jobId: 7,
-      dedupeKey: 'outcome:3:7',
-      payload: {
-        type: 'post',
-        channel: 'C0DOCS',
-        threadTs: '1700000000.000100',
-        text: 'done',
-        blocks: [{ type: 'divider' }],
-        eventType: 'docs_agent_post',
-        about: {
-          kind: 'outcome',
-          run: 3,
-          source: '1700000000.000300',
-          covers: '2,3',
-          sources: '1700000000.000200,1700000000.000300',
-        },
-      },
-    });
-  });
-
-  it('pass the check they are read back with', () => {
-    const to = { channelId: 'C0DOCS', userId: 'U0ALICE', threadTs: null, responseUrl: null };
-    const items: NewOutboxItem[] = [
-      threadPost({ job, key: keys.startError({ jobId: 7 }), kind: 'notice', text: md`no` }),
-      privateNote(7, keys.refused({ jobId: 7 }), to, md`no`),
-      privateNote(7, keys.refused({ jobId: 7 }), { ...to, responseUrl: 'https://hooks.slack.com/x' }, md`no`),
-      ...receivedReaction(job, run(41, 2, '1700000000.000200')),
-      ...cardUpdate(job),
-      outcomeNotification({
-        job,
-        run: run(41, 2, null),
-        outcome: 'completed_pr',
-        to: { channel: 'C0NOTIFY' },
-        text: md`pr`,
-      }),
-      outcomeNotification({
-        job,
-        run: run(41, 2, null),
-        outcome: 'failed',
-        to: { user: 'U0ALICE' },
-        text: md`failed`,
-        blocks: [{ type: 'divider' }],
-      }),
-    ];
-    expect(items.map((i) => i.payload.type)).toEqual([
-      'post',
-      'ephemeral',
-      'respond',
-      'reaction',
-      'update_root',
-      'notify',
-      'direct',
-    ]);
-    expect(items.slice(-2).map((i) => i.dedupeKey)).toEqual(['notify:2:7', 'requester-dm:2:7']);
-    expect(items.at(-2)?.payload).toEqual({
-      type: 'notify',
-      channel: 'C0NOTIFY',
-      text: 'pr',
-      eventType: 'docs_agent_notification',
-      fields: { run: 2, outcome: 'completed_pr', thread: '1700000000.000100' },
-    });
-    for (const item of items) {
-      // Through JSON, as the store keeps them.
-      expect(parseOutboxPayload(JSON.parse(JSON.stringify(item.payload)))).toEqual({
-        ok: true,
-        payload: item.payload,
-      });
-    }
-  });
-
+describe('payloads read back from the store', () => {
   it('keep fields a later release added, and refuse what they cannot deliver', () => {
     const later = { type: 'reaction', channel: 'C0DOCS', ts: '1.2', name: 'eyes', extra: 1 };
     expect(parseOutboxPayload(later)).toEqual({ ok: true, payload: later });

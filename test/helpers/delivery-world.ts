@@ -1,0 +1,86 @@
+/**
+ * What the outbox's parts deliver with, for tests of one part at a time: the real Slack gateway
+ * on a Slack stand-in (`gateway-on-stand-in.ts`), a real SQLite store in memory, and a
+ * logger at debug level whose lines the test reads. One per test file (starting a stand-in and
+ * its first connection is the slow part): `reset()` before each test gives a fresh store and
+ * clears what the stand-in recorded; close it after the file.
+ */
+import type { RenderHints } from '../../src/blocks/messages.js';
+import { createLogger, type Logger } from '../../src/logging/logger.js';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { JobPatch, JobRecord, NewOutboxItem, OutboxItem } from '../../src/store/types.js';
+import { gatewayOnStandIn } from './gateway-on-stand-in.js';
+import { BOT_TOKEN } from './slack-stand-in.js';
+
+export const T0 = Date.parse('2026-09-01T12:00:00.000Z');
+export const HINTS: RenderHints = { mode: 'all', asideMarker: '//', prLinkHosts: ['github.com'] };
+
+export async function deliveryWorld() {
+  const { slack, gateway } = await gatewayOnStandIn();
+  const clock = { at: T0 };
+  let store = openSqliteStore(':memory:', { now: () => clock.at });
+  const logs: string[] = [];
+  const logger: Logger = createLogger({ level: 'debug', secrets: [BOT_TOKEN], write: (l) => logs.push(l) });
+
+  /** A job in channel C0DOCS asked by U0ALICE, then changed by `patch` (phase, thread…). */
+  async function job(patch: JobPatch = {}): Promise<JobRecord> {
+    const { job } = await store.insertJob(
+      {
+        teamId: 'T0TEST',
+        channelId: 'C0DOCS',
+        requesterId: 'U0ALICE',
+        instruction: 'Document the retry settings',
+        triggerKey: `command:${Math.random()}`,
+        responseUrl: null,
+        pollIntervalMs: 1_000,
+      },
+      { kind: 'create', prompt: 'Document the retry settings', authorId: 'U0ALICE', messageTs: null },
+      clock.at,
+    );
+    if (Object.keys(patch).length > 0) await store.apply({ jobId: job.id, job: patch }, clock.at);
+    const stored = await store.getJob(job.id);
+    if (!stored) throw new Error('job not stored');
+    return stored;
+  }
+
+  /** Queues `item` and claims it back, as the outbox's round does: counted as its first attempt. */
+  async function claimed(item: NewOutboxItem): Promise<OutboxItem> {
+    await store.enqueue([item], clock.at);
+    const [got] = await store.claimOutbox('i-test', clock.at, 1, 10_000);
+    if (!got) throw new Error('nothing due');
+    return got;
+  }
+
+  return {
+    slack,
+    gateway,
+    get store() {
+      return store;
+    },
+    logger,
+    logs,
+    clock,
+    job,
+    claimed,
+    /** Log lines that contain `text`. */
+    logged: (text: string) => logs.filter((l) => l.includes(text)),
+    /** A fresh store, the clock back at T0, and nothing recorded by the stand-in or the logger. */
+    async reset() {
+      if (slack.pendingFaults() > 0) throw new Error('a fault queued by the last test was never served');
+      await store.close();
+      clock.at = T0;
+      store = openSqliteStore(':memory:', { now: () => clock.at });
+      logs.length = 0;
+      for (const list of [slack.calls, slack.messages, slack.responses, slack.served, slack.invalid])
+        list.length = 0;
+      for (const set of [slack.reactions, slack.sessions, slack.homes, slack.notMember, slack.archived])
+        set.clear();
+    },
+    async close() {
+      await store.close();
+      await slack.close();
+    },
+  };
+}
+
+export type DeliveryWorld = Awaited<ReturnType<typeof deliveryWorld>>;
