@@ -174,4 +174,24 @@ describe('background loop', () => {
     await pass(5_000);
     expect(startedAt).toEqual([]);
   });
+
+  it('tracked work that fails is waited for by stop and raises no unhandled rejection', async () => {
+    const unhandled: unknown[] = [];
+    const listener = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', listener);
+    try {
+      const { loop } = loopOf([]);
+      const failing = deferred();
+      loop.track(failing.promise.then(() => Promise.reject(new Error('tracked work that failed'))));
+      const stopping = loop.stop();
+      failing.resolve();
+      await stopping;
+      // Node reports an unhandled rejection after the microtasks of the turn have run.
+      await new Promise((resolve) => process.nextTick(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', listener);
+    }
+  });
 });
