@@ -7,6 +7,7 @@ import {
   pathOf,
   REQUEST_TIMEOUT_MS,
   type Route,
+  STOP_GRACE_MS,
 } from '../../src/http/front-server.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { rawRequest } from '../helpers/http.js';
@@ -166,6 +167,33 @@ describe('the front server', () => {
     expect(await answer).toEqual({ status: 200, body: 'done' });
     await stopping;
     expect(front.server.listening).toBe(false);
+  });
+  it('on stop, closes a kept-alive connection once its request in flight is answered, without waiting out the grace', async () => {
+    let release = () => {};
+    let started = () => {};
+    const inHandler = new Promise<void>((resolve) => (started = resolve));
+    const { port, front } = await serve([
+      {
+        method: 'GET',
+        path: '/slow',
+        handle: async (req, res) => {
+          started();
+          await new Promise<void>((resolve) => (release = resolve));
+          answerPlain(req, res, 200, 'done');
+        },
+      },
+    ]);
+    // fetch keeps its connection alive for the next request, as Slack's clients do.
+    const answer = fetch(`http://127.0.0.1:${port}/slow`);
+    await inHandler;
+    const stopping = front.stop();
+    release();
+    const res = await answer;
+    expect(await res.text()).toBe('done');
+    expect(res.headers.get('connection')).toBe('close');
+    const before = performance.now();
+    await stopping;
+    expect(performance.now() - before).toBeLessThan(STOP_GRACE_MS / 2);
   });
 });
 
