@@ -1,7 +1,13 @@
 import { existsSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
-import { buildFoundation, buildReceiver, buildSlackSide, buildWork } from '../src/app-build.js';
-import { readConfig } from '../src/config/config.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  buildFoundation,
+  buildReceiver,
+  buildSlackSide,
+  buildWork,
+  type Foundation,
+} from '../src/app-build.js';
+import { type Config, readConfig } from '../src/config/config.js';
 import { createLogger } from '../src/logging/logger.js';
 import { createTaskTracker } from '../src/util/tasks.js';
 import { type AgentStandIn, startAgentStandIn } from './helpers/agent-stand-in.js';
@@ -12,31 +18,33 @@ import { postSigned } from './helpers/signing.js';
 import { BOT_TOKEN, type SlackStandIn, startSlackStandIn } from './helpers/slack-stand-in.js';
 
 describe('the build sections of the composition root', () => {
-  let slack: SlackStandIn | undefined;
-  let agent: AgentStandIn | undefined;
+  let slack: SlackStandIn;
+  let agent: AgentStandIn;
+  let config: Config;
+  let databasePath: string;
+  /** One foundation for the file: it opens the store, the slowest part to build. */
+  let base: Foundation;
   const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-    await slack?.close();
-    await agent?.close();
-    slack = undefined;
-    agent = undefined;
-  });
-
-  async function foundation(env: Record<string, string> = {}) {
+  beforeAll(async () => {
     slack = await startSlackStandIn();
     agent = await startAgentStandIn();
-    const databasePath = tempDatabase();
-    const config = readConfig(testEnv(slack, agent, databasePath, { FOLLOW_UP_MODE: 'all', ...env }));
-    const lines: string[] = [];
-    const logger = createLogger({ level: 'debug', secrets: [], write: (l) => lines.push(l) });
-    const base = await buildFoundation(config, { logger });
-    cleanups.push(() => base.store.close());
-    return { base, config, databasePath, lines };
-  }
+    databasePath = tempDatabase();
+    config = readConfig(
+      testEnv(slack, agent, databasePath, { FOLLOW_UP_MODE: 'all', PR_LINK_HOSTS: 'git.example.com' }),
+    );
+    const logger = createLogger({ level: 'debug', secrets: [], write: () => undefined });
+    base = await buildFoundation(config, { logger });
+  });
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  afterAll(async () => {
+    await base.store.close();
+    await slack.close();
+    await agent.close();
+  });
 
   it('derive the settings once: the store at DATABASE_PATH, redaction of the configured secrets, render hints', async () => {
-    const { base, config, databasePath } = await foundation({ PR_LINK_HOSTS: 'git.example.com' });
     expect(existsSync(databasePath)).toBe(true);
     expect(base.config).toBe(config);
     expect(base.redact(`token ${BOT_TOKEN} and key mint_test`)).not.toContain(BOT_TOKEN);
@@ -54,16 +62,18 @@ describe('the build sections of the composition root', () => {
   });
 
   it('give metrics a route only with METRICS_TOKEN', async () => {
-    const { base } = await foundation({ METRICS_TOKEN: 'metrics-test-token-0000' });
-    expect(base.metrics.routes.map((r) => r.path)).toEqual(['/metrics']);
+    const withToken = readConfig(
+      testEnv(slack, agent, databasePath, { METRICS_TOKEN: 'metrics-test-token-0000' }),
+    );
+    const metered = await buildFoundation(withToken, { logger: base.logger, store: base.store });
+    expect(metered.metrics.routes.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /metrics']);
   });
 
   it('ask Slack who the bot is once, at build, and start no work until started', async () => {
-    const { base } = await foundation();
+    const callsBefore = slack.calls.length;
     const side = buildSlackSide(base);
-    await waitFor('auth.test asked', () => slack?.callsTo('auth.test').length === 1);
+    await waitFor('auth.test asked', () => slack.calls.length === callsBefore + 1);
     expect((await side.identity.get())?.botUserId).toBeDefined();
-    expect(slack?.callsTo('auth.test')).toHaveLength(1);
     const tasks = createTaskTracker(base.logger, { gate: base.gate });
     const work = buildWork(base, side, tasks, { liveCount: () => 1 });
     for (const loop of [work.outbox, work.poller, work.retention, work.checkpoints]) {
@@ -71,13 +81,12 @@ describe('the build sections of the composition root', () => {
       expect(typeof loop.stop).toBe('function');
     }
     await new Promise((resolve) => setTimeout(resolve, 30));
-    expect(agent?.requests).toEqual([]);
-    expect(slack?.calls.map((c) => c.method)).toEqual(['auth.test']);
+    expect(agent.requests).toEqual([]);
+    expect(slack.calls.slice(callsBefore).map((c) => c.method)).toEqual(['auth.test']);
     expect(tasks.size).toBe(0);
   });
 
   it('build a receiver with every listener registered, answering per readiness', async () => {
-    const { base } = await foundation();
     const side = buildSlackSide(base);
     const tasks = createTaskTracker(base.logger, { gate: base.gate });
     const work = buildWork(base, side, tasks, { liveCount: () => 1 });
@@ -96,6 +105,6 @@ describe('the build sections of the composition root', () => {
     expect(res.status).toBe(200);
     expect(await res.text()).toMatch(/channel/i);
     expect(await tasks.drain(1_000)).toBe(true);
-    expect(agent?.requestsFor('create')).toEqual([]);
+    expect(agent.requestsFor('create')).toEqual([]);
   });
 });
