@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { readConfig } from '../../src/config/config.js';
+import { createFrontServer } from '../../src/http/front-server.js';
 import { noMetrics } from '../../src/jobs/metrics-hooks.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { setUpMetrics } from '../../src/metrics/setup.js';
@@ -34,20 +35,21 @@ describe('metrics of one app start', () => {
     expect(routes.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /metrics']);
     hooks.outboxGivenUp();
     hooks.feedback('negative');
+    let body = '';
 
-    const written: { status?: number; body: string } = { body: '' };
-    const req = { headers: { authorization: `Bearer ${TOKEN}` }, resume() {} };
-    const res = {
-      writeHead(status: number) {
-        written.status = status;
-      },
-      end(body: string) {
-        written.body = body;
-      },
-    };
-    await routes[0]?.handle(req as never, res as never);
-    expect(written.status).toBe(200);
-    const m = parseExposition(written.body);
+    const front = createFrontServer(routes, logger);
+    const port = await front.listen(0);
+    const get = (authorization: string) =>
+      fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization } });
+    try {
+      expect((await get('Bearer not-the-metrics-token')).status).toBe(401);
+      const res = await get(`Bearer ${TOKEN}`);
+      expect(res.status).toBe(200);
+      body = await res.text();
+    } finally {
+      await front.stop();
+    }
+    const m = parseExposition(body);
     expect(m.value('docs_agent_outbox_given_up_total')).toBe(1);
     expect(m.value('docs_agent_feedback_total', { value: 'negative' })).toBe(1);
     // The store is read at scrape time.
