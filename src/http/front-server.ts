@@ -35,10 +35,16 @@ export interface FrontServer {
  */
 export function createFrontServer(routes: readonly Route[], logger: Logger): FrontServer {
   let stopping = false;
+  /** Answers not yet begun: told to close their connection too if the server starts stopping. */
+  const unanswered = new Set<ServerResponse>();
   const server = createServer((req, res) => {
     // While stopping, requests already on a kept-alive connection are still answered, but the
     // connection closes after each, so clients (and Slack) go to another instance.
     if (stopping) res.setHeader('connection', 'close');
+    else {
+      unanswered.add(res);
+      res.once('close', () => unanswered.delete(res));
+    }
     const path = pathOf(req.url);
     const method = (req.method ?? '').toUpperCase();
     const onPath = routes.filter((r) => r.path === path);
@@ -88,6 +94,10 @@ export function createFrontServer(routes: readonly Route[], logger: Logger): Fro
       new Promise<void>((resolve) => {
         if (!server.listening) return resolve();
         stopping = true;
+        // A request in flight now would otherwise leave its connection open, and the stop
+        // would wait out the whole grace for it.
+        for (const res of unanswered) if (!res.headersSent) res.setHeader('connection', 'close');
+        unanswered.clear();
         const force = setTimeout(() => server.closeAllConnections(), STOP_GRACE_MS);
         server.close(() => {
           clearTimeout(force);

@@ -83,7 +83,10 @@ export function createLoop(options: LoopOptions): Loop {
     },
     track(work) {
       tracked.add(work);
-      void work.finally(() => tracked.delete(work));
+      // Forgotten either way: a rejection is the caller's to handle, and must not surface here
+      // as an unhandled one (which ends the process).
+      const forget = () => void tracked.delete(work);
+      work.then(forget, forget);
     },
   };
 }

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { readConfig, secretsOf } from '../../src/config/config.js';
-import { databasePassword, secretsOfEnv } from '../../src/logging/secrets.js';
 import { problemsOf, VALID_ENV } from '../helpers/config.js';
 import { AWKWARD } from '../helpers/secrets.js';
 
@@ -240,43 +239,5 @@ describe('DATABASE_URL TLS parameters', () => {
     ]);
     const text = problems.join('\n');
     for (const leak of [password, AWKWARD.dbPassword, 'db.example.com']) expect(text).not.toContain(leak);
-  });
-});
-
-describe('secrets for redaction', () => {
-  it('finds a database password as written, as a URL parser writes it, and decoded', () => {
-    const encoded = encodeURIComponent(AWKWARD.dbPassword);
-    expect(databasePassword(`postgres://bot:${encoded}@db/x`)).toEqual(
-      expect.arrayContaining([encoded, AWKWARD.dbPassword]),
-    );
-    // Written without encoding, as people do: still found, even where a URL parser gives up.
-    expect(databasePassword('postgres://bot:50%off "pw"@db/x')).toEqual(
-      expect.arrayContaining(['50%off "pw"']),
-    );
-    expect(databasePassword('postgres://bot:p@ss/w#rd@db/x')).toEqual(expect.arrayContaining(['p@ss/w#rd']));
-    expect(databasePassword('postgres://bot@db:5432/x?options=a:b@c')).toEqual([]);
-  });
-
-  it('finds a database password given as a query parameter, which the driver also accepts', () => {
-    const encoded = encodeURIComponent(AWKWARD.dbPassword);
-    expect(databasePassword(`postgres://bot@db/x?sslmode=require&password=${encoded}`)).toEqual(
-      expect.arrayContaining([encoded, AWKWARD.dbPassword]),
-    );
-    // Not parseable as a URL: the parameter as written is still found.
-    expect(databasePassword('postgres://bot@db:x/y?password=q%zz-fake-pw&a=b')).toEqual(
-      expect.arrayContaining(['q%zz-fake-pw']),
-    );
-  });
-
-  it('reads every secret of an environment that is not a valid configuration', () => {
-    const secrets = secretsOfEnv({
-      SLACK_BOT_TOKEN: AWKWARD.botToken,
-      SLACK_SIGNING_SECRET: AWKWARD.signingSecret,
-      SLACK_APP_TOKEN: AWKWARD.appToken,
-      DOCS_AGENT_API_KEY: AWKWARD.apiKey,
-      DATABASE_URL: `postgres://bot:${encodeURIComponent(AWKWARD.dbPassword)}@db/x?sslmode=bogus`,
-      PORT: 'not a port',
-    });
-    expect(secrets).toEqual(expect.arrayContaining(Object.values(AWKWARD)));
   });
 });

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
@@ -5,7 +6,7 @@ import { migrateStore } from '../../src/tools/migrate-store.js';
 import { type Harness, startHarness, tempDatabase } from '../helpers/harness.js';
 import { waitFor } from '../helpers/http.js';
 import { freshSchemaUrl, postgresAvailable } from '../helpers/postgres.js';
-import { createRun, newJob, post } from './store-contract.js';
+import { createRun, newJob, post } from '../store/store-contract.js';
 
 const server = await postgresAvailable();
 
@@ -38,6 +39,14 @@ if (server.ok) {
       expect(next.job.id).toBeGreaterThan(job.id);
       await pgStore.close();
       await expect(migrateStore(path, url)).rejects.toThrow(/already holds jobs/);
+    });
+
+    it('refuses a SQLite path that holds no store instead of creating an empty one and copying nothing', async () => {
+      const missing = `${tempDatabase()}-absent`;
+      await expect(migrateStore(missing, await freshSchemaUrl())).rejects.toThrow(
+        /does not exist|unable to open/i,
+      );
+      expect(existsSync(missing)).toBe(false);
     });
   });
 

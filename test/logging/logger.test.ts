@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger, createRedactor, secretForms } from '../src/logging/logger.js';
-import { AWKWARD, leaks } from './helpers/secrets.js';
+import { createLogger, createRedactor, secretForms } from '../../src/logging/logger.js';
+import { AWKWARD, leaks } from '../helpers/secrets.js';
 
 describe('logger', () => {
   it('masks configured secrets and anything shaped like a token, at every level', () => {
