@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { pgMigrations } from '../../src/store/postgres/migrations.js';
-import { migratePostgres, openPostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { freshSchemaUrl, postgresAvailable, TEST_DATABASE_URL } from '../helpers/postgres.js';
-import { clusterContract, sharedClusterContract } from './cluster-contract.js';
-import { retentionContract } from './retention-contract.js';
-import { storeContract } from './store-contract.js';
-import { usesContract } from './uses-contract.js';
+import { pgMigrations } from '../../../src/store/postgres/migrations.js';
+import { migratePostgres, openPostgresStore } from '../../../src/store/postgres/postgres-store.js';
+import { freshSchemaUrl, postgresAvailable, TEST_DATABASE_URL } from '../../helpers/postgres.js';
+import { clusterContract, sharedClusterContract } from '../cluster-contract.js';
+import { retentionContract } from '../retention-contract.js';
+import { storeContract } from '../store-contract.js';
+import { usesContract } from '../uses-contract.js';
 
 const server = await postgresAvailable();
 
