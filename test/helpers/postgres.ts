@@ -29,3 +29,16 @@ export async function freshSchemaUrl(): Promise<string> {
   url.searchParams.set('options', `-c search_path=${schema}`);
   return url.toString();
 }
+
+/** Drops the schema {@link freshSchemaUrl} made for `url`, with everything in it. */
+export async function dropFreshSchema(url: string): Promise<void> {
+  const schema = /search_path=(t_[0-9a-f]+)$/.exec(new URL(url).searchParams.get('options') ?? '')?.[1];
+  if (!schema) throw new Error('not a URL made by freshSchemaUrl');
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA ${schema} CASCADE`);
+  } finally {
+    await client.end();
+  }
+}

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pgMigrations } from '../../../src/store/postgres/migrations.js';
-import { migratePostgres, openPostgresStore } from '../../../src/store/postgres/postgres-store.js';
+import { openPostgresStore } from '../../../src/store/postgres/postgres-store.js';
 import { freshSchemaUrl, postgresAvailable, TEST_DATABASE_URL } from '../../helpers/postgres.js';
 import { clusterContract, sharedClusterContract } from '../cluster-contract.js';
 import { retentionContract } from '../retention-contract.js';
@@ -41,22 +40,6 @@ if (server.ok) {
       expect(failures.map((e) => e.message)).toEqual(['terminating connection due to administrator command']);
       expect(await store.getJob(1)).toBeUndefined();
       await store.close();
-    });
-  });
-
-  describe('PostgreSQL migrations', () => {
-    it('apply once even when several instances start at the same time', async () => {
-      const url = await freshSchemaUrl();
-      const stores = await Promise.all([1, 2, 3].map(() => openPostgresStore(url, { max: 2 })));
-      const [first] = stores;
-      const { rows } = await (first as Awaited<ReturnType<typeof openPostgresStore>>).pool.query(
-        'SELECT version FROM schema_migrations',
-      );
-      expect(rows.map((r) => Number(r.version)).sort((a, b) => a - b)).toEqual(
-        pgMigrations.map((m) => m.version),
-      );
-      await migratePostgres((first as Awaited<ReturnType<typeof openPostgresStore>>).pool);
-      await Promise.all(stores.map((s) => s.close()));
     });
   });
 } else {
