@@ -113,6 +113,22 @@ describe.runIf(server.ok)('PostgreSQL statements by name', () => {
     ).rejects.toBe(failure);
     expect(await one(pool, 'jobByTrigger', { triggerKey: 't2' }, parseJob)).toBeUndefined();
   });
+
+  it('discard a connection that ends inside a transaction, failing only that transaction', async () => {
+    const before = pool.totalCount;
+    await expect(
+      inTransaction(pool, async (db) => {
+        await db.query('SELECT pg_terminate_backend(pg_backend_pid())');
+      }),
+    ).rejects.toThrow(/terminating connection/);
+    expect(pool.totalCount).toBe(Math.max(0, before - 1));
+    // The broken connection is not handed to the next caller.
+    const id = await inTransaction(
+      pool,
+      async (db) => (await one(db, 'insertJob', newJobParams(newJob('t3'), T0), parseId))?.id,
+    );
+    expect(id).toBeGreaterThan(0);
+  });
 });
 
 if (!server.ok)
