@@ -30,14 +30,18 @@ export async function freshSchemaUrl(): Promise<string> {
   return url.toString();
 }
 
-/** Drops the schema {@link freshSchemaUrl} made for `url`, with everything in it. */
-export async function dropFreshSchema(url: string): Promise<void> {
-  const schema = /search_path=(t_[0-9a-f]+)$/.exec(new URL(url).searchParams.get('options') ?? '')?.[1];
-  if (!schema) throw new Error('not a URL made by freshSchemaUrl');
+/** Drops the schemas {@link freshSchemaUrl} made for `urls`, with everything in them. */
+export async function dropFreshSchema(...urls: string[]): Promise<void> {
+  const schemas = urls.map((url) => {
+    const schema = /search_path=(t_[0-9a-f]+)$/.exec(new URL(url).searchParams.get('options') ?? '')?.[1];
+    if (!schema) throw new Error('not a URL made by freshSchemaUrl');
+    return schema;
+  });
+  if (schemas.length === 0) return;
   const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
   await client.connect();
   try {
-    await client.query(`DROP SCHEMA ${schema} CASCADE`);
+    await client.query(`DROP SCHEMA IF EXISTS ${schemas.join(', ')} CASCADE`);
   } finally {
     await client.end();
   }

@@ -1,6 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { openPostgresStore } from '../../../src/store/postgres/postgres-store.js';
-import { freshSchemaUrl, postgresAvailable, TEST_DATABASE_URL } from '../../helpers/postgres.js';
+import {
+  dropFreshSchema,
+  freshSchemaUrl,
+  postgresAvailable,
+  TEST_DATABASE_URL,
+} from '../../helpers/postgres.js';
 import { clusterContract, sharedClusterContract } from '../cluster-contract.js';
 import { retentionContract } from '../retention-contract.js';
 import { storeContract } from '../store-contract.js';
@@ -8,18 +13,29 @@ import { usesContract } from '../uses-contract.js';
 
 const server = await postgresAvailable();
 
+/** Every schema this file made, dropped once it is done. */
+const schemas: string[] = [];
+const schemaUrl = async () => {
+  const url = await freshSchemaUrl();
+  schemas.push(url);
+  return url;
+};
+afterAll(async () => {
+  await dropFreshSchema(...schemas.splice(0));
+});
+
 if (server.ok) {
-  storeContract('PostgreSQL', async () => openPostgresStore(await freshSchemaUrl(), { max: 4 }));
-  retentionContract('PostgreSQL', async () => openPostgresStore(await freshSchemaUrl(), { max: 4 }));
-  clusterContract('PostgreSQL', async () => openPostgresStore(await freshSchemaUrl(), { max: 4 }));
-  sharedClusterContract('PostgreSQL', async () => openPostgresStore(await freshSchemaUrl(), { max: 4 }));
+  storeContract('PostgreSQL', async () => openPostgresStore(await schemaUrl(), { max: 4 }));
+  retentionContract('PostgreSQL', async () => openPostgresStore(await schemaUrl(), { max: 4 }));
+  clusterContract('PostgreSQL', async () => openPostgresStore(await schemaUrl(), { max: 4 }));
+  sharedClusterContract('PostgreSQL', async () => openPostgresStore(await schemaUrl(), { max: 4 }));
   {
     // Two pools on one database: two instances of the bot.
     let url = '';
     usesContract(
       'PostgreSQL (two pools: two instances)',
       async () => {
-        url = await freshSchemaUrl();
+        url = await schemaUrl();
         return openPostgresStore(url, { max: 4 });
       },
       () => openPostgresStore(url, { max: 4 }),
@@ -29,7 +45,7 @@ if (server.ok) {
   describe('PostgreSQL connections', () => {
     it('survive a connection failing while idle (a restart or fail-over of the server)', async () => {
       const failures: Error[] = [];
-      const store = await openPostgresStore(await freshSchemaUrl(), {
+      const store = await openPostgresStore(await schemaUrl(), {
         max: 2,
         onIdleError: (error) => failures.push(error),
       });
