@@ -10,12 +10,6 @@ const T0 = 1_700_000_000_000;
 const DM = 'D0ALICE';
 const THREAD = '1700000000.000100';
 
-/** The column names of a row as the store's row parsers expect them (camelCase). */
-const camel = (row: Record<string, unknown>): Row =>
-  Object.fromEntries(
-    Object.entries(row).map(([k, v]) => [k.replace(/_(\w)/g, (_m, c) => c.toUpperCase()), v]),
-  );
-
 describe('assistant threads, on the shared statements', () => {
   let db: Database.Database;
   /** Every statement run, in order; `delay` makes writes finish later, as a database server's do. */
@@ -33,7 +27,7 @@ describe('assistant threads, on the shared statements', () => {
       one: (name, params, parse) => {
         ran.push({ name, params });
         const row = db.prepare(sql[name]).get(params) as Record<string, unknown> | undefined;
-        return row === undefined ? undefined : parse(camel(row));
+        return row === undefined ? undefined : parse(row as Row);
       },
       write: (name, params) => {
         ran.push({ name, params });
