@@ -1,6 +1,6 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { queriesFor } from '../../../src/store/queries.js';
 import { openSqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
@@ -57,6 +57,16 @@ describe('SQLite store on a file', () => {
     await store.checkpoint();
     expect(fileSize()).toBeGreaterThan(empty);
     expect((await store.recentJobs({ channelId: 'C0DOCS' }, 50)).length).toBe(20);
+  });
+
+  it('names the file when what is there is not a database', () => {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, 'Not a database: notes someone saved under the store’s name.\n'.repeat(100));
+    expect(() => openSqliteStore(path)).toThrow(
+      `the SQLite store at ${path} cannot be opened: file is not a database`,
+    );
+    // The file is left as it was.
+    expect(readFileSync(path, 'utf8')).toMatch(/^Not a database/);
   });
 
   it('keeps jobs, runs and outbox items across a reopen', async () => {
