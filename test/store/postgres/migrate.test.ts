@@ -1,7 +1,8 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { migratePostgres, types } from '../../../src/store/postgres/migrate.js';
+import { MIGRATION_LOCK_KEY, migratePostgres, types } from '../../../src/store/postgres/migrate.js';
 import { pgMigrations } from '../../../src/store/postgres/migrations.js';
+import { waitFor } from '../../helpers/http.js';
 import {
   dropFreshSchema,
   freshSchemaUrl,
@@ -83,6 +84,37 @@ describe.runIf(server.ok)('PostgreSQL migrations', () => {
       pgMigrations.filter((m) => m.version > BEFORE_GAP).map((m) => m.version),
     );
     expect((await next.query('SELECT COUNT(*) AS n FROM feedback_votes')).rows).toEqual([{ n: 0 }]);
+  });
+
+  it('fail, rather than end the process, when the connection migrating ends (a restart of the server)', async () => {
+    const { url } = await poolOn();
+    const name = `migrate-${Math.random().toString(36).slice(2)}`;
+    const named = new URL(url);
+    named.searchParams.set('application_name', name);
+    const { pool } = await poolOn(named.toString());
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    try {
+      // Another instance migrating: this one waits for the lock, on a connection of its own.
+      await holder.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+      const migrating = migratePostgres(pool).then(
+        () => undefined,
+        (error: Error) => error,
+      );
+      const waiting =
+        "SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'";
+      const { pid } = await waitFor(
+        'the migration waiting',
+        async () => (await holder.query(waiting, [name])).rows[0],
+      );
+      await holder.query('SELECT pg_terminate_backend($1)', [pid]);
+      expect((await migrating)?.message).toMatch(/terminating connection/);
+    } finally {
+      await holder.end();
+    }
+    // The next start migrates as usual.
+    await migratePostgres(pool);
+    expect((await applied(pool)).map((r) => r.version)).toEqual(pgMigrations.map((m) => m.version));
   });
 
   it('read BIGINT times and counts as numbers, and leave other types as pg reads them', async () => {
