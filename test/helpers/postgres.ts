@@ -29,3 +29,22 @@ export async function freshSchemaUrl(): Promise<string> {
   url.searchParams.set('options', `-c search_path=${schema}`);
   return url.toString();
 }
+
+/** Drops the schemas {@link freshSchemaUrl} made for `urls`, with everything in them. */
+export async function dropFreshSchema(...urls: string[]): Promise<void> {
+  const schemas = urls.map((url) => {
+    const schema = /search_path=(t_[0-9a-f]+)$/.exec(new URL(url).searchParams.get('options') ?? '')?.[1];
+    if (!schema) throw new Error('not a URL made by freshSchemaUrl');
+    return schema;
+  });
+  if (schemas.length === 0) return;
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    // A few at a time: a drop locks every object in its schemas until it commits.
+    for (let i = 0; i < schemas.length; i += 10)
+      await client.query(`DROP SCHEMA IF EXISTS ${schemas.slice(i, i + 10).join(', ')} CASCADE`);
+  } finally {
+    await client.end();
+  }
+}

@@ -24,6 +24,11 @@ export const types = {
 /** Applies the numbered migrations not yet applied, under an advisory lock. */
 export async function migratePostgres(pool: pg.Pool): Promise<void> {
   const client = await pool.connect();
+  // A connection that ends while migrating (a restart of the server) says so through the query
+  // and as an 'error' event, which the pool listens for only on idle connections: unheard, the
+  // event would end the process instead of failing the start.
+  const ended = () => undefined;
+  client.on('error', ended);
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     await client.query(
@@ -48,6 +53,7 @@ export async function migratePostgres(pool: pg.Pool): Promise<void> {
     }
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+    client.removeListener('error', ended);
     client.release();
   }
 }

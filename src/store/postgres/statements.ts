@@ -45,6 +45,13 @@ export async function updateRow(
 export async function inTransaction<T>(pool: pg.Pool, work: (db: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
+  // A connection that ends while checked out (a restart or fail-over of the server) says so as
+  // an 'error' event, which the pool listens for only on idle connections: unheard, it would end
+  // the process. The transaction fails through its query instead; the connection is discarded.
+  const ended = (error: Error) => {
+    broken = error;
+  };
+  client.on('error', ended);
   try {
     await client.query('BEGIN');
     const result = await work(client);
@@ -57,6 +64,7 @@ export async function inTransaction<T>(pool: pg.Pool, work: (db: pg.PoolClient) 
     });
     throw error;
   } finally {
+    client.removeListener('error', ended);
     client.release(broken);
   }
 }

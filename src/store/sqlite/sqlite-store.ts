@@ -225,13 +225,21 @@ export function openSqliteStore(
 function openDatabase(path: string): Database.Database {
   if (path !== ':memory:') preparePrivateFile(path);
   const db = new Database(path);
-  db.pragma('journal_mode = WAL');
-  // NORMAL is durable against process crashes in WAL mode; only a power loss can lose the tail.
-  db.pragma('synchronous = NORMAL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
-  migrate(db);
-  return db;
+  try {
+    db.pragma('journal_mode = WAL');
+    // NORMAL is durable against process crashes in WAL mode; only a power loss can lose the tail.
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    migrate(db);
+    return db;
+  } catch (error) {
+    db.close();
+    // SQLite's own words ("file is not a database") do not say which file.
+    throw new Error(`the SQLite store at ${path} cannot be opened: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
 }
 
 /** Reads and writes by query name, each statement prepared once and given the store's clock. */

@@ -1,15 +1,13 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { queriesFor } from '../../src/store/queries.js';
-import { migrations } from '../../src/store/sqlite/migrations.js';
-import { migrate, openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { clusterContract } from './cluster-contract.js';
-import { retentionContract } from './retention-contract.js';
-import { createRun, followUp, newJob, post, storeContract, T0 } from './store-contract.js';
-import { usesContract } from './uses-contract.js';
+import { queriesFor } from '../../../src/store/queries.js';
+import { openSqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
+import { clusterContract } from '../cluster-contract.js';
+import { retentionContract } from '../retention-contract.js';
+import { createRun, followUp, newJob, post, storeContract, T0 } from '../store-contract.js';
+import { usesContract } from '../uses-contract.js';
 
 storeContract('SQLite (:memory:)', () => openSqliteStore(':memory:'));
 usesContract('SQLite (:memory:)', () => openSqliteStore(':memory:'));
@@ -29,8 +27,6 @@ clusterContract('SQLite (:memory:)', () => openSqliteStore(':memory:'));
 }
 
 type SqliteStore = ReturnType<typeof openSqliteStore>;
-/** Permission bits of a file or folder. */
-const mode = (at: string) => statSync(at).mode & 0o777;
 
 describe('SQLite store on a file', () => {
   let dir: string;
@@ -41,11 +37,6 @@ describe('SQLite store on a file', () => {
     opened.push(store);
     return store;
   };
-  const migrationRows = (db: Database.Database) =>
-    db.prepare('SELECT version, applied_at FROM schema_migrations ORDER BY version').all() as Array<{
-      version: number;
-      applied_at: number;
-    }>;
 
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'docs-agent-store-'));
@@ -68,42 +59,14 @@ describe('SQLite store on a file', () => {
     expect((await store.recentJobs({ channelId: 'C0DOCS' }, 50)).length).toBe(20);
   });
 
-  it('creates missing directories and opens the database in WAL mode', async () => {
-    expect(existsSync(join(dir, 'nested'))).toBe(false);
-    const store = open();
-    expect(existsSync(path)).toBe(true);
-    expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(store.db.pragma('foreign_keys', { simple: true })).toBe(1);
-    expect(store.db.pragma('busy_timeout', { simple: true })).toBe(5000);
-    // NORMAL
-    expect(store.db.pragma('synchronous', { simple: true })).toBe(1);
-  });
-
-  it('keeps the store private to the app’s user whatever the umask: folders it creates 0700, the file, -wal and -shm 0600', async () => {
-    const previous = process.umask(0o022);
-    try {
-      const store = open();
-      await store.insertJob(newJob('private'), createRun(), T0);
-      expect(mode(join(dir, 'nested'))).toBe(0o700);
-      expect(mode(join(dir, 'nested', 'deeper'))).toBe(0o700);
-      expect(mode(path)).toBe(0o600);
-      expect(mode(`${path}-wal`)).toBe(0o600);
-      expect(mode(`${path}-shm`)).toBe(0o600);
-    } finally {
-      process.umask(previous);
-    }
-  });
-
-  it('makes an existing store file private, and leaves an existing folder (maybe the working directory) alone', async () => {
+  it('names the file when what is there is not a database', () => {
     mkdirSync(dirname(path), { recursive: true });
-    chmodSync(dirname(path), 0o755);
-    writeFileSync(path, '');
-    chmodSync(path, 0o644);
-    const store = open();
-    await store.insertJob(newJob('existing'), createRun(), T0);
-    expect(mode(path)).toBe(0o600);
-    expect(mode(`${path}-wal`)).toBe(0o600);
-    expect(mode(dirname(path))).toBe(0o755);
+    writeFileSync(path, 'Not a database: notes someone saved under the store’s name.\n'.repeat(100));
+    expect(() => openSqliteStore(path)).toThrow(
+      `the SQLite store at ${path} cannot be opened: file is not a database`,
+    );
+    // The file is left as it was.
+    expect(readFileSync(path, 'utf8')).toMatch(/^Not a database/);
   });
 
   it('keeps jobs, runs and outbox items across a reopen', async () => {
@@ -140,39 +103,6 @@ describe('SQLite store on a file', () => {
     const again = await second.insertJob(newJob('persist'), createRun(), T0 + 6);
     expect(again.created).toBe(false);
     expect(again.job.id).toBe(job.id);
-  });
-
-  it('records each migration once and does not re-apply it on reopen', async () => {
-    const first = open();
-    const applied = migrationRows(first.db);
-    expect(applied.map((r) => r.version)).toEqual(migrations.map((m) => m.version));
-    expect(applied.length).toBeGreaterThan(0);
-    for (const row of applied) expect(typeof row.applied_at).toBe('number');
-    await first.insertJob(newJob('survives-migrate'), createRun(), T0);
-    await first.close();
-
-    const second = open();
-    expect(migrationRows(second.db)).toEqual(applied);
-    // Running the migrations again by hand is a no-op too.
-    migrate(second.db);
-    expect(migrationRows(second.db)).toEqual(applied);
-    expect((await second.adoptOrphans('i-test', Date.now())).jobs.map((j) => j.triggerKey)).toEqual([
-      'survives-migrate',
-    ]);
-    const tables = second.db
-      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-      .all()
-      .map((r) => (r as { name: string }).name);
-    expect(tables).toEqual([
-      'assistant_threads',
-      'feedback_votes',
-      'home_views',
-      'instances',
-      'jobs',
-      'outbox',
-      'runs',
-      'schema_migrations',
-    ]);
   });
 });
 
@@ -333,26 +263,5 @@ describe('SQLite query plans', () => {
     const outbox = await store.dueOutbox(T0 + 1_000, 500);
     expect(outbox).toHaveLength(300);
     expect(outbox[0]?.dedupeKey).toBe('plan-0');
-  });
-});
-
-describe('SQLite take-over', () => {
-  it('takes every other instance’s work at once, whatever its heartbeat, holds and claims say', async () => {
-    // One process uses the file: an instance on record beside this one is an earlier run of it.
-    const store = openSqliteStore(':memory:');
-    try {
-      await store.heartbeat('i-earlier');
-      const { job } = await store.insertJob(newJob('earlier', { owner: 'i-earlier' }), createRun(), T0);
-      expect(await store.renewHold('i-earlier', { jobId: job.id }, 60_000)).toBe(true);
-      await store.enqueue([{ jobId: null, dedupeKey: null, payload: post('claimed') }], T0);
-      expect(await store.claimOutbox('i-earlier', T0, 10, 60_000)).toHaveLength(1);
-
-      const taken = await store.adoptOrphans('i-now', 30_000);
-      expect(taken.jobs.map((j) => [j.id, j.owner, j.ownerUntil])).toEqual([[job.id, 'i-now', null]]);
-      expect(await store.dueOutbox(T0, 10)).toHaveLength(1);
-      expect(await store.liveInstances(30_000)).toBe(0);
-    } finally {
-      await store.close();
-    }
   });
 });

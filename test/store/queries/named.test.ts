@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MissingParameterError, toPostgres } from '../../src/store/queries/named.js';
+import { MissingParameterError, toPostgres } from '../../../src/store/queries/named.js';
 
 describe('named parameters on PostgreSQL', () => {
   it('numbers each name once, in order of first use, with its value', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DatabaseTlsError, parseDatabaseTls } from '../../src/config/database-tls.js';
-import { tlsOptions } from '../../src/store/postgres/connection-tls.js';
+import { DatabaseTlsError, parseDatabaseTls } from '../../../src/config/database-tls.js';
+import { tlsOptions } from '../../../src/store/postgres/connection-tls.js';
 
 const BASE = 'postgres://bot:pw@db.example.com:5432/docs';
 const PEM: Record<string, string> = {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { createRun, newJob, T0 } from './store-contract.js';
+import { openSqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
+import { createRun, newJob, T0 } from '../store-contract.js';
 
 describe('SQLite inserts committed per turn of the event loop', () => {
   let store: ReturnType<typeof openSqliteStore>;

@@ -1,0 +1,172 @@
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { migrate, preparePrivateFile } from '../../../src/store/sqlite/database-file.js';
+import { migrations } from '../../../src/store/sqlite/migrations.js';
+import { openSqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
+import { createRun, newJob, T0 } from '../store-contract.js';
+
+type SqliteStore = ReturnType<typeof openSqliteStore>;
+/** Permission bits of a file or folder. */
+const mode = (at: string) => statSync(at).mode & 0o777;
+const migrationRows = (db: Database.Database) =>
+  db.prepare('SELECT version, applied_at FROM schema_migrations ORDER BY version').all() as Array<{
+    version: number;
+    applied_at: number;
+  }>;
+
+describe('the SQLite database file', () => {
+  let dir: string;
+  let path: string;
+  const opened: SqliteStore[] = [];
+  const open = () => {
+    const store = openSqliteStore(path);
+    opened.push(store);
+    return store;
+  };
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'docs-agent-store-'));
+    path = join(dir, 'nested', 'deeper', 'store.sqlite');
+  });
+  afterEach(async () => {
+    for (const store of opened.splice(0)) await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('creates missing directories and opens the database in WAL mode', async () => {
+    expect(existsSync(join(dir, 'nested'))).toBe(false);
+    const store = open();
+    expect(existsSync(path)).toBe(true);
+    expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(store.db.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(store.db.pragma('busy_timeout', { simple: true })).toBe(5000);
+    // NORMAL
+    expect(store.db.pragma('synchronous', { simple: true })).toBe(1);
+  });
+
+  it('keeps the store private to the app’s user whatever the umask: folders it creates 0700, the file, -wal and -shm 0600', async () => {
+    const previous = process.umask(0o022);
+    try {
+      const store = open();
+      await store.insertJob(newJob('private'), createRun(), T0);
+      expect(mode(join(dir, 'nested'))).toBe(0o700);
+      expect(mode(join(dir, 'nested', 'deeper'))).toBe(0o700);
+      expect(mode(path)).toBe(0o600);
+      expect(mode(`${path}-wal`)).toBe(0o600);
+      expect(mode(`${path}-shm`)).toBe(0o600);
+    } finally {
+      process.umask(previous);
+    }
+  });
+
+  it('makes an existing store file private, and leaves an existing folder (maybe the working directory) alone', async () => {
+    mkdirSync(dirname(path), { recursive: true });
+    chmodSync(dirname(path), 0o755);
+    writeFileSync(path, '');
+    chmodSync(path, 0o644);
+    const store = open();
+    await store.insertJob(newJob('existing'), createRun(), T0);
+    expect(mode(path)).toBe(0o600);
+    expect(mode(`${path}-wal`)).toBe(0o600);
+    expect(mode(dirname(path))).toBe(0o755);
+  });
+
+  it('records each migration once and does not re-apply it on reopen', async () => {
+    const first = open();
+    const applied = migrationRows(first.db);
+    expect(applied.map((r) => r.version)).toEqual(migrations.map((m) => m.version));
+    expect(applied.length).toBeGreaterThan(0);
+    for (const row of applied) expect(typeof row.applied_at).toBe('number');
+    await first.insertJob(newJob('survives-migrate'), createRun(), T0);
+    await first.close();
+
+    const second = open();
+    expect(migrationRows(second.db)).toEqual(applied);
+    // Running the migrations again by hand is a no-op too.
+    migrate(second.db);
+    expect(migrationRows(second.db)).toEqual(applied);
+    expect((await second.adoptOrphans('i-test', Date.now())).jobs.map((j) => j.triggerKey)).toEqual([
+      'survives-migrate',
+    ]);
+    const tables = second.db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+      .all()
+      .map((r) => (r as { name: string }).name);
+    expect(tables).toEqual([
+      'assistant_threads',
+      'feedback_votes',
+      'home_views',
+      'instances',
+      'jobs',
+      'outbox',
+      'runs',
+      'schema_migrations',
+    ]);
+  });
+
+  it('is prepared private before SQLite opens it, without touching what is in it', () => {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, 'kept');
+    writeFileSync(`${path}-wal`, '');
+    chmodSync(path, 0o666);
+    chmodSync(`${path}-wal`, 0o644);
+    preparePrivateFile(path);
+    expect(mode(path)).toBe(0o600);
+    expect(mode(`${path}-wal`)).toBe(0o600);
+    expect(existsSync(`${path}-shm`)).toBe(false);
+    expect(statSync(path).size).toBe(4);
+  });
+
+  it('names the path when the store cannot be created there', () => {
+    const file = join(dir, 'a-file');
+    writeFileSync(file, 'not a folder');
+    expect(() => openSqliteStore(join(file, 'store.sqlite'))).toThrow(file);
+    // A folder given as the store's file.
+    expect(() => openSqliteStore(dir)).toThrow(dir);
+  });
+});
+
+describe('SQLite migrations', () => {
+  it('bring a store left at an earlier version up to the last, across the unused number', () => {
+    const db = new Database(':memory:');
+    try {
+      db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
+      for (const m of migrations.filter((m) => m.version <= 10)) {
+        db.exec(m.sql);
+        db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(m.version, T0);
+      }
+      migrate(db);
+      const rows = migrationRows(db);
+      expect(rows.map((r) => r.version)).toEqual(migrations.map((m) => m.version));
+      // Only what was missing ran now.
+      expect(rows.filter((r) => r.applied_at !== T0).map((r) => r.version)).toEqual(
+        migrations.filter((m) => m.version > 10).map((m) => m.version),
+      );
+      expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'feedback_votes'").get()).toBeDefined();
+    } finally {
+      db.close();
+    }
+  });
+
+  it('leave nothing of a migration that fails, and record no version for it', () => {
+    const db = new Database(':memory:');
+    try {
+      db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
+      for (const m of migrations.filter((m) => m.version <= 10)) {
+        db.exec(m.sql);
+        db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(m.version, T0);
+      }
+      // In the way of the last migration's table, after its first statement has run.
+      db.exec('CREATE TABLE feedback_votes (x INTEGER)');
+      expect(() => migrate(db)).toThrow(/feedback_votes already exists/);
+      expect(Math.max(...migrationRows(db).map((r) => r.version))).toBe(10);
+      const columns = (db.prepare('PRAGMA table_info(jobs)').all() as { name: string }[]).map((c) => c.name);
+      expect(columns).not.toContain('stopped_run');
+    } finally {
+      db.close();
+    }
+  });
+});
