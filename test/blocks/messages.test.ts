@@ -164,6 +164,19 @@ describe('outcomeText', () => {
     );
   });
 
+  it('starts with the outcome when nobody is to be notified', () => {
+    for (const o of [
+      'completed_pr',
+      'completed_no_changes',
+      'failed',
+      'archived',
+      'gone',
+      'stopped_watching',
+    ] as const) {
+      expect(outcome(o, { prLink: PR }, []), o).toMatch(/^:[a-z_]+: /);
+    }
+  });
+
   it('warns about an untrusted pull request address and does not link it', () => {
     const said = outcome('completed_pr', { prLink: 'https://phish.example/acme/docs/pull/7' });
     expect(said).toContain('at `https://phish.example/acme/docs/pull/7`');
