@@ -64,6 +64,9 @@ describe('refusals, each saying what to change and never quoting the URL', () =>
     expect(refusal(`${BASE}?sslmode=${'x'.repeat(30)}${PASSWORD}`)).toMatch(
       /^sslmode "x{20}…" is not one of/,
     );
+    // Shown whole up to 20 characters, and cut after 20.
+    expect(refusal(`${BASE}?sslmode=${'y'.repeat(21)}`)).toMatch(/^sslmode "y{20}…" is not one of/);
+    expect(refusal(`${BASE}?sslmode=${'z'.repeat(20)}`)).toMatch(/^sslmode "z{20}" is not one of/);
   });
 
   it('a parameter given twice, a certificate without its key, an unknown negotiation', () => {
