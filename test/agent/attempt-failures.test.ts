@@ -93,6 +93,7 @@ describe('unreachedFailure: a request that got no answer', () => {
     expect(post.noEffect).toBe(false);
     const get = unreachedFailure('not even an error', 'GET', '/job/j1', 1_000);
     expect(get.answer).toBe('network_error');
+    expect(get.failure.error.cause).toBe('not even an error');
     expect(get.failure.error).toBeInstanceOf(AgentUnavailableError);
     expect(get.failure.noEffect).toBe(false);
   });
@@ -109,6 +110,8 @@ describe('cutOffFailure: an answer that broke off while it was read', () => {
     const get = cutOffFailure(cause, 'GET', '/job/j1');
     expect(get.error).toBeInstanceOf(AgentUnavailableError);
     expect(get.error).not.toBeInstanceOf(AgentOutcomeUnknownError);
+    expect(get.error.message).toBe('agent API GET /job/j1: answer cut off');
+    expect(get.error.cause).toBe(cause);
     expect(get.noEffect).toBe(false);
     expect(get.retryAfterMs).toBeUndefined();
   });
@@ -162,6 +165,8 @@ describe('jobFromAnswer: the job a successful answer holds', () => {
       const failure = thrown(() => jobFromAnswer(body, false, WHERE, 200, mark));
       expect(failure.error).toBeInstanceOf(AgentInvalidResponseError);
       expect(failure.error.message).toBe(`${WHERE} with a body that is not an agent job`);
+      expect(failure.error.status).toBe(200);
+      expect(failure.noEffect).toBe(false);
     }
   });
 
@@ -209,6 +214,8 @@ describe('failureOfStatus: what an error status means', () => {
     }
     const missing = fail(404, 'Job not found', 'GET');
     expect(missing.error).toBeInstanceOf(AgentNotFoundError);
+    expect(missing.error.status).toBe(404);
+    expect(missing.noEffect).toBe(true);
     expect(missing.error.message).toBe(`${WHERE}: Job not found`);
     expect(fail(404).error.message).toBe(`${WHERE}: not found`);
   });
@@ -258,7 +265,9 @@ describe('failureOfStatus: what an error status means', () => {
       const get = fail(status, 'upstream down', 'GET');
       expect(get.error).toBeInstanceOf(AgentUnavailableError);
       expect(get.error).not.toBeInstanceOf(AgentOutcomeUnknownError);
+      expect(get.error.message).toBe(`${WHERE}: upstream down`);
       expect(get.noEffect).toBe(false);
+      expect(fail(status, '', 'GET').error.message).toBe(`${WHERE}: server error`);
     }
   });
 });

@@ -124,6 +124,9 @@ describe('clipDetail', () => {
     const clipped = clipDetail(`abc${'😀'.repeat(5)}`, 5);
     expect(clipped).toBe('abc…');
     expect(clipDetail(`abc${'😀'.repeat(5)}`, 6)).toBe('abc😀…');
+    // The first and the last high surrogates, before a character that is none.
+    expect(clipDetail('abcd\u{10000}xyz', 6)).toBe('abcd…');
+    expect(clipDetail('abcd\u{10FC00}xyz', 6)).toBe('abcd…');
     expect(clipped).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])/);
   });
 });

@@ -216,6 +216,26 @@ describe('outcomeText', () => {
 });
 
 describe('text', () => {
+  it('says in every note without arguments what did not happen, mentioning nobody', () => {
+    const said: Record<string, string> = {
+      notRecorded: 'nothing was started',
+      reportUnavailable: 'I could not read my records',
+      directMessage: 'Nothing was started.',
+      restartedBeforePost: 'nothing was started',
+      followUpJobGone: 'your reply was not sent',
+      emptyFollowUp: 'nothing was sent to the agent',
+      held: 'has not been sent to the agent yet',
+      heldTooLong: 'was not sent to the agent',
+      notRetryable: 'Nothing was started.',
+      bareMention: 'Nothing was started.',
+    };
+    for (const [name, words] of Object.entries(said)) {
+      const note = (text[name as keyof typeof text] as () => string)();
+      expect(note, name).toContain(words);
+      expect(note, name).not.toMatch(ENTITY);
+    }
+  });
+
   it('gives lengths with thousands separators', () => {
     expect(text.promptTooLong(12_345, 10_000)).toContain('is 12,345 characters long; the limit is 10,000');
   });
