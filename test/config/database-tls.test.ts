@@ -11,6 +11,7 @@ function refusal(url: string): string {
     parseDatabaseTls(url);
   } catch (error) {
     expect(error).toBeInstanceOf(DatabaseTlsError);
+    expect((error as Error).name).toBe('DatabaseTlsError');
     const message = (error as Error).message;
     for (const part of [PASSWORD, 'db.example.com', 'bot:']) expect(message).not.toContain(part);
     return message;
@@ -52,6 +53,7 @@ describe('the mode in effect', () => {
     expect(tls('?sslmode=%20require%20').mode).toBe('require');
     expect(tls('?sslmode=&sslmode=require').mode).toBe('require');
     expect(tls('?sslmode=').mode).toBeUndefined();
+    expect(tls('?sslmode=%20%20&sslmode=require').mode).toBe('require');
   });
 });
 
@@ -83,8 +85,9 @@ describe('refusals, each saying what to change and never quoting the URL', () =>
     expect(refusal(`${BASE}?sslmode=prefer&sslrootcert=system`)).toBe(
       'sslrootcert=system needs sslmode=verify-full (libpq refuses sslmode=prefer with it)',
     );
-    expect(refusal(`${BASE}?sslmode=verify-ca`)).toMatch(
-      /^sslmode=verify-ca needs sslrootcert, the file of the CA/,
+    expect(refusal(`${BASE}?sslmode=verify-ca`)).toBe(
+      'sslmode=verify-ca needs sslrootcert, the file of the CA to trust: against the public CAs, ' +
+        'any certificate they issued would pass; use verify-full to check the host name too',
     );
     for (const query of ['?sslnegotiation=direct', '?sslmode=prefer&sslnegotiation=direct']) {
       expect(refusal(`${BASE}${query}`)).toBe('sslnegotiation=direct needs sslmode=require or stronger');
@@ -113,6 +116,10 @@ describe('the connection string pg gets', () => {
       '?sslmode=verify-full&sslrootcert=/ca.pem&application_name=bot&sslcert=/c.pem&sslkey=/c.key&sslnegotiation=direct',
     );
     expect(connectionString).toBe(`${BASE}?application_name=bot`);
+  });
+
+  it('is the URL exactly as written when it has no TLS parameter', () => {
+    expect(tls('?application_name=docs agent').connectionString).toBe(`${BASE}?application_name=docs agent`);
   });
 
   it('drops a blank TLS parameter too', () => {

@@ -79,6 +79,8 @@ describe('switches and choices', () => {
       expect(parsed({ ALLOW_GUESTS: value }).ALLOW_GUESTS, value).toBe(on);
       expect(parsed({ ALLOW_DIRECT_MESSAGES: value }).ALLOW_DIRECT_MESSAGES, value).toBe(on);
     }
+    expect(parsed({ ALLOW_GUESTS: 'false' }).ALLOW_GUESTS).toBe(false);
+    expect(parsed({ ALLOW_DIRECT_MESSAGES: ' ' }).ALLOW_DIRECT_MESSAGES).toBeUndefined();
     expect(problems({ ALLOW_GUESTS: 'maybe', ALLOW_DIRECT_MESSAGES: 'on' })).toEqual([
       'ALLOW_GUESTS must be true or false',
       'ALLOW_DIRECT_MESSAGES must be true or false',
@@ -86,6 +88,18 @@ describe('switches and choices', () => {
   });
 
   it('read their words in any case, and name the words they take', () => {
+    expect(parsed({ NOTIFY_PRIVATE_JOBS: ' Quote ', FOLLOW_UP_MODE: ' MENTION ' })).toMatchObject({
+      NOTIFY_PRIVATE_JOBS: 'quote',
+      FOLLOW_UP_MODE: 'mention',
+    });
+    expect(
+      parsed({ NOTIFY_REQUESTER: 'thread', NOTIFY_PRIVATE_JOBS: 'outcome-only', FOLLOW_UP_MODE: 'all' }),
+    ).toMatchObject({
+      NOTIFY_REQUESTER: 'thread',
+      NOTIFY_PRIVATE_JOBS: 'outcome-only',
+      FOLLOW_UP_MODE: 'all',
+    });
+    expect(problems({ FOLLOW_UP_MODE: 'some' })).toEqual(['FOLLOW_UP_MODE must be all or mention']);
     expect(parsed({ NOTIFY_ON: 'ALL', NOTIFY_REQUESTER: ' DM ', LOG_LEVEL: 'Debug' })).toMatchObject({
       NOTIFY_ON: 'all',
       NOTIFY_REQUESTER: 'dm',
@@ -124,7 +138,10 @@ describe('DOCS_AGENT_PROJECT_ID and CHANNEL_PROJECTS', () => {
       ['C0API', 'api-docs'],
       ['G0SDK', 'sdk.docs'],
     ]);
-    for (const bad of ['C0API', 'C0API:api:docs', 'c0api:docs', 'C0API:../x'])
+    expect(problems({ CHANNEL_PROJECTS: 'C0API:a, C0API:b' })).toEqual([
+      'CHANNEL_PROJECTS lists a channel twice',
+    ]);
+    for (const bad of ['C0API', 'C0API:api:docs', 'c0api:docs', 'xC0API:docs', 'C0API:../x'])
       expect(problems({ CHANNEL_PROJECTS: bad }), bad).toEqual([
         'CHANNEL_PROJECTS must be comma-separated channel:project pairs, such as C0123ABCD:docs-site',
       ]);
@@ -136,9 +153,12 @@ describe('DATABASE_URL', () => {
     expect(parsed({ DATABASE_URL: 'postgresql://bot@db/docs' }).DATABASE_URL).toBe(
       'postgresql://bot@db/docs',
     );
-    expect(problems({ DATABASE_URL: 'mysql://bot:not-a-real-secret@db/docs?sslmode=bogus' })).toEqual([
-      'DATABASE_URL must be a postgres:// URL',
-    ]);
+    for (const url of [
+      'mysql://bot:not-a-real-secret@db/docs?sslmode=bogus',
+      'x-postgres://db/docs',
+      'postgres:db',
+    ])
+      expect(problems({ DATABASE_URL: url }), url).toEqual(['DATABASE_URL must be a postgres:// URL']);
   });
 
   it('has its TLS parameters checked at start-up, without quoting the URL or its password', () => {
@@ -147,6 +167,16 @@ describe('DATABASE_URL', () => {
       expect.stringMatching(/^DATABASE_URL sslmode=verify-ca needs sslrootcert/),
     ]);
     expect(everythingSaid({ DATABASE_URL: url })).not.toContain('not-a-real-secret');
+  });
+});
+
+describe('ASIDE_MARKER', () => {
+  it('is trimmed, at most 10 characters, and empty turns asides off', () => {
+    expect(parsed({ ASIDE_MARKER: ' !aside ' }).ASIDE_MARKER).toBe('!aside');
+    expect(parsed({ ASIDE_MARKER: '0123456789' }).ASIDE_MARKER).toBe('0123456789');
+    expect(problems({ ASIDE_MARKER: '0123456789a' })).toEqual([
+      'ASIDE_MARKER must be at most 10 characters (or empty to turn asides off)',
+    ]);
   });
 });
 
@@ -166,6 +196,7 @@ describe('PR_LINK_HOSTS', () => {
       'localhost',
       'github.com:443',
       ',',
+      'github.com,evil/host',
     ])
       expect(problems({ PR_LINK_HOSTS: bad }), bad).toEqual([
         'PR_LINK_HOSTS must be a comma-separated list of host names, such as github.com,gitlab.example.com',
@@ -185,6 +216,7 @@ describe('SUGGESTED_PROMPTS', () => {
   });
 
   it(`takes at most ${MAX_SUGGESTED_PROMPTS}, each with a title of at most 75 characters and a message`, () => {
+    expect(parsed({ SUGGESTED_PROMPTS: 'a;b;c;d' }).SUGGESTED_PROMPTS).toHaveLength(MAX_SUGGESTED_PROMPTS);
     expect(problems({ SUGGESTED_PROMPTS: 'a;b;c;d;e' })).toEqual([
       'SUGGESTED_PROMPTS must list at most 4 prompts, separated by ";"',
     ]);
@@ -246,6 +278,45 @@ describe('secrets', () => {
 });
 
 describe('limits of the numbers', () => {
+  const HOUR = 3_600_000;
+  const ms = 'milliseconds';
+  const INTEGERS: [name: string, fallback: number, min: number, max: number, unit: string][] = [
+    ['DOCS_AGENT_API_TIMEOUT_MS', 6_000, 100, 120_000, ms],
+    ['INSTANCE_TIMEOUT_MS', 30_000, 500, 600_000, ms],
+    ['PORT', 3000, 0, 65_535, 'a TCP port'],
+    ['POLL_INTERVAL_MS', 10_000, 10, HOUR, ms],
+    ['POLL_BACKOFF_AFTER_MS', 600_000, 0, 24 * HOUR, ms],
+    ['POLL_MAX_INTERVAL_MS', 300_000, 10, HOUR, ms],
+    ['POLL_MAX_RPS', 10, 1, 10_000, 'requests per second'],
+    ['POLL_MAX_AGE_MS', 24 * HOUR, 1_000, 30 * 24 * HOUR, ms],
+    ['MAX_INSTRUCTIONS_PER_USER_PER_HOUR', 20, 1, 100_000, 'instructions'],
+    ['MAX_PROMPT_CHARS', 10_000, 1, 1_000_000, 'characters'],
+    ['FOLLOW_UP_BATCH_MS', 3_000, 0, 60_000, ms],
+    ['THREAD_CONTEXT_MAX_CHARS', 4_000, 0, 100_000, 'characters'],
+    ['RETENTION_DAYS', 90, 0, 36_500, 'days; 0 keeps data forever'],
+  ];
+
+  it('default each whole number, and take both ends of its range', () => {
+    for (const [name, fallback, min, max] of INTEGERS) {
+      const read = (value?: string) => (parsed({ [name]: value }) as Record<string, unknown>)[name];
+      expect(read(), name).toBe(fallback);
+      expect(read(String(min)), name).toBe(min);
+      expect(read(String(max)), name).toBe(max);
+    }
+  });
+
+  it('name the end crossed, or a number that is not whole, with the unit', () => {
+    for (const [name, , min, max, unit] of INTEGERS) {
+      expect(problems({ [name]: String(min - 1) }), name).toEqual([
+        `${name} must be at least ${min} (${unit})`,
+      ]);
+      expect(problems({ [name]: String(max + 1) }), name).toEqual([
+        `${name} must be at most ${max} (${unit})`,
+      ]);
+      expect(problems({ [name]: '1.5' }), name).toEqual([`${name} must be a whole number (${unit})`]);
+    }
+  });
+
   it('hold each variable to its range, naming the unit', () => {
     expect(
       problems({
@@ -261,5 +332,12 @@ describe('limits of the numbers', () => {
       'RETENTION_DAYS must be at least 0 (days; 0 keeps data forever)',
     ]);
     expect(parsed({ POLL_CONCURRENCY: ' 12 ' }).POLL_CONCURRENCY).toBe(12);
+    expect(problems({ POLL_CONCURRENCY: '0' })).toEqual([
+      'POLL_CONCURRENCY must be at least 1 (polls in flight)',
+    ]);
+    for (const bad of ['many', '2.5'])
+      expect(problems({ POLL_CONCURRENCY: bad })).toEqual([
+        'POLL_CONCURRENCY must be a whole number (polls in flight)',
+      ]);
   });
 });

@@ -78,6 +78,7 @@ describe('serviceUrl', () => {
       'https://proxy.internal:8443/api/',
       'http://localhost:3000',
       'http://127.0.0.2/',
+      'http://127.10.200.30/',
       'http://[::1]:9/',
     ])
       expect(read(url, ok)).toEqual({ value: ok });
