@@ -36,6 +36,20 @@ describe('jobLine', () => {
     );
   });
 
+  it('leaves out the pull request of a job that has none', () => {
+    expect(jobLine(jobRecord(), ctx())).toBe(
+      `*<${THREAD}|Add a quickstart>*\n:hourglass_flowing_sand: Working… · <#C0DOCS> · 3 hours ago`,
+    );
+    expect(jobLine(jobRecord({ privacy: 'private' }), ctx({ userId: 'U0BOB' }))).toBe(
+      '*:lock: A job asked for in private*\n:hourglass_flowing_sand: Working… · 3 hours ago',
+    );
+  });
+
+  it('links no thread for a job whose card or thread is not known', () => {
+    expect(jobLine(jobRecord({ origin: 'mention', cardTs: null }), ctx())).toMatch(/^\*Add a quickstart\*\n/);
+    expect(jobLine(jobRecord({ threadTs: null }), ctx())).toMatch(/^\*Add a quickstart\*\n/);
+  });
+
   it('shows the instruction as plain bold text while the workspace address is unknown', () => {
     const unknownWorkspace = { ...ctx(), workspaceUrl: undefined };
     expect(jobLine(jobRecord(), unknownWorkspace)).toMatch(/^\*Add a quickstart\*\n/);
@@ -48,6 +62,7 @@ describe('jobLine', () => {
     );
     expect(line.split('\n')[0]).toBe(`*<${THREAD}|Ask @channel here (https://phish.example) / now>*`);
     expect(jobLine(jobRecord({ instruction: '  \n ' }), ctx())).toContain('|(no instruction)>*');
+    expect(jobLine(jobRecord({ instruction: 'Fix  the\n\n  page' }), ctx())).toContain('|Fix the page>*');
     const long = jobLine(jobRecord({ instruction: 'w'.repeat(300) }), ctx());
     expect(/\|(w+…)>/.exec(long)?.[1]).toHaveLength(80);
   });
@@ -138,6 +153,7 @@ describe('homeView', () => {
   it('shows someone who may not use the bot why, and nothing else', () => {
     const view = homeRefusedView(md`You may not use it.`);
     expect(viewProblems(view)).toEqual([]);
+    expect(view).toMatchObject({ type: 'home', callback_id: 'docs_agent_home' });
     expect(blocksOf(view).map((b) => b.text?.text)).toEqual(['docs-agent', 'You may not use it.']);
   });
 });

@@ -51,6 +51,14 @@ describe('channelNotification', () => {
   it('names the channel alone while the workspace address is unknown', () => {
     const { text } = channelNotification('completed_pr', finished(), HINTS, undefined, NEWS);
     expect(text).toContain('· see its thread in <#C0DOCS>');
+    const unthreaded = channelNotification(
+      'completed_pr',
+      finished({ threadTs: null }),
+      HINTS,
+      WORKSPACE,
+      NEWS,
+    );
+    expect(unthreaded.text).toContain('· see its thread in <#C0DOCS>');
   });
 
   it('tells a private job by its outcome only: no words, no link or mention of its place', () => {

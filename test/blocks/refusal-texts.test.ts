@@ -94,6 +94,10 @@ describe('refusalText', () => {
     expect(new Set(said).size).toBe(reasons.length);
     expect(refusalText({ reason: 'guest' })).toContain('Guest accounts cannot instruct the docs agent');
     expect(refusalText({ reason: 'user' })).toContain('Ask an admin to add you.');
+    expect(refusalText({ reason: 'team' })).toContain('serves another Slack workspace');
+    expect(refusalText({ reason: 'channel' })).toContain('not enabled in this channel');
+    expect(refusalText({ reason: 'direct' })).toContain('takes no instructions by direct message here');
+    expect(refusalText({ reason: 'unverified' })).toContain('Slack could not confirm who you are');
   });
 
   it("names a person's hourly limit and when it frees up", () => {
@@ -109,8 +113,8 @@ describe('refusalText', () => {
     expect(refusalText({ reason: 'project_rate', limit: 100, retryAt: RESET })).toContain(
       `hourly limit of 100 agent instructions, so this one was not sent. You can try again ${RESET_DATE}.`,
     );
-    expect(refusalText({ reason: 'project_rate' })).toContain(
-      'reached its hourly limit of its agent instructions',
+    expect(refusalText({ reason: 'project_rate' })).toBe(
+      ':hourglass: The documentation project has reached its hourly limit of its agent instructions, so this one was not sent.',
     );
   });
 

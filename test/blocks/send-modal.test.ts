@@ -53,7 +53,12 @@ describe('sendModal', () => {
     expect(byId(BLOCK.channel)?.element).toMatchObject({
       type: 'conversations_select',
       initial_conversation: 'C0DOCS',
+      // Channels only, where a job's thread can be: never a direct message with another bot.
+      filter: { include: ['public', 'private'], exclude_bot_users: true },
     });
+    expect(byId(BLOCK.instruction)?.element).toMatchObject({ type: 'plain_text_input', multiline: true });
+    expect(byId(BLOCK.message)).toMatchObject({ optional: true, element: { multiline: true } });
+    expect(byId(BLOCK.instruction)).not.toHaveProperty('optional');
   });
 
   it('holds no more of an instruction than the agent takes, nor more than Slack allows', () => {

@@ -80,7 +80,12 @@ describe('statusCard', () => {
   it('offers Try again, carrying the job id, exactly when the job may be tried again', () => {
     const failed = card({ id: 42, phase: 'idle', lastOutcome: 'failed' });
     expect(buttons(failed.blocks)).toEqual([
-      expect.objectContaining({ type: 'button', action_id: RETRY_ACTION_ID, value: '42' }),
+      expect.objectContaining({
+        type: 'button',
+        action_id: RETRY_ACTION_ID,
+        value: '42',
+        text: expect.objectContaining({ text: 'Try again' }),
+      }),
     ]);
     expect(buttons(card({ phase: 'not_started' }).blocks).map((b) => b.action_id)).toEqual([RETRY_ACTION_ID]);
     expect(buttons(card({ phase: 'start_unknown' }).blocks).map((b) => b.action_id)).toEqual([

@@ -85,6 +85,10 @@ describe('statusReport', () => {
   it('shows feedback and the instances in its blocks, which Slack accepts', () => {
     const report = statusReport(facts({ instances: 3, feedback: { positive: 7, negative: 2 } }));
     expect(report.text).toContain('*Feedback on outcomes:* :thumbsup: 7  :thumbsdown: 2');
+    expect(report.text.split('\n').slice(0, 2)).toEqual([
+      '*docs-agent status*',
+      '*Agent quota* (counted from this bot’s own record)',
+    ]);
     const fields = (report.blocks[2] as { fields: { text: string }[] }).fields.map((f) => f.text);
     expect(fields).toContain('*Instances*\n3');
     expect(blockProblems(report.blocks, 50)).toEqual([]);
