@@ -34,6 +34,7 @@ describe('feedbackBlock', () => {
     });
     expect(buttons?.positive_button.text.text).toBe('👍');
     expect(buttons?.negative_button.accessibility_label).toBe('This outcome was not useful');
+    expect(buttons?.positive_button.accessibility_label).toBe('This outcome was useful');
   });
 });
 

@@ -51,6 +51,11 @@ describe('usage', () => {
     }
     expect(guide).toContain('Mention @docs-agent in a job’s thread');
     expect(USAGE).toContain('Reply in a job’s thread');
+    expect(USAGE).toContain('Start a reply with `//` to keep it from the agent.');
+    expect(guide).toContain('The status card at the top of the thread shows progress');
+    expect(guide).toContain(
+      '`/docs-agent list` your recent jobs · `/docs-agent list channel` this channel’s',
+    );
     expect(guide).not.toMatch(ENTITY);
   });
 });
