@@ -165,29 +165,30 @@ export function outcomeText(
   maxAgeMs: number,
   hints: Pick<RenderHints, 'prLinkHosts'>,
 ): Mrkdwn {
-  const who = joinMrkdwn(notify.map(userMention), md` `);
+  // Nobody to notify (the requester's own direct message): the text starts with the emoji, not a space.
+  const who = notify.length > 0 ? md`${joinMrkdwn(notify.map(userMention), md` `)} ` : md``;
   const id = job.agentJobId ? codeSpan(job.agentJobId) : md`unknown`;
   switch (outcome) {
     case 'completed_pr': {
       const url = checkPullRequestUrl(job.prLink, hints.prLinkHosts);
       if (url)
-        return md`${who} :white_check_mark: The docs agent finished and opened a pull request:\n*${link(url, 'Review the pull request')}*\n${escapeMrkdwn(url)}`;
+        return md`${who}:white_check_mark: The docs agent finished and opened a pull request:\n*${link(url, 'Review the pull request')}*\n${escapeMrkdwn(url)}`;
       return job.prLink
-        ? md`${who} :white_check_mark: The docs agent finished and opened a pull request at ${inertAddress(job.prLink)}. I am not showing it as a link because its address is not on this bot's list of pull request hosts: check it before you open it.`
-        : md`${who} :white_check_mark: The docs agent finished and opened a pull request.`;
+        ? md`${who}:white_check_mark: The docs agent finished and opened a pull request at ${inertAddress(job.prLink)}. I am not showing it as a link because its address is not on this bot's list of pull request hosts: check it before you open it.`
+        : md`${who}:white_check_mark: The docs agent finished and opened a pull request.`;
     }
     case 'completed_no_changes':
-      return md`${who} :white_check_mark: The docs agent finished without changing any files, so no pull request was opened. Reply here to ask for something else.`;
+      return md`${who}:white_check_mark: The docs agent finished without changing any files, so no pull request was opened. Reply here to ask for something else.`;
     case 'failed':
-      return md`${who} :x: The docs agent job failed. The agent API does not say why; quote job ${id} if you contact support. Reply here to try again in the same job, or press *Try again* on the card above to start it over as a new job.`;
+      return md`${who}:x: The docs agent job failed. The agent API does not say why; quote job ${id} if you contact support. Reply here to try again in the same job, or press *Try again* on the card above to start it over as a new job.`;
     case 'archived':
-      return md`${who} :file_cabinet: The docs agent job ${id} was archived, so it will not continue. Start a new one with /docs-agent.`;
+      return md`${who}:file_cabinet: The docs agent job ${id} was archived, so it will not continue. Start a new one with /docs-agent.`;
     case 'gone':
-      return md`${who} :ghost: The agent API no longer knows job ${id} (it answered 404), so I have stopped watching it. Start a new one with /docs-agent.`;
+      return md`${who}:ghost: The agent API no longer knows job ${id} (it answered 404), so I have stopped watching it. Start a new one with /docs-agent.`;
     case 'stopped_watching':
       return job.pollFailures > 0
-        ? md`${who} :zzz: I could not check on job ${id} for a while (the agent API did not answer me), and after ${duration(maxAgeMs)} I have stopped watching it. Its status is unknown: check the docs dashboard for its result.`
-        : md`${who} :zzz: Job ${id} is still running after ${duration(maxAgeMs)}, so I have stopped watching it. Check the docs dashboard for its result.`;
+        ? md`${who}:zzz: I could not check on job ${id} for a while (the agent API did not answer me), and after ${duration(maxAgeMs)} I have stopped watching it. Its status is unknown: check the docs dashboard for its result.`
+        : md`${who}:zzz: Job ${id} is still running after ${duration(maxAgeMs)}, so I have stopped watching it. Check the docs dashboard for its result.`;
   }
 }
 

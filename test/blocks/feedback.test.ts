@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { FEEDBACK_ACTION_ID, feedbackBlock, feedbackText } from '../../src/blocks/feedback.js';
+import { parseFeedbackButtonValue } from '../../src/domain/feedback.js';
+import { blockProblems } from '../helpers/block-kit.js';
+
+describe('feedbackBlock', () => {
+  it('is a context_actions block of feedback buttons Slack accepts', () => {
+    expect(blockProblems([feedbackBlock(42, 3)], 50)).toEqual([]);
+  });
+
+  it('names the outcome (job and run) and the vote in each button, readable back', () => {
+    const block = feedbackBlock(9_999_999_999, 7) as {
+      type: string;
+      elements: {
+        type: string;
+        action_id: string;
+        positive_button: { value: string; accessibility_label: string; text: { text: string } };
+        negative_button: { value: string; accessibility_label: string; text: { text: string } };
+      }[];
+    };
+    expect(block.type).toBe('context_actions');
+    const [buttons] = block.elements;
+    expect(buttons?.type).toBe('feedback_buttons');
+    expect(buttons?.action_id).toBe(FEEDBACK_ACTION_ID);
+    expect(parseFeedbackButtonValue(buttons?.positive_button.value ?? '')).toEqual({
+      value: 'positive',
+      jobId: 9_999_999_999,
+      runSeq: 7,
+    });
+    expect(parseFeedbackButtonValue(buttons?.negative_button.value ?? '')).toEqual({
+      value: 'negative',
+      jobId: 9_999_999_999,
+      runSeq: 7,
+    });
+    expect(buttons?.positive_button.text.text).toBe('👍');
+    expect(buttons?.negative_button.accessibility_label).toBe('This outcome was not useful');
+    expect(buttons?.positive_button.accessibility_label).toBe('This outcome was useful');
+  });
+});
+
+describe('feedbackText', () => {
+  it('thanks with the vote given, and says how to change it', () => {
+    expect(feedbackText.recorded('positive')).toBe(
+      ':thumbsup: Thanks: your feedback on this outcome is recorded. Press the other one to change it.',
+    );
+    expect(feedbackText.recorded('negative').startsWith(':thumbsdown: Thanks')).toBe(true);
+  });
+
+  it('says when the same vote was already recorded', () => {
+    expect(feedbackText.unchanged('negative')).toBe(
+      ':thumbsdown: Your feedback on this outcome was already recorded.',
+    );
+    expect(feedbackText.unchanged('positive').startsWith(':thumbsup:')).toBe(true);
+  });
+
+  it('says plainly when nothing was recorded', () => {
+    expect(feedbackText.unknown()).toContain('so it was not recorded');
+    expect(feedbackText.notRecorded()).toContain('Please press it again');
+  });
+});
