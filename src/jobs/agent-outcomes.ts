@@ -55,6 +55,7 @@ export const startedPatch = (
   nextPollAt: at + pollIntervalMs,
   pollIntervalMs,
   pollFailures: 0,
+  pollRefusals: 0,
   lastError: null,
 });
 

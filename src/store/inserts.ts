@@ -70,6 +70,7 @@ export const insertedJob = (p: NewJobParams, id: number): JobRecord => ({
   nextPollAt: null,
   pollIntervalMs: p.pollIntervalMs,
   pollFailures: 0,
+  pollRefusals: 0,
   runStartedAt: null,
   lastError: null,
   owner: p.owner,

@@ -65,8 +65,10 @@ export interface JobRecord {
   nextPollAt: number | null;
   /** Current backoff interval between polls. */
   pollIntervalMs: number;
-  /** Consecutive failed polls. */
+  /** Consecutive failed polls, refused or not. */
   pollFailures: number;
+  /** Consecutive polls refused with the admin key (401/403); any other poll resets it. */
+  pollRefusals: number;
   /** When the current run was sent to the agent. */
   runStartedAt: number | null;
   lastError: string | null;

@@ -87,6 +87,7 @@ export const parseJob = parser<JobRecord>(
     nextPollAt: time.nullable(),
     pollIntervalMs: int,
     pollFailures: int,
+    pollRefusals: int,
     runStartedAt: time.nullable(),
     lastError: text.nullable(),
     owner: text.nullable(),

@@ -1,6 +1,7 @@
 import { FINISHED, STILL_STARTING, sqlList } from '../domain/phases.js';
 import { AGENT_SESSIONS_MIGRATION } from './migrations/agent-sessions.js';
 import { HOLDS_MIGRATION } from './migrations/holds-timed-by-the-database.js';
+import { POLL_REFUSALS_MIGRATION } from './migrations/poll-refusals.js';
 
 /** The SQL dialects the store runs on. */
 export type Dialect = 'sqlite' | 'postgres';
@@ -253,6 +254,7 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> 
   },
   HOLDS_MIGRATION,
   AGENT_SESSIONS_MIGRATION,
+  POLL_REFUSALS_MIGRATION,
 ];
 
 export function migrationsFor(dialect: Dialect): { version: number; name: string; sql: string }[] {

@@ -29,6 +29,7 @@ export const jobRecord = (fields: Partial<JobRecord> = {}): JobRecord => ({
   nextPollAt: null,
   pollIntervalMs: 10_000,
   pollFailures: 0,
+  pollRefusals: 0,
   runStartedAt: null,
   lastError: null,
   owner: null,

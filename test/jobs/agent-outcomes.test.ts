@@ -96,6 +96,7 @@ describe('startedPatch', () => {
       nextPollAt: at + 15_000,
       pollIntervalMs: 15_000,
       pollFailures: 0,
+      pollRefusals: 0,
       lastError: null,
     });
   });

@@ -13,6 +13,7 @@ describe('the schema migrations', () => {
     // The one gap on record: 11 was never shipped.
     expect(versions).not.toContain(11);
     expect(versions).toContain(12);
+    expect(versions).toContain(13);
   });
 
   it('are the same migrations, in the same order, for both engines', () => {
@@ -48,7 +49,14 @@ describe('the schema migrations', () => {
         (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name);
       // A column from each of the later migrations.
       expect(columns('jobs')).toEqual(
-        expect.arrayContaining(['owner_until', 'privacy', 'context_channel_id', 'stopped_run', 'erased_at']),
+        expect.arrayContaining([
+          'owner_until',
+          'privacy',
+          'context_channel_id',
+          'stopped_run',
+          'erased_at',
+          'poll_refusals',
+        ]),
       );
       expect(columns('runs')).toEqual(expect.arrayContaining(['team_id', 'reserved_at', 'owner_until']));
       expect(columns('feedback_votes')).toEqual(['job_id', 'run_seq', 'user_id', 'value', 'updated_at']);

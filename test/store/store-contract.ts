@@ -143,6 +143,7 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
           nextPollAt: null,
           pollIntervalMs: 5_000,
           pollFailures: 0,
+          pollRefusals: 0,
           runStartedAt: null,
           lastError: null,
           owner: null,
@@ -439,6 +440,7 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
           nextPollAt: T0 + 5_000,
           pollIntervalMs: 10_000,
           pollFailures: 2,
+          pollRefusals: 1,
           runStartedAt: T0 + 50,
           lastError: 'timeout',
         };

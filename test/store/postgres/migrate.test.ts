@@ -64,7 +64,7 @@ describe.runIf(server.ok)('PostgreSQL migrations', () => {
   it('leave nothing of a failed migration, then bring a schema left before the unused number up to the last', async () => {
     const { pool, url } = await poolOn();
     await leftAt(pool, BEFORE_GAP);
-    // In the way of the last migration's table, after its first statement has run.
+    // In the way of version 12's table, after its first statement has run.
     await pool.query('CREATE TABLE feedback_votes (x INTEGER)');
     await expect(migratePostgres(pool)).rejects.toThrow(/"feedback_votes" already exists/);
     expect(Math.max(...(await applied(pool)).map((r) => r.version))).toBe(BEFORE_GAP);
@@ -84,6 +84,11 @@ describe.runIf(server.ok)('PostgreSQL migrations', () => {
       pgMigrations.filter((m) => m.version > BEFORE_GAP).map((m) => m.version),
     );
     expect((await next.query('SELECT COUNT(*) AS n FROM feedback_votes')).rows).toEqual([{ n: 0 }]);
+    // Jobs watched before the refused polls were counted apart start from none.
+    const refusals = await next.query(
+      "SELECT data_type, is_nullable, column_default FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'jobs' AND column_name = 'poll_refusals'",
+    );
+    expect(refusals.rows).toEqual([{ data_type: 'integer', is_nullable: 'NO', column_default: '0' }]);
   });
 
   it('fail, rather than end the process, when the connection migrating ends (a restart of the server)', async () => {

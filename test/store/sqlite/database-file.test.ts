@@ -146,6 +146,11 @@ describe('SQLite migrations', () => {
         migrations.filter((m) => m.version > 10).map((m) => m.version),
       );
       expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'feedback_votes'").get()).toBeDefined();
+      // Jobs watched before the refused polls were counted apart start from none.
+      const refusals = (db.prepare('PRAGMA table_info(jobs)').all() as { name: string }[]).find(
+        (c) => c.name === 'poll_refusals',
+      );
+      expect(refusals).toMatchObject({ type: 'INTEGER', notnull: 1, dflt_value: '0' });
     } finally {
       db.close();
     }
@@ -159,12 +164,14 @@ describe('SQLite migrations', () => {
         db.exec(m.sql);
         db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(m.version, T0);
       }
-      // In the way of the last migration's table, after its first statement has run.
+      // In the way of version 12's table, after its first statement has run.
       db.exec('CREATE TABLE feedback_votes (x INTEGER)');
       expect(() => migrate(db)).toThrow(/feedback_votes already exists/);
       expect(Math.max(...migrationRows(db).map((r) => r.version))).toBe(10);
       const columns = (db.prepare('PRAGMA table_info(jobs)').all() as { name: string }[]).map((c) => c.name);
       expect(columns).not.toContain('stopped_run');
+      // Nor did any migration after it run.
+      expect(columns).not.toContain('poll_refusals');
     } finally {
       db.close();
     }
