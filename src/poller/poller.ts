@@ -67,6 +67,17 @@ export function failureBackoff(failures: number, intervalMs: number, maxInterval
   return backoffMs(intervalMs, failures + 1, maxIntervalMs);
 }
 
+/** How a poll went: answered, failed, or refused with the admin key (a failure too). */
+type PollResult = 'answered' | 'failed' | 'refused';
+
+/**
+ * Consecutive refused polls once this poll is counted: only a refusal adds one, and any other
+ * poll (answered, or failed another way, such as a 503) starts the count again.
+ */
+function refusalsAfter(job: JobRecord, result: PollResult): number {
+  return result === 'refused' ? job.pollRefusals + 1 : 0;
+}
+
 /** Reschedules are written together, at most this long after the poll, in milliseconds. */
 export const RESCHEDULE_FLUSH_MS = 20;
 /** …or as soon as this many are waiting. */
@@ -125,8 +136,9 @@ export function createPoller(options: PollerOptions): Poller {
     else flushTimer ??= setTimeout(() => void flush(), RESCHEDULE_FLUSH_MS);
   }
 
-  async function reschedule(job: JobRecord, failed: boolean, extra: Partial<JobRecord> = {}) {
+  async function reschedule(job: JobRecord, result: PollResult, extra: Partial<JobRecord> = {}) {
     const at = now();
+    const failed = result !== 'answered';
     const failures = failed ? job.pollFailures + 1 : 0;
     const interval = failed
       ? failureBackoff(failures, settings.intervalMs, settings.maxIntervalMs)
@@ -143,6 +155,7 @@ export function createPoller(options: PollerOptions): Poller {
       job: {
         ...extra,
         pollFailures: failures,
+        pollRefusals: refusalsAfter(job, result),
         pollIntervalMs: interval,
         nextPollAt: at + jitter(interval),
         claimedBy: null,
@@ -181,16 +194,19 @@ export function createPoller(options: PollerOptions): Poller {
           status: agentJob.status,
         });
       }
-      await reschedule(job, false, { agentStatus: agentJob.status });
+      await reschedule(job, 'answered', { agentStatus: agentJob.status });
       return true;
     } catch (error) {
       if (error instanceof AgentNotFoundError) {
         await outcomes.finishRun(job, 'gone');
         return false;
       }
-      if (error instanceof AgentUnauthorizedError) {
-        // Said once per run in the thread, after a few tries (a key being rotated may flap).
-        if (job.pollFailures + 1 === POLL_REFUSALS_BEFORE_NOTICE) await outcomes.notePollRefused(job);
+      const refused = error instanceof AgentUnauthorizedError;
+      if (refused) {
+        // Said in the thread only after a few refusals in a row (a key being rotated may flap);
+        // the notice's key keeps it to once per run, whatever came between.
+        if (refusalsAfter(job, 'refused') === POLL_REFUSALS_BEFORE_NOTICE)
+          await outcomes.notePollRefused(job);
         logger.error('agent API refused the admin key while polling: renew DOCS_AGENT_API_KEY', {
           jobId: job.id,
           error,
@@ -198,7 +214,7 @@ export function createPoller(options: PollerOptions): Poller {
       } else {
         logger.warn('poll failed; will retry', { jobId: job.id, error });
       }
-      await reschedule(job, true, { lastError: String((error as Error).message) });
+      await reschedule(job, refused ? 'refused' : 'failed', { lastError: String((error as Error).message) });
       return true;
     }
   }
