@@ -107,6 +107,21 @@ async function pollClaimed(job: JobRecord): Promise<JobRecord> {
   return world.job(job.id);
 }
 
+/**
+ * Polls the job once per step, the agent answering each with that status (or as usual), and
+ * counts the refused-key notices queued for its thread after each poll.
+ */
+async function pollThrough(job: JobRecord, steps: Array<number | 'answered'>) {
+  const notices: number[] = [];
+  for (const step of steps) {
+    if (step !== 'answered') agent.fail('get', { status: step });
+    job = await pollClaimed(job);
+    notices.push(world.outboxKeys().filter((k) => k.startsWith('poll-refused:')).length);
+    world.advance(job.pollIntervalMs);
+  }
+  return { job, notices };
+}
+
 describe('one poll of a job', () => {
   it('keeps watching a run the agent still works on, at the interval, and ends its claim', async () => {
     const job = await pollClaimed(await watchedJob());
@@ -183,16 +198,34 @@ describe('one poll of a job', () => {
   });
 
   it('tells the thread once, after a few refused polls, that the admin key needs renewing', async () => {
-    let job = await watchedJob();
-    agent.fail('get', ...Array.from({ length: POLL_REFUSALS_BEFORE_NOTICE + 1 }, () => ({ status: 401 })));
-    for (let n = 1; n <= POLL_REFUSALS_BEFORE_NOTICE + 1; n++) {
-      job = await pollClaimed(job);
-      const notices = world.outboxKeys().filter((k) => k.startsWith('poll-refused:'));
-      expect(notices).toHaveLength(n < POLL_REFUSALS_BEFORE_NOTICE ? 0 : 1);
-      world.advance(job.pollIntervalMs);
-    }
-    expect(job).toMatchObject({ phase: 'active', pollFailures: POLL_REFUSALS_BEFORE_NOTICE + 1 });
-    expect(world.logs.filter((l) => l.includes('renew DOCS_AGENT_API_KEY'))).toHaveLength(4);
+    const { job, notices } = await pollThrough(await watchedJob(), [401, 401, 401, 401, 401]);
+    expect(notices).toEqual([0, 0, 1, 1, 1]);
+    expect(job).toMatchObject({ phase: 'active', pollFailures: 5, pollRefusals: 5 });
+    expect(world.logs.filter((l) => l.includes('renew DOCS_AGENT_API_KEY'))).toHaveLength(5);
+  });
+
+  it('tells the thread of refusals in a row that follow other failed polls', async () => {
+    const { job, notices } = await pollThrough(await watchedJob(), [503, 503, 503, 401, 401, 401]);
+    expect(notices).toEqual([0, 0, 0, 0, 0, 1]);
+    expect(job).toMatchObject({ pollFailures: 6, pollRefusals: 3 });
+  });
+
+  it('starts the count of refusals again after any poll that is not refused', async () => {
+    let { job, notices } = await pollThrough(await watchedJob(), [401, 401, 503, 401]);
+    expect(notices).toEqual([0, 0, 0, 0]);
+    expect(job).toMatchObject({ pollFailures: 4, pollRefusals: 1 });
+    // An answered poll starts it again too.
+    ({ job, notices } = await pollThrough(job, [401, 'answered', 401, 401]));
+    expect(notices).toEqual([0, 0, 0, 0]);
+    expect(job).toMatchObject({ pollFailures: 2, pollRefusals: 2 });
+  });
+
+  it('tells the thread once per run, however many streaks of refusals it has', async () => {
+    let { job } = await pollThrough(await watchedJob(), [401, 401, 401, 'answered']);
+    expect(job).toMatchObject({ pollFailures: 0, pollRefusals: 0 });
+    ({ job } = await pollThrough(job, [401, 401, 401]));
+    expect(job.pollRefusals).toBe(POLL_REFUSALS_BEFORE_NOTICE);
+    expect(world.outboxKeys().filter((k) => k.startsWith('poll-refused:'))).toHaveLength(1);
   });
 
   it('ends the claim of a job not yet given to the agent, without polling it', async () => {
