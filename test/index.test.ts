@@ -103,21 +103,18 @@ describe('requests the app does not serve', () => {
       const res = await rawRequest(port, stray);
       expect(res.status, `${stray.method} ${stray.path}`).toBe(stray.expect);
     }
+    const unsignedForm = (body: string) =>
+      rawRequest(port, {
+        method: 'POST',
+        path: '/slack/events',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+      });
     // Slack's unsigned certificate check is answered as Slack expects.
-    const sslCheck = await rawRequest(port, {
-      method: 'POST',
-      path: '/slack/events',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'ssl_check=1&token=legacy-verification-token',
-    });
+    const sslCheck = await unsignedForm('ssl_check=1&token=legacy-verification-token');
     expect(sslCheck.status).toBe(200);
     // Any other unsigned body is refused.
-    const unsigned = await rawRequest(port, {
-      method: 'POST',
-      path: '/slack/events',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'command=%2Fdocs-agent&text=hello',
-    });
+    const unsigned = await unsignedForm('command=%2Fdocs-agent&text=hello');
     expect(unsigned.status).toBe(401);
 
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);

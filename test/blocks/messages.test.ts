@@ -6,7 +6,6 @@ import {
   outcomeText,
   pullRequestLink,
   quoteInstruction,
-  type RenderHints,
   statusLine,
   text,
   USAGE,
@@ -16,8 +15,8 @@ import { JOB_PHASES } from '../../src/domain/phases.js';
 import { md } from '../../src/slack/mrkdwn.js';
 import type { RunOutcome } from '../../src/store/types.js';
 import { jobRecord } from '../helpers/job-record.js';
+import { HINTS, RUN_OUTCOMES } from '../helpers/rendering.js';
 
-const HINTS: RenderHints = { mode: 'all', asideMarker: '//', prLinkHosts: ['github.com'] };
 const PR = 'https://github.com/acme/docs/pull/7';
 const DAY = 86_400_000;
 
@@ -170,14 +169,7 @@ describe('outcomeText', () => {
   });
 
   it('starts with the outcome when nobody is to be notified', () => {
-    for (const o of [
-      'completed_pr',
-      'completed_no_changes',
-      'failed',
-      'archived',
-      'gone',
-      'stopped_watching',
-    ] as const) {
+    for (const o of RUN_OUTCOMES) {
       expect(outcome(o, { prLink: PR }, []), o).toMatch(/^:[a-z_]+: /);
     }
   });

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { RenderHints } from '../../src/blocks/messages.js';
 import {
   channelNotification,
   type NotificationPlace,
@@ -8,8 +7,8 @@ import {
 import type { JobRecord } from '../../src/store/types.js';
 import { blockProblems } from '../helpers/block-kit.js';
 import { jobRecord } from '../helpers/job-record.js';
+import { HINTS } from '../helpers/rendering.js';
 
-const HINTS: RenderHints = { mode: 'all', asideMarker: '//', prLinkHosts: ['github.com'] };
 const WORKSPACE = 'https://acme.slack.com';
 const PR = 'https://github.com/acme/docs/pull/7';
 const THREAD =

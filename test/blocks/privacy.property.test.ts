@@ -1,12 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { homeView, jobListMessage } from '../../src/blocks/job-list.js';
-import { type RenderHints, usage } from '../../src/blocks/messages.js';
+import { usage } from '../../src/blocks/messages.js';
 import { channelNotification, requesterMessage } from '../../src/blocks/notifications.js';
 import { JOB_PHASES } from '../../src/domain/phases.js';
 import { JOB_PRIVACIES, type JobPrivacy } from '../../src/domain/privacy.js';
-import type { JobRecord, RunOutcome } from '../../src/store/types.js';
+import type { JobRecord } from '../../src/store/types.js';
 import { jobRecord as recordOf } from '../helpers/job-record.js';
+import { HINTS, RUN_OUTCOMES } from '../helpers/rendering.js';
 
 /**
  * The privacy rule, held over every renderer that shows a job somewhere else than its own thread:
@@ -15,21 +16,12 @@ import { jobRecord as recordOf } from '../helpers/job-record.js';
  * the conversation it was asked in.
  */
 
-const HINTS: RenderHints = { mode: 'all', asideMarker: '//', prLinkHosts: ['github.com'] };
 const WORKSPACE = 'https://acme.slack.com/';
 const NEWS = 'C0NEWS';
 const REQUESTER = 'U0ALICE';
 /** Survives escaping, inert quoting and plain-text labels unchanged: found wherever the words are. */
 const MARKER = 'Qx7FalconTier';
 
-const outcomes: RunOutcome[] = [
-  'completed_pr',
-  'completed_no_changes',
-  'failed',
-  'archived',
-  'gone',
-  'stopped_watching',
-];
 const PRIVATE: JobPrivacy[] = JOB_PRIVACIES.filter((p) => p !== 'public');
 
 const words = fc
@@ -46,7 +38,7 @@ const job = (privacy: fc.Arbitrary<JobPrivacy>) =>
       instruction: words,
       privacy,
       phase: fc.constantFrom(...JOB_PHASES),
-      lastOutcome: fc.constantFrom(null, ...outcomes),
+      lastOutcome: fc.constantFrom(null, ...RUN_OUTCOMES),
       prLink: fc.constantFrom(null, 'https://github.com/acme/docs/pull/7'),
       threadTs: fc.constantFrom(null, '1700000000.000100'),
       origin: fc.constantFrom('command', 'mention', 'shortcut', 'direct' as const),
@@ -75,7 +67,7 @@ const listContext = (viewer: { userId?: string; channelId?: string }) => ({
 describe('a job asked for in private, rendered for another audience', () => {
   it('the notification channel gets its outcome, never its words or its place', () => {
     fc.assert(
-      fc.property(job(fc.constantFrom(...PRIVATE)), fc.constantFrom(...outcomes), (j, outcome) => {
+      fc.property(job(fc.constantFrom(...PRIVATE)), fc.constantFrom(...RUN_OUTCOMES), (j, outcome) => {
         fc.pre(j.channelId !== NEWS);
         const place = { channel: NEWS, privateJobs: 'outcome-only' as const };
         expectNothingOf(j, channelNotification(outcome, j, HINTS, WORKSPACE, place));
@@ -121,7 +113,7 @@ describe('the same renderers, for an audience that may see the job (so the rule 
 
   it('the requester sees their own private jobs in their list and App Home, and their DM names only the job’s own place', () => {
     fc.assert(
-      fc.property(job(fc.constantFrom(...PRIVATE)), fc.constantFrom(...outcomes), (j, outcome) => {
+      fc.property(job(fc.constantFrom(...PRIVATE)), fc.constantFrom(...RUN_OUTCOMES), (j, outcome) => {
         const mine = listContext({ userId: REQUESTER });
         expect(JSON.stringify(jobListMessage([j], { kind: 'mine' }, mine))).toContain(MARKER);
         expect(JSON.stringify(homeView([j], usage(HINTS), mine))).toContain(MARKER);

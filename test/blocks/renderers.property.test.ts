@@ -6,7 +6,6 @@ import {
   agentErrorText,
   cardText,
   outcomeText,
-  type RenderHints,
   refusalText,
   text,
   usage,
@@ -18,11 +17,10 @@ import { JOB_PHASES } from '../../src/domain/phases.js';
 import { JOB_PRIVACIES } from '../../src/domain/privacy.js';
 import { md, recordedMrkdwn } from '../../src/slack/mrkdwn.js';
 import { permalink } from '../../src/slack/permalink.js';
-import type { RunOutcome } from '../../src/store/types.js';
 import { blockProblems, viewProblems } from '../helpers/block-kit.js';
 import { jobRecord } from '../helpers/job-record.js';
+import { HINTS, RUN_OUTCOMES } from '../helpers/rendering.js';
 
-const HINTS: RenderHints = { mode: 'all', asideMarker: '//', prLinkHosts: ['github.com'] };
 const WORKSPACE = 'https://acme.slack.com/';
 const TRUSTED_PR = 'https://github.com/acme/docs/pull/7';
 const REQUESTER = 'U0ALICE';
@@ -89,15 +87,6 @@ const prLink = fc.oneof(
   fc.constant('https://github.com/acme/docs/settings'),
 );
 
-const outcomes: RunOutcome[] = [
-  'completed_pr',
-  'completed_no_changes',
-  'failed',
-  'archived',
-  'gone',
-  'stopped_watching',
-];
-
 const job = fc.record({
   instruction: hostile,
   requesterId: fc.oneof(fc.constant(REQUESTER), hostile),
@@ -107,7 +96,7 @@ const job = fc.record({
   ref: fc.oneof(fc.constant(null), hostile),
   model: fc.oneof(fc.constant(null), hostile),
   phase: fc.constantFrom(...JOB_PHASES),
-  lastOutcome: fc.constantFrom(null, ...outcomes),
+  lastOutcome: fc.constantFrom(null, ...RUN_OUTCOMES),
   channelId: fc.oneof(fc.constant('C0DOCS'), hostile),
   privacy: fc.constantFrom(...JOB_PRIVACIES),
 });
@@ -188,7 +177,7 @@ describe('every renderer, over hostile strings from people and the agent API', (
     fc.assert(
       fc.property(
         job,
-        fc.constantFrom(...outcomes),
+        fc.constantFrom(...RUN_OUTCOMES),
         fc.array(hostile, { maxLength: 3 }),
         (j, outcome, extra) => {
           const record = jobRecord(j);

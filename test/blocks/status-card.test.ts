@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { RenderHints } from '../../src/blocks/messages.js';
 import {
   cardTsOf,
   outcomePost,
@@ -9,20 +8,12 @@ import {
   statusReaction,
 } from '../../src/blocks/status-card.js';
 import { JOB_PHASES } from '../../src/domain/phases.js';
-import type { JobRecord, RunOutcome } from '../../src/store/types.js';
+import type { JobRecord } from '../../src/store/types.js';
 import { blockProblems } from '../helpers/block-kit.js';
 import { jobRecord } from '../helpers/job-record.js';
+import { HINTS, RUN_OUTCOMES } from '../helpers/rendering.js';
 
-const HINTS: RenderHints = { mode: 'all', asideMarker: '//', prLinkHosts: ['github.com'] };
 const PR = 'https://github.com/acme/docs/pull/7';
-const OUTCOMES: RunOutcome[] = [
-  'completed_pr',
-  'completed_no_changes',
-  'failed',
-  'archived',
-  'gone',
-  'stopped_watching',
-];
 
 type Element = { type: string; action_id?: string; value?: string; url?: string; text?: { text: string } };
 type Rendered = { type: string; text?: { text: string }; fields?: { text: string }[]; elements?: Element[] };
@@ -138,7 +129,7 @@ describe('statusReaction', () => {
 
   it('only ever puts an emoji of STATUS_REACTIONS on a root, so each can be taken off again', () => {
     for (const phase of JOB_PHASES)
-      for (const lastOutcome of [null, ...OUTCOMES]) {
+      for (const lastOutcome of [null, ...RUN_OUTCOMES]) {
         const emoji = reaction({ phase, lastOutcome });
         if (emoji !== null) expect(STATUS_REACTIONS).toContain(emoji);
       }
@@ -156,7 +147,7 @@ describe('outcomePost', () => {
   });
 
   it('has no button for any other outcome, even with an address', () => {
-    for (const outcome of OUTCOMES.filter((o) => o !== 'completed_pr')) {
+    for (const outcome of RUN_OUTCOMES.filter((o) => o !== 'completed_pr')) {
       const job = jobRecord({ phase: 'idle', lastOutcome: outcome, prLink: PR });
       const post = outcomePost(outcome, job, [], 86_400_000, HINTS);
       expect(post.blocks, outcome).toHaveLength(1);

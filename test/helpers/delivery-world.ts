@@ -1,11 +1,3 @@
-/**
- * What the outbox's parts deliver with, for tests of one part at a time: the real Slack gateway
- * on a Slack stand-in (`gateway-on-stand-in.ts`), a real SQLite store in memory, and a
- * logger at debug level whose lines the test reads. One per test file (starting a stand-in and
- * its first connection is the slow part): `reset()` before each test gives a fresh store and
- * clears what the stand-in recorded; close it after the file.
- */
-import type { RenderHints } from '../../src/blocks/messages.js';
 import { createLogger, type Logger } from '../../src/logging/logger.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { JobPatch, JobRecord, NewOutboxItem, OutboxItem } from '../../src/store/types.js';
@@ -13,7 +5,7 @@ import { gatewayOnStandIn } from './gateway-on-stand-in.js';
 import { BOT_TOKEN } from './slack-stand-in.js';
 
 export const T0 = Date.parse('2026-09-01T12:00:00.000Z');
-export const HINTS: RenderHints = { mode: 'all', asideMarker: '//', prLinkHosts: ['github.com'] };
+export { HINTS } from './rendering.js';
 
 export async function deliveryWorld() {
   const { slack, gateway } = await gatewayOnStandIn();

@@ -40,6 +40,9 @@ export const member = (name = 'Test Person'): SlackUser => ({
   teamId: TEAM,
 });
 
+/** A multi-channel guest of {@link TEAM}. */
+export const guest = (name = 'Guest'): SlackUser => ({ ...member(name), isRestricted: true });
+
 export type FakeSlack = { [K in keyof SlackGateway]: SlackGateway[K] & ReturnType<typeof vi.fn> };
 
 /** A Slack gateway that accepts every call; posts get increasing ts values. */

@@ -183,6 +183,21 @@ export function createJobWorld(env: Record<string, string> = {}) {
       );
       return { job: await this.job(job.id), run: (await store.getRuns(job.id))[0] as RunRecord };
     },
+    /** Records a follow-up to `jobId` from a helper in its thread, not sent yet (`pending`). */
+    async insertFollowUp(jobId: number) {
+      const { run } = await store.insertFollowUp(
+        jobId,
+        {
+          kind: 'follow_up',
+          prompt: 'Also the SDK',
+          authorId: 'U0HELPER',
+          messageTs: '1700000500.000500',
+          owner: INSTANCE,
+        },
+        clock.at,
+      );
+      return run;
+    },
     /** The job as the store holds it now. */
     async job(id: number): Promise<JobRecord> {
       const job = await store.getJob(id);

@@ -110,6 +110,16 @@ export const boltExtras = () => ({
   next: vi.fn(async () => {}),
 });
 
+/** Bolt's arguments for an interaction: `fields` (the payload as Slack sent it, and `ack`) and what Bolt adds. */
+export function boltArgs<Args>(fields: Record<string, unknown>): Args {
+  return { respond: vi.fn(), say: vi.fn(), context: {}, ...boltExtras(), ...fields } as unknown as Args;
+}
+
+/** Bolt's arguments for a click in a message: a `block_actions` body, its first action as `action`. */
+export function boltActionArgs<Args>(body: { actions: unknown[] }, ack: unknown): Args {
+  return boltArgs<Args>({ body, payload: body.actions[0], action: body.actions[0], ack });
+}
+
 /**
  * Bolt's arguments for an Events API event delivered to the test workspace's bot: the event as
  * `event`, `payload` and `message`, its envelope, and the context Bolt's authorize gives.

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
+import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
 
 /** Where the PostgreSQL tests run; CI starts the server at this address. */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -47,4 +49,25 @@ export async function dropFreshSchema(...urls: string[]): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+export type PgStore = Awaited<ReturnType<typeof openPostgresStore>>;
+
+/**
+ * Two stores on one fresh schema, as two instances of the bot on one database. Call inside a
+ * `describe`: `opened` gets them before its first test; they are closed and the schema dropped
+ * after its last.
+ */
+export function twoStoresOnFreshSchema(max: number, opened: (a: PgStore, b: PgStore) => void): void {
+  let url = '';
+  let stores: PgStore[] = [];
+  beforeAll(async () => {
+    url = await freshSchemaUrl();
+    stores = [await openPostgresStore(url, { max }), await openPostgresStore(url, { max })];
+    opened(stores[0] as PgStore, stores[1] as PgStore);
+  });
+  afterAll(async () => {
+    for (const store of stores) await store.close();
+    await dropFreshSchema(url);
+  });
 }

@@ -32,6 +32,25 @@ describe('the front server', () => {
     (req, res) =>
       answerPlain(req, res, 200, text);
 
+  /** A server whose `GET /slow` answers `done` only once released; `inHandler` settles when it is reached. */
+  async function serveHeld() {
+    let release = () => {};
+    let started = () => {};
+    const inHandler = new Promise<void>((resolve) => (started = resolve));
+    const { port, front } = await serve([
+      {
+        method: 'GET',
+        path: '/slow',
+        handle: async (req, res) => {
+          started();
+          await new Promise<void>((resolve) => (release = resolve));
+          answerPlain(req, res, 200, 'done');
+        },
+      },
+    ]);
+    return { port, front, inHandler, release: () => release() };
+  }
+
   it('routes by exact path and method, ignoring the query, and serves HEAD from a GET route', async () => {
     const { port } = await serve([
       { method: 'GET', path: '/status', handle: ok('status') },
@@ -141,20 +160,7 @@ describe('the front server', () => {
   });
 
   it('on stop, lets a request in flight finish before it resolves', async () => {
-    let release = () => {};
-    let started = () => {};
-    const inHandler = new Promise<void>((resolve) => (started = resolve));
-    const { port, front } = await serve([
-      {
-        method: 'GET',
-        path: '/slow',
-        handle: async (req, res) => {
-          started();
-          await new Promise<void>((resolve) => (release = resolve));
-          answerPlain(req, res, 200, 'done');
-        },
-      },
-    ]);
+    const { port, front, inHandler, release } = await serveHeld();
     const answer = rawRequest(port, { method: 'GET', path: '/slow' });
     await inHandler;
     let stopped = false;
@@ -168,21 +174,9 @@ describe('the front server', () => {
     await stopping;
     expect(front.server.listening).toBe(false);
   });
+
   it('on stop, closes a kept-alive connection once its request in flight is answered, without waiting out the grace', async () => {
-    let release = () => {};
-    let started = () => {};
-    const inHandler = new Promise<void>((resolve) => (started = resolve));
-    const { port, front } = await serve([
-      {
-        method: 'GET',
-        path: '/slow',
-        handle: async (req, res) => {
-          started();
-          await new Promise<void>((resolve) => (release = resolve));
-          answerPlain(req, res, 200, 'done');
-        },
-      },
-    ]);
+    const { port, front, inHandler, release } = await serveHeld();
     // fetch keeps its connection alive for the next request, as Slack's clients do.
     const answer = fetch(`http://127.0.0.1:${port}/slow`);
     await inHandler;

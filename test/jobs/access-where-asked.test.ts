@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { accessWhereAsked } from '../../src/jobs/access-where-asked.js';
-import { TEAM } from '../helpers/fake-network.js';
+import { guest, TEAM } from '../helpers/fake-network.js';
 import { createJobWorld, type JobWorld } from '../helpers/job-world.js';
 
 const ALLOWED = 'C0ALLOWED';
@@ -55,14 +55,7 @@ describe('accessWhereAsked', () => {
       allowed: false,
       reason: 'team',
     });
-    slack.userInfo.mockResolvedValueOnce({
-      name: 'Guest',
-      isRestricted: true,
-      isUltraRestricted: false,
-      isBot: false,
-      deleted: false,
-      teamId: TEAM,
-    });
+    slack.userInfo.mockResolvedValueOnce(guest());
     expect(await accessWhereAsked(access, job, { userId: 'U0GUEST', teamId: TEAM }, 1_500)).toEqual({
       allowed: false,
       reason: 'guest',

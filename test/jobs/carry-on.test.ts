@@ -3,7 +3,7 @@ import { carryOnOrphans } from '../../src/jobs/carry-on.js';
 import { createJobService, type JobService } from '../../src/jobs/job-service.js';
 import type { RunRecord } from '../../src/store/types.js';
 import { createTaskTracker, type TaskTracker } from '../../src/util/tasks.js';
-import { createJobWorld, INSTANCE, type JobWorld, T0 } from '../helpers/job-world.js';
+import { createJobWorld, type JobWorld } from '../helpers/job-world.js';
 
 let w: JobWorld;
 let jobs: JobService | undefined;
@@ -25,18 +25,7 @@ function tracker(options: { concurrency: number; maxQueued: number }) {
 /** A follow-up of an active job, recorded by this instance and never sent. */
 async function waitingFollowUp(): Promise<RunRecord> {
   const { job } = await w.activeJob();
-  const { run } = await w.store.insertFollowUp(
-    job.id,
-    {
-      kind: 'follow_up',
-      prompt: 'Also the SDK',
-      authorId: 'U0HELPER',
-      messageTs: '1700000500.000500',
-      owner: INSTANCE,
-    },
-    T0,
-  );
-  return run;
+  return w.insertFollowUp(job.id);
 }
 
 describe('carryOnOrphans', () => {

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { countNotRecorded } from '../../src/jobs/count-not-recorded.js';
 import { createJobService, type JobService } from '../../src/jobs/job-service.js';
 import { TEAM } from '../helpers/fake-network.js';
+import { mentionRequest, shortcutRequest, startRequest, stepRequest } from '../helpers/job-requests.js';
 import { CHANNEL, createJobWorld, type JobWorld, REQUESTER } from '../helpers/job-world.js';
 
 let w: JobWorld;
@@ -27,23 +28,7 @@ async function storeGone() {
   closed = true;
 }
 
-const command = (triggerId = 'trigger-1') =>
-  jobs.acceptCommand({
-    teamId: TEAM,
-    channelId: CHANNEL,
-    userId: REQUESTER,
-    text: 'Document the rate limits',
-    triggerId,
-    responseUrl: null,
-  });
-const mention = (channelId = CHANNEL) => ({
-  teamId: TEAM,
-  channelId,
-  userId: REQUESTER,
-  text: 'Document the rate limits',
-  messageTs: '1700000100.000100',
-  threadTs: undefined,
-});
+const command = () => jobs.acceptCommand(startRequest({ responseUrl: null }));
 
 describe('countNotRecorded', () => {
   it('passes an instruction the store recorded through, counting nothing', async () => {
@@ -66,40 +51,10 @@ describe('countNotRecorded', () => {
   it('counts each place an instruction arrives from as its own surface', async () => {
     await storeGone();
     const attempts: [string, () => Promise<unknown>][] = [
-      ['mention', () => jobs.acceptMention(mention())],
-      ['direct', () => jobs.acceptDirect(mention('D0DIRECT'))],
-      [
-        'shortcut',
-        () =>
-          jobs.acceptShortcut({
-            teamId: TEAM,
-            userId: REQUESTER,
-            channelId: CHANNEL,
-            instruction: 'Turn this into a guide',
-            message: {
-              channelId: CHANNEL,
-              ts: '1700000200.000200',
-              threadTs: undefined,
-              text: 'How?',
-              author: 'Ada',
-            },
-            permalink: undefined,
-            viewId: 'V0TEST1',
-          }),
-      ],
-      [
-        'workflow',
-        () =>
-          jobs.acceptStep({
-            teamId: TEAM,
-            userId: REQUESTER,
-            channelId: CHANNEL,
-            threadTs: undefined,
-            instruction: 'Document the rate limits',
-            projectId: undefined,
-            executionId: 'Fx0TEST1',
-          }),
-      ],
+      ['mention', () => jobs.acceptMention(mentionRequest())],
+      ['direct', () => jobs.acceptDirect(mentionRequest({ channelId: 'D0DIRECT' }))],
+      ['shortcut', () => jobs.acceptShortcut(shortcutRequest())],
+      ['workflow', () => jobs.acceptStep(stepRequest({ executionId: 'Fx0TEST1' }))],
       [
         'reply',
         () =>

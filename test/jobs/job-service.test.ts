@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createJobService, type JobService } from '../../src/jobs/job-service.js';
 import { TEAM } from '../helpers/fake-network.js';
+import { startRequest } from '../helpers/job-requests.js';
 import { CHANNEL, createJobWorld, INSTANCE, type JobWorld, REQUESTER } from '../helpers/job-world.js';
 
 const THREAD = '1700000000.000001';
@@ -18,15 +19,7 @@ function setUp(env: Record<string, string> = {}, holdRetryMs?: number) {
   jobs = createJobService({ ...w.deps, ...(holdRetryMs !== undefined ? { holdRetryMs } : {}) });
 }
 
-const command = (triggerId = 'trigger-1') =>
-  jobs.acceptCommand({
-    teamId: TEAM,
-    channelId: CHANNEL,
-    userId: REQUESTER,
-    text: 'Document the rate limits',
-    triggerId,
-    responseUrl: null,
-  });
+const command = () => jobs.acceptCommand(startRequest({ responseUrl: null }));
 
 const replyIn = (messageTs: string, text = 'Also the SDK') =>
   jobs.acceptReply({

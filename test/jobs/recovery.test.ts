@@ -3,7 +3,7 @@ import { createRecovery } from '../../src/jobs/recovery.js';
 import { createJobStart } from '../../src/jobs/start/start-job.js';
 import { SlackCallError } from '../../src/slack/slack-errors.js';
 import type { JobPhase, RunState } from '../../src/store/types.js';
-import { CHANNEL, createJobWorld, INSTANCE, type JobWorld, REQUESTER, T0 } from '../helpers/job-world.js';
+import { CHANNEL, createJobWorld, type JobWorld, REQUESTER, T0 } from '../helpers/job-world.js';
 
 let w: JobWorld;
 let recovery: ReturnType<typeof createRecovery>;
@@ -48,17 +48,7 @@ async function leftIn(phase: JobPhase, fields: { threadTs?: string } = {}) {
 /** A follow-up to an active job, left in `state`. */
 async function followUpLeft(state: RunState) {
   const { job } = await w.activeJob();
-  const { run } = await w.store.insertFollowUp(
-    job.id,
-    {
-      kind: 'follow_up',
-      prompt: 'Also the SDK',
-      authorId: 'U0HELPER',
-      messageTs: '1700000500.000500',
-      owner: INSTANCE,
-    },
-    T0,
-  );
+  const run = await w.insertFollowUp(job.id);
   if (state !== 'pending') await w.store.apply({ jobId: job.id, run: { id: run.id, patch: { state } } }, T0);
   return { job, run: (await w.store.getRun(run.id)) ?? run };
 }

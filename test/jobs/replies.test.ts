@@ -3,7 +3,7 @@ import type { Replies } from '../../src/jobs/replies.js';
 import type { ReplyRequest } from '../../src/jobs/requests.js';
 import { SlackCallError } from '../../src/slack/slack-errors.js';
 import type { JobPhase } from '../../src/store/types.js';
-import { TEAM } from '../helpers/fake-network.js';
+import { guest, TEAM } from '../helpers/fake-network.js';
 import { CHANNEL, createJobWorld, INSTANCE, type JobWorld, T0 } from '../helpers/job-world.js';
 
 let w: JobWorld;
@@ -132,14 +132,7 @@ describe('processReply', () => {
   });
 
   it('refuses a guest’s reply', async () => {
-    w.slack.userInfo.mockResolvedValueOnce({
-      name: 'Guest',
-      isRestricted: true,
-      isUltraRestricted: false,
-      isBot: false,
-      deleted: false,
-      teamId: TEAM,
-    });
+    w.slack.userInfo.mockResolvedValueOnce(guest());
     await jobIn('active');
     const runId = (await reply()) ?? -1;
     await replies.processReply(runId);

@@ -11,12 +11,10 @@ import type {
   MentionOutcome,
   MentionRequest,
   RetryOutcome,
-  ShortcutRequest,
-  StartRequest,
-  StepRequest,
   StopRequest,
 } from '../../src/jobs/requests.js';
 import { TEAM } from '../helpers/fake-network.js';
+import { mentionRequest, shortcutRequest, startRequest, stepRequest } from '../helpers/job-requests.js';
 import { CHANNEL, createJobWorld, type JobWorld, REQUESTER } from '../helpers/job-world.js';
 
 let w: JobWorld;
@@ -33,75 +31,40 @@ afterEach(async () => {
 
 const jobCount = () => (w.store.db.prepare('SELECT count(*) AS n FROM jobs').get() as { n: number }).n;
 
-const start = (fields: Partial<StartRequest> = {}): StartRequest => ({
-  teamId: TEAM,
-  channelId: CHANNEL,
-  userId: REQUESTER,
-  text: 'Document the rate limits',
-  triggerId: 'trigger-1',
-  responseUrl: 'https://hooks.slack.test/commands/1',
-  ...fields,
-});
-const mention = (fields: Partial<MentionRequest> = {}): MentionRequest => ({
-  teamId: TEAM,
-  channelId: CHANNEL,
-  userId: REQUESTER,
-  text: 'Document the rate limits',
-  messageTs: '1700000100.000100',
-  threadTs: undefined,
-  ...fields,
-});
-const step = (fields: Partial<StepRequest> = {}): StepRequest => ({
-  teamId: TEAM,
-  userId: REQUESTER,
-  channelId: CHANNEL,
-  threadTs: undefined,
-  instruction: 'Document the rate limits',
-  projectId: undefined,
-  executionId: 'Fx0TESTEXEC1',
-  ...fields,
-});
-const shortcut = (fields: Partial<ShortcutRequest> = {}): ShortcutRequest => ({
-  teamId: TEAM,
-  userId: REQUESTER,
-  channelId: CHANNEL,
-  instruction: 'Turn this into a guide',
-  message: { channelId: CHANNEL, ts: '1700000200.000200', threadTs: undefined, text: 'How?', author: 'Ada' },
-  permalink: undefined,
-  viewId: 'V0TEST1',
-  ...fields,
-});
-
 describe('StartRequest', () => {
   it('triggerId: a repeat of the same invocation never records a second job', async () => {
-    const id = await jobs.acceptCommand(start());
+    const id = await jobs.acceptCommand(startRequest());
     expect(id).toBeTypeOf('number');
-    expect(await jobs.acceptCommand(start())).toBeUndefined();
-    expect(await jobs.acceptCommand(start({ triggerId: 'trigger-2' }))).toBeTypeOf('number');
+    expect(await jobs.acceptCommand(startRequest())).toBeUndefined();
+    expect(await jobs.acceptCommand(startRequest({ triggerId: 'trigger-2' }))).toBeTypeOf('number');
     expect(jobCount()).toBe(2);
   });
 
   it('audience: what the command said is recorded; nothing said leaves it to Slack (unknown until asked)', async () => {
-    const said = (await jobs.acceptCommand(start({ audience: 'private' }))) as number;
-    const unsaid = (await jobs.acceptCommand(start({ triggerId: 'trigger-2' }))) as number;
+    const said = (await jobs.acceptCommand(startRequest({ audience: 'private' }))) as number;
+    const unsaid = (await jobs.acceptCommand(startRequest({ triggerId: 'trigger-2' }))) as number;
     expect((await w.job(said)).privacy).toBe('private');
     expect((await w.job(unsaid)).privacy).toBe('unknown');
   });
 
   it('responseUrl: kept with the job, to answer the person privately', async () => {
-    const id = (await jobs.acceptCommand(start())) as number;
+    const id = (await jobs.acceptCommand(startRequest())) as number;
     expect((await w.job(id)).responseUrl).toBe('https://hooks.slack.test/commands/1');
   });
 });
 
 describe('MentionRequest and DirectRequest', () => {
   it('a mention starts a job; the same message again is a repeat; a mention in its thread is a reply', async () => {
-    const first = await jobs.acceptMention(mention());
+    const first = await jobs.acceptMention(mentionRequest());
     expect(first).toEqual({ job: expect.any(Number) });
-    expect(await jobs.acceptMention(mention())).toBeUndefined();
+    expect(await jobs.acceptMention(mentionRequest())).toBeUndefined();
     const job = await w.job((first as { job: number }).job);
     const inThread = await jobs.acceptMention(
-      mention({ messageTs: '1700000300.000300', threadTs: job.threadTs ?? undefined, text: 'Also the SDK' }),
+      mentionRequest({
+        messageTs: '1700000300.000300',
+        threadTs: job.threadTs ?? undefined,
+        text: 'Also the SDK',
+      }),
     );
     expect(inThread).toEqual({ reply: expect.any(Number) });
     expect(jobCount()).toBe(1);
@@ -109,7 +72,7 @@ describe('MentionRequest and DirectRequest', () => {
 
   it('a direct message carries the same facts, its channel the conversation', async () => {
     expectTypeOf<DirectRequest>().toEqualTypeOf<MentionRequest>();
-    const outcome = await jobs.acceptDirect(mention({ channelId: 'D0DIRECT' }));
+    const outcome = await jobs.acceptDirect(mentionRequest({ channelId: 'D0DIRECT' }));
     const job = await w.job((outcome as { job: number }).job);
     expect(job).toMatchObject({ channelId: 'D0DIRECT', origin: 'direct', privacy: 'direct' });
   });
@@ -117,15 +80,18 @@ describe('MentionRequest and DirectRequest', () => {
 
 describe('ShortcutRequest and StepRequest', () => {
   it('viewId: the same submission again is a repeat', async () => {
-    expect(await jobs.acceptShortcut(shortcut())).toEqual({ job: expect.any(Number) });
-    expect(await jobs.acceptShortcut(shortcut())).toBe('repeat');
+    expect(await jobs.acceptShortcut(shortcutRequest())).toEqual({ job: expect.any(Number) });
+    expect(await jobs.acceptShortcut(shortcutRequest())).toBe('repeat');
     expect(jobCount()).toBe(1);
   });
 
   it('executionId: the same run of the step is the job it recorded before', async () => {
-    const first = await jobs.acceptStep(step());
+    const first = await jobs.acceptStep(stepRequest());
     expect(first).toEqual({ job: expect.any(Number), created: true });
-    expect(await jobs.acceptStep(step())).toEqual({ job: (first as { job: number }).job, created: false });
+    expect(await jobs.acceptStep(stepRequest())).toEqual({
+      job: (first as { job: number }).job,
+      created: false,
+    });
     expect(jobCount()).toBe(1);
   });
 });

@@ -3,8 +3,10 @@ import { createFollowUps } from '../../../src/jobs/follow-ups.js';
 import { createHolds } from '../../../src/jobs/holds.js';
 import { createInstructionChecks } from '../../../src/jobs/instruction-checks.js';
 import { createReplies } from '../../../src/jobs/replies.js';
+import type { MentionRequest, ShortcutRequest, StartRequest } from '../../../src/jobs/requests.js';
 import { createJobAcceptance, type JobAcceptance } from '../../../src/jobs/start/accept.js';
 import { TEAM } from '../../helpers/fake-network.js';
+import { mentionRequest, shortcutRequest, startRequest } from '../../helpers/job-requests.js';
 import { CHANNEL, createJobWorld, INSTANCE, type JobWorld, REQUESTER, T0 } from '../../helpers/job-world.js';
 
 let w: JobWorld;
@@ -21,43 +23,30 @@ beforeEach(() => {
 afterEach(() => w.store.close());
 
 const jobCount = () => (w.store.db.prepare('SELECT count(*) AS n FROM jobs').get() as { n: number }).n;
-const command = (fields: Partial<Parameters<JobAcceptance['acceptCommand']>[0]> = {}) =>
-  accept.acceptCommand({
-    teamId: TEAM,
-    channelId: CHANNEL,
-    userId: REQUESTER,
-    text: '  Document the <https://example.com/limits|rate limits> &amp; quotas  ',
-    triggerId: 'trigger-1',
-    responseUrl: 'https://hooks.slack.com/commands/T0TEST/1/test',
-    ...fields,
-  });
-const mention = (fields: Partial<Parameters<JobAcceptance['acceptMention']>[0]> = {}) =>
-  accept.acceptMention({
-    teamId: TEAM,
-    channelId: CHANNEL,
-    userId: REQUESTER,
-    text: 'Document the webhooks',
-    messageTs: '1700000100.000100',
-    threadTs: undefined,
-    ...fields,
-  });
-const shortcut = (fields: Partial<Parameters<JobAcceptance['acceptShortcut']>[0]> = {}) =>
-  accept.acceptShortcut({
-    teamId: TEAM,
-    userId: REQUESTER,
-    channelId: CHANNEL,
-    instruction: 'Turn this into a guide',
-    message: {
-      channelId: CHANNEL,
-      ts: '1700000200.000200',
-      threadTs: undefined,
-      text: 'How do I rotate keys?',
-      author: 'Ada',
-    },
-    permalink: 'https://example-test.slack.com/archives/C0TEST/p1700000200000200',
-    viewId: 'V0TEST1',
-    ...fields,
-  });
+const command = (fields: Partial<StartRequest> = {}) =>
+  accept.acceptCommand(
+    startRequest({
+      text: '  Document the <https://example.com/limits|rate limits> &amp; quotas  ',
+      responseUrl: 'https://hooks.slack.com/commands/T0TEST/1/test',
+      ...fields,
+    }),
+  );
+const mention = (fields: Partial<MentionRequest> = {}) =>
+  accept.acceptMention(mentionRequest({ text: 'Document the webhooks', ...fields }));
+const shortcut = (fields: Partial<ShortcutRequest> = {}) =>
+  accept.acceptShortcut(
+    shortcutRequest({
+      message: {
+        channelId: CHANNEL,
+        ts: '1700000200.000200',
+        threadTs: undefined,
+        text: 'How do I rotate keys?',
+        author: 'Ada',
+      },
+      permalink: 'https://example-test.slack.com/archives/C0TEST/p1700000200000200',
+      ...fields,
+    }),
+  );
 
 describe('acceptCommand', () => {
   it('records an accepted job and its first run, owned by this instance, and queues nothing', async () => {
@@ -186,16 +175,15 @@ describe('acceptShortcut', () => {
 
 describe('acceptDirect', () => {
   const DM = 'D0REQUESTER';
-  const direct = (fields: Partial<Parameters<JobAcceptance['acceptDirect']>[0]> = {}) =>
-    accept.acceptDirect({
-      teamId: TEAM,
-      channelId: DM,
-      userId: REQUESTER,
-      text: 'Document the webhooks',
-      messageTs: '1700000300.000100',
-      threadTs: undefined,
-      ...fields,
-    });
+  const direct = (fields: Partial<MentionRequest> = {}) =>
+    accept.acceptDirect(
+      mentionRequest({
+        channelId: DM,
+        text: 'Document the webhooks',
+        messageTs: '1700000300.000100',
+        ...fields,
+      }),
+    );
 
   it('at the top of a direct message: the message becomes the job’s thread, with no context', async () => {
     const outcome = await direct();

@@ -4,7 +4,7 @@ import { outcomeFeedback } from '../../../src/listeners/actions/feedback.js';
 import type { JobRecord } from '../../../src/store/types.js';
 import { TEAM } from '../../helpers/fake-network.js';
 import { CHANNEL } from '../../helpers/job-world.js';
-import { boltExtras, createListenerWorld, type ListenerWorld } from '../../helpers/listener-deps.js';
+import { boltActionArgs, createListenerWorld, type ListenerWorld } from '../../helpers/listener-deps.js';
 
 type Args = Parameters<ReturnType<typeof outcomeFeedback>>[0];
 
@@ -39,16 +39,7 @@ async function press(value: string, fields: Record<string, unknown> = {}) {
   const ack = vi.fn(async () => {
     totalsAtAck.push(await w.store.feedbackTotals());
   });
-  await outcomeFeedback(w.deps)({
-    body,
-    payload: body.actions[0],
-    action: body.actions[0],
-    ack,
-    respond: vi.fn(),
-    say: vi.fn(),
-    context: {},
-    ...boltExtras(),
-  } as unknown as Args);
+  await outcomeFeedback(w.deps)(boltActionArgs<Args>(body, ack));
   await w.idle();
   return { ack, totalsAtAck };
 }

@@ -1,8 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tryAgain } from '../../../src/listeners/actions/try-again.js';
 import { TEAM } from '../../helpers/fake-network.js';
 import { CHANNEL, REQUESTER } from '../../helpers/job-world.js';
-import { ackSpy, boltExtras, createListenerWorld, type ListenerWorld } from '../../helpers/listener-deps.js';
+import {
+  ackSpy,
+  boltActionArgs,
+  createListenerWorld,
+  type ListenerWorld,
+} from '../../helpers/listener-deps.js';
 
 type Args = Parameters<ReturnType<typeof tryAgain>>[0];
 
@@ -41,16 +46,7 @@ async function click(value: string, user = REQUESTER) {
     actions: [{ type: 'button', action_id: 'retry_job', value }],
   };
   const spy = ackSpy(w);
-  await tryAgain(w.deps)({
-    body,
-    payload: body.actions[0],
-    action: body.actions[0],
-    ack: spy.ack,
-    respond: vi.fn(),
-    say: vi.fn(),
-    context: {},
-    ...boltExtras(),
-  } as unknown as Args);
+  await tryAgain(w.deps)(boltActionArgs<Args>(body, spy.ack));
   await w.idle();
   return spy;
 }

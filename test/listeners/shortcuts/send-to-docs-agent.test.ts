@@ -3,7 +3,12 @@ import { sendToDocsAgent } from '../../../src/listeners/shortcuts/send-to-docs-a
 import { SlackCallError } from '../../../src/slack/slack-errors.js';
 import { TEAM } from '../../helpers/fake-network.js';
 import { CHANNEL, REQUESTER } from '../../helpers/job-world.js';
-import { boltExtras, createListenerWorld, type ListenerWorld } from '../../helpers/listener-deps.js';
+import {
+  boltArgs,
+  boltExtras,
+  createListenerWorld,
+  type ListenerWorld,
+} from '../../helpers/listener-deps.js';
 
 type Args = Parameters<ReturnType<typeof sendToDocsAgent>>[0];
 
@@ -26,16 +31,7 @@ async function shortcut(fields: Record<string, unknown> = {}, message: Record<st
     ...fields,
   };
   const ack = vi.fn(async () => {});
-  await sendToDocsAgent(w.deps)({
-    shortcut: payload,
-    body: payload,
-    payload,
-    ack,
-    respond: vi.fn(),
-    say: vi.fn(),
-    context: {},
-    ...boltExtras(),
-  } as unknown as Args);
+  await sendToDocsAgent(w.deps)(boltArgs<Args>({ shortcut: payload, body: payload, payload, ack }));
   return ack;
 }
 const openedView = () => {

@@ -1,23 +1,24 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { openPostgresStore } from '../../../src/store/postgres/postgres-store.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
-  dropFreshSchema,
-  freshSchemaUrl,
+  type PgStore,
   postgresAvailable,
   TEST_DATABASE_URL,
+  twoStoresOnFreshSchema,
 } from '../../helpers/postgres.js';
 import { createRun, newJob, T0 } from '../store-contract.js';
 
 const server = await postgresAvailable();
-type PgStore = Awaited<ReturnType<typeof openPostgresStore>>;
 const YEAR = 365 * 24 * 3_600_000;
 /** The server's clock, in epoch ms, as the store's statements read it. */
 const SERVER_NOW = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
 
 describe.runIf(server.ok)('PostgreSQL cluster, timed by the database’s clock', () => {
-  let url: string;
   let store: PgStore;
   let other: PgStore;
+  twoStoresOnFreshSchema(3, (a, b) => {
+    store = a;
+    other = b;
+  });
   const serverNow = async () => Number((await store.pool.query(`SELECT ${SERVER_NOW} AS at`)).rows[0].at);
   /** An instance on record that was last heard from `agoMs` ago by the server's clock. */
   const heardFrom = (id: string, agoMs: number) =>
@@ -32,11 +33,6 @@ describe.runIf(server.ok)('PostgreSQL cluster, timed by the database’s clock',
     return job;
   };
 
-  beforeAll(async () => {
-    url = await freshSchemaUrl();
-    store = await openPostgresStore(url, { max: 3 });
-    other = await openPostgresStore(url, { max: 3 });
-  });
   beforeEach(async () => {
     await store.pool.query('TRUNCATE jobs, runs, outbox, instances RESTART IDENTITY CASCADE');
     // This process's clock a year ahead: nothing below may depend on it.
@@ -45,11 +41,6 @@ describe.runIf(server.ok)('PostgreSQL cluster, timed by the database’s clock',
   });
   afterEach(() => {
     vi.useRealTimers();
-  });
-  afterAll(async () => {
-    await store.close();
-    await other.close();
-    await dropFreshSchema(url);
   });
 
   it('records a heartbeat at the server’s time, not this process’s', async () => {

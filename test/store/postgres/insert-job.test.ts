@@ -1,39 +1,30 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openPostgresStore } from '../../../src/store/postgres/postgres-store.js';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
-  dropFreshSchema,
-  freshSchemaUrl,
+  type PgStore,
   postgresAvailable,
   TEST_DATABASE_URL,
+  twoStoresOnFreshSchema,
 } from '../../helpers/postgres.js';
 import { createRun, followUp, newJob, post, T0 } from '../store-contract.js';
 
 const server = await postgresAvailable();
-type PgStore = Awaited<ReturnType<typeof openPostgresStore>>;
 const THREAD = '1700000000.000100';
 
 /** Two instances of the bot on one database, each recording what Slack sent it. */
 describe.runIf(server.ok)('recording jobs on PostgreSQL from several instances at once', () => {
-  let url: string;
   let a: PgStore;
   let b: PgStore;
+  twoStoresOnFreshSchema(4, (first, second) => {
+    a = first;
+    b = second;
+  });
   const both = <T>(work: (store: PgStore, i: number) => Promise<T>) =>
     Promise.all([a, b, a, b].map((store, i) => work(store, i)));
   const count = async (table: string) =>
     Number((await a.pool.query(`SELECT COUNT(*) AS n FROM ${table}`)).rows[0].n);
 
-  beforeAll(async () => {
-    url = await freshSchemaUrl();
-    a = await openPostgresStore(url, { max: 4 });
-    b = await openPostgresStore(url, { max: 4 });
-  });
   beforeEach(async () => {
     await a.pool.query('TRUNCATE jobs, runs, outbox RESTART IDENTITY CASCADE');
-  });
-  afterAll(async () => {
-    await a.close();
-    await b.close();
-    await dropFreshSchema(url);
   });
 
   it('records a trigger key sent to every instance once, each answered with that job and its first run', async () => {

@@ -1,14 +1,13 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { migrate, preparePrivateFile } from '../../../src/store/sqlite/database-file.js';
 import { migrations } from '../../../src/store/sqlite/migrations.js';
 import { openSqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
+import { storeFileEachTest } from '../../helpers/sqlite-file.js';
 import { createRun, newJob, T0 } from '../store-contract.js';
 
-type SqliteStore = ReturnType<typeof openSqliteStore>;
 /** Permission bits of a file or folder. */
 const mode = (at: string) => statSync(at).mode & 0o777;
 const migrationRows = (db: Database.Database) =>
@@ -18,28 +17,13 @@ const migrationRows = (db: Database.Database) =>
   }>;
 
 describe('the SQLite database file', () => {
-  let dir: string;
-  let path: string;
-  const opened: SqliteStore[] = [];
-  const open = () => {
-    const store = openSqliteStore(path);
-    opened.push(store);
-    return store;
-  };
-
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'docs-agent-store-'));
-    path = join(dir, 'nested', 'deeper', 'store.sqlite');
-  });
-  afterEach(async () => {
-    for (const store of opened.splice(0)) await store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const file = storeFileEachTest();
+  const { open } = file;
 
   it('creates missing directories and opens the database in WAL mode', async () => {
-    expect(existsSync(join(dir, 'nested'))).toBe(false);
+    expect(existsSync(join(file.dir, 'nested'))).toBe(false);
     const store = open();
-    expect(existsSync(path)).toBe(true);
+    expect(existsSync(file.path)).toBe(true);
     expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(store.db.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(store.db.pragma('busy_timeout', { simple: true })).toBe(5000);
@@ -52,26 +36,26 @@ describe('the SQLite database file', () => {
     try {
       const store = open();
       await store.insertJob(newJob('private'), createRun(), T0);
-      expect(mode(join(dir, 'nested'))).toBe(0o700);
-      expect(mode(join(dir, 'nested', 'deeper'))).toBe(0o700);
-      expect(mode(path)).toBe(0o600);
-      expect(mode(`${path}-wal`)).toBe(0o600);
-      expect(mode(`${path}-shm`)).toBe(0o600);
+      expect(mode(join(file.dir, 'nested'))).toBe(0o700);
+      expect(mode(join(file.dir, 'nested', 'deeper'))).toBe(0o700);
+      expect(mode(file.path)).toBe(0o600);
+      expect(mode(`${file.path}-wal`)).toBe(0o600);
+      expect(mode(`${file.path}-shm`)).toBe(0o600);
     } finally {
       process.umask(previous);
     }
   });
 
   it('makes an existing store file private, and leaves an existing folder (maybe the working directory) alone', async () => {
-    mkdirSync(dirname(path), { recursive: true });
-    chmodSync(dirname(path), 0o755);
-    writeFileSync(path, '');
-    chmodSync(path, 0o644);
+    mkdirSync(dirname(file.path), { recursive: true });
+    chmodSync(dirname(file.path), 0o755);
+    writeFileSync(file.path, '');
+    chmodSync(file.path, 0o644);
     const store = open();
     await store.insertJob(newJob('existing'), createRun(), T0);
-    expect(mode(path)).toBe(0o600);
-    expect(mode(`${path}-wal`)).toBe(0o600);
-    expect(mode(dirname(path))).toBe(0o755);
+    expect(mode(file.path)).toBe(0o600);
+    expect(mode(`${file.path}-wal`)).toBe(0o600);
+    expect(mode(dirname(file.path))).toBe(0o755);
   });
 
   it('records each migration once and does not re-apply it on reopen', async () => {
@@ -108,24 +92,24 @@ describe('the SQLite database file', () => {
   });
 
   it('is prepared private before SQLite opens it, without touching what is in it', () => {
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, 'kept');
-    writeFileSync(`${path}-wal`, '');
-    chmodSync(path, 0o666);
-    chmodSync(`${path}-wal`, 0o644);
-    preparePrivateFile(path);
-    expect(mode(path)).toBe(0o600);
-    expect(mode(`${path}-wal`)).toBe(0o600);
-    expect(existsSync(`${path}-shm`)).toBe(false);
-    expect(statSync(path).size).toBe(4);
+    mkdirSync(dirname(file.path), { recursive: true });
+    writeFileSync(file.path, 'kept');
+    writeFileSync(`${file.path}-wal`, '');
+    chmodSync(file.path, 0o666);
+    chmodSync(`${file.path}-wal`, 0o644);
+    preparePrivateFile(file.path);
+    expect(mode(file.path)).toBe(0o600);
+    expect(mode(`${file.path}-wal`)).toBe(0o600);
+    expect(existsSync(`${file.path}-shm`)).toBe(false);
+    expect(statSync(file.path).size).toBe(4);
   });
 
   it('names the path when the store cannot be created there', () => {
-    const file = join(dir, 'a-file');
-    writeFileSync(file, 'not a folder');
-    expect(() => openSqliteStore(join(file, 'store.sqlite'))).toThrow(file);
+    const aFile = join(file.dir, 'a-file');
+    writeFileSync(aFile, 'not a folder');
+    expect(() => openSqliteStore(join(aFile, 'store.sqlite'))).toThrow(aFile);
     // A folder given as the store's file.
-    expect(() => openSqliteStore(dir)).toThrow(dir);
+    expect(() => openSqliteStore(file.dir)).toThrow(file.dir);
   });
 });
 

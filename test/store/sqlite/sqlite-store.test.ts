@@ -1,9 +1,10 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queriesFor } from '../../../src/store/queries.js';
 import { openSqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
+import { type SqliteStore, storeFileEachTest } from '../../helpers/sqlite-file.js';
 import { clusterContract } from '../cluster-contract.js';
 import { retentionContract } from '../retention-contract.js';
 import { createRun, followUp, newJob, post, storeContract, T0 } from '../store-contract.js';
@@ -26,30 +27,13 @@ clusterContract('SQLite (:memory:)', () => openSqliteStore(':memory:'));
   );
 }
 
-type SqliteStore = ReturnType<typeof openSqliteStore>;
-
 describe('SQLite store on a file', () => {
-  let dir: string;
-  let path: string;
-  const opened: SqliteStore[] = [];
-  const open = () => {
-    const store = openSqliteStore(path);
-    opened.push(store);
-    return store;
-  };
-
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'docs-agent-store-'));
-    path = join(dir, 'nested', 'deeper', 'store.sqlite');
-  });
-  afterEach(async () => {
-    for (const store of opened.splice(0)) await store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const file = storeFileEachTest();
+  const { open } = file;
 
   it('checkpoint() copies the log into the database file', async () => {
     const store = open();
-    const fileSize = () => statSync(path).size;
+    const fileSize = () => statSync(file.path).size;
     const empty = fileSize();
     // Fewer pages than the 1,000 at which SQLite would copy them itself.
     for (let i = 0; i < 20; i++) await store.insertJob(newJob(`bulk-${i}`), createRun(), T0 + i);
@@ -60,13 +44,13 @@ describe('SQLite store on a file', () => {
   });
 
   it('names the file when what is there is not a database', () => {
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, 'Not a database: notes someone saved under the store’s name.\n'.repeat(100));
-    expect(() => openSqliteStore(path)).toThrow(
-      `the SQLite store at ${path} cannot be opened: file is not a database`,
+    mkdirSync(dirname(file.path), { recursive: true });
+    writeFileSync(file.path, 'Not a database: notes someone saved under the store’s name.\n'.repeat(100));
+    expect(() => openSqliteStore(file.path)).toThrow(
+      `the SQLite store at ${file.path} cannot be opened: file is not a database`,
     );
     // The file is left as it was.
-    expect(readFileSync(path, 'utf8')).toMatch(/^Not a database/);
+    expect(readFileSync(file.path, 'utf8')).toMatch(/^Not a database/);
   });
 
   it('keeps jobs, runs and outbox items across a reopen', async () => {
