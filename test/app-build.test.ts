@@ -15,7 +15,7 @@ import { tempDatabase, testEnv } from './helpers/harness.js';
 import { rawRequest, waitFor } from './helpers/http.js';
 import { slashCommand } from './helpers/payloads.js';
 import { postSigned } from './helpers/signing.js';
-import { BOT_TOKEN, type SlackStandIn, startSlackStandIn } from './helpers/slack-stand-in.js';
+import { BOT_TOKEN, BOT_USER_ID, type SlackStandIn, startSlackStandIn } from './helpers/slack-stand-in.js';
 
 describe('the build sections of the composition root', () => {
   let slack: SlackStandIn;
@@ -73,13 +73,26 @@ describe('the build sections of the composition root', () => {
     const callsBefore = slack.calls.length;
     const side = buildSlackSide(base);
     await waitFor('auth.test asked', () => slack.calls.length === callsBefore + 1);
-    expect((await side.identity.get())?.botUserId).toBeDefined();
+    expect((await side.identity.get())?.botUserId).toBe(BOT_USER_ID);
     const tasks = createTaskTracker(base.logger, { gate: base.gate });
-    const work = buildWork(base, side, tasks, { liveCount: () => 1 });
-    for (const loop of [work.outbox, work.poller, work.retention, work.checkpoints]) {
-      expect(typeof loop.start).toBe('function');
-      expect(typeof loop.stop).toBe('function');
-    }
+    // A post waiting in the outbox: a started outbox would send it at once.
+    await base.store.enqueue(
+      [
+        {
+          jobId: null,
+          dedupeKey: 'built-not-started',
+          payload: {
+            type: 'post',
+            channel: 'C0DOCS',
+            threadTs: '1700000000.000100',
+            text: 'waiting',
+            eventType: 'docs_agent_outcome',
+          },
+        },
+      ],
+      Date.now(),
+    );
+    buildWork(base, side, tasks, { liveCount: () => 1 });
     await new Promise((resolve) => setTimeout(resolve, 30));
     expect(agent.requests).toEqual([]);
     expect(slack.calls.slice(callsBefore).map((c) => c.method)).toEqual(['auth.test']);

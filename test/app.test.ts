@@ -1,24 +1,19 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { startApp } from '../src/app.js';
 import { readConfig } from '../src/config/config.js';
 import { createLogger } from '../src/logging/logger.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
-import { type Harness, settled, startHarness, tempDatabase, testEnv } from './helpers/harness.js';
+import { type Harness, settled, tempDatabase, testEnv, useHarness } from './helpers/harness.js';
 import { rawRequest } from './helpers/http.js';
 
 /** The log lines the app wrote, parsed. */
 const parsed = (h: Harness) => h.logs.map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe('the app, started and stopped', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness();
-  });
-  afterAll(async () => {
-    await h.stop();
-  });
+  // Each test its own app: one of them stops it.
+  const h = useHarness();
 
   it('serves on the port it reports once ready, and says so once, with what warming did', async () => {
     expect(h.app.port).toBeGreaterThan(0);

@@ -26,8 +26,11 @@ export async function migratePostgres(pool: pg.Pool): Promise<void> {
   const client = await pool.connect();
   // A connection that ends while migrating (a restart of the server) says so through the query
   // and as an 'error' event, which the pool listens for only on idle connections: unheard, the
-  // event would end the process instead of failing the start.
-  const ended = () => undefined;
+  // event would end the process instead of failing the start. The connection is then discarded.
+  let broken: Error | undefined;
+  const ended = (error: Error) => {
+    broken = error;
+  };
   client.on('error', ended);
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
@@ -47,13 +50,14 @@ export async function migratePostgres(pool: pg.Pool): Promise<void> {
         ]);
         await client.query('COMMIT');
       } catch (error) {
-        await client.query('ROLLBACK');
+        // On a lost connection the rollback fails too; the migration's own error is the one to tell.
+        await client.query('ROLLBACK').catch(() => undefined);
         throw error;
       }
     }
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
     client.removeListener('error', ended);
-    client.release();
+    client.release(broken);
   }
 }

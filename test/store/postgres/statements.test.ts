@@ -103,7 +103,7 @@ describe.runIf(server.ok)('PostgreSQL statements by name', () => {
       pool,
       async (db) => (await one(db, 'insertJob', newJobParams(newJob('t1'), T0), parseId))?.id,
     );
-    expect(await one(pool, 'jobById', { jobId: id }, parseJob)).toBeDefined();
+    expect(await one(pool, 'jobById', { jobId: id }, parseJob)).toMatchObject({ id, triggerKey: 't1' });
     const failure = new Error('the work failed');
     await expect(
       inTransaction(pool, async (db) => {
