@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createNotificationSender, type NotificationSender } from '../../src/delivery/notifications.js';
 import type { OutboxItem, OutboxPayload } from '../../src/store/types.js';
 import { type DeliveryWorld, deliveryWorld } from '../helpers/delivery-world.js';
@@ -14,6 +14,7 @@ beforeEach(async () => {
   await w.reset();
   sender = createNotificationSender({ slack: w.gateway, logger: w.logger });
 });
+afterEach(() => w.check());
 afterAll(() => w.close());
 
 const common = {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createRescue } from '../../src/delivery/rescue.js';
 import type { NewOutboxItem, OutboxPayload } from '../../src/store/types.js';
 import { type DeliveryWorld, deliveryWorld } from '../helpers/delivery-world.js';
@@ -17,6 +17,7 @@ beforeEach(async () => {
   await w.reset();
   rescue = createRescue({ slack: w.gateway, store: w.store, logger: w.logger });
 });
+afterEach(() => w.check());
 afterAll(() => w.close());
 
 /** A thread post about run 2 of a job in C0DOCS, claimed for delivery. */

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createReactionSync } from '../../src/delivery/root-reaction.js';
 import { type DeliveryWorld, deliveryWorld } from '../helpers/delivery-world.js';
 
@@ -9,6 +9,7 @@ beforeAll(async () => {
   w = await deliveryWorld();
 });
 beforeEach(() => w.reset());
+afterEach(() => w.check());
 afterAll(() => w.close());
 
 /** The sync under test, and what it acts on. */

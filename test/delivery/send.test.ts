@@ -1,5 +1,5 @@
 import { WebClient } from '@slack/web-api';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ClaimLost } from '../../src/delivery/rescue.js';
 import { createSender } from '../../src/delivery/send.js';
 import { createAgentSessions } from '../../src/slack/agent-sessions.js';
@@ -40,6 +40,7 @@ beforeEach(async () => {
     now: () => w.clock.at,
   });
 });
+afterEach(() => w.check());
 afterAll(() => w.close());
 
 const threadPost = (fields: Partial<Extract<OutboxPayload, { type: 'post' }>> = {}): NewOutboxItem => ({

@@ -1,5 +1,5 @@
 import { WebClient } from '@slack/web-api';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createSessionSync, SESSION_TITLE_CHARS } from '../../src/delivery/sessions.js';
 import { createAgentSessions } from '../../src/slack/agent-sessions.js';
 import { type DeliveryWorld, deliveryWorld } from '../helpers/delivery-world.js';
@@ -25,6 +25,7 @@ beforeEach(async () => {
     logger: w.logger,
   });
 });
+afterEach(() => w.check());
 afterAll(() => w.close());
 
 const session = () => w.slack.sessionOf('C0DOCS', ROOT);

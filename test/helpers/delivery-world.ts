@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import { createLogger, type Logger } from '../../src/logging/logger.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { JobPatch, JobRecord, NewOutboxItem, OutboxItem } from '../../src/store/types.js';
@@ -56,17 +57,22 @@ export async function deliveryWorld() {
     claimed,
     /** Log lines that contain `text`. */
     logged: (text: string) => logs.filter((l) => l.includes(text)),
-    /** A fresh store, the clock back at T0, and nothing recorded by the stand-in or the logger. */
+    /**
+     * What every test must leave behind: no queued fault left unserved, no call Slack would have
+     * refused (Block Kit, arguments) and no call to a method the stand-in does not know.
+     */
+    check() {
+      expect(slack.pendingFaults(), 'faults queued but never served').toBe(0);
+      expect(slack.invalid, 'calls Slack would refuse').toEqual([]);
+      expect(slack.unexpected, 'calls to methods Slack does not have').toEqual([]);
+    },
+    /** A fresh store, the clock back at T0, and nothing recorded or set in the stand-in or the logger. */
     async reset() {
-      if (slack.pendingFaults() > 0) throw new Error('a fault queued by the last test was never served');
       await store.close();
       clock.at = T0;
       store = openSqliteStore(':memory:', { now: () => clock.at });
       logs.length = 0;
-      for (const list of [slack.calls, slack.messages, slack.responses, slack.served, slack.invalid])
-        list.length = 0;
-      for (const set of [slack.reactions, slack.sessions, slack.homes, slack.notMember, slack.archived])
-        set.clear();
+      slack.reset();
     },
     async close() {
       await store.close();

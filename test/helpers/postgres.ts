@@ -6,6 +6,22 @@ import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
 /** Where the PostgreSQL tests run; CI starts the server at this address. */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
+/**
+ * `url` fit for a log line: a password, in the user part or as a `password` parameter, is
+ * replaced by `***`, so a warning in CI never shows one. A URL that does not parse is not shown.
+ */
+export function shownUrl(url: string = TEST_DATABASE_URL): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return '(a URL that does not parse)';
+  }
+  if (parsed.password) parsed.password = '***';
+  if (parsed.searchParams.has('password')) parsed.searchParams.set('password', '***');
+  return parsed.toString();
+}
+
 /** Whether a PostgreSQL server answers at {@link TEST_DATABASE_URL}, and if not, why. */
 export async function postgresAvailable(): Promise<{ ok: true } | { ok: false; why: string }> {
   const client = new pg.Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 2_000 });

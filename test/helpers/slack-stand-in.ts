@@ -431,6 +431,17 @@ export async function startSlackStandIn(
     callsTo: (method: string) => calls.filter((c) => c.method === method),
     /** Bot posts in the thread rooted at `threadTs` (not the root itself). */
     threadPosts: (threadTs: string) => messages.filter((m) => m.thread_ts === threadTs),
+    /** Forgets every call, fault, message and setting, as if the stand-in had just started. */
+    reset() {
+      for (const list of [calls, responses, messages, served, unexpected, invalid, humans, views])
+        list.length = 0;
+      conditionalFaults.length = 0;
+      for (const collection of [faults, outage, guests, externalMembers, singleChannelGuests, reactions])
+        collection.clear();
+      for (const collection of [notMember, archived, privateChannels, homes, agentSessions.sessions])
+        collection.clear();
+      steps.reset();
+    },
     close: stand.close,
   };
 }

@@ -43,6 +43,12 @@ export function createStepLedger() {
     completionsOf: (executionId: string) => completions.filter((c) => c.executionId === executionId),
     /** Whether a bearer token is one Slack gave a step execution (valid only for its answer). */
     isFunctionToken: (token: string) => functionTokens.has(token),
+    /** Forgets every token and answer, as for a new workspace. */
+    reset() {
+      completions.length = 0;
+      functionTokens.clear();
+      done.clear();
+    },
     methods: {
       'functions.completeSuccess': complete('functions.completeSuccess'),
       'functions.completeError': complete('functions.completeError'),

@@ -1,5 +1,5 @@
 import { WebClient } from '@slack/web-api';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAccessPolicy } from '../../src/access/access-policy.js';
 import { HOME_LIMIT } from '../../src/blocks/job-list.js';
 import { readConfig } from '../../src/config/config.js';
@@ -14,6 +14,7 @@ beforeAll(async () => {
   w = await deliveryWorld();
 });
 beforeEach(() => w.reset());
+afterEach(() => w.check());
 afterAll(() => w.close());
 
 /** The publisher as the app builds it, with the access rules of `env`. */

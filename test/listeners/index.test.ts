@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { parse } from 'yaml';
 import { FEEDBACK_ACTION_ID } from '../../src/blocks/feedback.js';
 import { BLOCK, INPUT_ACTION, MODAL_CALLBACK_ID } from '../../src/blocks/send-modal.js';
@@ -94,7 +94,9 @@ const BOT_EVENTS: Record<string, () => Promise<void>> = {
     expect(await jobsOf('U0DM')).toEqual([expect.objectContaining({ origin: 'direct', threadTs: ts })]);
   },
   async function_executed() {
-    for (const callbackId of Object.keys(manifest.functions)) {
+    const callbackIds = Object.keys(manifest.functions);
+    expect(callbackIds.length).toBeGreaterThan(0);
+    for (const callbackId of callbackIds) {
       const executionId = `Fx0${callbackId}`;
       const inputs = { instruction: 'Document it', channel_id: 'C0STEP', user_id: 'U0STEP', job_id: 1 };
       await delivered(
@@ -131,6 +133,7 @@ describe('registerListeners', () => {
   });
 
   it('answers the manifest’s slash command', async () => {
+    expect(manifest.features.slash_commands.length).toBeGreaterThan(0);
     for (const { command } of manifest.features.slash_commands) {
       const res = await app.command({ command, text: 'help' });
       expect(res.status).toBe(200);
@@ -139,6 +142,7 @@ describe('registerListeners', () => {
   });
 
   it('routes the manifest’s shortcut, and the submission of the modal it opens', async () => {
+    expect(manifest.features.shortcuts.length).toBeGreaterThan(0);
     for (const { callback_id } of manifest.features.shortcuts) {
       const shortcut = {
         ...messageShortcut({ ts: '1700000200.000200', text: 'How do I rotate keys?' }),
@@ -182,6 +186,7 @@ describe('registerListeners', () => {
 
   it('a threaded direct message is taken once, though two listeners read direct messages', async () => {
     const accept = vi.spyOn(w.deps.jobs, 'acceptDirect');
+    onTestFinished(() => accept.mockRestore());
     const root = {
       type: 'message',
       channel: 'D0ONCE',
@@ -199,11 +204,11 @@ describe('registerListeners', () => {
       }),
     );
     expect(accept).toHaveBeenCalledTimes(2);
-    accept.mockRestore();
   });
 
   it('learns the installing workspace from every request before its listener runs', async () => {
     const noted = vi.spyOn(w.identity, 'noteInstallation');
+    onTestFinished(() => noted.mockRestore());
     const res = await app.json({
       type: 'event_callback',
       team_id: 'T0AUTHOR',
@@ -214,6 +219,5 @@ describe('registerListeners', () => {
     await delivered(res);
     expect(noted).toHaveBeenCalledWith('E0GRID');
     expect(w.slack.publishHome).toHaveBeenCalledWith('U0GRIDHOME', expect.anything());
-    noted.mockRestore();
   });
 });

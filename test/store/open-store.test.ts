@@ -10,6 +10,7 @@ import {
   dropFreshSchema,
   freshSchemaUrl,
   postgresAvailable,
+  shownUrl,
   TEST_DATABASE_URL,
 } from '../helpers/postgres.js';
 import { createRun, newJob, T0 } from './store-contract.js';
@@ -103,3 +104,6 @@ describe('opening the store named by the configuration', () => {
     }
   });
 });
+
+if (!server.ok)
+  console.warn(`PostgreSQL tests of opening the store NOT RUN: no server at ${shownUrl()} (${server.why})`);

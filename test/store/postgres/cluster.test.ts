@@ -1,10 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import {
-  type PgStore,
-  postgresAvailable,
-  TEST_DATABASE_URL,
-  twoStoresOnFreshSchema,
-} from '../../helpers/postgres.js';
+import { type PgStore, postgresAvailable, shownUrl, twoStoresOnFreshSchema } from '../../helpers/postgres.js';
 import { createRun, newJob, T0 } from '../store-contract.js';
 
 const server = await postgresAvailable();
@@ -114,5 +109,4 @@ describe.runIf(server.ok)('PostgreSQL cluster, timed by the database’s clock',
   });
 });
 
-if (!server.ok)
-  console.warn(`PostgreSQL cluster tests NOT RUN: no server at ${TEST_DATABASE_URL} (${server.why})`);
+if (!server.ok) console.warn(`PostgreSQL cluster tests NOT RUN: no server at ${shownUrl()} (${server.why})`);

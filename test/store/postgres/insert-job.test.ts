@@ -1,10 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import {
-  type PgStore,
-  postgresAvailable,
-  TEST_DATABASE_URL,
-  twoStoresOnFreshSchema,
-} from '../../helpers/postgres.js';
+import { type PgStore, postgresAvailable, shownUrl, twoStoresOnFreshSchema } from '../../helpers/postgres.js';
 import { createRun, followUp, newJob, post, T0 } from '../store-contract.js';
 
 const server = await postgresAvailable();
@@ -88,5 +83,4 @@ describe.runIf(server.ok)('recording jobs on PostgreSQL from several instances a
   });
 });
 
-if (!server.ok)
-  console.warn(`PostgreSQL insert tests NOT RUN: no server at ${TEST_DATABASE_URL} (${server.why})`);
+if (!server.ok) console.warn(`PostgreSQL insert tests NOT RUN: no server at ${shownUrl()} (${server.why})`);

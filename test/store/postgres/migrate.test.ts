@@ -7,6 +7,7 @@ import {
   dropFreshSchema,
   freshSchemaUrl,
   postgresAvailable,
+  shownUrl,
   TEST_DATABASE_URL,
 } from '../../helpers/postgres.js';
 
@@ -133,4 +134,4 @@ describe.runIf(server.ok)('PostgreSQL migrations', () => {
 });
 
 if (!server.ok)
-  console.warn(`PostgreSQL migration tests NOT RUN: no server at ${TEST_DATABASE_URL} (${server.why})`);
+  console.warn(`PostgreSQL migration tests NOT RUN: no server at ${shownUrl()} (${server.why})`);

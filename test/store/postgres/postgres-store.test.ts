@@ -1,11 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { openPostgresStore } from '../../../src/store/postgres/postgres-store.js';
-import {
-  dropFreshSchema,
-  freshSchemaUrl,
-  postgresAvailable,
-  TEST_DATABASE_URL,
-} from '../../helpers/postgres.js';
+import { dropFreshSchema, freshSchemaUrl, postgresAvailable, shownUrl } from '../../helpers/postgres.js';
 import { clusterContract, sharedClusterContract } from '../cluster-contract.js';
 import { retentionContract } from '../retention-contract.js';
 import { storeContract } from '../store-contract.js';
@@ -61,7 +56,7 @@ if (server.ok) {
 } else {
   // Said loudly: these tests did not run, and why.
   console.warn(
-    `PostgreSQL store tests NOT RUN: no server at ${TEST_DATABASE_URL} (${server.why}). ` +
+    `PostgreSQL store tests NOT RUN: no server at ${shownUrl()} (${server.why}). ` +
       'Start PostgreSQL or set TEST_DATABASE_URL; .ci/run starts it.',
   );
 }
