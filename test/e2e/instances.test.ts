@@ -7,7 +7,7 @@ import { API_KEY, startAgentStandIn } from '../helpers/agent-stand-in.js';
 import { settled, tempDatabase, testEnv } from '../helpers/harness.js';
 import { waitFor } from '../helpers/http.js';
 import { messageEvent, slashCommand } from '../helpers/payloads.js';
-import { freshSchemaUrl, postgresAvailable, TEST_DATABASE_URL } from '../helpers/postgres.js';
+import { freshSchemaUrl, postgresAvailable, shownUrl, TEST_DATABASE_URL } from '../helpers/postgres.js';
 import { postSigned, SIGNING_SECRET } from '../helpers/signing.js';
 import { BOT_TOKEN, startSlackStandIn } from '../helpers/slack-stand-in.js';
 
@@ -144,7 +144,7 @@ if (server.ok) {
   });
 } else {
   console.warn(
-    `Multi-instance app tests NOT RUN: no PostgreSQL at ${TEST_DATABASE_URL} (${server.why}). ` +
+    `Multi-instance app tests NOT RUN: no PostgreSQL at ${shownUrl()} (${server.why}). ` +
       'Start PostgreSQL or set TEST_DATABASE_URL; .ci/run starts it.',
   );
 }

@@ -6,7 +6,7 @@ import { type AgentStandIn, API_KEY, PROJECT_ID, startAgentStandIn } from '../he
 import { tempDatabase, testEnv } from '../helpers/harness.js';
 import { waitFor } from '../helpers/http.js';
 import { slashCommand } from '../helpers/payloads.js';
-import { freshSchemaUrl, postgresAvailable, TEST_DATABASE_URL } from '../helpers/postgres.js';
+import { freshSchemaUrl, postgresAvailable, shownUrl } from '../helpers/postgres.js';
 import { type Exposition, parseExposition } from '../helpers/prometheus.js';
 import { postSigned, SIGNING_SECRET } from '../helpers/signing.js';
 import { BOT_TOKEN, type SlackStandIn, startSlackStandIn } from '../helpers/slack-stand-in.js';
@@ -81,5 +81,5 @@ if (server.ok) {
     });
   });
 } else {
-  console.warn(`Multi-instance metrics test NOT RUN: no PostgreSQL at ${TEST_DATABASE_URL} (${server.why}).`);
+  console.warn(`Multi-instance metrics test NOT RUN: no PostgreSQL at ${shownUrl()} (${server.why}).`);
 }

@@ -13,12 +13,7 @@ import {
 } from '../../../src/store/postgres/statements.js';
 import { MissingParameterError } from '../../../src/store/queries/named.js';
 import { parseId, parseJob } from '../../../src/store/rows.js';
-import {
-  dropFreshSchema,
-  freshSchemaUrl,
-  postgresAvailable,
-  TEST_DATABASE_URL,
-} from '../../helpers/postgres.js';
+import { dropFreshSchema, freshSchemaUrl, postgresAvailable, shownUrl } from '../../helpers/postgres.js';
 import { newJob, T0 } from '../store-contract.js';
 
 const server = await postgresAvailable();
@@ -132,4 +127,4 @@ describe.runIf(server.ok)('PostgreSQL statements by name', () => {
 });
 
 if (!server.ok)
-  console.warn(`PostgreSQL statement tests NOT RUN: no server at ${TEST_DATABASE_URL} (${server.why})`);
+  console.warn(`PostgreSQL statement tests NOT RUN: no server at ${shownUrl()} (${server.why})`);
