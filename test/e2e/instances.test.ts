@@ -7,7 +7,7 @@ import { API_KEY, startAgentStandIn } from '../helpers/agent-stand-in.js';
 import { settled, tempDatabase, testEnv } from '../helpers/harness.js';
 import { waitFor } from '../helpers/http.js';
 import { messageEvent, slashCommand } from '../helpers/payloads.js';
-import { freshSchemaUrl, postgresAvailable, shownUrl, TEST_DATABASE_URL } from '../helpers/postgres.js';
+import { freshSchemaUrl, postgresAvailable, shownUrl } from '../helpers/postgres.js';
 import { postSigned, SIGNING_SECRET } from '../helpers/signing.js';
 import { BOT_TOKEN, startSlackStandIn } from '../helpers/slack-stand-in.js';
 
