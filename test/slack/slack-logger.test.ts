@@ -5,9 +5,9 @@ import { type LogLevel as AppLogLevel, createLogger } from '../../src/logging/lo
 import { slackLogger, slackLogLevel } from '../../src/slack/slack-logger.js';
 import { type SlackStandIn, startSlackStandIn } from '../helpers/slack-stand-in.js';
 
-/** Shaped like real tokens (digits and all), and in no configuration. */
-const BOT_TOKEN = 'xoxb-1234567890-0987654321-notarealtokenatall';
-const APP_TOKEN = 'xapp-1-A0TEST-1234567890-notarealapptoken';
+/** Shaped as Slack's tokens are (prefix, digits, dashes), obviously fake, and in no configuration. */
+const BOT_TOKEN = 'xoxb-0-0-notarealtokenatall';
+const APP_TOKEN = 'xapp-1-fake-notarealapptoken';
 
 function logged(level: AppLogLevel, secrets: string[] = []) {
   const lines: string[] = [];
