@@ -1,21 +1,15 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createNotificationSender, type NotificationSender } from '../../src/delivery/notifications.js';
 import type { OutboxItem, OutboxPayload } from '../../src/store/types.js';
-import { type DeliveryWorld, deliveryWorld } from '../helpers/delivery-world.js';
+import { useDeliveryWorld } from '../helpers/delivery-world.js';
 
 type Notification = Extract<OutboxPayload, { type: 'notify' | 'direct' }>;
 
-let w: DeliveryWorld;
+const w = useDeliveryWorld();
 let sender: NotificationSender;
-beforeAll(async () => {
-  w = await deliveryWorld();
-});
 beforeEach(async () => {
-  await w.reset();
   sender = createNotificationSender({ slack: w.gateway, logger: w.logger });
 });
-afterEach(() => w.check());
-afterAll(() => w.close());
 
 const common = {
   text: 'A pull request is ready: <https://github.com/acme/docs/pull/7|acme/docs#7>',

@@ -1,24 +1,18 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createRescue } from '../../src/delivery/rescue.js';
 import type { NewOutboxItem, OutboxPayload } from '../../src/store/types.js';
-import { type DeliveryWorld, deliveryWorld } from '../helpers/delivery-world.js';
+import { useDeliveryWorld } from '../helpers/delivery-world.js';
 import { outboxOnStandIn } from '../helpers/gateway-on-stand-in.js';
 
 const ROOT = '1700000000.000100';
 const held = async () => true;
 const lost = async () => false;
 
-let w: DeliveryWorld;
+const w = useDeliveryWorld();
 let rescue: ReturnType<typeof createRescue>;
-beforeAll(async () => {
-  w = await deliveryWorld();
-});
 beforeEach(async () => {
-  await w.reset();
   rescue = createRescue({ slack: w.gateway, store: w.store, logger: w.logger });
 });
-afterEach(() => w.check());
-afterAll(() => w.close());
 
 /** A thread post about run 2 of a job in C0DOCS, claimed for delivery. */
 async function threadPost(text = 'Done: <https://github.com/acme/docs/pull/7|the pull request>') {

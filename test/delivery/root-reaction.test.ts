@@ -1,16 +1,10 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createReactionSync } from '../../src/delivery/root-reaction.js';
-import { type DeliveryWorld, deliveryWorld } from '../helpers/delivery-world.js';
+import { useDeliveryWorld } from '../helpers/delivery-world.js';
 
 const ROOT = '1700000000.000100';
 
-let w: DeliveryWorld;
-beforeAll(async () => {
-  w = await deliveryWorld();
-});
-beforeEach(() => w.reset());
-afterEach(() => w.check());
-afterAll(() => w.close());
+const w = useDeliveryWorld();
 
 /** The sync under test, and what it acts on. */
 async function open() {

@@ -1,25 +1,21 @@
 import { WebClient } from '@slack/web-api';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { ClaimLost } from '../../src/delivery/rescue.js';
 import { createSender } from '../../src/delivery/send.js';
 import { createAgentSessions } from '../../src/slack/agent-sessions.js';
 import { md } from '../../src/slack/mrkdwn.js';
 import type { NewOutboxItem, OutboxPayload } from '../../src/store/types.js';
-import { type DeliveryWorld, deliveryWorld, HINTS } from '../helpers/delivery-world.js';
+import { HINTS, useDeliveryWorld } from '../helpers/delivery-world.js';
 import { BOT_TOKEN } from '../helpers/slack-stand-in.js';
 
 const ROOT = '1700000000.000100';
 const held = async () => true;
 
-let w: DeliveryWorld;
+const w = useDeliveryWorld();
 let refreshed: string[];
 let stepItems: OutboxPayload[];
 let send: ReturnType<typeof createSender>;
-beforeAll(async () => {
-  w = await deliveryWorld();
-});
 beforeEach(async () => {
-  await w.reset();
   refreshed = [];
   stepItems = [];
   const client = new WebClient(BOT_TOKEN, { slackApiUrl: w.slack.apiUrl, retryConfig: { retries: 0 } });
@@ -40,8 +36,6 @@ beforeEach(async () => {
     now: () => w.clock.at,
   });
 });
-afterEach(() => w.check());
-afterAll(() => w.close());
 
 const threadPost = (fields: Partial<Extract<OutboxPayload, { type: 'post' }>> = {}): NewOutboxItem => ({
   jobId: null,

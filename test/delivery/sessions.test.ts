@@ -1,19 +1,15 @@
 import { WebClient } from '@slack/web-api';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createSessionSync, SESSION_TITLE_CHARS } from '../../src/delivery/sessions.js';
 import { createAgentSessions } from '../../src/slack/agent-sessions.js';
-import { type DeliveryWorld, deliveryWorld } from '../helpers/delivery-world.js';
+import { useDeliveryWorld } from '../helpers/delivery-world.js';
 import { BOT_TOKEN } from '../helpers/slack-stand-in.js';
 
 const ROOT = '1700000000.000100';
 
-let w: DeliveryWorld;
+const w = useDeliveryWorld();
 let sync: ReturnType<typeof createSessionSync>;
-beforeAll(async () => {
-  w = await deliveryWorld();
-});
 beforeEach(async () => {
-  await w.reset();
   const client = new WebClient(BOT_TOKEN, {
     slackApiUrl: w.slack.apiUrl,
     retryConfig: { retries: 0 },
@@ -25,8 +21,6 @@ beforeEach(async () => {
     logger: w.logger,
   });
 });
-afterEach(() => w.check());
-afterAll(() => w.close());
 
 const session = () => w.slack.sessionOf('C0DOCS', ROOT);
 

@@ -1,7 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Harness, startHarness, stopChecked } from '../helpers/harness.js';
 import { waitFor } from '../helpers/http.js';
-import { appMention, eventEnvelope, messageChanged, messageDeleted } from '../helpers/payloads.js';
+import {
+  appMention,
+  eventEnvelope,
+  messageChanged,
+  messageDeleted,
+  minimalDeletion,
+} from '../helpers/payloads.js';
 import { postSigned, SIGNING_SECRET } from '../helpers/signing.js';
 import { BOT_ID, BOT_USER_ID } from '../helpers/slack-stand-in.js';
 
@@ -17,23 +23,6 @@ const send = (event: Record<string, unknown>, eventId?: string) =>
 
 const ephemeralsTo = (user: string) =>
   h.slack.callsTo('chat.postEphemeral').filter((c) => c.args.user === user);
-
-/**
- * A deletion as Slack's documentation shows it: the deleted message's ts, and nothing about the
- * message itself (no `previous_message`).
- */
-const minimalDeletion = (channel: string, deletedTs: string) => {
-  const eventTs = nextTs();
-  return {
-    type: 'message',
-    subtype: 'message_deleted',
-    hidden: true,
-    channel,
-    ts: eventTs,
-    deleted_ts: deletedTs,
-    event_ts: eventTs,
-  };
-};
 
 let serial = 0;
 const nextTs = () => `1700000700.${String(++serial).padStart(6, '0')}`;

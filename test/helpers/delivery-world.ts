@@ -1,4 +1,4 @@
-import { expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import { createLogger, type Logger } from '../../src/logging/logger.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { JobPatch, JobRecord, NewOutboxItem, OutboxItem } from '../../src/store/types.js';
@@ -82,3 +82,24 @@ export async function deliveryWorld() {
 }
 
 export type DeliveryWorld = Awaited<ReturnType<typeof deliveryWorld>>;
+
+/**
+ * One delivery world for the test file: built before its tests, reset before each, checked after
+ * each (so a stray fault or a refused block is blamed on its own test) and closed after all. The
+ * returned object always stands for that world; a file's own `beforeEach` runs after the reset.
+ */
+export function useDeliveryWorld(): DeliveryWorld {
+  let current: DeliveryWorld | undefined;
+  beforeAll(async () => {
+    current = await deliveryWorld();
+  });
+  beforeEach(() => current?.reset());
+  afterEach(() => current?.check());
+  afterAll(() => current?.close());
+  return new Proxy({} as DeliveryWorld, {
+    get(_target, key) {
+      if (!current) throw new Error('no delivery world outside the tests of a file');
+      return Reflect.get(current, key, current);
+    },
+  });
+}

@@ -206,6 +206,23 @@ export function messageDeleted(fields: {
   };
 }
 
+/**
+ * A deletion as Slack's documentation shows it: the deleted message's ts, and nothing about the
+ * message itself (no `previous_message`).
+ */
+export function minimalDeletion(channel: string, deletedTs: string) {
+  const eventTs = `1700000500.${String(++counter).padStart(6, '0')}`;
+  return {
+    type: 'message',
+    subtype: 'message_deleted',
+    hidden: true,
+    channel,
+    ts: eventTs,
+    deleted_ts: deletedTs,
+    event_ts: eventTs,
+  };
+}
+
 /** A click on a button of a bot message (`block_actions`), as Slack sends it. */
 export function buttonClick(
   button: { action_id: string; value: string },

@@ -1,21 +1,15 @@
 import { WebClient } from '@slack/web-api';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createAccessPolicy } from '../../src/access/access-policy.js';
 import { HOME_LIMIT } from '../../src/blocks/job-list.js';
 import { readConfig } from '../../src/config/config.js';
 import { createHomePublisher, type HomePublisher } from '../../src/home/home-publisher.js';
 import { createIdentity } from '../../src/slack/identity.js';
 import { VALID_ENV } from '../helpers/config.js';
-import { type DeliveryWorld, deliveryWorld, HINTS } from '../helpers/delivery-world.js';
+import { HINTS, useDeliveryWorld } from '../helpers/delivery-world.js';
 import { BOT_TOKEN } from '../helpers/slack-stand-in.js';
 
-let w: DeliveryWorld;
-beforeAll(async () => {
-  w = await deliveryWorld();
-});
-beforeEach(() => w.reset());
-afterEach(() => w.check());
-afterAll(() => w.close());
+const w = useDeliveryWorld();
 
 /** The publisher as the app builds it, with the access rules of `env`. */
 function publisher(env: Record<string, string> = {}, installedTeam?: string): HomePublisher {

@@ -4,7 +4,7 @@ import { WHOLE_CONVERSATION } from '../../../src/store/assistant-threads.js';
 import { TEAM } from '../../helpers/fake-network.js';
 import { type ListenerApp, startListenerApp } from '../../helpers/listener-app.js';
 import { createListenerWorld, type ListenerWorld } from '../../helpers/listener-deps.js';
-import { appMention, messageChanged } from '../../helpers/payloads.js';
+import { appMention, messageChanged, minimalDeletion } from '../../helpers/payloads.js';
 import { BOT_USER_ID } from '../../helpers/slack-stand-in.js';
 
 // One app for the file: each test works in a conversation of its own.
@@ -93,17 +93,7 @@ describe('registerEvents', () => {
 
   it('routes a deletion Slack sends in its smallest form (no previous_message): the waiting reply is withdrawn', async () => {
     const { reply } = await jobWithWaitingReply('C0DELETES', '1700000600.000001');
-    await delivered(
-      await app.event({
-        type: 'message',
-        subtype: 'message_deleted',
-        hidden: true,
-        channel: 'C0DELETES',
-        ts: '1700000600.000009',
-        deleted_ts: '1700000600.000001',
-        event_ts: '1700000600.000009',
-      }),
-    );
+    await delivered(await app.event(minimalDeletion('C0DELETES', '1700000600.000001')));
     expect(await reply()).toMatchObject({ state: 'failed', error: 'withdrawn' });
   });
 

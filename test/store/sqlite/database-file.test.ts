@@ -113,15 +113,21 @@ describe('the SQLite database file', () => {
   });
 });
 
+/** A store left at version 10 (before the unused number 11), each migration recorded at `T0`. */
+function storeAtVersion10(): Database.Database {
+  const db = new Database(':memory:');
+  db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
+  for (const m of migrations.filter((m) => m.version <= 10)) {
+    db.exec(m.sql);
+    db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(m.version, T0);
+  }
+  return db;
+}
+
 describe('SQLite migrations', () => {
   it('bring a store left at an earlier version up to the last, across the unused number', () => {
-    const db = new Database(':memory:');
+    const db = storeAtVersion10();
     try {
-      db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
-      for (const m of migrations.filter((m) => m.version <= 10)) {
-        db.exec(m.sql);
-        db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(m.version, T0);
-      }
       migrate(db);
       const rows = migrationRows(db);
       expect(rows.map((r) => r.version)).toEqual(migrations.map((m) => m.version));
@@ -141,13 +147,8 @@ describe('SQLite migrations', () => {
   });
 
   it('leave nothing of a migration that fails, and record no version for it', () => {
-    const db = new Database(':memory:');
+    const db = storeAtVersion10();
     try {
-      db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
-      for (const m of migrations.filter((m) => m.version <= 10)) {
-        db.exec(m.sql);
-        db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(m.version, T0);
-      }
       // In the way of version 12's table, after its first statement has run.
       db.exec('CREATE TABLE feedback_votes (x INTEGER)');
       expect(() => migrate(db)).toThrow(/feedback_votes already exists/);
