@@ -79,3 +79,40 @@ describe('the "Wait for a docs agent job" step', () => {
     expect(answer.error).toContain('https://test-team.slack.com/archives/C0DOCS/');
   });
 });
+
+describe('the "Wait for a docs agent job" step’s pull request link', () => {
+  it.each([
+    ['off PR_LINK_HOSTS', 'https://evil.example/o/r/pull/1'],
+    ['holding Slack syntax', 'https://github.com/acme/docs/pull/7 <!channel> <@U123>'],
+  ])('is withheld when the agent API gives one %s, and the summary says so', async (_what, prLink) => {
+    const jobId = await startedJob();
+    const waiting = await runStep(WAIT_STEP_CALLBACK_ID, { job_id: jobId });
+    // A hostile or broken agent API: an address with spaces is outside its documented schema.
+    Object.assign(h.agent.jobs.get('job_1') ?? {}, {
+      status: 'completed',
+      prLink,
+      offSpec: /\s/.test(prLink),
+    });
+    const answer = await answerOf(waiting);
+    expect(answer.method).toBe('functions.completeSuccess');
+    expect(answer.outputs).not.toHaveProperty('pull_request_link');
+    expect(answer.outputs).toMatchObject({
+      job_id: jobId,
+      status: 'completed_pr',
+      summary: expect.stringContaining('Its pull request link was withheld'),
+    });
+    expect(JSON.stringify(answer.outputs)).not.toMatch(/evil\.example|<!channel>|<@U123>/);
+    expect(outputProblems(WAIT_STEP_CALLBACK_ID, answer.outputs ?? {})).toEqual([]);
+  });
+
+  it('is passed on when the thread would link it', async () => {
+    const jobId = await startedJob();
+    const waiting = await runStep(WAIT_STEP_CALLBACK_ID, { job_id: jobId });
+    h.agent.complete('job_1', 'https://github.com/acme/docs/pull/8');
+    const answer = await answerOf(waiting);
+    expect(answer.outputs).toMatchObject({
+      pull_request_link: 'https://github.com/acme/docs/pull/8',
+      summary: 'The docs agent finished and opened a pull request.',
+    });
+  });
+});
