@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { START_STEP_CALLBACK_ID } from '../../src/listeners/functions/start-job-step.js';
 import { WAIT_STEP_CALLBACK_ID } from '../../src/listeners/functions/wait-job-step.js';
+import { WAIT_LIMIT_MS } from '../../src/slack/function-steps.js';
 import { useHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/http.js';
+import { eventEnvelope } from '../helpers/payloads.js';
+import { postSigned } from '../helpers/signing.js';
 import { outputProblems } from '../helpers/step-outputs.js';
 import { functionExecuted } from '../helpers/workflow-steps.js';
 
@@ -18,6 +21,28 @@ async function runStep(callbackId: string, inputs: Record<string, unknown>) {
   const res = await h.anyEvent(functionExecuted({ callbackId, executionId, inputs, token: STEP_TOKEN }));
   expect(res.status).toBe(200);
   return executionId;
+}
+
+/**
+ * Slack delivering a step's event again, `lateMs` after the step started: the event (its
+ * `event_ts`) and the envelope's `event_time` are the first delivery's, the retry headers say
+ * which delivery it is.
+ */
+async function runLateStep(callbackId: string, inputs: Record<string, unknown>, lateMs: number) {
+  const executionId = `Fx0LATE${++executions}`;
+  h.slack.steps.functionTokens.set(STEP_TOKEN, executionId);
+  const startedAt = Date.now() - lateMs;
+  const event = {
+    ...functionExecuted({ callbackId, executionId, inputs, token: STEP_TOKEN }),
+    event_ts: (startedAt / 1000).toFixed(6),
+  };
+  const envelope = { ...JSON.parse(eventEnvelope(event)), event_time: Math.floor(startedAt / 1000) };
+  const res = await postSigned(h.base(), JSON.stringify(envelope), {
+    contentType: 'application/json',
+    headers: { 'x-slack-retry-num': '2', 'x-slack-retry-reason': 'http_error' },
+  });
+  expect(res.status).toBe(200);
+  return { executionId, startedAt };
 }
 
 const answerOf = (executionId: string) =>
@@ -114,5 +139,55 @@ describe('the "Wait for a docs agent job" step’s pull request link', () => {
       pull_request_link: 'https://github.com/acme/docs/pull/8',
       summary: 'The docs agent finished and opened a pull request.',
     });
+  });
+});
+
+describe('the "Wait for a docs agent job" step’s time, counted from its start', () => {
+  it('delivered again five minutes late: its deadline is 14 minutes from the step’s start', async () => {
+    const jobId = await startedJob();
+    const { executionId, startedAt } = await runLateStep(
+      WAIT_STEP_CALLBACK_ID,
+      { job_id: jobId },
+      5 * 60_000,
+    );
+    const wait = await waitFor('the wait recorded', async () =>
+      (await h.app.store.dueOutbox(Date.now() + WAIT_LIMIT_MS, 50)).find(
+        (i) => i.payload.type === 'await_job' && i.payload.executionId === executionId,
+      ),
+    );
+    const deadline = wait.payload.type === 'await_job' ? wait.payload.deadline : 0;
+    // Before Slack's own 15 minutes from the start, not 14 from the late delivery.
+    expect(deadline).toBeGreaterThanOrEqual(startedAt + WAIT_LIMIT_MS);
+    expect(deadline).toBeLessThan(startedAt + WAIT_LIMIT_MS + 5_000);
+  });
+
+  it('delivered past its 14 minutes: failed at once with the reason, while Slack still takes an answer', async () => {
+    const jobId = await startedJob();
+    const { executionId } = await runLateStep(
+      WAIT_STEP_CALLBACK_ID,
+      { job_id: jobId },
+      WAIT_LIMIT_MS + 20_000,
+    );
+    const answer = await answerOf(executionId);
+    expect(answer).toMatchObject({ method: 'functions.completeError', token: 'function' });
+    expect(answer.error).toContain('still working after 14 minutes');
+  });
+
+  it('delivered after Slack ended it: logged, and nothing is recorded or answered', async () => {
+    const jobId = await startedJob();
+    const { executionId } = await runLateStep(WAIT_STEP_CALLBACK_ID, { job_id: jobId }, 16 * 60_000);
+    const logged = await waitFor('the late step logged', () => {
+      const lines = h.logs.filter((l) => l.includes('arrived after Slack ended it'));
+      return lines.length > 0 ? lines : undefined;
+    });
+    await h.settled();
+    expect(logged).toHaveLength(1);
+    expect(JSON.parse(logged[0] as string)).toMatchObject({ level: 'warn', executionId });
+    expect(logged[0]).not.toContain(STEP_TOKEN);
+    expect(h.slack.steps.completionsOf(executionId)).toEqual([]);
+    const waits = (await h.app.store.dueOutbox(Date.now() + WAIT_LIMIT_MS, 50)).filter(
+      (i) => i.payload.type === 'await_job',
+    );
+    expect(waits).toEqual([]);
   });
 });

@@ -121,6 +121,19 @@ describe('answering a Workflow Builder step', () => {
     expect(isExecutionClosed(new Error('execution_not_in_running_state'))).toBe(false);
   });
 
+  it('holds a token 15 minutes from the step’s start, however late its event arrived', async () => {
+    const { slack, completer } = await completerOnStandIn();
+    const startedAt = 1_788_264_000_000;
+    completer.remember('Fx1', STEP_TOKEN, startedAt);
+    completer.remember('Fx2', STEP_TOKEN, startedAt);
+    await completer.complete('Fx1', { outputs: {} }, startedAt + STEP_TOKEN_MS - 1);
+    await completer.complete('Fx2', { outputs: {} }, startedAt + STEP_TOKEN_MS);
+    expect(slack.steps.completions.map((c) => [c.executionId, c.token])).toEqual([
+      ['Fx1', 'function'],
+      ['Fx2', 'bot'],
+    ]);
+  });
+
   it('gives up waiting on a job before Slack would end the step', () => {
     expect(WAIT_LIMIT_MS).toBeLessThan(STEP_TOKEN_MS);
   });
