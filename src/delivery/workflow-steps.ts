@@ -5,6 +5,7 @@ import type { StepCompletion, StepWait } from '../domain/outbox-payload.js';
 import { ENDED } from '../domain/phases.js';
 import type { Logger } from '../logging/logger.js';
 import {
+  isAnswerRefused,
   isExecutionClosed,
   type StepCompleter,
   type StepResult,
@@ -37,7 +38,8 @@ export interface StepSenderOptions {
  * Delivers the outbox's Workflow Builder items: a "Start a docs agent job" step's answer, and a
  * "Wait for a docs agent job" step, which looks at its job until the job's run ends or the step's
  * time is up. The outputs are named and typed as the manifest's `output_parameters`, and hold
- * only what a post may show (`blocks/wait-outputs.ts`).
+ * only what a post may show (`blocks/wait-outputs.ts`). Slack refusing an answer for good gives
+ * the item up, logged once.
  */
 export function createStepSender(options: StepSenderOptions) {
   const { store, steps, logger, now } = options;
@@ -84,6 +86,16 @@ export function createStepSender(options: StepSenderOptions) {
       try {
         await steps.complete(payload.executionId, result, now());
       } catch (error) {
+        if (isAnswerRefused(error)) {
+          // Given up at once: retrying until the execution closes would only repeat the refusal.
+          logger.warn('Slack refused a workflow step’s answer for good; it is given up', {
+            outboxId: item.id,
+            jobId: item.jobId,
+            executionId: payload.executionId,
+            code: error.code,
+          });
+          return error.code;
+        }
         if (!isExecutionClosed(error)) throw error;
         // An earlier attempt whose answer was lost may have completed it; otherwise Slack ended
         // the step first (its time limit): nothing is left to answer either way.

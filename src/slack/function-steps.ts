@@ -36,6 +36,17 @@ const TOKEN_REFUSED = new Set([
 export const isExecutionClosed = (error: unknown): boolean =>
   error instanceof SlackCallError && EXECUTION_CLOSED.has(error.code);
 
+/**
+ * Errors of an answer that no retry can fix, beyond Slack's permanent ones (`slack-errors.ts`):
+ * `access_denied`, "this actor does not have access to this function execution", stays so until
+ * the execution closes.
+ */
+const ANSWER_REFUSED = new Set(['access_denied']);
+
+/** Whether Slack refused a step's answer for good: sending it again cannot succeed. */
+export const isAnswerRefused = (error: unknown): error is SlackCallError =>
+  error instanceof SlackCallError && (error.permanent || ANSWER_REFUSED.has(error.code));
+
 export interface StepCompleter {
   /**
    * Keeps the token Slack sent with a step execution, in memory only and until

@@ -150,6 +150,28 @@ describe('a "Wait for a docs agent job" step', () => {
     expect(await world(ended, closed).send(2)).toBeUndefined();
     expect(await world(ended, closed).send(1)).toBe('execution_closed');
   });
+
+  it.each([
+    ['access_denied', 'access_denied'],
+    ['an error no retry can fix', 'invalid_arguments'],
+  ])(
+    'gives the answer up at once when Slack answers %s, logged once with the execution',
+    async (_what, code) => {
+      const refused = new SlackCallError('functions.completeSuccess', code, { platform: true });
+      const w = world(workflowJob({ phase: 'idle', lastOutcome: 'completed_no_changes' }), refused);
+      expect(await w.send(1)).toBe(code);
+      const warned = w.logs.filter((l) => l.includes('given up'));
+      expect(warned).toHaveLength(1);
+      expect(JSON.parse(warned[0] as string)).toMatchObject({ level: 'warn', executionId: 'Fx1', code });
+    },
+  );
+
+  it('passes an error a retry may fix on to the outbox', async () => {
+    const outage = new SlackCallError('functions.completeSuccess', 'http_503');
+    const w = world(workflowJob({ phase: 'idle', lastOutcome: 'completed_no_changes' }), outage);
+    await expect(w.send(1)).rejects.toBe(outage);
+    expect(w.logs).toEqual([]);
+  });
 });
 
 describe('a "Start a docs agent job" step\'s answer', () => {

@@ -191,3 +191,28 @@ describe('the "Wait for a docs agent job" step’s time, counted from its start'
     expect(waits).toEqual([]);
   });
 });
+
+describe('an answer Slack refuses for good', () => {
+  it('access_denied: given up after one call, logged once with the execution and never the token', async () => {
+    const jobId = await startedJob();
+    const waiting = await runStep(WAIT_STEP_CALLBACK_ID, { job_id: jobId });
+    const calls = () =>
+      h.slack.callsTo('functions.completeSuccess').filter((c) => c.args.function_execution_id === waiting);
+    h.slack.fail('functions.completeSuccess', { error: 'access_denied' });
+    h.agent.complete('job_1', 'https://github.com/acme/docs/pull/7');
+    const logged = await waitFor('the refusal logged', () => {
+      const lines = h.logs.filter((l) => l.includes('answer for good'));
+      return lines.length > 0 ? lines : undefined;
+    });
+    await h.settled();
+    expect(calls()).toHaveLength(1);
+    expect(h.slack.steps.completionsOf(waiting)).toEqual([]);
+    expect(logged).toHaveLength(1);
+    expect(JSON.parse(logged[0] as string)).toMatchObject({
+      level: 'warn',
+      executionId: waiting,
+      code: 'access_denied',
+    });
+    expect(h.logs.join('\n')).not.toContain(STEP_TOKEN);
+  });
+});
