@@ -19,7 +19,7 @@ export function createWorkflowSteps(options: {
   logger: Logger;
   gate: YieldGate;
   redact: Redact;
-  config: { poll: Pick<Config['poll'], 'intervalMs'> };
+  config: { poll: Pick<Config['poll'], 'intervalMs'> } & Pick<Config, 'prLinkHosts'>;
 }) {
   const completer = createStepCompleter(options.client);
   const sender = createStepSender({
@@ -29,6 +29,7 @@ export function createWorkflowSteps(options: {
     logger: options.logger,
     redact: options.redact,
     checkEveryMs: options.config.poll.intervalMs,
+    hints: { prLinkHosts: options.config.prLinkHosts },
     now: Date.now,
   });
   return { completer, sender };

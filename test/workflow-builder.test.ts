@@ -40,7 +40,7 @@ describe('the app’s Workflow Builder answers', () => {
       logger: createLogger({ level: 'error', secrets: [], write: () => undefined }),
       gate,
       redact: createRedactor(['not-a-real-secret']),
-      config: { poll: { intervalMs: POLL_MS } },
+      config: { poll: { intervalMs: POLL_MS }, prLinkHosts: ['github.com'] },
     });
     return { ...built, gate, slack };
   }

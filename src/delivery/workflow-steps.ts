@@ -1,14 +1,17 @@
+import type { RenderHints } from '../blocks/messages.js';
 import { waitText } from '../blocks/step-texts.js';
+import { waitOutputs } from '../blocks/wait-outputs.js';
 import type { StepCompletion, StepWait } from '../domain/outbox-payload.js';
 import { ENDED } from '../domain/phases.js';
-import { isPublicJob } from '../domain/privacy.js';
 import type { Logger } from '../logging/logger.js';
 import {
+  isAnswerRefused,
   isExecutionClosed,
   type StepCompleter,
   type StepResult,
   WAIT_LIMIT_MS,
 } from '../slack/function-steps.js';
+import { checkUrl } from '../slack/links.js';
 import { permalink } from '../slack/permalink.js';
 import type { Redact } from '../slack/redaction.js';
 import type { JobRecord, JobsStore, OutboxItem } from '../store/types.js';
@@ -26,19 +29,24 @@ export interface StepSenderOptions {
   redact: Redact;
   /** How often a "Wait for a docs agent job" step looks at its job again, in milliseconds. */
   checkEveryMs: number;
+  /** Which pull request addresses may be passed on, as the thread's links (`PR_LINK_HOSTS`). */
+  hints: Pick<RenderHints, 'prLinkHosts'>;
   now: () => number;
 }
 
 /**
  * Delivers the outbox's Workflow Builder items: a "Start a docs agent job" step's answer, and a
  * "Wait for a docs agent job" step, which looks at its job until the job's run ends or the step's
- * time is up. The outputs are named and typed as the manifest's `output_parameters`.
+ * time is up. The outputs are named and typed as the manifest's `output_parameters`, and hold
+ * only what a post may show (`blocks/wait-outputs.ts`). Slack refusing an answer for good gives
+ * the item up, logged once.
  */
 export function createStepSender(options: StepSenderOptions) {
   const { store, steps, logger, now } = options;
 
+  /** The thread's address, when it is one a post would link. */
   const threadLink = async (channel: string, threadTs: string | null) =>
-    threadTs ? permalink(await options.workspaceUrl(), channel, threadTs) : undefined;
+    threadTs ? checkUrl(permalink(await options.workspaceUrl(), channel, threadTs)) : undefined;
 
   async function startResult(payload: StepCompletion): Promise<StepResult> {
     const { result } = payload;
@@ -60,17 +68,8 @@ export function createStepSender(options: StepSenderOptions) {
     if (job?.origin !== 'workflow') return { error: waitText.noSuchJob() };
     const link = await threadLink(job.channelId, job.threadTs);
     if (ENDED.has(job.phase) && job.lastOutcome === null) return { error: waitText.neverStarted(link) };
-    if (job.phase === 'idle' || ENDED.has(job.phase)) {
-      return {
-        outputs: {
-          job_id: job.id,
-          status: job.lastOutcome ?? job.phase,
-          ...(link ? { thread_link: link } : {}),
-          // What a workflow passes on may reach people who cannot read the job's channel.
-          ...(job.prLink && isPublicJob(job) ? { pull_request_link: job.prLink } : {}),
-        },
-      };
-    }
+    if (job.phase === 'idle' || ENDED.has(job.phase))
+      return { outputs: waitOutputs(job, link, options.hints) };
     if (now() < payload.deadline) return undefined;
     return { error: waitText.stillRunning(Math.round(WAIT_LIMIT_MS / 60_000), link) };
   }
@@ -87,6 +86,16 @@ export function createStepSender(options: StepSenderOptions) {
       try {
         await steps.complete(payload.executionId, result, now());
       } catch (error) {
+        if (isAnswerRefused(error)) {
+          // Given up at once: retrying until the execution closes would only repeat the refusal.
+          logger.warn('Slack refused a workflow step’s answer for good; it is given up', {
+            outboxId: item.id,
+            jobId: item.jobId,
+            executionId: payload.executionId,
+            code: error.code,
+          });
+          return error.code;
+        }
         if (!isExecutionClosed(error)) throw error;
         // An earlier attempt whose answer was lost may have completed it; otherwise Slack ended
         // the step first (its time limit): nothing is left to answer either way.

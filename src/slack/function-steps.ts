@@ -9,14 +9,15 @@ import { SlackCallError, toSlackCallError } from './slack-errors.js';
 export type StepResult = { outputs: Record<string, string | number> } | { error: string };
 
 /**
- * How long Slack keeps a step execution's token: until the step completes, or 15 minutes, in
- * milliseconds. A step still open after that cannot be completed with it.
+ * How long Slack keeps a step execution's token: until the step completes, or 15 minutes from the
+ * step's start, in milliseconds. A step still open after that cannot be completed with it.
  */
 export const STEP_TOKEN_MS = 15 * 60_000;
 
 /**
- * How long a "Wait for a docs agent job" step waits before failing, in milliseconds: under
- * {@link STEP_TOKEN_MS}, so the step fails with a reason instead of running out of time.
+ * How long a "Wait for a docs agent job" step waits before failing, in milliseconds from the
+ * step's start: under {@link STEP_TOKEN_MS}, so the step fails with a reason instead of running
+ * out of time.
  */
 export const WAIT_LIMIT_MS = 14 * 60_000;
 
@@ -35,12 +36,24 @@ const TOKEN_REFUSED = new Set([
 export const isExecutionClosed = (error: unknown): boolean =>
   error instanceof SlackCallError && EXECUTION_CLOSED.has(error.code);
 
+/**
+ * Errors of an answer that no retry can fix, beyond Slack's permanent ones (`slack-errors.ts`):
+ * `access_denied`, "this actor does not have access to this function execution", stays so until
+ * the execution closes.
+ */
+const ANSWER_REFUSED = new Set(['access_denied']);
+
+/** Whether Slack refused a step's answer for good: sending it again cannot succeed. */
+export const isAnswerRefused = (error: unknown): error is SlackCallError =>
+  error instanceof SlackCallError && (error.permanent || ANSWER_REFUSED.has(error.code));
+
 export interface StepCompleter {
   /**
-   * Keeps the token Slack sent with a step execution, in memory only and for at most
-   * {@link STEP_TOKEN_MS}: it is a secret, and it is worthless after that.
+   * Keeps the token Slack sent with a step execution, in memory only and until
+   * {@link STEP_TOKEN_MS} after `startedAt` (when the step started, which a late delivery of its
+   * event does not move): it is a secret, and it is worthless after that.
    */
-  remember(executionId: string, token: string, now: number): void;
+  remember(executionId: string, token: string, startedAt: number): void;
   /**
    * Answers the step. With the execution's own token while this process holds it, as Slack's
    * custom steps expect; after a restart (or once it is refused) with the app's bot token. Throws
@@ -68,9 +81,9 @@ export function createStepCompleter(client: WebClient): StepCompleter {
   }
 
   return {
-    remember(executionId, token, now) {
-      forget(now);
-      tokens.set(executionId, { token, until: now + STEP_TOKEN_MS });
+    remember(executionId, token, startedAt) {
+      forget(startedAt);
+      tokens.set(executionId, { token, until: startedAt + STEP_TOKEN_MS });
     },
 
     async complete(executionId, result, now) {

@@ -9,10 +9,16 @@ import { jobRecord } from '../helpers/job-record.js';
 
 const START = 1_700_000_000_000;
 
-/** A sender whose clock, job and Slack answer the test sets; the answers it gave are kept. */
-function world(job: JobRecord, slackError?: SlackCallError, redact = (text: string) => text) {
+/** A sender whose clock, job and Slack answer the test sets; the answers it gave and its logs are kept. */
+function world(
+  job: JobRecord,
+  slackError?: SlackCallError,
+  redact = (text: string) => text,
+  workspaceUrl = 'https://acme.slack.com/',
+) {
   let at = START;
   const answers: { executionId: string; result: StepResult }[] = [];
+  const logs: string[] = [];
   const sender = createStepSender({
     store: { getJob: async (id) => (id === job.id ? job : undefined) },
     steps: {
@@ -21,10 +27,11 @@ function world(job: JobRecord, slackError?: SlackCallError, redact = (text: stri
         answers.push({ executionId, result });
       },
     },
-    workspaceUrl: async () => 'https://acme.slack.com/',
-    logger: createLogger({ level: 'error', secrets: [], write: () => undefined }),
+    workspaceUrl: async () => workspaceUrl,
+    logger: createLogger({ level: 'info', secrets: [], write: (line) => logs.push(line) }),
     redact,
     checkEveryMs: 10_000,
+    hints: { prLinkHosts: ['github.com', 'gitlab.example.com'] },
     now: () => at,
   });
   const wait: StepWait = {
@@ -37,6 +44,7 @@ function world(job: JobRecord, slackError?: SlackCallError, redact = (text: stri
     ({ id: 5, jobId: null, attempts, payload: wait }) as unknown as OutboxItem;
   return {
     answers,
+    logs,
     sender,
     send: (attempts = 1) => sender.send(item(attempts), wait),
     advance: (ms: number) => {
@@ -67,18 +75,70 @@ describe('a "Wait for a docs agent job" step', () => {
     expect(result && 'error' in result && result.error).toContain('https://acme.slack.com/archives/C0DOCS/');
   });
 
-  it('keeps the pull request out of the outputs of a job in a private channel', async () => {
+  it('keeps the pull request out of the outputs of a job in a private channel, and says so', async () => {
     const w = world(
       workflowJob({
         phase: 'idle',
         lastOutcome: 'completed_pr',
-        prLink: 'https://x/pr/1',
+        prLink: 'https://github.com/acme/docs/pull/1',
         privacy: 'private',
       }),
     );
     await w.send();
     expect(w.answers[0]?.result).toEqual({
-      outputs: { job_id: 3, status: 'completed_pr', thread_link: expect.any(String) },
+      outputs: {
+        job_id: 3,
+        status: 'completed_pr',
+        summary: expect.stringContaining('pull request link is not passed on'),
+        thread_link: 'https://acme.slack.com/archives/C0DOCS/p1700000000000100',
+      },
+    });
+  });
+
+  it.each([
+    ['off PR_LINK_HOSTS', 'https://evil.example/o/r/pull/1'],
+    ['holding Slack syntax', 'https://github.com/acme/docs/pull/7|<!channel> <@U0123ABCD>'],
+    ['not https', 'http://github.com/acme/docs/pull/7'],
+    ['not a pull request', 'https://github.com/login/oauth/authorize'],
+    ['with a password', 'https://me:secret@github.com/acme/docs/pull/7'],
+  ])('withholds a pull request address %s, and its summary says so', async (_what, prLink) => {
+    const w = world(workflowJob({ phase: 'idle', lastOutcome: 'completed_pr', prLink, privacy: 'public' }));
+    await w.send();
+    const result = w.answers[0]?.result;
+    const outputs = result && 'outputs' in result ? result.outputs : {};
+    expect(outputs).not.toHaveProperty('pull_request_link');
+    expect(outputs.status).toBe('completed_pr');
+    expect(outputs.summary).toContain('pull request link was withheld');
+    expect(JSON.stringify(outputs)).not.toContain(prLink.slice(8, 20));
+  });
+
+  it.each([
+    'https://github.com/acme/docs/pull/7',
+    'https://gitlab.example.com/group/docs/-/merge_requests/12',
+  ])('passes on a pull request the thread would link: %s', async (prLink) => {
+    const w = world(workflowJob({ phase: 'idle', lastOutcome: 'completed_pr', prLink, privacy: 'public' }));
+    await w.send();
+    expect(w.answers[0]?.result).toEqual({
+      outputs: {
+        job_id: 3,
+        status: 'completed_pr',
+        summary: 'The docs agent finished and opened a pull request.',
+        thread_link: 'https://acme.slack.com/archives/C0DOCS/p1700000000000100',
+        pull_request_link: prLink,
+      },
+    });
+  });
+
+  it('hands on no thread link the thread itself would not show as a link', async () => {
+    const ended = workflowJob({ phase: 'idle', lastOutcome: 'completed_no_changes' });
+    const w = world(ended, undefined, undefined, 'https://acme.slack.com/<!channel>/');
+    await w.send();
+    expect(w.answers[0]?.result).toEqual({
+      outputs: {
+        job_id: 3,
+        status: 'completed_no_changes',
+        summary: 'The docs agent finished without changing any files, so no pull request was opened.',
+      },
     });
   });
 
@@ -89,6 +149,28 @@ describe('a "Wait for a docs agent job" step', () => {
     const ended = workflowJob({ phase: 'idle', lastOutcome: 'completed_no_changes' });
     expect(await world(ended, closed).send(2)).toBeUndefined();
     expect(await world(ended, closed).send(1)).toBe('execution_closed');
+  });
+
+  it.each([
+    ['access_denied', 'access_denied'],
+    ['an error no retry can fix', 'invalid_arguments'],
+  ])(
+    'gives the answer up at once when Slack answers %s, logged once with the execution',
+    async (_what, code) => {
+      const refused = new SlackCallError('functions.completeSuccess', code, { platform: true });
+      const w = world(workflowJob({ phase: 'idle', lastOutcome: 'completed_no_changes' }), refused);
+      expect(await w.send(1)).toBe(code);
+      const warned = w.logs.filter((l) => l.includes('given up'));
+      expect(warned).toHaveLength(1);
+      expect(JSON.parse(warned[0] as string)).toMatchObject({ level: 'warn', executionId: 'Fx1', code });
+    },
+  );
+
+  it('passes an error a retry may fix on to the outbox', async () => {
+    const outage = new SlackCallError('functions.completeSuccess', 'http_503');
+    const w = world(workflowJob({ phase: 'idle', lastOutcome: 'completed_no_changes' }), outage);
+    await expect(w.send(1)).rejects.toBe(outage);
+    expect(w.logs).toEqual([]);
   });
 });
 

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createStepCompleter,
+  isAnswerRefused,
   isExecutionClosed,
   STEP_TOKEN_MS,
   WAIT_LIMIT_MS,
@@ -119,6 +120,41 @@ describe('answering a Workflow Builder step', () => {
     expect(error).toMatchObject({ code: 'ratelimited' });
     expect(isExecutionClosed(error)).toBe(false);
     expect(isExecutionClosed(new Error('execution_not_in_running_state'))).toBe(false);
+  });
+
+  it('holds a token 15 minutes from the step’s start, however late its event arrived', async () => {
+    const { slack, completer } = await completerOnStandIn();
+    const startedAt = 1_788_264_000_000;
+    completer.remember('Fx1', STEP_TOKEN, startedAt);
+    completer.remember('Fx2', STEP_TOKEN, startedAt);
+    await completer.complete('Fx1', { outputs: {} }, startedAt + STEP_TOKEN_MS - 1);
+    await completer.complete('Fx2', { outputs: {} }, startedAt + STEP_TOKEN_MS);
+    expect(slack.steps.completions.map((c) => [c.executionId, c.token])).toEqual([
+      ['Fx1', 'function'],
+      ['Fx2', 'bot'],
+    ]);
+  });
+
+  it('answers access_denied with one call, and calls it a refusal no retry can fix', async () => {
+    const { slack, completer } = await completerOnStandIn();
+    completer.remember('Fx1', STEP_TOKEN, 0);
+    slack.fail('functions.completeError', { error: 'access_denied' });
+    const error = await completer.complete('Fx1', { error: 'x' }, 0).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'access_denied' });
+    expect(isAnswerRefused(error)).toBe(true);
+    expect(slack.callsTo('functions.completeError')).toHaveLength(1);
+  });
+
+  it.each([
+    ['access_denied', true],
+    ['invalid_arguments', true],
+    ['missing_scope', true],
+    ['execution_not_in_running_state', false],
+    ['ratelimited', false],
+    ['http_503', false],
+    ['request_failed', false],
+  ])('counts %s as refused for good: %s', (code, refused) => {
+    expect(isAnswerRefused(new SlackCallError('functions.completeSuccess', code))).toBe(refused);
   });
 
   it('gives up waiting on a job before Slack would end the step', () => {

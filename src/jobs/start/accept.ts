@@ -60,8 +60,11 @@ export interface JobAcceptance {
   acceptStep(request: StepRequest): Promise<{ job: number; created: boolean } | 'thread_taken'>;
   /** Fails a step that started nothing (its inputs are unusable), once per execution. */
   refuseStep(executionId: string, text: Mrkdwn): Promise<void>;
-  /** Records a "Wait for a docs agent job" step, answered by the outbox once the job's run ends. */
-  awaitStep(executionId: string, jobId: number): Promise<void>;
+  /**
+   * Records a "Wait for a docs agent job" step, answered by the outbox once the job's run ends,
+   * or failed at its deadline: `WAIT_LIMIT_MS` from the step's start, `elapsedMs` before now.
+   */
+  awaitStep(executionId: string, jobId: number, elapsedMs?: number): Promise<void>;
 }
 
 export function createJobAcceptance(
@@ -275,13 +278,19 @@ export function createJobAcceptance(
 
     refuseStep: (executionId, text) => ctx.enqueue([stepFailure(executionId, null, text)], now()),
 
-    awaitStep: (executionId, jobId) =>
+    awaitStep: (executionId, jobId, elapsedMs = 0) =>
       ctx.enqueue(
         [
           {
             jobId: null,
             dedupeKey: keys.stepWait({ executionId }),
-            payload: { type: 'await_job', executionId, job: jobId, deadline: now() + WAIT_LIMIT_MS },
+            // Already past for a step Slack delivered late: the outbox answers it at once.
+            payload: {
+              type: 'await_job',
+              executionId,
+              job: jobId,
+              deadline: now() - elapsedMs + WAIT_LIMIT_MS,
+            },
           },
         ],
         now(),

@@ -12,6 +12,9 @@ export const stepEventSchema = z.object({
   function: z.object({ callback_id: z.string().min(1) }),
   inputs: z.record(z.string(), z.unknown()).default({}),
   bot_access_token: z.string().min(1).optional(),
+  // When the step started (seconds, with a fraction, as text). One Slack cannot give does not
+  // make the step unreadable: it is then counted from its receipt.
+  event_ts: z.string().optional().catch(undefined),
 });
 
 export type StepEvent = z.infer<typeof stepEventSchema>;
@@ -23,19 +26,38 @@ export const optionalInput = z
   .transform((value) => (value?.trim() ? value.trim() : undefined));
 
 /**
- * Reads a step's event and keeps its token for the step's answer; undefined (logged with the
- * fields that failed, never their values) when it cannot be read.
+ * When a step started, in epoch milliseconds: its event's `event_ts`, which stays the same when
+ * Slack delivers the event again later. Never after `receivedAt`: a start in the future (clocks
+ * that disagree) or none at all counts as the receipt.
  */
-export function readStep(
-  deps: Pick<ListenerDeps, 'logger' | 'steps'>,
-  event: unknown,
-): { executionId: string; inputs: Record<string, unknown> } | undefined {
+export function stepStartedAt(eventTs: string | undefined, receivedAt: number): number {
+  const seconds = eventTs?.trim() ? Number(eventTs) : Number.NaN;
+  if (!Number.isFinite(seconds) || seconds <= 0) return receivedAt;
+  return Math.min(Math.floor(seconds * 1000), receivedAt);
+}
+
+/** A step's event as read: its execution, its inputs, and how long ago the step started. */
+export interface ReadStep {
+  executionId: string;
+  inputs: Record<string, unknown>;
+  /** How long before its receipt the step started, in milliseconds (0 or more). */
+  elapsedMs: number;
+}
+
+/**
+ * Reads a step's event and keeps its token for the step's answer (its lifetime counted from the
+ * step's start); undefined (logged with the fields that failed, never their values) when it
+ * cannot be read.
+ */
+export function readStep(deps: Pick<ListenerDeps, 'logger' | 'steps'>, event: unknown): ReadStep | undefined {
+  const receivedAt = Date.now();
   const parsed = stepEventSchema.safeParse(event);
   if (!parsed.success) {
     deps.logger.warn('workflow step event not understood', { fields: failedFields(parsed.error) });
     return undefined;
   }
   const { function_execution_id: executionId, bot_access_token: token, inputs } = parsed.data;
-  if (token) deps.steps.remember(executionId, token, Date.now());
-  return { executionId, inputs };
+  const startedAt = stepStartedAt(parsed.data.event_ts, receivedAt);
+  if (token) deps.steps.remember(executionId, token, startedAt);
+  return { executionId, inputs, elapsedMs: receivedAt - startedAt };
 }

@@ -1,6 +1,7 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { stepText } from '../../blocks/step-texts.js';
+import { STEP_TOKEN_MS } from '../../slack/function-steps.js';
 import { failedFields } from '../events/unreadable.js';
 import type { ListenerDeps } from '../types.js';
 import { readStep } from './step-event.js';
@@ -14,15 +15,24 @@ const inputsSchema = z.object({ job_id: z.coerce.number().int().positive() });
 /**
  * "Wait for a docs agent job" run by a workflow: recorded at once, and answered by the outbox when
  * the job's run ends, or failed with a reason shortly before Slack's time limit ends the step.
+ * Both count from the step's start, however late Slack delivered its event: one delivered after
+ * Slack ended the step is only logged (no answer can reach it).
  */
 export function waitJobStep(deps: Pick<ListenerDeps, 'jobs' | 'logger' | 'steps'>) {
   return async ({ event }: SlackEventMiddlewareArgs<'function_executed'> & AllMiddlewareArgs) => {
     const step = readStep(deps, event);
     if (!step) return;
-    const { executionId } = step;
+    const { executionId, elapsedMs } = step;
+    if (elapsedMs >= STEP_TOKEN_MS) {
+      deps.logger.warn('a workflow step arrived after Slack ended it; it is not answered', {
+        executionId,
+        startedMsAgo: elapsedMs,
+      });
+      return;
+    }
     const parsed = inputsSchema.safeParse(step.inputs);
     // A store failure is passed on: Slack's error answer brings the event again.
-    if (parsed.success) return deps.jobs.awaitStep(executionId, parsed.data.job_id);
+    if (parsed.success) return deps.jobs.awaitStep(executionId, parsed.data.job_id, elapsedMs);
     deps.logger.warn('workflow step inputs not understood', { fields: failedFields(parsed.error) });
     await deps.jobs.refuseStep(executionId, stepText.notUnderstood());
   };

@@ -1,5 +1,5 @@
-import { describe, expect, it, vi } from 'vitest';
-import { optionalInput, readStep } from '../../../src/listeners/functions/step-event.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { optionalInput, readStep, stepStartedAt } from '../../../src/listeners/functions/step-event.js';
 import { createLogger } from '../../../src/logging/logger.js';
 import { functionExecuted } from '../../helpers/workflow-steps.js';
 
@@ -24,21 +24,51 @@ const executed = (fields: Record<string, unknown> = {}) => ({
   ...fields,
 });
 
+/** When the clock (faked) says the event arrived. */
+const RECEIVED_AT = Date.parse('2026-09-01T12:00:00.000Z');
+const seconds = (ms: number) => (ms / 1000).toFixed(6);
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
 describe('readStep', () => {
   it('reads the execution and its inputs, and keeps the token to answer the step with', () => {
     const { step, remember, before } = read(executed());
     expect(step).toEqual({
       executionId: 'Fx0STEP1',
       inputs: { instruction: 'Document the CLI', channel_id: 'C0API', user_id: 'W0GRIDUSER' },
+      elapsedMs: expect.any(Number),
     });
     expect(remember).toHaveBeenCalledWith('Fx0STEP1', TOKEN, expect.any(Number));
-    expect(remember.mock.calls[0]?.[2]).toBeGreaterThanOrEqual(before);
+    // functionExecuted's event_ts is now, to the second.
+    expect(remember.mock.calls[0]?.[2]).toBeGreaterThanOrEqual(before - 1_000);
   });
 
   it('a step with no inputs and no token: read, with empty inputs, and no token kept', () => {
     const { step, remember } = read(executed({ inputs: undefined, bot_access_token: undefined }));
-    expect(step).toEqual({ executionId: 'Fx0STEP1', inputs: {} });
+    expect(step).toMatchObject({ executionId: 'Fx0STEP1', inputs: {} });
     expect(remember).not.toHaveBeenCalled();
+  });
+
+  it('counts a step Slack delivers again late from its start: the token’s lifetime and its age', () => {
+    vi.useFakeTimers({ now: RECEIVED_AT });
+    const startedAt = RECEIVED_AT - 5 * 60_000;
+    const { step, remember } = read(executed({ event_ts: seconds(startedAt) }));
+    expect(remember).toHaveBeenCalledWith('Fx0STEP1', TOKEN, startedAt);
+    expect(step?.elapsedMs).toBe(5 * 60_000);
+  });
+
+  it.each([
+    ['in the future (clocks that disagree)', seconds(RECEIVED_AT + 90_000)],
+    ['missing', undefined],
+    ['not a time', 'yesterday'],
+    ['a number instead of text', 1_788_264_000],
+  ])('counts a step whose event_ts is %s from its receipt, and still reads it', (_what, eventTs) => {
+    vi.useFakeTimers({ now: RECEIVED_AT });
+    const { step, remember } = read(executed({ event_ts: eventTs }));
+    expect(remember).toHaveBeenCalledWith('Fx0STEP1', TOKEN, RECEIVED_AT);
+    expect(step?.elapsedMs).toBe(0);
   });
 
   it.each([
@@ -62,6 +92,20 @@ describe('readStep', () => {
       expect(lines[0]).not.toContain(TOKEN);
     },
   );
+});
+
+describe('stepStartedAt', () => {
+  it.each([
+    ['1788264000.000100', 1_788_264_000_000],
+    ['1788263999.999900', 1_788_263_999_999],
+    ['1788264060.000000', 1_788_264_000_000],
+    [' ', 1_788_264_000_000],
+    ['0', 1_788_264_000_000],
+    ['-5', 1_788_264_000_000],
+    ['Infinity', 1_788_264_000_000],
+  ])('reads event_ts %j received at 1788264000000 as %d', (eventTs, startedAt) => {
+    expect(stepStartedAt(eventTs, 1_788_264_000_000)).toBe(startedAt);
+  });
 });
 
 describe('optionalInput', () => {

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { stepText } from '../../../src/blocks/step-texts.js';
 import { WAIT_STEP_CALLBACK_ID, waitJobStep } from '../../../src/listeners/functions/wait-job-step.js';
+import { STEP_TOKEN_MS, WAIT_LIMIT_MS } from '../../../src/slack/function-steps.js';
 import { mrkdwnToPlain } from '../../../src/slack/mrkdwn.js';
 import { boltEventArgs, createListenerWorld, type ListenerWorld } from '../../helpers/listener-deps.js';
 import { functionExecuted } from '../../helpers/workflow-steps.js';
@@ -11,18 +12,24 @@ let w: ListenerWorld;
 beforeEach(() => {
   w = createListenerWorld();
 });
-afterEach(() => w.stop());
+afterEach(() => {
+  vi.useRealTimers();
+  return w.stop();
+});
 
 let executions = 0;
 /** Calls the listener with `function_executed` for "Wait for a docs agent job", as Slack sends it. */
-async function waitStep(inputs: Record<string, unknown>) {
+async function waitStep(inputs: Record<string, unknown>, fields: Record<string, unknown> = {}) {
   const executionId = `Fx0WAIT${++executions}`;
-  const event = functionExecuted({
-    callbackId: WAIT_STEP_CALLBACK_ID,
-    executionId,
-    inputs,
-    token: 'xwfp-test-not-a-real-token',
-  });
+  const event = {
+    ...functionExecuted({
+      callbackId: WAIT_STEP_CALLBACK_ID,
+      executionId,
+      inputs,
+      token: 'xwfp-test-not-a-real-token',
+    }),
+    ...fields,
+  };
   await waitJobStep(w.deps)(boltEventArgs<Args>(event));
   return executionId;
 }
@@ -63,6 +70,48 @@ describe('"Wait for a docs agent job"', () => {
     await waitJobStep(w.deps)(boltEventArgs<Args>(event));
     expect(w.outbox()).toEqual([]);
     expect(w.logged('warn', 'workflow step event not understood')).toHaveLength(1);
+  });
+
+  describe('delivered late: its time counts from the step’s start (event_ts)', () => {
+    /** The event arrives at RECEIVED_AT on the listener's clock, for a step started `lateMs` before. */
+    const RECEIVED_AT = Date.parse('2026-09-01T12:30:00.000Z');
+    const lateStep = (jobId: number, lateMs: number) => {
+      vi.useFakeTimers({ now: RECEIVED_AT, toFake: ['Date'] });
+      return waitStep({ job_id: jobId }, { event_ts: ((RECEIVED_AT - lateMs) / 1000).toFixed(6) });
+    };
+    const deadlineOf = (executionId: string) =>
+      w
+        .outbox()
+        .map((r) => r.payload as { executionId?: string; deadline?: number })
+        .find((p) => p.executionId === executionId)?.deadline;
+
+    it('five minutes late: its deadline is 14 minutes from the start, 9 from now', async () => {
+      const { job } = await w.insertJob();
+      const executionId = await lateStep(job.id, 5 * 60_000);
+      expect(deadlineOf(executionId)).toBe(w.clock.at + WAIT_LIMIT_MS - 5 * 60_000);
+    });
+
+    it('past its 14 minutes but inside Slack’s 15: recorded as due now, so it fails at once', async () => {
+      const { job } = await w.insertJob();
+      const executionId = await lateStep(job.id, WAIT_LIMIT_MS + 30_000);
+      expect(deadlineOf(executionId)).toBe(w.clock.at - 30_000);
+    });
+
+    it('after Slack ended it: nothing recorded, logged with the execution and never the token', async () => {
+      const { job } = await w.insertJob();
+      const executionId = await lateStep(job.id, STEP_TOKEN_MS);
+      expect(w.outbox()).toEqual([]);
+      const logged = w.logged('warn', 'arrived after Slack ended it');
+      expect(logged).toHaveLength(1);
+      expect(JSON.parse(logged[0] as string)).toMatchObject({ executionId, startedMsAgo: STEP_TOKEN_MS });
+      expect(logged[0]).not.toContain('xwfp-test-not-a-real-token');
+    });
+
+    it('stamped in the future: counted from its receipt', async () => {
+      const { job } = await w.insertJob();
+      const executionId = await lateStep(job.id, -10 * 60_000);
+      expect(deadlineOf(executionId)).toBe(w.clock.at + WAIT_LIMIT_MS);
+    });
   });
 
   it('a store failure is passed on, so Slack delivers the event again', async () => {
