@@ -255,13 +255,14 @@ function buildJobs(
 }
 export type Work = ReturnType<typeof buildWork>;
 
-/** The receiver of Slack's requests, with a listener for each surface. */
+/** The receiver of Slack's requests, with a listener for each surface (and who hears a refused app token). */
 export function buildReceiver(
   base: Foundation,
   side: SlackSide,
   work: Work,
   tasks: TaskTracker,
   isReady: () => boolean,
+  onAppTokenRefused?: (error: Error) => void,
 ) {
   const { config, logger, redact, store, metrics, gate, hints } = base;
   const { identity, slack, names } = side;
@@ -273,6 +274,7 @@ export function buildReceiver(
     isReady,
     routes: metrics.routes,
     gate,
+    onAppTokenRefused,
   });
   registerListeners(slackApp.app, {
     access,

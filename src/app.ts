@@ -20,6 +20,42 @@ export interface RunningApp {
   readonly backgroundTasks: number;
   /** Stops taking work, lets in-flight work finish (bounded), closes the store. */
   stop(): Promise<void>;
+  /**
+   * Resolves, with why, when the app stops by itself: Slack refused the app token after start
+   * (Socket Mode), so it can never receive again. It is then already stopping (`stop` resolves
+   * when it is done); the process should exit non-zero. Never resolves otherwise.
+   */
+  readonly failed: Promise<Error>;
+}
+
+/**
+ * How the app stops by itself: said at error, told through `failed`, and stopped the way a
+ * signal stops it (the store closed), once it has finished starting.
+ */
+function stopsOnRefusal(logger: Logger) {
+  let refusal: Error | undefined;
+  let stop: (() => Promise<void>) | undefined;
+  let tell: (error: Error) => void = () => {};
+  const failed = new Promise<Error>((resolve) => {
+    tell = resolve;
+  });
+  const stopNow = () => void stop?.().catch((error) => logger.error('shutdown failed', { error }));
+  return {
+    failed,
+    /** Slack refused the app token (`AppTokenRefusedError`) after start. */
+    refused(error: Error) {
+      if (refusal) return;
+      refusal = error;
+      logger.error('Slack refused SLACK_APP_TOKEN; stopping', { error });
+      tell(error);
+      stopNow();
+    },
+    /** The app has started: a refusal that came while it started stops it now. */
+    started(stopApp: () => Promise<void>) {
+      stop = stopApp;
+      if (refusal) stopNow();
+    },
+  };
 }
 
 /**
@@ -45,7 +81,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const work = buildWork(base, side, tasks, membership);
   const { outbox, poller, retention, checkpoints, health, jobs } = work;
   let ready = false;
-  const slackApp = buildReceiver(base, side, work, tasks, () => ready);
+  const selfStop = stopsOnRefusal(logger);
+  const slackApp = buildReceiver(base, side, work, tasks, () => ready, selfStop.refused);
 
   const running = runningParts({
     logger,
@@ -84,6 +121,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   await startParts(running.parts);
 
   let stopped: Promise<void> | undefined;
+  const stop = () => (stopped ??= stopParts(running.parts).then(() => logger.info('stopped')));
+  selfStop.started(stop);
   return {
     port: running.port(),
     store,
@@ -91,12 +130,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     get backgroundTasks() {
       return tasks.size;
     },
-    stop() {
-      stopped ??= (async () => {
-        await stopParts(running.parts);
-        logger.info('stopped');
-      })();
-      return stopped;
-    },
+    stop,
+    failed: selfStop.failed,
   };
 }

@@ -38,16 +38,17 @@ async function main(): Promise<void> {
     process.exit(1);
   });
   let signalled = false;
-  const shutdown = (signal: string) => {
+  /** Stops the app and exits: 0 on a signal, 1 when the app stopped by itself (`failed`). */
+  const shutdown = (signal: string | undefined) => {
     if (signalled) return;
     signalled = true;
-    app.logger.info('signal received', { signal });
+    if (signal) app.logger.info('signal received', { signal });
     setTimeout(() => {
       app.logger.error('shutdown took too long; exiting');
       process.exit(1);
     }, EXIT_DEADLINE_MS).unref();
     app.stop().then(
-      () => process.exit(0),
+      () => process.exit(signal ? 0 : 1),
       (error) => {
         app.logger.error('shutdown failed', { error });
         process.exit(1);
@@ -56,6 +57,9 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  // Slack refused the app token on a reconnect: the app is already stopping and logged why; the
+  // exit code tells the platform to restart it (with the new SLACK_APP_TOKEN, once it is set).
+  void app.failed.then(() => shutdown(undefined));
 }
 
 main().catch((error: unknown) => {

@@ -11,6 +11,7 @@ import { procfileArgs } from './helpers/procfile.js';
 import { AWKWARD, leaks } from './helpers/secrets.js';
 import { postSigned } from './helpers/signing.js';
 import { type SlackStandIn, startSlackStandIn } from './helpers/slack-stand-in.js';
+import { APP_TOKEN, startSocketModeStandIn } from './helpers/socket-mode-stand-in.js';
 
 const SECRETS = ['xoxb-test-token', 'test-signing-secret-0000', 'mint_test_key'];
 
@@ -89,6 +90,34 @@ describe('the built app as a process', () => {
     const out = running.output();
     expect(out).toContain('"msg":"stopped"');
     for (const secret of SECRETS) expect(out).not.toContain(secret);
+  });
+});
+
+describe('the built app in Socket Mode', () => {
+  it('exits 1 through its normal stop when Slack refuses the app token on a reconnect, naming SLACK_APP_TOKEN', async () => {
+    const socket = await startSocketModeStandIn();
+    slack = await startSlackStandIn({ socketModeUrl: socket.url, appToken: APP_TOKEN });
+    agent = await startAgentStandIn();
+    try {
+      running = run(
+        testEnv(slack, agent, tempDatabase(), {
+          SLACK_APP_TOKEN: APP_TOKEN,
+          SLACK_SIGNING_SECRET: '',
+          LOG_LEVEL: 'info',
+        }),
+      );
+      await waitFor('ready line', () => portOf(running?.output() ?? ''), 10_000);
+      slack.fail('apps.connections.open', { error: 'token_revoked' });
+      socket.drop();
+      expect(await running.exited).toBe(1);
+      const out = running.output();
+      expect(out).toContain('"msg":"Slack refused SLACK_APP_TOKEN; stopping"');
+      expect(out).toContain('Slack refused SLACK_APP_TOKEN (token_revoked)');
+      expect(out).toContain('"msg":"stopped"');
+      expect(out).not.toContain(APP_TOKEN);
+    } finally {
+      await socket.close();
+    }
   });
 });
 

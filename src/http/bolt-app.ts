@@ -1,11 +1,20 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { App, HTTPReceiver, SocketModeReceiver } from '@slack/bolt';
+import {
+  App,
+  defaultProcessEventErrorHandler,
+  HTTPReceiver,
+  type Receiver,
+  type ReceiverEvent,
+  type Logger as SlackLogger,
+} from '@slack/bolt';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../logging/logger.js';
 import { slackClientOptions } from '../slack/client-options.js';
 import { readBody, SLACK_BODY_TIMEOUT_MS, signedBySlack } from '../slack/events-intake.js';
 import type { Identity } from '../slack/identity.js';
 import { slackLogger, slackLogLevel } from '../slack/slack-logger.js';
+import { createSocketConnections } from '../slack/socket-connections.js';
+import type { AppTokenRefusedError, SocketEnvelope } from '../slack/socket-mode-client.js';
 import type { YieldGate } from '../util/yield-gate.js';
 import { answerPlain, countInFlight, createFrontServer, type Route } from './front-server.js';
 import { healthzRoute } from './healthz.js';
@@ -15,7 +24,10 @@ export interface SlackAppOptions {
   config: Config;
   logger: Logger;
   identity: Identity;
-  /** Whether `/healthz` answers 200. */
+  /**
+   * Whether `/healthz` answers 200. In Socket Mode it also takes a connection to Slack open, or
+   * lost for less than `SOCKET_LOST_GRACE_MS`.
+   */
   isReady: () => boolean;
   /** Further routes served beside `/healthz` (and `/slack/events` in HTTP mode). */
   routes?: readonly Route[];
@@ -26,6 +38,11 @@ export interface SlackAppOptions {
   gate?: YieldGate;
   /** Longest a request's body may take to arrive, in milliseconds; default {@link SLACK_BODY_TIMEOUT_MS}. */
   bodyTimeoutMs?: number;
+  /**
+   * Socket Mode: told once when Slack refuses the app token on a reconnect. No connection can be
+   * opened any more, so the app should stop (a refusal at start makes `start` reject instead).
+   */
+  onAppTokenRefused?: (error: AppTokenRefusedError) => void;
 }
 
 export interface SlackApp {
@@ -36,26 +53,18 @@ export interface SlackApp {
 }
 
 /**
- * Builds the Bolt app: HTTP mode on `/slack/events`, or Socket Mode when an app token is set,
- * with `/healthz` beside it in both modes. Both modes serve HTTP through the app's own front
+ * Builds the Bolt app: HTTP mode on `/slack/events`, or Socket Mode when an app token is set
+ * (over the connections of `slack/socket-connections.ts`), with `/healthz` beside it in both modes. Both modes serve HTTP through the app's own front
  * server, never Bolt's, so every request Bolt would not serve is answered instead of thrown.
  */
-export function createSlackApp({
-  config,
-  logger,
-  identity,
-  isReady,
-  routes = [],
-  gate,
-  bodyTimeoutMs = SLACK_BODY_TIMEOUT_MS,
-}: SlackAppOptions): SlackApp {
-  const healthz = healthzRoute(isReady);
-  // Bolt, its receivers and every client they build (its Web API clients, the Socket Mode
-  // client) log through ours, so redaction applies to their lines too.
+export function createSlackApp(options: SlackAppOptions): SlackApp {
+  const { config, logger, isReady, routes = [], gate, bodyTimeoutMs = SLACK_BODY_TIMEOUT_MS } = options;
+  // Bolt, its receiver and every client built for it (its Web API clients, the Socket Mode
+  // clients) log through ours, so redaction applies to their lines too.
   const log = slackLogger(logger, 'bolt', config.logLevel);
   const logLevel = slackLogLevel(config.logLevel);
-  const authorize = async () => ({ botToken: config.slack.botToken, ...identity.peek() });
-  const buildApp = (receiver: HTTPReceiver | SocketModeReceiver): App => {
+  const authorize = async () => ({ botToken: config.slack.botToken, ...options.identity.peek() });
+  const buildApp = (receiver: Receiver): App => {
     const app = new App({
       receiver,
       authorize,
@@ -75,28 +84,10 @@ export function createSlackApp({
     return app;
   };
 
-  if (config.slack.appToken !== undefined) {
-    const receiver = new SocketModeReceiver({
-      appToken: config.slack.appToken,
-      logger: log,
-      logLevel,
-      installerOptions: { clientOptions: slackClientOptions(config, logger, 'bolt') },
-    });
-    const app = buildApp(receiver);
-    const front = createFrontServer([healthz, ...routes], logger);
-    return {
-      app,
-      async start() {
-        const port = await front.listen(config.port);
-        await app.start();
-        return port;
-      },
-      async stop() {
-        await Promise.all([app.stop(), front.stop()]);
-      },
-    };
-  }
+  if (config.slack.appToken !== undefined)
+    return socketModeApp(config.slack.appToken, options, buildApp, log);
 
+  const healthz = healthzRoute(isReady);
   const receiver = new HTTPReceiver({
     signingSecret: config.slack.signingSecret as string,
     endpoints: '/slack/events',
@@ -134,4 +125,80 @@ export function createSlackApp({
   };
   const front = createFrontServer([events, healthz, ...routes], logger);
   return { app, start: () => front.listen(config.port), stop: () => front.stop() };
+}
+
+/**
+ * Socket Mode: Bolt fed by the instance's own Socket Mode connections (`slack/socket-connections.ts`)
+ * rather than Bolt's receiver, whose one client closes its socket before opening the next and goes
+ * deaf when Slack refuses the app token on a reconnect. `/healthz` answers 200 only while a
+ * connection is open, or was moments ago.
+ */
+function socketModeApp(
+  appToken: string,
+  { config, logger, isReady, routes = [], onAppTokenRefused }: SlackAppOptions,
+  buildApp: (receiver: Receiver) => App,
+  log: SlackLogger,
+): SlackApp {
+  let bolt: App | undefined;
+  const connections = createSocketConnections({
+    appToken,
+    logger,
+    logLevel: config.logLevel,
+    clientOptions: slackClientOptions(config, logger, 'bolt'),
+    handle: (envelope) => dispatch(bolt, envelope, log),
+    onRefused: (error) => onAppTokenRefused?.(error),
+  });
+  const app = buildApp({
+    init: (initialised) => {
+      bolt = initialised;
+    },
+    start: () => connections.start(),
+    stop: () => connections.stop(),
+  });
+  const front = createFrontServer(
+    [healthzRoute(() => isReady() && connections.healthy()), ...routes],
+    logger,
+  );
+  return {
+    app,
+    async start() {
+      const port = await front.listen(config.port);
+      try {
+        await app.start();
+      } catch (error) {
+        await front.stop();
+        throw error;
+      }
+      return port;
+    },
+    async stop() {
+      await Promise.all([app.stop(), front.stop()]);
+    },
+  };
+}
+
+/**
+ * One envelope through Bolt, as Bolt's own Socket Mode receiver hands it: acknowledged once at
+ * most; when Bolt fails, its handler logs why and says whether to acknowledge anyway (an
+ * authorization failure: retries cannot help), otherwise Slack delivers the event again.
+ */
+async function dispatch(app: App | undefined, envelope: SocketEnvelope, log: SlackLogger): Promise<void> {
+  let acked = false;
+  const event: ReceiverEvent = {
+    body: envelope.body,
+    retryNum: envelope.retry_num,
+    retryReason: envelope.retry_reason,
+    customProperties: {},
+    ack: async (response?: Record<string, unknown>) => {
+      if (acked) return;
+      acked = true;
+      await envelope.ack(response);
+    },
+  };
+  try {
+    await app?.processEvent(event);
+  } catch (error) {
+    const ackAnyway = await defaultProcessEventErrorHandler({ error: error as Error, logger: log, event });
+    if (ackAnyway) await event.ack();
+  }
 }

@@ -8,9 +8,20 @@ export interface Part {
   stop?: () => Promise<void> | void;
 }
 
-/** Starts the parts in order, each once the one before it has started. */
+/**
+ * Starts the parts in order, each once the one before it has started. When one fails to start,
+ * the parts before it are stopped (backward, as {@link stopParts} does: the store is closed
+ * too) before the failure is passed on; the failing part undoes its own half-start.
+ */
 export async function startParts(parts: readonly Part[]): Promise<void> {
-  for (const part of parts) await part.start?.();
+  for (const [index, part] of parts.entries()) {
+    try {
+      await part.start?.();
+    } catch (error) {
+      await stopParts(parts.slice(0, index));
+      throw error;
+    }
+  }
 }
 
 /** Stops the parts in the reverse of their start order: what started last stops first. */

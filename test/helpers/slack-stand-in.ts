@@ -334,6 +334,10 @@ export async function startSlackStandIn(
     }
     if (method === 'apps.connections.open') {
       calls.push({ method, args, at: Date.now() });
+      // A queued fault answers for Slack: the app token refused later (`token_revoked`), an outage.
+      const fault = faults.get(method)?.shift();
+      if (fault && 'error' in fault) return send(res, { ok: false, error: fault.error });
+      if (fault && 'status' in fault) return send(res, { ok: false, error: 'internal_error' }, fault.status);
       const ok = options.socketModeUrl && req.headers.authorization === `Bearer ${options.appToken}`;
       return send(res, ok ? { ok: true, url: options.socketModeUrl } : { ok: false, error: 'invalid_auth' });
     }

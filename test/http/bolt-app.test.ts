@@ -1,7 +1,8 @@
+import { type AddressInfo, createServer } from 'node:net';
 import { WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readConfig, secretsOf } from '../../src/config/config.js';
-import { createSlackApp, type SlackApp } from '../../src/http/bolt-app.js';
+import { createSlackApp, type SlackApp, type SlackAppOptions } from '../../src/http/bolt-app.js';
 import type { Route } from '../../src/http/front-server.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { slackClientOptions } from '../../src/slack/client-options.js';
@@ -12,6 +13,15 @@ import { slashCommand } from '../helpers/payloads.js';
 import { postSigned, SIGNING_SECRET, signature } from '../helpers/signing.js';
 import { BOT_TOKEN, BOT_USER_ID, type SlackStandIn, startSlackStandIn } from '../helpers/slack-stand-in.js';
 import { APP_TOKEN, startSocketModeStandIn } from '../helpers/socket-mode-stand-in.js';
+
+/** A port nothing listens on now. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
 
 const extra: Route = {
   method: 'GET',
@@ -33,7 +43,7 @@ describe('the receiver of Slack’s requests', () => {
   });
 
   /** The real receiver on a free port, against the Slack stand-in; `ready` says what /healthz answers. */
-  async function start(env: Record<string, string> = {}) {
+  async function start(env: Record<string, string> = {}, more: Partial<SlackAppOptions> = {}) {
     const config = readConfig(
       testEnv(slack as SlackStandIn, { url: 'http://127.0.0.1:9' }, tempDatabase(), env),
     );
@@ -45,7 +55,14 @@ describe('the receiver of Slack’s requests', () => {
     );
     await identity.get();
     const state = { ready: false };
-    slackApp = createSlackApp({ config, logger, identity, isReady: () => state.ready, routes: [extra] });
+    slackApp = createSlackApp({
+      config,
+      logger,
+      identity,
+      isReady: () => state.ready,
+      routes: [extra],
+      ...more,
+    });
     const port = await slackApp.start();
     const logged = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>);
     return { app: slackApp.app, port, base: `http://127.0.0.1:${port}`, state, logged };
@@ -128,5 +145,41 @@ describe('the receiver of Slack’s requests', () => {
     expect((await rawRequest(port, { method: 'GET', path: '/healthz' })).status).toBe(200);
     expect((await rawRequest(port, { method: 'GET', path: '/extra' })).status).toBe(200);
     expect((await rawRequest(port, { method: 'POST', path: '/slack/events', body: '{}' })).status).toBe(404);
+  });
+
+  it('in Socket Mode answers 503 on /healthz as soon as Slack refuses the app token on a reconnect', async () => {
+    socketMode = await startSocketModeStandIn();
+    slack = await startSlackStandIn({ socketModeUrl: socketMode.url, appToken: APP_TOKEN });
+    const refusals: Error[] = [];
+    const { port, state } = await start(
+      { SLACK_APP_TOKEN: APP_TOKEN, SLACK_SIGNING_SECRET: '' },
+      { onAppTokenRefused: (error) => void refusals.push(error) },
+    );
+    state.ready = true;
+    expect((await rawRequest(port, { method: 'GET', path: '/healthz' })).status).toBe(200);
+    slack.fail('apps.connections.open', { error: 'invalid_auth' });
+    socketMode.askToReconnect('refresh_requested');
+    await waitFor('the refusal told', () => refusals.length === 1);
+    expect(refusals[0]?.message).toContain('SLACK_APP_TOKEN');
+    // The old connection is still open, but no connection can be opened again: not healthy.
+    expect(socketMode.connected()).toBe(true);
+    expect((await rawRequest(port, { method: 'GET', path: '/healthz' })).status).toBe(503);
+  });
+
+  it('in Socket Mode fails to start when Slack refuses the app token, and frees its port', async () => {
+    socketMode = await startSocketModeStandIn();
+    slack = await startSlackStandIn({ socketModeUrl: socketMode.url, appToken: 'xapp-another-token' });
+    const port = await freePort();
+    const env = { SLACK_APP_TOKEN: APP_TOKEN, SLACK_SIGNING_SECRET: '', PORT: String(port) };
+    const failure = await start(env).catch((error: unknown) => error);
+    slackApp = undefined;
+    expect(String(failure)).toContain('Slack refused SLACK_APP_TOKEN (invalid_auth)');
+    expect(socketMode.openedCount()).toBe(0);
+    // The health port was let go: a restart can bind it again.
+    const again = createServer();
+    await new Promise<void>((resolve, reject) =>
+      again.once('error', reject).listen(port, '127.0.0.1', resolve),
+    );
+    await new Promise((resolve) => again.close(resolve));
   });
 });

@@ -20,4 +20,24 @@ describe('parts of the running app', () => {
     await stopParts(parts);
     expect(seen).toEqual(['start store', 'start receiver', 'stop receiver', 'stop store']);
   });
+
+  it('a part that fails to start: the ones before it are stopped, backward, and the failure passed on', async () => {
+    const seen: string[] = [];
+    const parts: Part[] = [
+      { name: 'store', stop: () => void seen.push('stop store') },
+      {
+        name: 'membership',
+        start: () => void seen.push('start membership'),
+        stop: () => void seen.push('stop membership'),
+      },
+      {
+        name: 'receiver',
+        start: () => Promise.reject(new Error('Slack refused SLACK_APP_TOKEN')),
+        stop: () => void seen.push('stop receiver'),
+      },
+      { name: 'ready', start: () => void seen.push('start ready'), stop: () => void seen.push('stop ready') },
+    ];
+    await expect(startParts(parts)).rejects.toThrow('Slack refused SLACK_APP_TOKEN');
+    expect(seen).toEqual(['start membership', 'stop membership', 'stop store']);
+  });
 });
