@@ -2,6 +2,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logging/logger.js';
 import type { ConversationFacts } from './conversations.js';
 import {
+  eventPayload,
   findByMetadata,
   LISTING_PAGES,
   listPages,
@@ -143,7 +144,7 @@ export function createSlackGateway({
               ? {
                   metadata: {
                     event_type: metadata.eventType,
-                    event_payload: { ...metadata.fields, key: metadata.key },
+                    event_payload: eventPayload(metadata),
                   },
                 }
               : {}),

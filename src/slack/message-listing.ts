@@ -14,8 +14,24 @@ export interface PostMetadata {
   eventType: string;
   /** Identifies this post; never a secret (metadata is visible to the workspace). */
   key: string;
-  /** More facts about the post, for whoever reads the thread's metadata. */
-  fields?: Record<string, string | number | null>;
+  /** More facts about the post, for whoever reads the thread's metadata; empty ones are not sent. */
+  fields?: Record<string, string | number | null | undefined>;
+}
+
+/** What Slack takes as a metadata `event_payload` value (`@slack/types`): `null` is not one. */
+type PayloadValue = string | number;
+
+/**
+ * The `event_payload` Slack is sent for this metadata: its fields without the empty ones (a field
+ * left out reads back the same as an empty one), and its key, which is what finds the post again.
+ * Every post's metadata is built here.
+ */
+export function eventPayload(metadata: PostMetadata): Record<string, PayloadValue> {
+  const payload: Record<string, PayloadValue> = {};
+  for (const [name, value] of Object.entries(metadata.fields ?? {}))
+    if (value !== null && value !== undefined) payload[name] = value;
+  payload.key = metadata.key;
+  return payload;
 }
 
 /** A message of a thread, as read back for context. */

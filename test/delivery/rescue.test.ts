@@ -41,7 +41,7 @@ describe('rescuing a thread post Slack refused for good', () => {
     expect(posted?.text.startsWith('Done. A long summary line.')).toBe(true);
     expect(posted?.metadata).toEqual({
       event_type: 'docs_agent_post',
-      event_payload: { kind: 'outcome', run: 2, source: null, thread: ROOT, key: item.dedupeKey },
+      event_payload: { kind: 'outcome', run: 2, thread: ROOT, key: item.dedupeKey },
     });
   });
 

@@ -1,6 +1,7 @@
 import type { WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  eventPayload,
   findByMetadata,
   LISTING_PAGES,
   listPages,
@@ -159,6 +160,19 @@ describe('finding the bot’s own post by its metadata', () => {
     });
     expect(await findByMetadata(history(client), metadata, BOT_ID)).toBe(posted.ts);
     expect(await findByMetadata(history(client, 'C0ELSEWHERE'), metadata, BOT_ID)).toBeUndefined();
+  });
+});
+
+describe('the event payload a post’s metadata is sent as', () => {
+  it('leaves empty fields out, as Slack takes no null, and always carries the key', () => {
+    expect(
+      eventPayload({
+        eventType: 'docs_agent_post',
+        key: 'outcome:2:7',
+        fields: { kind: 'outcome', run: 2, source: null, covers: undefined, key: 'not this one', zero: 0 },
+      }),
+    ).toEqual({ kind: 'outcome', run: 2, zero: 0, key: 'outcome:2:7' });
+    expect(eventPayload({ eventType: 'docs_agent_root', key: 'root:7' })).toEqual({ key: 'root:7' });
   });
 });
 
