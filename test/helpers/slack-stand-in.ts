@@ -431,6 +431,8 @@ export async function startSlackStandIn(
     /** Agent sessions the bot set (`agents.sessions.*`). */
     sessions: agentSessions.sessions,
     sessionOf: agentSessions.sessionOf,
+    /** Makes `user` someone who is not a member of `channel` (agents.sessions.setStatus's initiator). */
+    notAMember: (channel: string, user: string) => agentSessions.outsiders.add(`${channel}:${user}`),
     /** Queues faults for the next calls of `method`, in order. */
     fail(method: string, ...queued: SlackFault[]) {
       faults.set(method, [...(faults.get(method) ?? []), ...queued]);
@@ -462,6 +464,7 @@ export async function startSlackStandIn(
         collection.clear();
       for (const collection of [notMember, archived, privateChannels, homes, agentSessions.sessions])
         collection.clear();
+      agentSessions.outsiders.clear();
       steps.reset();
     },
     close: stand.close,
