@@ -121,7 +121,8 @@ export function createOutbox(options: OutboxOptions): Outbox {
         return;
       }
       if (rescued === 'claim_lost') return;
-      if (error instanceof SlackCallError && error.permanent) {
+      // A rescue that may pass is tried again with the item, like any failure that may pass.
+      if (error instanceof SlackCallError && error.permanent && rescued !== 'retry') {
         logger.error('Slack refused a message for good; it cannot be delivered', {
           outboxId: item.id,
           jobId: item.jobId,

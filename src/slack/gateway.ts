@@ -2,7 +2,9 @@ import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logging/logger.js';
 import type { ConversationFacts } from './conversations.js';
 import {
+  eventPayload,
   findByMetadata,
+  findByText,
   LISTING_PAGES,
   listPages,
   newestThreadMessages,
@@ -90,6 +92,13 @@ export interface SlackGateway {
     threadTs: string;
     metadata: PostMetadata;
   }): Promise<string | undefined>;
+  /** ts of the bot's message without metadata in the thread since `oldest` (epoch seconds) of exactly `text`. */
+  findUnmarked(args: {
+    channel: string;
+    threadTs: string;
+    oldest: number;
+    text: Mrkdwn;
+  }): Promise<string | undefined>;
 }
 
 export interface SlackGatewayOptions {
@@ -111,6 +120,18 @@ export function createSlackGateway({
   onError,
 }: SlackGatewayOptions): SlackGateway {
   const call = slackCaller(logger, onError);
+  /** A thread's messages with their metadata, from `oldest` (epoch seconds) if given. */
+  const replies = (channel: string, ts: string, oldest?: number) =>
+    listPages(call, 'conversations.replies', (cursor) =>
+      client.conversations.replies({
+        channel,
+        ts,
+        include_all_metadata: true,
+        limit: 200,
+        cursor,
+        ...(oldest !== undefined ? { oldest: String(oldest) } : {}),
+      }),
+    );
 
   return {
     async assistantThread({ channel, threadTs, status, title, prompts }) {
@@ -143,7 +164,7 @@ export function createSlackGateway({
               ? {
                   metadata: {
                     event_type: metadata.eventType,
-                    event_payload: { ...metadata.fields, key: metadata.key },
+                    event_payload: eventPayload(metadata),
                   },
                 }
               : {}),
@@ -263,18 +284,8 @@ export function createSlackGateway({
         ownBotId?.(),
       ),
     findPosted: ({ channel, threadTs, metadata }) =>
-      findByMetadata(
-        listPages(call, 'conversations.replies', (cursor) =>
-          client.conversations.replies({
-            channel,
-            ts: threadTs,
-            include_all_metadata: true,
-            limit: 200,
-            cursor,
-          }),
-        ),
-        metadata,
-        ownBotId?.(),
-      ),
+      findByMetadata(replies(channel, threadTs), metadata, ownBotId?.()),
+    findUnmarked: ({ channel, threadTs, oldest, text }) =>
+      findByText(replies(channel, threadTs, oldest), text, ownBotId?.()),
   };
 }

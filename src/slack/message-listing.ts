@@ -14,8 +14,24 @@ export interface PostMetadata {
   eventType: string;
   /** Identifies this post; never a secret (metadata is visible to the workspace). */
   key: string;
-  /** More facts about the post, for whoever reads the thread's metadata. */
-  fields?: Record<string, string | number | null>;
+  /** More facts about the post, for whoever reads the thread's metadata; empty ones are not sent. */
+  fields?: Record<string, string | number | null | undefined>;
+}
+
+/** What Slack takes as a metadata `event_payload` value (`@slack/types`): `null` is not one. */
+type PayloadValue = string | number;
+
+/**
+ * The `event_payload` Slack is sent for this metadata: its fields without the empty ones (a field
+ * left out reads back the same as an empty one), and its key, which is what finds the post again.
+ * Every post's metadata is built here.
+ */
+export function eventPayload(metadata: PostMetadata): Record<string, PayloadValue> {
+  const payload: Record<string, PayloadValue> = {};
+  for (const [name, value] of Object.entries(metadata.fields ?? {}))
+    if (value !== null && value !== undefined) payload[name] = value;
+  payload.key = metadata.key;
+  return payload;
 }
 
 /** A message of a thread, as read back for context. */
@@ -54,33 +70,52 @@ export async function* listPages<P extends { response_metadata?: { next_cursor?:
   }
 }
 
-/**
- * Whether a message is the bot's own post with this metadata. Metadata is visible to every app
- * in the conversation, and any of them may write the same: when the bot's id is known, a copy
- * by another app is not taken for the bot's post.
- */
-function matches(message: unknown, metadata: PostMetadata, ownBotId: string | undefined): boolean {
-  const m = message as {
-    bot_id?: unknown;
-    metadata?: { event_type?: string; event_payload?: { key?: unknown } };
-  };
-  if (ownBotId !== undefined && m.bot_id !== ownBotId) return false;
-  const meta = m.metadata;
-  return meta?.event_type === metadata.eventType && meta.event_payload?.key === metadata.key;
-}
+/** A listed message, read only for what tells the bot's own posts. */
+type Listed = {
+  ts?: string;
+  bot_id?: unknown;
+  text?: unknown;
+  metadata?: { event_type?: string; event_payload?: { key?: unknown } };
+};
+type Pages = AsyncIterable<{ messages?: { ts?: string }[] }>;
 
-/** ts of the first listed message that is the bot's own post with this metadata, if any. */
-export async function findByMetadata(
-  pages: AsyncIterable<{ messages?: { ts?: string }[] }>,
-  metadata: PostMetadata,
-  ownBotId: string | undefined,
-): Promise<string | undefined> {
+/** ts of the first listed message by the bot that passes `test`, if any. */
+async function findOwn(pages: Pages, test: (m: Listed) => boolean): Promise<string | undefined> {
   for await (const result of pages) {
-    const found = (result.messages ?? []).find((m) => matches(m, metadata, ownBotId));
+    const found = (result.messages ?? []).find((m) => test(m as Listed));
     if (found?.ts) return found.ts;
   }
   return undefined;
 }
+
+/**
+ * ts of the first listed message that is the bot's own post with this metadata, if any. Metadata
+ * is visible to every app in the conversation, and any of them may write the same: when the bot's
+ * id is known, a copy by another app is not taken for the bot's post.
+ */
+export const findByMetadata = (pages: Pages, metadata: PostMetadata, ownBotId: string | undefined) =>
+  findOwn(
+    pages,
+    (m) =>
+      (ownBotId === undefined || m.bot_id === ownBotId) &&
+      m.metadata?.event_type === metadata.eventType &&
+      m.metadata.event_payload?.key === metadata.key,
+  );
+
+/**
+ * ts of the first listed message that is the bot's own post of exactly this text and without
+ * metadata, if any: how a post Slack refused metadata for is found again. Always a bot's message
+ * (the bot's own once its id is known), never a person's who quoted it.
+ */
+export const findByText = (pages: Pages, text: string, ownBotId: string | undefined) =>
+  findOwn(
+    pages,
+    (m) =>
+      m.bot_id !== undefined &&
+      (ownBotId === undefined || m.bot_id === ownBotId) &&
+      m.metadata === undefined &&
+      m.text === text,
+  );
 
 /** The newest `limit` messages of a thread's pages, oldest first. */
 export async function newestThreadMessages(

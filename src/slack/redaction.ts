@@ -32,6 +32,8 @@ export function redactingGateway(slack: SlackGateway, redact: Redact): SlackGate
     ...slack,
     postMessage: ({ metadata, ...args }) =>
       slack.postMessage({ ...masked(args), ...(metadata ? { metadata } : {}) }),
+    // Looked for as it was posted: masked.
+    findUnmarked: (args) => slack.findUnmarked({ ...args, text: masked(args.text) }),
     updateMessage: (args) => slack.updateMessage(masked(args)),
     postEphemeral: (args) => slack.postEphemeral(masked(args)),
     respond: (responseUrl, text) => slack.respond(responseUrl, masked(text)),

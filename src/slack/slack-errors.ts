@@ -32,6 +32,8 @@ const PERMANENT_ERRORS = new Set([
   'msg_too_long',
   'no_text',
   'invalid_blocks',
+  'invalid_blocks_format',
+  'msg_blocks_too_long',
   'cant_update_message',
   'message_not_found',
   'edit_window_closed',

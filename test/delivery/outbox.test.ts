@@ -314,11 +314,11 @@ describe('a thread post Slack refuses for good still reaches its reader', () => 
     const w = open();
     w.slack.postMessage.mockRejectedValueOnce(slackError('is_archived'));
     expect(await w.attempt(post())).toMatchObject({ deadAt: T0, lastError: 'is_archived' });
-    w.slack.postMessage.mockRejectedValueOnce(slackError('invalid_blocks'));
+    w.slack.postMessage.mockRejectedValueOnce(slackError('restricted_action'));
     const job = await insertJob(w);
     expect(await w.attempt({ ...post({ eventType: 'b' }), jobId: job.id, dedupeKey: 'b' })).toMatchObject({
       deadAt: T0,
-      lastError: 'invalid_blocks',
+      lastError: 'restricted_action',
     });
     w.slack.postMessage.mockRejectedValueOnce(slackError('not_in_channel'));
     w.slack.postMessage.mockRejectedValueOnce(slackError('user_not_found'));
@@ -523,8 +523,8 @@ describe('the status card', () => {
     const w = open({ bare: true });
     const job = await cardJob(w, { phase: 'active', rootReaction: null });
     expect(await w.attempt(update(job.id))).toMatchObject({ deliveredAt: T0, lastError: null });
-    w.slack.postMessage.mockRejectedValueOnce(slackError('invalid_blocks'));
-    expect(await w.attempt(post())).toMatchObject({ deadAt: T0, lastError: 'invalid_blocks' });
+    w.slack.postMessage.mockRejectedValueOnce(slackError('restricted_action'));
+    expect(await w.attempt(post())).toMatchObject({ deadAt: T0, lastError: 'restricted_action' });
     const notify = {
       type: 'notify' as const,
       channel: 'C0NOTIFY',

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createRescue } from '../../src/delivery/rescue.js';
+import { recordedMrkdwn } from '../../src/slack/mrkdwn.js';
 import type { NewOutboxItem, OutboxPayload } from '../../src/store/types.js';
 import { useDeliveryWorld } from '../helpers/delivery-world.js';
 import { outboxOnStandIn } from '../helpers/gateway-on-stand-in.js';
@@ -14,8 +15,11 @@ beforeEach(async () => {
   rescue = createRescue({ slack: w.gateway, store: w.store, logger: w.logger });
 });
 
+const DONE = 'Done: <https://github.com/acme/docs/pull/7|the pull request>';
+const BLOCKS = [{ type: 'section', text: { type: 'mrkdwn', text: DONE } }];
+
 /** A thread post about run 2 of a job in C0DOCS, claimed for delivery. */
-async function threadPost(text = 'Done: <https://github.com/acme/docs/pull/7|the pull request>') {
+async function threadPost(text = DONE, blocks?: unknown[]) {
   const job = await w.job({ phase: 'idle', threadTs: ROOT, cardTs: ROOT });
   const item: NewOutboxItem = {
     jobId: job.id,
@@ -27,6 +31,7 @@ async function threadPost(text = 'Done: <https://github.com/acme/docs/pull/7|the
       text,
       eventType: 'docs_agent_post',
       about: { kind: 'outcome', run: 2, source: null },
+      ...(blocks ? { blocks } : {}),
     },
   };
   return w.claimed(item);
@@ -41,7 +46,7 @@ describe('rescuing a thread post Slack refused for good', () => {
     expect(posted?.text.startsWith('Done. A long summary line.')).toBe(true);
     expect(posted?.metadata).toEqual({
       event_type: 'docs_agent_post',
-      event_payload: { kind: 'outcome', run: 2, source: null, thread: ROOT, key: item.dedupeKey },
+      event_payload: { kind: 'outcome', run: 2, thread: ROOT, key: item.dedupeKey },
     });
   });
 
@@ -73,7 +78,7 @@ describe('rescuing a thread post Slack refused for good', () => {
 
   it('leaves any other refusal alone', async () => {
     const item = await threadPost();
-    for (const code of ['invalid_blocks', 'invalid_auth', 'missing_scope', 'message_not_found'])
+    for (const code of ['restricted_action', 'invalid_auth', 'missing_scope', 'message_not_found'])
       expect(await rescue(item, code, held)).toBe('not_rescued');
     expect(w.slack.calls).toEqual([]);
   });
@@ -118,9 +123,9 @@ describe('a rescue, as the outbox on the Slack stand-in uses it', () => {
 
   it('leaves a refusal no rescue helps to be given up, and one that may pass to be retried', async () => {
     const refused = await threadPost();
-    w.slack.fail('chat.postMessage', { error: 'invalid_blocks' });
+    w.slack.fail('chat.postMessage', { error: 'restricted_action' });
     await outboxOnStandIn(w.store, w).deliver(refused);
-    expect(rowOf(refused.id)).toMatchObject({ delivered_at: null, last_error: 'invalid_blocks' });
+    expect(rowOf(refused.id)).toMatchObject({ delivered_at: null, last_error: 'restricted_action' });
     expect(rowOf(refused.id).dead_at).not.toBeNull();
 
     const limited = await w.claimed({
@@ -132,5 +137,128 @@ describe('a rescue, as the outbox on the Slack stand-in uses it', () => {
     await outboxOnStandIn(w.store, w).deliver(limited);
     expect(rowOf(limited.id)).toMatchObject({ delivered_at: null, dead_at: null, last_error: 'ratelimited' });
     expect(w.slack.messages).toEqual([]);
+  });
+});
+
+describe('a post whose blocks or metadata Slack refused, sent again as plain text', () => {
+  const rowOf = (id: number) =>
+    w.store.db.prepare('SELECT delivered_at, dead_at, last_error FROM outbox WHERE id = ?').get(id) as {
+      delivered_at: number | null;
+      dead_at: number | null;
+      last_error: string | null;
+    };
+
+  it.each(['invalid_blocks', 'invalid_blocks_format', 'msg_blocks_too_long'])(
+    'is posted again without its blocks, with its metadata, when Slack answers %s',
+    async (code) => {
+      const item = await threadPost(DONE, BLOCKS);
+      w.slack.fail('chat.postMessage', { error: code });
+      await outboxOnStandIn(w.store, w).deliver(item);
+      expect(rowOf(item.id)).toMatchObject({ dead_at: null, last_error: code });
+      expect(rowOf(item.id).delivered_at).not.toBeNull();
+      // One more post than usual, and only because Slack refused the first.
+      expect(w.slack.callsTo('chat.postMessage').map((c) => c.args.blocks !== undefined)).toEqual([
+        true,
+        false,
+      ]);
+      const [posted] = w.slack.threadPosts(ROOT);
+      expect(posted).toMatchObject({ text: DONE, metadata: { event_type: 'docs_agent_post' } });
+      expect(posted?.blocks).toBeUndefined();
+      expect(posted?.metadata?.event_payload.key).toBe(item.dedupeKey);
+      expect(w.logged('it was sent as plain text')).toHaveLength(1);
+
+      // A later attempt (a restart before the delivery was recorded) finds it by its metadata.
+      await outboxOnStandIn(w.store, w).deliver({ ...item, attempts: 2 });
+      expect(w.slack.threadPosts(ROOT)).toHaveLength(1);
+    },
+  );
+
+  it.each(['invalid_metadata_format', 'invalid_metadata_schema', 'metadata_too_large'])(
+    'is posted again without blocks or metadata when Slack answers %s',
+    async (code) => {
+      const item = await threadPost(DONE, BLOCKS);
+      w.slack.fail('chat.postMessage', { error: code });
+      await outboxOnStandIn(w.store, w).deliver(item);
+      expect(rowOf(item.id)).toMatchObject({ dead_at: null, last_error: code });
+      expect(w.slack.callsTo('chat.postMessage')).toHaveLength(2);
+      const [posted] = w.slack.threadPosts(ROOT);
+      expect(posted?.text).toBe(DONE);
+      expect(posted?.blocks).toBeUndefined();
+      expect(posted?.metadata).toBeUndefined();
+      expect(w.logged('it was sent without, and is found by its text')).toHaveLength(1);
+      // The first attempt looks for nothing: nothing can be there yet.
+      expect(w.slack.callsTo('conversations.replies')).toEqual([]);
+    },
+  );
+
+  it('drops the metadata too when Slack refuses it on the plain re-send', async () => {
+    const item = await threadPost(DONE, BLOCKS);
+    // The post was refused for its blocks; its plain re-send, for its metadata.
+    w.slack.fail('chat.postMessage', { error: 'invalid_metadata_format' });
+    expect(await rescue(item, 'invalid_blocks', held)).toBe('delivered');
+    expect(w.slack.callsTo('chat.postMessage')).toHaveLength(2);
+    expect(w.slack.threadPosts(ROOT)).toMatchObject([{ text: DONE }]);
+    expect(w.slack.threadPosts(ROOT)[0]?.metadata).toBeUndefined();
+  });
+
+  it('is not posted twice when a restart delivers it again: it is found by its text', async () => {
+    const item = await threadPost(DONE, BLOCKS);
+    // The first attempt posted it without metadata, and stopped before recording so.
+    expect(await rescue(item, 'invalid_metadata_format', held)).toBe('delivered');
+    w.slack.fail('chat.postMessage', { error: 'invalid_metadata_format' });
+    await outboxOnStandIn(w.store, w).deliver({ ...item, attempts: 2 });
+    expect(rowOf(item.id).delivered_at).not.toBeNull();
+    expect(w.slack.threadPosts(ROOT)).toHaveLength(1);
+    // Looked for by metadata (the usual look), then by text: none of it on the first attempt.
+    expect(w.slack.callsTo('conversations.replies')).toHaveLength(2);
+    expect(w.slack.callsTo('conversations.replies')[1]?.args).toMatchObject({
+      ts: ROOT,
+      include_all_metadata: 'true',
+    });
+  });
+
+  it('takes neither a person’s quote nor the bot’s post with metadata for the one it looks for', async () => {
+    const item = await threadPost(DONE, BLOCKS);
+    w.slack.humans.push({
+      channel: 'C0DOCS',
+      ts: '1700000000.000150',
+      thread_ts: ROOT,
+      user: 'U0BOB',
+      text: DONE,
+    });
+    await w.gateway.postMessage({
+      channel: 'C0DOCS',
+      threadTs: ROOT,
+      text: recordedMrkdwn(DONE),
+      metadata: { eventType: 'docs_agent_post', key: 'outcome:1:1' },
+    });
+    expect(await rescue({ ...item, attempts: 2 }, 'invalid_metadata_format', held)).toBe('delivered');
+    expect(w.slack.threadPosts(ROOT).filter((m) => m.metadata === undefined)).toHaveLength(1);
+  });
+
+  it('is posted anyway when Slack can never say whether it is there, and asked again when it cannot say now', async () => {
+    const item = { ...(await threadPost(DONE, BLOCKS)), attempts: 2 };
+    w.slack.fail('conversations.replies', { error: 'ratelimited' }, { error: 'missing_scope' });
+    expect(await rescue(item, 'invalid_metadata_format', held)).toBe('retry');
+    expect(w.slack.threadPosts(ROOT)).toEqual([]);
+    expect(await rescue(item, 'invalid_metadata_format', held)).toBe('delivered');
+    expect(w.slack.threadPosts(ROOT)).toHaveLength(1);
+  });
+
+  it('is tried again later when the re-send meets a refusal that may pass, never given up', async () => {
+    const item = await threadPost(DONE, BLOCKS);
+    w.slack.fail('chat.postMessage', { error: 'invalid_blocks' }, { status: 503 });
+    await outboxOnStandIn(w.store, w).deliver(item);
+    expect(rowOf(item.id)).toMatchObject({ delivered_at: null, dead_at: null, last_error: 'invalid_blocks' });
+    expect(w.slack.threadPosts(ROOT)).toEqual([]);
+    expect(await rescue({ ...item, attempts: 2 }, 'invalid_blocks', held)).toBe('delivered');
+    expect(w.slack.threadPosts(ROOT)).toHaveLength(1);
+  });
+
+  it('does not post once the claim was taken over', async () => {
+    const item = await threadPost(DONE, BLOCKS);
+    expect(await rescue(item, 'invalid_blocks', lost)).toBe('claim_lost');
+    expect(await rescue({ ...item, attempts: 2 }, 'invalid_metadata_format', lost)).toBe('claim_lost');
+    expect(w.slack.callsTo('chat.postMessage')).toEqual([]);
   });
 });

@@ -102,6 +102,55 @@ describe('a job’s thread as an agent session', () => {
     expect(warned[0]).toContain('not_allowed_token_type');
     expect(warned[1]).toContain('invalid_arguments');
     expect(w.slack.sessions.size).toBe(0);
+    // Refusals of the session itself are not asked again without the initiator.
+    expect(w.slack.callsTo('agents.sessions.setStatus')).toHaveLength(3);
+  });
+
+  it('is made without an initiator for a requester who is not a member of the channel, and stays so', async () => {
+    // A workflow's or a shortcut's person need not be in the channel the job's thread is in.
+    w.slack.notAMember('C0DOCS', 'U0ALICE');
+    const job = await w.job({ phase: 'active', threadTs: ROOT, runCount: 1 });
+    await sync(job);
+    expect(session()).toMatchObject({ status: 'processing', initiator: undefined });
+    const calls = w.slack.callsTo('agents.sessions.setStatus').map((c) => c.args);
+    expect(calls.map((args) => args.initiator_user_id)).toEqual(['U0ALICE', undefined]);
+    expect(calls[1]).toMatchObject({ status: 'processing', title: 'Document the retry settings' });
+    // Slack reads the initiator only when it makes the session: later statuses go without one.
+    await sync({ ...job, phase: 'idle', lastOutcome: 'completed_pr' });
+    expect(w.slack.callsTo('agents.sessions.setStatus')).toHaveLength(3);
+    expect(session()?.history).toEqual(['processing', 'active']);
+    expect(w.logged('made it without one')).toHaveLength(1);
+    expect(w.logged('cards go on without it')).toEqual([]);
+  });
+
+  it.each([
+    'user_not_in_channel',
+    'invalid_initiator',
+    'invalid_initiator_user_id',
+    'initiator_not_in_channel',
+    'user_not_found',
+    'invalid_user',
+    'not_in_channel',
+  ])('is asked once more without the initiator when Slack answers %s', async (code) => {
+    w.slack.fail('agents.sessions.setStatus', { error: code });
+    await sync(await w.job({ phase: 'active', threadTs: ROOT }));
+    expect(session()).toMatchObject({ status: 'processing', initiator: undefined });
+    expect(w.slack.callsTo('agents.sessions.setStatus')).toHaveLength(2);
+  });
+
+  it('gives up as before when the call without an initiator is refused too (the bot is not in the channel)', async () => {
+    const job = await w.job({ phase: 'active', threadTs: ROOT });
+    w.slack.fail('agents.sessions.setStatus', { error: 'not_in_channel' }, { error: 'not_in_channel' });
+    w.slack.fail('agents.sessions.setStatus', { error: 'not_in_channel' });
+    await expect(sync(job)).resolves.toBeUndefined();
+    await expect(sync(job)).resolves.toBeUndefined();
+    expect(w.slack.callsTo('agents.sessions.setStatus').map((c) => c.args.initiator_user_id)).toEqual([
+      'U0ALICE',
+      undefined,
+      undefined,
+    ]);
+    expect(w.logged('cards go on without it')).toHaveLength(1);
+    expect(w.slack.sessions.size).toBe(0);
   });
 
   it('passes on an error that is not Slack’s', async () => {

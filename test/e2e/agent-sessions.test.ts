@@ -41,6 +41,17 @@ describe("a job's thread as Slack's agent session", () => {
     expect(session).toMatchObject({ title: 'Document the CLI flags', initiator: 'U0ALICE' });
   });
 
+  it('is made without an initiator for a requester who is not a member of the channel', async () => {
+    // Slack takes only a member as initiator; a workflow's or a shortcut's person may not be one.
+    h.slack.notAMember('C0GENERAL', 'U0ALICE');
+    const { threadTs, channel } = await h.startJob({ text: 'Document the webhooks retry policy' });
+    await waitFor('session processing', () => h.slack.sessionOf(channel, threadTs)?.status === 'processing');
+    expect(h.slack.sessionOf(channel, threadTs)).toMatchObject({
+      title: 'Document the webhooks retry policy',
+      initiator: undefined,
+    });
+  });
+
   it('is closed when the agent archives the job', async () => {
     const { threadTs, channel, jobId } = await h.startJob();
     h.agent.setStatus(jobId, 'archived');

@@ -53,6 +53,21 @@ describe('a job from command to outcome', () => {
     expect(post.text).toContain('no pull request was opened');
   });
 
+  it('posts an outcome Slack refuses the layout of as its plain text, never losing it', async () => {
+    const { threadTs, jobId } = await h.startJob();
+    // Slack's documented refusal of a message's blocks, on the outcome post only.
+    h.slack.failIf('chat.postMessage', (args) => args.thread_ts === threadTs && args.blocks !== undefined, {
+      error: 'invalid_blocks',
+    });
+    h.agent.complete(jobId, 'https://github.com/example/docs/pull/9');
+    const post = await waitFor('outcome', () => h.slack.threadPosts(threadTs)[0]);
+    expect(post.text).toContain('https://github.com/example/docs/pull/9');
+    expect(post.blocks).toBeUndefined();
+    expect(post.metadata?.event_payload).toMatchObject({ kind: 'outcome', run: 1 });
+    await h.settled();
+    expect(h.slack.threadPosts(threadTs)).toHaveLength(1);
+  });
+
   it('reports a failed job with the job id to quote', async () => {
     const { threadTs, jobId } = await h.startJob();
     h.agent.setStatus(jobId, 'failed');

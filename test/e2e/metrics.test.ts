@@ -235,7 +235,7 @@ describe('GET /metrics behind METRICS_TOKEN', () => {
 
     const second = await h.startJob({ channel_id: 'C0GENERAL', text: 'Document the second flow' });
     h.slack.failIf('chat.postMessage', (args) => args.thread_ts === second.threadTs, {
-      error: 'invalid_blocks',
+      error: 'restricted_action',
     });
     h.agent.setStatus(second.jobId, 'failed');
     const m = await scrapeUntil(

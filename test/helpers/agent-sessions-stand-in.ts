@@ -3,7 +3,9 @@
  * stand-in, as Slack documents them: a thread-based session needs `channel_id` and `thread_ts`;
  * `status` is one of `active`, `processing`, `suspended`, `closed`; setStatus creates the session
  * when it does not exist, and its `title` (at most 200 characters) and `initiator_user_id` are
- * used only then; rename takes a title of 1 to 200 characters.
+ * used only then; rename takes a title of 1 to 200 characters. The initiator "must be a member of
+ * the channel": one who is not is refused, when the session is made, with `user_not_in_channel`
+ * (Slack does not name the error; this is the code it gives elsewhere for a person not in a channel).
  */
 
 export interface StandInSession {
@@ -21,6 +23,8 @@ const TITLE_MAX = 200;
 
 export function agentSessionsStandIn() {
   const sessions = new Map<string, StandInSession>();
+  /** People who are not members of a channel, as `channel:user`. */
+  const outsiders = new Set<string>();
   const key = (channel: unknown, threadTs: unknown) => `${channel}:${threadTs}`;
   const thread = (args: Record<string, unknown>) =>
     typeof args.channel_id === 'string' && typeof args.thread_ts === 'string'
@@ -40,6 +44,11 @@ export function agentSessionsStandIn() {
         existing.status = status;
         existing.history.push(status);
       } else {
+        if (
+          typeof args.initiator_user_id === 'string' &&
+          outsiders.has(key(at.channel, args.initiator_user_id))
+        )
+          return { ok: false, error: 'user_not_in_channel' };
         sessions.set(key(at.channel, at.threadTs), {
           ...at,
           status,
@@ -66,6 +75,8 @@ export function agentSessionsStandIn() {
     methods,
     /** Every session, by `channel:threadTs`. */
     sessions,
+    /** People who are not members of a channel, as `channel:user` (everyone else is). */
+    outsiders,
     /** The session of a thread, if the bot made one. */
     sessionOf: (channel: string, threadTs: string) => sessions.get(key(channel, threadTs)),
   };

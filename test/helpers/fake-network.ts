@@ -68,6 +68,7 @@ export function fakeSlack(): FakeSlack {
     userInfo: vi.fn(async () => member()),
     findInChannel: vi.fn(async () => undefined),
     findPosted: vi.fn(async () => undefined),
+    findUnmarked: vi.fn(async () => undefined),
   } as FakeSlack;
 }
 

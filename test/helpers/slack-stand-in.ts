@@ -127,6 +127,27 @@ export async function startSlackStandIn(
     invalid.push(`${method}: ${problems.join('; ')}`);
     return 'invalid_arguments';
   };
+  /**
+   * Message metadata as `@slack/types` declares it: an `event_type` string, and an `event_payload`
+   * whose values are strings, numbers, booleans, objects of those, or arrays of such objects.
+   * Anything else (`null` among them) is answered `invalid_metadata_format`.
+   */
+  const checkMetadata = (method: string, metadata: unknown): string | undefined => {
+    if (metadata === undefined) return undefined;
+    const scalar = (v: unknown) => ['string', 'number', 'boolean'].includes(typeof v);
+    const flat = (v: unknown) =>
+      typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every(scalar);
+    const m = metadata as { event_type?: unknown; event_payload?: unknown };
+    const payload = m.event_payload;
+    const ok =
+      typeof m.event_type === 'string' &&
+      typeof payload === 'object' &&
+      payload !== null &&
+      Object.values(payload).every((v) => scalar(v) || flat(v) || (Array.isArray(v) && v.every(flat)));
+    if (ok) return undefined;
+    invalid.push(`${method}: metadata ${JSON.stringify(metadata)}`);
+    return 'invalid_metadata_format';
+  };
   // Like Slack's: seconds now, then a counter, so `oldest` filters work on them.
   const nextTs = () => `${Math.floor(Date.now() / 1000)}.${String(++tsCounter).padStart(6, '0')}`;
 
@@ -178,7 +199,8 @@ export async function startSlackStandIn(
       url: 'https://test-team.slack.com/',
     }),
     'chat.postMessage': (args) => {
-      const refused = checkBlocks('chat.postMessage', args);
+      const refused =
+        checkBlocks('chat.postMessage', args) ?? checkMetadata('chat.postMessage', args.metadata);
       if (refused) return { ok: false, error: refused };
       const message: StoredMessage = {
         channel: String(args.channel),
@@ -413,6 +435,8 @@ export async function startSlackStandIn(
     /** Agent sessions the bot set (`agents.sessions.*`). */
     sessions: agentSessions.sessions,
     sessionOf: agentSessions.sessionOf,
+    /** Makes `user` someone who is not a member of `channel` (agents.sessions.setStatus's initiator). */
+    notAMember: (channel: string, user: string) => agentSessions.outsiders.add(`${channel}:${user}`),
     /** Queues faults for the next calls of `method`, in order. */
     fail(method: string, ...queued: SlackFault[]) {
       faults.set(method, [...(faults.get(method) ?? []), ...queued]);
@@ -444,6 +468,7 @@ export async function startSlackStandIn(
         collection.clear();
       for (const collection of [notMember, archived, privateChannels, homes, agentSessions.sessions])
         collection.clear();
+      agentSessions.outsiders.clear();
       steps.reset();
     },
     close: stand.close,

@@ -35,3 +35,25 @@ describe('finding the bot’s own posts by their metadata', () => {
     expect(await gateway.findPosted({ channel: 'C0DOCS', threadTs: root, metadata })).toBe(own);
   });
 });
+
+describe('message metadata as Slack takes it', () => {
+  it('sends no null in the event payload, and the post is still found by its key', async () => {
+    const world = await gatewayOnStandIn({ ownBotId: () => BOT_ID });
+    slack = world.slack;
+    const { gateway } = world;
+    const root = await gateway.postMessage({ channel: 'C0DOCS', text: md`root` });
+    // A first instruction's outcome: no source message, and no run when it never started.
+    const metadata = {
+      eventType: 'docs_agent_post',
+      key: 'outcome:1:1',
+      fields: { kind: 'outcome', run: null, source: null },
+    };
+    const ts = await gateway.postMessage({ channel: 'C0DOCS', threadTs: root, text: md`done`, metadata });
+    expect(slack.threadPosts(root)[0]?.metadata).toEqual({
+      event_type: 'docs_agent_post',
+      event_payload: { kind: 'outcome', key: 'outcome:1:1' },
+    });
+    expect(slack.invalid).toEqual([]);
+    expect(await gateway.findPosted({ channel: 'C0DOCS', threadTs: root, metadata })).toBe(ts);
+  });
+});

@@ -1,7 +1,9 @@
 import type { WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  eventPayload,
   findByMetadata,
+  findByText,
   LISTING_PAGES,
   listPages,
   newestThreadMessages,
@@ -159,6 +161,39 @@ describe('finding the bot’s own post by its metadata', () => {
     });
     expect(await findByMetadata(history(client), metadata, BOT_ID)).toBe(posted.ts);
     expect(await findByMetadata(history(client, 'C0ELSEWHERE'), metadata, BOT_ID)).toBeUndefined();
+  });
+});
+
+describe('finding the bot’s own post made without metadata, by its text', () => {
+  const text = 'Done: <https://github.com/acme/docs/pull/7|the pull request>';
+
+  it('takes only a bot’s message without metadata of exactly that text, the bot’s own once known', async () => {
+    const paged = await pagedSlack([
+      [
+        msg('1.1', { user: 'U0BOB', text }),
+        msg('1.2', { bot_id: BOT_ID, text, metadata: { event_type: 'docs_agent_post', event_payload: {} } }),
+        msg('1.3', { bot_id: BOT_ID, text: `${text} ` }),
+      ],
+      [msg('2.1', { bot_id: 'B0OTHER', text }), msg('2.2', { bot_id: BOT_ID, text })],
+    ]);
+    closers.push(paged.stand.close);
+    expect(await findByText(replies(paged.client), text, BOT_ID)).toBe('2.2');
+    // While the bot's id is unknown, any app's copy counts: posting twice is the worse mistake.
+    expect(await findByText(replies(paged.client), text, undefined)).toBe('2.1');
+    expect(await findByText(replies(paged.client), 'Other text', BOT_ID)).toBeUndefined();
+  });
+});
+
+describe('the event payload a post’s metadata is sent as', () => {
+  it('leaves empty fields out, as Slack takes no null, and always carries the key', () => {
+    expect(
+      eventPayload({
+        eventType: 'docs_agent_post',
+        key: 'outcome:2:7',
+        fields: { kind: 'outcome', run: 2, source: null, covers: undefined, key: 'not this one', zero: 0 },
+      }),
+    ).toEqual({ kind: 'outcome', run: 2, zero: 0, key: 'outcome:2:7' });
+    expect(eventPayload({ eventType: 'docs_agent_root', key: 'root:7' })).toEqual({ key: 'root:7' });
   });
 });
 

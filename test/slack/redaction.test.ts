@@ -35,6 +35,7 @@ describe('what the bot shows in Slack', () => {
       openView: record('openView'),
       publishHome: record('publishHome'),
       assistantThread: record('assistantThread'),
+      findUnmarked: record('findUnmarked'),
     } as unknown as SlackGateway;
     const slack = redactingGateway(inner, redact);
     const text = md`echo ${escapeMrkdwn(SECRET)}`;
@@ -46,8 +47,10 @@ describe('what the bot shows in Slack', () => {
     await slack.openView('trigger', { type: 'modal', title: { type: 'plain_text', text: SECRET } });
     await slack.publishHome('U0ALICE', { type: 'home', blocks: [{ type: 'section', text }] });
     await slack.assistantThread({ channel: 'D0ALICE', threadTs: '1.2', status: SECRET, title: SECRET });
+    // A post made without metadata is looked for by its text, as it was posted: masked.
+    await slack.findUnmarked({ channel: 'C0GENERAL', threadTs: '1.2', oldest: 1, text });
 
-    expect(sent).toHaveLength(7);
+    expect(sent).toHaveLength(8);
     expect(JSON.stringify(sent)).not.toContain('Q7tail');
     expect(JSON.stringify(sent[0])).toContain('"metadata":{"eventType":"docs_agent_note","key":"note:1"}');
   });

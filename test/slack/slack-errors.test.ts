@@ -70,6 +70,18 @@ describe('Slack’s documented errors, as a call’s failure', () => {
     expect(isChannelClosed(error.code)).toBe(false);
   });
 
+  it.each(['invalid_blocks', 'invalid_blocks_format', 'msg_blocks_too_long', 'invalid_metadata_format'])(
+    'a post refused for its layout or metadata (%s) is permanent: sent again as it is, it is refused again',
+    async (code) => {
+      const { slack, client } = await clientOnStandIn();
+      slack.fail('chat.postMessage', { error: code });
+      const error = await failure('chat.postMessage', () =>
+        client.chat.postMessage({ channel: 'C0DOCS', text: 'hi' }),
+      );
+      expect(error).toMatchObject({ code, permanent: true, isPlatformError: true });
+    },
+  );
+
   it('a scope the app lacks is permanent: an admin must act', async () => {
     const { slack, client } = await clientOnStandIn();
     slack.fail('conversations.info', { error: 'missing_scope' });
