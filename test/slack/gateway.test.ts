@@ -35,3 +35,19 @@ describe('finding the bot’s own posts by their metadata', () => {
     expect(await gateway.findPosted({ channel: 'C0DOCS', threadTs: root, metadata })).toBe(own);
   });
 });
+
+describe('account facts (users.info)', () => {
+  it('names a Grid person’s workspace and organisation, and a Slack Connect person’s own workspace', async () => {
+    const world = await gatewayOnStandIn();
+    slack = world.slack;
+    slack.gridMembers.set('W0ANNA', { teamId: 'T0ACMEDOCS', enterpriseId: 'E0ACME' });
+    slack.externalMembers.set('U0EXT', 'T0OTHER');
+    expect(await world.gateway.userInfo('W0ANNA')).toMatchObject({
+      teamId: 'T0ACMEDOCS',
+      enterpriseId: 'E0ACME',
+    });
+    const external = await world.gateway.userInfo('U0EXT');
+    expect(external.teamId).toBe('T0OTHER');
+    expect(external.enterpriseId).toBeUndefined();
+  });
+});
