@@ -164,14 +164,15 @@ export function createAccessPolicy(deps: AccessPolicyDeps): AccessPolicy {
   }: Requester): Promise<AccessDecision> => {
     const installed = await membership.installed();
     // The workspace the request names, when it surely is outside, refuses before Slack is asked.
-    const named = installed && teamId ? await membership.teamInside(installed, teamId) : undefined;
-    if (named === false) return { allowed: false, reason: 'team' };
+    if (installed && teamId && membership.teamOutside(installed, teamId))
+      return { allowed: false, reason: 'team' };
     const place = placeRefusal(channelId, contextChannelId);
     if (place) return { allowed: false, reason: place };
     if (config.allowedUserIds && !config.allowedUserIds.has(userId))
       return { allowed: false, reason: 'user' };
     if (!installed) return { allowed: false, reason: 'unverified' };
-    if (config.allowGuests && named) return { allowed: true };
+    if (config.allowGuests && teamId && (await membership.teamInside(installed, teamId)))
+      return { allowed: true };
     // Asked also when guests are allowed but the request did not name a workspace surely inside
     // (a thread message read back with conversations.replies carries none): Slack's answer says.
     const found = await account(userId);
@@ -192,7 +193,7 @@ export function createAccessPolicy(deps: AccessPolicyDeps): AccessPolicy {
         // integration of the installation's workspaces is as trusted as its people.
         const installed = await membership.installed();
         if (config.allowedUserIds || !installed || !teamId) return false;
-        return (await membership.teamInside(installed, teamId)) === true;
+        return membership.teamInside(installed, teamId);
       }
       return (await decide({ teamId, channelId: undefined, userId })).allowed;
     },

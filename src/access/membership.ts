@@ -11,11 +11,19 @@ export interface Membership {
   /** The installation, asking auth.test when neither it nor a signed request has said yet. */
   installed(): Promise<Installation | undefined>;
   /**
-   * Whether a workspace a request named is inside: `false` only when it surely is not, and
-   * `undefined` when Slack's word on the person must decide (an organisation's workspace that
-   * is not on its list of granted ones may still be the organisation's).
+   * Whether a workspace a request named is surely outside, from the request alone: another
+   * workspace than a workspace install's. Never for an organisation: one of its workspaces that
+   * has not been granted the app is still the organisation's, which only Slack's word on the
+   * person tells.
    */
-  teamInside(installed: Installation, teamId: string): Promise<boolean | undefined>;
+  teamOutside(installed: Installation, teamId: string): boolean;
+  /**
+   * Whether a workspace a request named is surely inside: the installed one, or, for an
+   * organisation, the organisation itself or one of the workspaces it granted the app (the
+   * list is asked for here, so only where it saves asking about the person); false when the
+   * list is unknown.
+   */
+  teamInside(installed: Installation, teamId: string): Promise<boolean>;
   /**
    * Whether a person is inside, by Slack's word on them (users.info): their organisation
    * (`enterprise_user`) for an organisation-wide install, else their workspace (Slack's, or
@@ -45,9 +53,10 @@ export function createMembership(
       await identity.get();
       return identity.installation();
     },
+    teamOutside: (installed, teamId) => installed.kind === 'workspace' && teamId !== installed.teamId,
     async teamInside(installed, teamId) {
       if (installed.kind === 'workspace') return teamId === installed.teamId;
-      return (await listed(installed.enterpriseId, teamId)) || undefined;
+      return (await listed(installed.enterpriseId, teamId)) === true;
     },
     async personInside(installed, person, requestTeamId) {
       if (installed.kind === 'organization' && person.enterpriseId)

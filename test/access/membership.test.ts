@@ -36,21 +36,24 @@ describe('the installation', () => {
 });
 
 describe('a workspace a request names', () => {
-  it('is inside a workspace install only when it is that workspace', async () => {
+  it('is inside a workspace install only when it is that workspace, and outside otherwise', async () => {
     const { m, lists } = membership({});
     expect(await m.teamInside(WORKSPACE, 'T1')).toBe(true);
+    expect(m.teamOutside(WORKSPACE, 'T1')).toBe(false);
     expect(await m.teamInside(WORKSPACE, 'T0OTHER')).toBe(false);
+    expect(m.teamOutside(WORKSPACE, 'T0OTHER')).toBe(true);
     expect(lists()).toBe(0);
   });
 
-  it('is inside an organisation when listed (or the organisation itself); otherwise Slack’s word on the person decides', async () => {
+  it('is inside an organisation when listed (or the organisation itself), and never outside on the request’s word alone', async () => {
     const { m } = membership({ workspaces: ['T0ACMEDOCS', 'T0ACMEENG'] });
     expect(await m.teamInside(ORG, 'T0ACMEDOCS')).toBe(true);
     expect(await m.teamInside(ORG, 'T0ACMEENG')).toBe(true);
     expect(await m.teamInside(ORG, 'E0ACME')).toBe(true);
-    // Not granted the app, or another organisation's: never refused on the request's word alone.
-    expect(await m.teamInside(ORG, 'T0GLOBEX')).toBeUndefined();
-    expect(await membership({ workspaces: 'unknown' }).m.teamInside(ORG, 'T0ACMEDOCS')).toBeUndefined();
+    // Not granted the app, or another organisation's: Slack's word on the person decides.
+    expect(await m.teamInside(ORG, 'T0GLOBEX')).toBe(false);
+    expect(m.teamOutside(ORG, 'T0GLOBEX')).toBe(false);
+    expect(await membership({ workspaces: 'unknown' }).m.teamInside(ORG, 'T0ACMEDOCS')).toBe(false);
   });
 });
 
