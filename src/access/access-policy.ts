@@ -8,12 +8,13 @@ import { SlackCallError } from '../slack/gateway.js';
 import type { Identity } from '../slack/identity.js';
 import type { UsesStore } from '../store/types.js';
 import { BoundedCache } from '../util/lru.js';
+import { createMembership } from './membership.js';
 
 /** Who is asking, and where. */
 export interface Requester {
   /**
-   * The author's own workspace (`user_team` in a shared channel); undefined when what Slack sent
-   * did not say, and then users.info decides.
+   * The author's own workspace (`user_team` in a shared channel, `user.team_id` in an
+   * interaction); undefined when what Slack sent did not say, and then users.info decides.
    */
   teamId: string | undefined;
   /** Where they ask; undefined where no channel applies (the App Home). */
@@ -104,9 +105,11 @@ export const channelAllowed = (
 ): boolean => config.allowedChannelIds === null || config.allowedChannelIds.has(channelId);
 
 /**
- * The access rules, checked before anything reaches the agent API: the installed workspace
- * only, allowed channels and people, no guests unless allowed, a per-person hourly limit so one
- * person cannot spend the whole project's agent quota, and the project's own hourly limit.
+ * The access rules, checked before anything reaches the agent API: people of the installation
+ * only (its workspace, or any workspace of its organisation for an organisation-wide install:
+ * see `membership.ts`), allowed channels and people, no guests unless allowed, a per-person
+ * hourly limit so one person cannot spend the whole project's agent quota, and the project's
+ * own hourly limit.
  */
 export function createAccessPolicy(deps: AccessPolicyDeps): AccessPolicy {
   const { config, identity, slack, store, logger } = deps;
@@ -134,8 +137,7 @@ export function createAccessPolicy(deps: AccessPolicyDeps): AccessPolicy {
     }
   }
 
-  /** The installing workspace: from the requests themselves, else auth.test. */
-  const installedTeam = async () => identity.installedTeamId() ?? (await identity.get())?.teamId;
+  const membership = createMembership(identity);
 
   /**
    * Where the person asks, against the channel rules. A direct message is allowed when
@@ -160,25 +162,27 @@ export function createAccessPolicy(deps: AccessPolicyDeps): AccessPolicy {
     userId,
     contextChannelId,
   }: Requester): Promise<AccessDecision> => {
-    const installed = await installedTeam();
-    if (installed && teamId && teamId !== installed) return { allowed: false, reason: 'team' };
+    const installed = await membership.installed();
+    // The workspace the request names, when it surely is outside, refuses before Slack is asked.
+    if (installed && teamId && membership.teamOutside(installed, teamId))
+      return { allowed: false, reason: 'team' };
     const place = placeRefusal(channelId, contextChannelId);
     if (place) return { allowed: false, reason: place };
     if (config.allowedUserIds && !config.allowedUserIds.has(userId))
       return { allowed: false, reason: 'user' };
     if (!installed) return { allowed: false, reason: 'unverified' };
-    if (config.allowGuests && teamId) return { allowed: true };
-    // Asked also when guests are allowed but the event did not name the author's workspace (a
-    // thread message read back with conversations.replies carries none): Slack's answer names it.
+    if (config.allowGuests && teamId && (await membership.teamInside(installed, teamId)))
+      return { allowed: true };
+    // Asked also when guests are allowed but the request did not name a workspace surely inside
+    // (a thread message read back with conversations.replies carries none): Slack's answer says.
     const found = await account(userId);
     if (found === 'unknown') return { allowed: false, reason: 'unverified' };
     if (found === 'gone') return { allowed: false, reason: 'guest' };
     if (!config.allowGuests && (found.isRestricted || found.isUltraRestricted || found.deleted))
       return { allowed: false, reason: 'guest' };
-    // Slack's own word on the person's workspace, for events that did not carry it.
-    const team = found.teamId ?? teamId;
-    if (!team) return { allowed: false, reason: 'unverified' };
-    return team !== installed ? { allowed: false, reason: 'team' } : { allowed: true };
+    const inside = await membership.personInside(installed, found, teamId);
+    if (inside === undefined) return { allowed: false, reason: 'unverified' };
+    return inside ? { allowed: true } : { allowed: false, reason: 'team' };
   };
 
   return {
@@ -186,9 +190,10 @@ export function createAccessPolicy(deps: AccessPolicyDeps): AccessPolicy {
     async mayInstruct({ userId, teamId }) {
       if (!userId) {
         // An app's message: apps instruct nobody, but where anyone may use the bot an
-        // integration of this workspace is as trusted as its people.
-        const installed = await installedTeam();
-        return !config.allowedUserIds && installed !== undefined && teamId === installed;
+        // integration of the installation's workspaces is as trusted as its people.
+        const installed = await membership.installed();
+        if (config.allowedUserIds || !installed || !teamId) return false;
+        return membership.teamInside(installed, teamId);
       }
       return (await decide({ teamId, channelId: undefined, userId })).allowed;
     },

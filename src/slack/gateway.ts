@@ -29,6 +29,8 @@ export interface SlackUser {
   deleted: boolean;
   /** The person's own workspace, when Slack says (another organisation's, for a Slack Connect member). */
   teamId: string | undefined;
+  /** The person's Enterprise Grid organisation (`enterprise_user.enterprise_id`), when they belong to one. */
+  enterpriseId?: string | undefined;
 }
 
 /** Block Kit blocks (checked against Slack's limits where they are built). */
@@ -261,6 +263,7 @@ export function createSlackGateway({
         isBot: user.is_bot === true,
         deleted: user.deleted === true,
         teamId: typeof user.team_id === 'string' ? user.team_id : undefined,
+        enterpriseId: user.enterprise_user?.enterprise_id || undefined,
       };
     },
     async openDirect(userId) {

@@ -8,3 +8,9 @@ export const SLACK_ID = /^[A-Z0-9]{2,40}$/;
  * organisation in every workspace of it). An app's own name, which may be any text, is none.
  */
 export const isUserId = (id: string): boolean => SLACK_ID.test(id) && /^[UW]/.test(id);
+
+/** A workspace's id: `T…`. */
+export const isTeamId = (id: string): boolean => SLACK_ID.test(id) && id.startsWith('T');
+
+/** An Enterprise Grid organisation's id: `E…`. */
+export const isEnterpriseId = (id: string): boolean => SLACK_ID.test(id) && id.startsWith('E');

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { createAccessPolicy, MAX_CACHED_USERS, USER_CACHE_MS } from '../../src/access/access-policy.js';
 import { createLogger } from '../../src/logging/logger.js';
 import type { SlackGateway } from '../../src/slack/gateway.js';
-import type { Identity } from '../../src/slack/identity.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/types.js';
+import { installedIn } from '../helpers/fake-network.js';
 
 function policy(now: () => number = Date.now) {
   const lookups: string[] = [];
@@ -21,10 +21,7 @@ function policy(now: () => number = Date.now) {
     },
   } as unknown as SlackGateway;
   const store = { recentInstructions: async () => ({ count: 0, oldest: undefined }) } as unknown as Store;
-  const identity = {
-    get: async () => ({ teamId: 'T1' }),
-    installedTeamId: () => 'T1',
-  } as unknown as Identity;
+  const identity = installedIn('T1');
   const access = createAccessPolicy({
     config: {
       allowedChannelIds: null,
@@ -73,7 +70,6 @@ describe('the account cache of the access policy', () => {
 /** A policy whose Slack answers as scripted: `userInfo` may fail, auth.test may not answer. */
 function scripted(options: {
   userInfo: (id: string) => Promise<{ isRestricted: boolean; teamId?: string }>;
-  authTest?: string;
   learned?: string;
   allowedUserIds?: string[];
 }) {
@@ -85,10 +81,8 @@ function scripted(options: {
       return { name: id, isUltraRestricted: false, isBot: false, deleted: false, ...facts };
     },
   } as unknown as SlackGateway;
-  const identity = {
-    get: async () => (options.authTest ? { teamId: options.authTest } : undefined),
-    installedTeamId: () => options.learned,
-  } as unknown as Identity;
+  // What a signed request named: auth.test does not answer.
+  const identity = installedIn(options.learned);
   const access = createAccessPolicy({
     config: {
       allowedChannelIds: null,
@@ -183,7 +177,7 @@ describe('room left in the hour (before "Try again" changes anything)', () => {
       },
       projectHourlyLimit: 3,
       defaultProject: 'proj_test',
-      identity: { get: async () => ({ teamId: 'T1' }), installedTeamId: () => 'T1' } as unknown as Identity,
+      identity: installedIn('T1'),
       slack: {} as SlackGateway,
       store,
       logger: createLogger({ level: 'error', secrets: [], write: () => {} }),
@@ -243,7 +237,7 @@ describe('direct messages in the access policy', () => {
         maxInstructionsPerUserPerHour: 30,
       },
       defaultProject: 'proj_test',
-      identity: { get: async () => ({ teamId: 'T1' }), installedTeamId: () => 'T1' } as unknown as Identity,
+      identity: installedIn('T1'),
       slack: {} as SlackGateway,
       store: {} as Store,
       logger: createLogger({ level: 'error', secrets: [], write: () => {} }),

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { createAccessPolicy, HOUR_MS } from '../../src/access/access-policy.js';
 import { createLogger } from '../../src/logging/logger.js';
 import type { SlackGateway, SlackUser } from '../../src/slack/gateway.js';
-import type { Identity } from '../../src/slack/identity.js';
 import { SlackCallError } from '../../src/slack/slack-errors.js';
 import type { Store, UseReservation } from '../../src/store/types.js';
+import { installedIn, installedOrgWide } from '../helpers/fake-network.js';
 
 const AT = 1_700_000_000_000;
 const MEMBER: SlackUser = {
@@ -28,9 +28,14 @@ function rules(
     recent?: { count: number; oldest: number | undefined };
     /** The workspace the bot is installed in; none known yet when null. */
     installed?: string | null;
+    /** An organisation-wide install instead, and the workspaces it lists (undefined: unknown). */
+    org?: { enterpriseId: string; workspaces: string[] | undefined };
   } = {},
 ) {
   const installed = options.installed === null ? undefined : (options.installed ?? 'T1');
+  const identity = options.org
+    ? installedOrgWide(options.org.enterpriseId, options.org.workspaces)
+    : installedIn(installed);
   const lookups: string[] = [];
   const reserved: unknown[] = [];
   const slack = {
@@ -59,10 +64,7 @@ function rules(
     },
     projectHourlyLimit: 9,
     defaultProject: 'proj_test',
-    identity: {
-      get: async () => (installed ? { teamId: installed } : undefined),
-      installedTeamId: () => installed,
-    } as unknown as Identity,
+    identity,
     slack,
     store,
     logger: createLogger({ level: 'warn', secrets: [], write: (line) => logs.push(line) }),
@@ -147,6 +149,52 @@ describe('who may use the bot', () => {
     expect(await policy.check({ teamId: 'T1', channelId: undefined, userId: 'U1' })).toEqual({
       allowed: true,
     });
+  });
+});
+
+describe('an organisation-wide (Enterprise Grid) install', () => {
+  const org = { enterpriseId: 'E0ACME', workspaces: ['T0ACMEDOCS', 'T0ACMEENG'] };
+  const people = {
+    WDOCS: { teamId: 'T0ACMEDOCS', enterpriseId: 'E0ACME' },
+    WENG: { teamId: 'T0ACMEENG', enterpriseId: 'E0ACME' },
+    // A workspace of the organisation that has not been granted the app.
+    WSALES: { teamId: 'T0ACMESALES', enterpriseId: 'E0ACME' },
+    WGLOBEX: { teamId: 'T0GLOBEX', enterpriseId: 'E0GLOBEX' },
+    UPLAIN: { teamId: 'T0PLAIN' },
+    WGUEST: { teamId: 'T0ACMEDOCS', enterpriseId: 'E0ACME', isRestricted: true },
+  };
+
+  it('serves people of every workspace of the organisation, and no other organisation', async () => {
+    const { verdict } = rules({ org, people });
+    expect(await verdict('WDOCS', { teamId: 'T0ACMEDOCS' })).toBe('allowed');
+    expect(await verdict('WENG', { teamId: 'T0ACMEENG' })).toBe('allowed');
+    expect(await verdict('WSALES', { teamId: 'T0ACMESALES' })).toBe('allowed');
+    expect(await verdict('WGLOBEX', { teamId: 'T0GLOBEX' })).toBe('team');
+    // Slack Connect from a workspace outside any organisation, even in an organisation's channel.
+    expect(await verdict('UPLAIN', { teamId: 'T0PLAIN' })).toBe('team');
+    expect(await verdict('WGLOBEX', { teamId: 'T0ACMEDOCS' })).toBe('team');
+    expect(await verdict('WGUEST', { teamId: 'T0ACMEDOCS' })).toBe('guest');
+  });
+
+  it('lets guests of a listed workspace through without asking Slack, where guests are allowed', async () => {
+    const { verdict, lookups } = rules({ org, people, allowGuests: true });
+    expect(await verdict('WGUEST', { teamId: 'T0ACMEDOCS' })).toBe('allowed');
+    expect(lookups).toEqual([]);
+    expect(await verdict('WGLOBEX', { teamId: 'T0GLOBEX' })).toBe('team');
+    expect(lookups).toEqual(['WGLOBEX']);
+  });
+
+  it('holds a person without an organisation while its workspaces are unknown', async () => {
+    const { verdict } = rules({ org: { ...org, workspaces: undefined }, people });
+    expect(await verdict('WDOCS', { teamId: 'T0ACMEDOCS' })).toBe('allowed');
+    expect(await verdict('UPLAIN', { teamId: 'T0PLAIN' })).toBe('unverified');
+  });
+
+  it('trusts an app’s message as context only from a listed workspace', async () => {
+    const { policy } = rules({ org, people });
+    expect(await policy.mayInstruct({ userId: undefined, teamId: 'T0ACMEDOCS' })).toBe(true);
+    expect(await policy.mayInstruct({ userId: undefined, teamId: 'T0GLOBEX' })).toBe(false);
+    expect(await policy.mayInstruct({ userId: undefined, teamId: undefined })).toBe(false);
   });
 });
 

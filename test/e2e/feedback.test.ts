@@ -5,7 +5,8 @@ import { buttonClick } from '../helpers/payloads.js';
 import { parseExposition } from '../helpers/prometheus.js';
 
 const TOKEN = 'metrics-test-token-0000';
-const h = useHarness({ METRICS_TOKEN: TOKEN });
+// Everyone who votes here is on the list but U0MALLORY, so each refusal below has its own reason.
+const h = useHarness({ METRICS_TOKEN: TOKEN, ALLOWED_USER_IDS: 'U0ALICE,U0BOB,U0EVE,U0EXT,U0GUEST' });
 
 type Element = {
   type: string;
@@ -31,19 +32,17 @@ function press(
   at: { channel: string; post: { ts: string }; buttons: Element },
   side: 'positive' | 'negative',
   user: string,
+  /** Fields of the payload as Slack would send them from elsewhere (`team`, `user`). */
+  fields: Record<string, unknown> = {},
+  responseUrl = h.slack.responseUrl(`fb-${Math.random()}`),
 ) {
   const value = at.buttons[`${side}_button`].value;
   const click = buttonClick(
     { action_id: at.buttons.action_id, value },
-    {
-      channel: at.channel,
-      messageTs: at.post.ts,
-      user,
-      responseUrl: h.slack.responseUrl(`fb-${Math.random()}`),
-    },
+    { channel: at.channel, messageTs: at.post.ts, user, responseUrl },
   );
   const action = { ...click.actions[0], type: 'feedback_buttons', text: { type: 'plain_text', text: side } };
-  return h.interact({ ...click, actions: [action] });
+  return h.interact({ ...click, ...fields, actions: [action] });
 }
 
 const feedbackMetric = async (value: string) => {
@@ -84,5 +83,48 @@ describe('feedback on outcome posts', () => {
       h.slack.responses.some((r) => String(r.body.text).includes('could not find')),
     );
     expect(await h.app.store.feedbackTotals()).toEqual({ positive: 0, negative: 0 });
+  });
+});
+
+describe('who may vote on an outcome', () => {
+  it('counts no press of someone who may not instruct the agent there, and tells each why, privately', async () => {
+    const at = await outcomeWithButtons(h);
+    h.slack.externalMembers.set('U0EXT', 'T0EXTORG');
+    h.slack.guests.add('U0GUEST');
+    const presses = [
+      // Another workspace: Slack names it in `team` (this press carries no `user.team_id`).
+      ['other-workspace', 'U0EVE', { team: { id: 'T0OTHER', domain: 'other' }, user: { id: 'U0EVE' } }],
+      // A person of another organisation in a shared channel: the request is this workspace's.
+      ['other-org', 'U0EXT', { user: { id: 'U0EXT', username: 'ext', team_id: 'T0EXTORG' } }],
+      ['guest', 'U0GUEST', {}],
+      ['not-listed', 'U0MALLORY', {}],
+    ] as const;
+    for (const [id, user, fields] of presses) {
+      const res = await press(h, at, 'positive', user, fields, h.slack.responseUrl(id));
+      expect(res.status).toBe(200);
+    }
+    const told = async (id: string) =>
+      String((await waitFor(id, () => h.slack.responses.find((r) => r.path === `/respond/${id}`))).body.text);
+    expect(await told('other-workspace')).toContain(
+      'serves another Slack workspace, so your feedback was not counted',
+    );
+    expect(await told('other-org')).toContain(
+      'serves another Slack workspace, so your feedback was not counted',
+    );
+    expect(await told('guest')).toContain(
+      'Guest accounts cannot instruct the docs agent, nor rate its outcomes',
+    );
+    expect(await told('not-listed')).toContain('not on the list of people who may instruct the docs agent');
+    for (const r of h.slack.responses) expect(r.body).toMatchObject({ response_type: 'ephemeral' });
+
+    await h.settled();
+    expect(await h.app.store.feedbackTotals()).toEqual({ positive: 0, negative: 0 });
+    expect(await feedbackMetric('positive')).toBe(0);
+    const status = (await (await h.command({ text: 'status' })).json()) as { text: string };
+    expect(status.text).toContain('*Feedback on outcomes:* :thumbsup: 0  :thumbsdown: 0');
+    // A person who may vote still can.
+    await press(h, at, 'positive', 'U0BOB', {}, h.slack.responseUrl('bob'));
+    expect(await told('bob')).toContain('feedback on this outcome is recorded');
+    expect(await feedbackMetric('positive')).toBe(1);
   });
 });

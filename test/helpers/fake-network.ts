@@ -9,6 +9,7 @@ import { vi } from 'vitest';
 import type { AgentClient } from '../../src/agent/client.js';
 import { type AgentJob, agentJobSchema } from '../../src/agent/schema.js';
 import type { SlackGateway, SlackUser } from '../../src/slack/gateway.js';
+import type { Identity } from '../../src/slack/identity.js';
 import { BOT_USER_ID } from './slack-stand-in.js';
 
 /** The workspace the fakes belong to, and the bot's own ids in it (its user id: `BOT_USER_ID`). */
@@ -29,6 +30,30 @@ export const fakeWebClient = (): WebClient =>
       })),
     },
   }) as unknown as WebClient;
+
+/**
+ * The identity of a bot installed in one workspace, as the access policy reads it (none known
+ * yet when undefined: auth.test has not answered and no request has named it).
+ */
+export const installedIn = (teamId: string | undefined): Identity =>
+  ({
+    get: async () => (teamId ? { teamId } : undefined),
+    installation: () => (teamId ? { kind: 'workspace', teamId } : undefined),
+    installedTeamId: () => teamId,
+    organizationWorkspaces: async () => undefined,
+  }) as unknown as Identity;
+
+/**
+ * The identity of a bot installed organisation-wide (Enterprise Grid), as the access policy
+ * reads it: `workspaces` are those auth.teams.list names (undefined: Slack cannot say).
+ */
+export const installedOrgWide = (enterpriseId: string, workspaces: string[] | undefined): Identity =>
+  ({
+    get: async () => ({ teamId: undefined }),
+    installation: () => ({ kind: 'organization', enterpriseId }),
+    installedTeamId: () => undefined,
+    organizationWorkspaces: async () => (workspaces ? new Set(workspaces) : undefined),
+  }) as unknown as Identity;
 
 /** A member of {@link TEAM}, not a guest. */
 export const member = (name = 'Test Person'): SlackUser => ({

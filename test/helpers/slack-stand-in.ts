@@ -45,6 +45,23 @@ export interface HumanMessage {
   team?: string | null;
 }
 
+/**
+ * An organisation-wide (Enterprise Grid) install, as the stand-in answers for it: auth.test names
+ * the organisation, auth.teams.list its granted workspaces.
+ */
+export interface OrgInstall {
+  enterpriseId: string;
+  /** The workspaces the organisation granted the app, in the order auth.teams.list lists them. */
+  workspaces: string[];
+  /** The bot's user id (`W…` in an organisation). */
+  botUserId: string;
+  /**
+   * auth.test's `team_id` for the org-level token: left out, empty, or the organisation's own id
+   * (default), each of which Slack has been seen to send.
+   */
+  authTestTeamId?: 'absent' | 'empty' | 'enterprise';
+}
+
 /** What a call answers instead of the default: a Slack error, an HTTP status, or a delay. */
 export type SlackFault =
   | { error: string }
@@ -97,6 +114,10 @@ export async function startSlackStandIn(
   const guests = new Set<string>();
   /** People of another organisation (Slack Connect), by user id, with their workspace. */
   const externalMembers = new Map<string, string>();
+  /** People of Enterprise Grid organisations, by user id: their workspace and organisation. */
+  const gridMembers = new Map<string, { teamId: string; enterpriseId: string }>();
+  /** Set when the bot token is an organisation-wide install's (see {@link OrgInstall}). */
+  const install: { org: OrgInstall | undefined } = { org: undefined };
   const singleChannelGuests = new Set<string>();
   /** Blocks or views Slack would refuse, with what is wrong. */
   const invalid: string[] = [];
@@ -190,14 +211,19 @@ export async function startSlackStandIn(
     // Answered by the step ledger, which knows which token the call carried.
     'functions.completeSuccess': () => ({ ok: true }),
     'functions.completeError': () => ({ ok: true }),
-    'auth.test': () => ({
-      ok: true,
-      team_id: TEAM_ID,
-      user_id: BOT_USER_ID,
-      bot_id: BOT_ID,
-      team: 'Test',
-      url: 'https://test-team.slack.com/',
-    }),
+    'auth.test': () => (install.org ? orgAuthTest(install.org) : workspaceAuthTest),
+    // Like Slack: an organisation's granted workspaces, a page of `limit` at a time.
+    'auth.teams.list': (args) => {
+      const all = install.org?.workspaces ?? [TEAM_ID];
+      const from = Number(args.cursor ?? 0);
+      const limit = Number(args.limit ?? 100);
+      const next = from + limit < all.length ? String(from + limit) : '';
+      return {
+        ok: true,
+        teams: all.slice(from, from + limit).map((id) => ({ id, name: `Workspace ${id}` })),
+        response_metadata: { next_cursor: next },
+      };
+    },
     'chat.postMessage': (args) => {
       const refused =
         checkBlocks('chat.postMessage', args) ?? checkMetadata('chat.postMessage', args.metadata);
@@ -238,7 +264,8 @@ export async function startSlackStandIn(
           deleted: false,
           is_restricted: guests.has(id),
           is_ultra_restricted: singleChannelGuests.has(id),
-          team_id: externalMembers.get(id) ?? TEAM_ID,
+          team_id: gridMembers.get(id)?.teamId ?? externalMembers.get(id) ?? TEAM_ID,
+          ...gridUser(id),
         },
       };
     },
@@ -333,6 +360,22 @@ export async function startSlackStandIn(
     },
   };
 
+  /** users.info's `enterprise_user` for a person of an Enterprise Grid organisation. */
+  const gridUser = (id: string) => {
+    const grid = gridMembers.get(id);
+    if (!grid) return {};
+    return {
+      enterprise_user: {
+        id,
+        enterprise_id: grid.enterpriseId,
+        enterprise_name: `Org ${grid.enterpriseId}`,
+        is_admin: false,
+        is_owner: false,
+        teams: [grid.teamId],
+      },
+    };
+  };
+
   const stand = await listen(async (req, body, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname.startsWith('/respond/expired')) {
@@ -414,6 +457,11 @@ export async function startSlackStandIn(
     responses,
     guests,
     externalMembers,
+    gridMembers,
+    /** Makes the bot token an organisation-wide install's (undone by {@link reset}). */
+    installOrgWide(org: OrgInstall) {
+      install.org = org;
+    },
     singleChannelGuests,
     messages,
     unexpected,
@@ -466,6 +514,8 @@ export async function startSlackStandIn(
       conditionalFaults.length = 0;
       for (const collection of [faults, outage, guests, externalMembers, singleChannelGuests, reactions])
         collection.clear();
+      gridMembers.clear();
+      install.org = undefined;
       for (const collection of [notMember, archived, privateChannels, homes, agentSessions.sessions])
         collection.clear();
       agentSessions.outsiders.clear();
@@ -476,3 +526,29 @@ export async function startSlackStandIn(
 }
 
 export type SlackStandIn = Awaited<ReturnType<typeof startSlackStandIn>>;
+
+/** auth.test for the test workspace's bot token. */
+const workspaceAuthTest = {
+  ok: true,
+  team_id: TEAM_ID,
+  user_id: BOT_USER_ID,
+  bot_id: BOT_ID,
+  team: 'Test',
+  url: 'https://test-team.slack.com/',
+};
+
+/** auth.test for an organisation-wide install's token: it answers for the organisation. */
+function orgAuthTest(org: OrgInstall) {
+  const teamId = org.authTestTeamId ?? 'enterprise';
+  return {
+    ok: true,
+    url: 'https://test-org.enterprise.slack.com/',
+    team: 'Test Org',
+    user: 'docs-agent',
+    ...(teamId === 'absent' ? {} : { team_id: teamId === 'empty' ? '' : org.enterpriseId }),
+    user_id: org.botUserId,
+    bot_id: BOT_ID,
+    enterprise_id: org.enterpriseId,
+    is_enterprise_install: true,
+  };
+}

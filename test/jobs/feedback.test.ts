@@ -1,16 +1,25 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createOutcomeFeedback, type OutcomeFeedback } from '../../src/jobs/feedback.js';
 import { createJobContext } from '../../src/jobs/job-context.js';
+import { SlackCallError } from '../../src/slack/slack-errors.js';
+import { guest, member, TEAM } from '../helpers/fake-network.js';
 import { CHANNEL, createJobWorld, type JobWorld } from '../helpers/job-world.js';
 
 let w: JobWorld;
 let feedback: OutcomeFeedback;
 const metrics = { instruction: vi.fn(), runFinished: vi.fn(), feedback: vi.fn() };
-beforeEach(() => {
-  w = createJobWorld();
+/** A world with these settings, and the feedback flow built on it. */
+function world(env: Record<string, string> = {}) {
+  w = createJobWorld(env);
   metrics.feedback.mockClear();
   feedback = createOutcomeFeedback(createJobContext({ ...w.deps, metrics }));
-});
+}
+beforeEach(() => world());
+/** The world again with other settings (the current one's store closed). */
+async function reworld(env: Record<string, string>) {
+  await w.store.close();
+  world(env);
+}
 afterEach(async () => {
   await w.store.close();
 });
@@ -32,6 +41,7 @@ describe('acceptFeedback', () => {
       runSeq: run.seq,
       value: 'positive' as const,
       userId: 'U0READER',
+      teamId: TEAM,
       channelId: CHANNEL,
     };
     expect(await feedback.acceptFeedback(press)).toBe('recorded');
@@ -43,7 +53,7 @@ describe('acceptFeedback', () => {
 
   it('lets a person change their vote, which replaces the earlier one', async () => {
     const { job, run } = await finishedJob();
-    const press = { jobId: job.id, runSeq: run.seq, userId: 'U0READER', channelId: CHANNEL };
+    const press = { jobId: job.id, runSeq: run.seq, userId: 'U0READER', teamId: TEAM, channelId: CHANNEL };
     await feedback.acceptFeedback({ ...press, value: 'positive' });
     expect(await feedback.acceptFeedback({ ...press, value: 'negative' })).toBe('recorded');
     expect(await totals()).toEqual({ positive: 0, negative: 1 });
@@ -58,6 +68,7 @@ describe('acceptFeedback', () => {
         runSeq: run.seq,
         value: 'negative',
         userId,
+        teamId: TEAM,
         channelId: CHANNEL,
       });
     expect(await totals()).toEqual({ positive: 0, negative: 2 });
@@ -66,7 +77,7 @@ describe('acceptFeedback', () => {
   it('ignores a press naming no outcome: an unknown job, another channel, an unknown run, a run not finished', async () => {
     const { job, run } = await finishedJob();
     const { job: running, run: unfinished } = await w.activeJob({ channelId: 'C0OTHER' });
-    const vote = { value: 'positive' as const, userId: 'U0READER', channelId: CHANNEL };
+    const vote = { value: 'positive' as const, userId: 'U0READER', teamId: TEAM, channelId: CHANNEL };
     expect(await feedback.acceptFeedback({ ...vote, jobId: 9_999, runSeq: 1 })).toBe('unknown');
     expect(
       await feedback.acceptFeedback({ ...vote, jobId: job.id, runSeq: run.seq, channelId: 'C0ELSEWHERE' }),
@@ -82,5 +93,61 @@ describe('acceptFeedback', () => {
     ).toBe('unknown');
     expect(await totals()).toEqual({ positive: 0, negative: 0 });
     expect(metrics.feedback).not.toHaveBeenCalled();
+  });
+});
+
+describe('who may vote', () => {
+  /** A press on the finished outcome (made on the first press) by `userId`, from `teamId`. */
+  let outcome: Awaited<ReturnType<typeof finishedJob>> | undefined;
+  beforeEach(() => {
+    outcome = undefined;
+  });
+  async function pressBy(userId: string, teamId: string | undefined) {
+    outcome ??= await finishedJob();
+    const { job, run } = outcome;
+    return feedback.acceptFeedback({
+      jobId: job.id,
+      runSeq: run.seq,
+      value: 'positive',
+      userId,
+      teamId,
+      channelId: CHANNEL,
+    });
+  }
+
+  it.each([
+    ['a person of another workspace', 'U0EVE', 'T0OTHER', 'team'],
+    ['a Slack Connect person whose own workspace Slack names', 'U0EXT', undefined, 'team'],
+    ['a guest', 'U0GUEST', TEAM, 'guest'],
+    ['a person Slack cannot say anything about now', 'U0FLAKY', TEAM, 'unverified'],
+  ])('does not count %s: nothing recorded, no metric, and why', async (_who, userId, teamId, reason) => {
+    w.slack.userInfo.mockImplementation(async (id: string) => {
+      if (id === 'U0EXT') return { ...member(), teamId: 'T0OTHERORG' };
+      if (id === 'U0GUEST') return guest();
+      if (id === 'U0FLAKY') throw new SlackCallError('users.info', 'ratelimited');
+      return member();
+    });
+    expect(await pressBy(userId, teamId)).toEqual({ refused: { allowed: false, reason } });
+    expect(await totals()).toEqual({ positive: 0, negative: 0 });
+    expect(metrics.feedback).not.toHaveBeenCalled();
+    expect(w.logs.filter((l) => l.includes('feedback not counted'))).toHaveLength(1);
+  });
+
+  it('does not count a person outside ALLOWED_USER_IDS, nor a press where the channel is no longer served', async () => {
+    await reworld({ ALLOWED_USER_IDS: 'U0READER', ALLOWED_CHANNEL_IDS: 'C0ELSEWHERE' });
+    expect(await pressBy('U0MALLORY', TEAM)).toMatchObject({ refused: { reason: 'channel' } });
+    await reworld({ ALLOWED_USER_IDS: 'U0READER' });
+    outcome = undefined;
+    expect(await pressBy('U0MALLORY', TEAM)).toMatchObject({ refused: { reason: 'user' } });
+    expect(await pressBy('U0READER', TEAM)).toBe('recorded');
+    expect(metrics.feedback).toHaveBeenCalledTimes(1);
+  });
+
+  it('counts the vote of a person over their hourly limit: a vote is no instruction', async () => {
+    await reworld({ MAX_INSTRUCTIONS_PER_USER_PER_HOUR: '1' });
+    const { run } = await w.insertJob({ requesterId: 'U0READER' });
+    expect(await w.access.reserve(run.id)).toEqual({ allowed: true });
+    expect(await w.access.room('U0READER', null)).toMatchObject({ allowed: false, reason: 'rate' });
+    expect(await pressBy('U0READER', TEAM)).toBe('recorded');
   });
 });

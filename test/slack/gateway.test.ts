@@ -57,3 +57,19 @@ describe('message metadata as Slack takes it', () => {
     expect(await gateway.findPosted({ channel: 'C0DOCS', threadTs: root, metadata })).toBe(ts);
   });
 });
+
+describe('account facts (users.info)', () => {
+  it('names a Grid person’s workspace and organisation, and a Slack Connect person’s own workspace', async () => {
+    const world = await gatewayOnStandIn();
+    slack = world.slack;
+    slack.gridMembers.set('W0ANNA', { teamId: 'T0ACMEDOCS', enterpriseId: 'E0ACME' });
+    slack.externalMembers.set('U0EXT', 'T0OTHER');
+    expect(await world.gateway.userInfo('W0ANNA')).toMatchObject({
+      teamId: 'T0ACMEDOCS',
+      enterpriseId: 'E0ACME',
+    });
+    const external = await world.gateway.userInfo('U0EXT');
+    expect(external.teamId).toBe('T0OTHER');
+    expect(external.enterpriseId).toBeUndefined();
+  });
+});

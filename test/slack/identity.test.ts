@@ -100,8 +100,8 @@ describe('the bot’s identity', () => {
   });
 
   it('of an org-wide (Enterprise Grid) installation has a W… bot user and no workspace of its own', async () => {
-    // auth.test for an org-level token, which the Slack stand-in does not answer: it names the
-    // organisation, not a workspace.
+    // auth.test for an org-level token, as Slack's organisation-wide apps reference shows it:
+    // it names the organisation, not a workspace.
     const org = await listen((_req, _body, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(
@@ -124,9 +124,59 @@ describe('the bot’s identity', () => {
       botId: 'B0BOT',
       url: 'https://acme-org.enterprise.slack.com/',
     });
-    // The workspace a signed request names is what the bot goes by there.
-    expect(identity.installedTeamId()).toBeUndefined();
+    expect(identity.installation()).toEqual({ kind: 'organization', enterpriseId: 'E0ACME' });
+    // The workspace a request names is one of the organisation's, not the bot's only one.
     identity.noteInstallation('T0ACMEDOCS');
-    expect(identity.installedTeamId()).toBe('T0ACMEDOCS');
+    expect(identity.installation()).toEqual({ kind: 'organization', enterpriseId: 'E0ACME' });
+    expect(identity.installedTeamId()).toBeUndefined();
+  });
+});
+
+describe('the installation', () => {
+  const ORG = { enterpriseId: 'E0ACME', workspaces: ['T0ACMEDOCS', 'T0ACMEENG'], botUserId: 'W0BOT' };
+
+  it.each([
+    ['the organisation’s own id', 'enterprise'],
+    ['an empty one', 'empty'],
+    ['none', 'absent'],
+  ] as const)(
+    'is the organisation when auth.test answers for it with %s as its team_id',
+    async (_what, teamId) => {
+      const { slack, identity } = await identityOnStandIn();
+      slack.installOrgWide({ ...ORG, authTestTeamId: teamId });
+      const known = await identity.get();
+      expect(known).toMatchObject({ teamId: undefined, botUserId: 'W0BOT' });
+      expect(identity.installation()).toEqual({ kind: 'organization', enterpriseId: 'E0ACME' });
+      expect(identity.installedTeamId()).toBeUndefined();
+    },
+  );
+
+  it('is the organisation a signed request names, while auth.test cannot answer', async () => {
+    const { slack, identity } = await identityOnStandIn();
+    slack.fail('auth.test', { error: 'internal_error' });
+    await identity.get();
+    identity.noteInstallation('E0ACME');
+    identity.noteInstallation('T0ACMEDOCS');
+    expect(identity.installation()).toEqual({ kind: 'organization', enterpriseId: 'E0ACME' });
+  });
+
+  it('lists an organisation’s workspaces once (auth.teams.list), for callers at the same time too', async () => {
+    const { slack, identity } = await identityOnStandIn();
+    slack.installOrgWide(ORG);
+    await identity.get();
+    const lists = await Promise.all([identity.organizationWorkspaces(), identity.organizationWorkspaces()]);
+    for (const list of lists) expect([...(list ?? [])]).toEqual(['T0ACMEDOCS', 'T0ACMEENG']);
+    await identity.organizationWorkspaces();
+    expect(slack.callsTo('auth.teams.list')).toHaveLength(1);
+  });
+
+  it('never lists workspaces for a single-workspace install, nor before the installation is known', async () => {
+    const { slack, identity } = await identityOnStandIn();
+    slack.fail('auth.test', { error: 'internal_error' });
+    await identity.get();
+    expect(await identity.organizationWorkspaces()).toBeUndefined();
+    identity.noteInstallation(TEAM_ID);
+    expect(await identity.organizationWorkspaces()).toBeUndefined();
+    expect(slack.callsTo('auth.teams.list')).toHaveLength(0);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isUserId, SLACK_ID } from '../../src/slack/ids.js';
+import { isEnterpriseId, isTeamId, isUserId, SLACK_ID } from '../../src/slack/ids.js';
 
 describe('Slack ids', () => {
   it('takes a person’s id, of a workspace or of an organisation', () => {
@@ -16,5 +16,16 @@ describe('Slack ids', () => {
     expect(SLACK_ID.test('C0DOCS')).toBe(true);
     expect(SLACK_ID.test('C0DOCS>')).toBe(false);
     expect(SLACK_ID.test('A'.repeat(41))).toBe(false);
+  });
+});
+
+describe('workspace and organisation ids', () => {
+  it('tells a workspace’s T… id from an organisation’s E… id', () => {
+    expect(isTeamId('T0TEST')).toBe(true);
+    expect(isEnterpriseId('E0ACME')).toBe(true);
+    for (const id of ['E0ACME', 'U0ALICE', 't0test', 'T', 'T0 TEST', ''])
+      expect(isTeamId(id), id).toBe(false);
+    for (const id of ['T0TEST', 'W0BOT', 'e0acme', 'E', 'E0ACME>', ''])
+      expect(isEnterpriseId(id), id).toBe(false);
   });
 });

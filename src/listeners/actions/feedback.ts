@@ -7,7 +7,12 @@ import type { ListenerDeps } from '../types.js';
 
 /** A press of `feedback_buttons` as Slack sends it (a `block_actions` payload). */
 const pressSchema = z.object({
-  user: z.object({ id: z.string().min(1) }),
+  // `null` in an organisation-wide install, where the person's workspace is `user.team_id`.
+  team: z
+    .object({ id: z.string().min(1) })
+    .nullable()
+    .optional(),
+  user: z.object({ id: z.string().min(1), team_id: z.string().min(1).optional() }),
   channel: z.object({ id: z.string().min(1) }),
   response_url: z.string().url().optional(),
   actions: z.array(z.object({ type: z.literal('feedback_buttons'), value: z.string().max(2_000) })).min(1),
@@ -15,7 +20,9 @@ const pressSchema = z.object({
 
 /**
  * Thumbs up or down under an outcome post: recorded once per person and outcome before the
- * press is acknowledged, and acknowledged privately to the person who pressed.
+ * press is acknowledged, and acknowledged privately to the person who pressed. A press by
+ * someone who may not instruct the agent where the job was asked records nothing, and they are
+ * told why.
  */
 export function outcomeFeedback(deps: Pick<ListenerDeps, 'jobs' | 'logger' | 'slack' | 'tasks'>) {
   return async ({ body, ack }: SlackActionMiddlewareArgs & AllMiddlewareArgs) => {
@@ -28,7 +35,7 @@ export function outcomeFeedback(deps: Pick<ListenerDeps, 'jobs' | 'logger' | 'sl
       });
       return;
     }
-    const { user, channel, response_url: responseUrl } = parsed.data;
+    const { team, user, channel, response_url: responseUrl } = parsed.data;
     /** A private answer: a courtesy, left out when no slot is free. */
     const tell = (words: Mrkdwn) =>
       deps.tasks.run('answer a feedback press', () =>
@@ -37,11 +44,17 @@ export function outcomeFeedback(deps: Pick<ListenerDeps, 'jobs' | 'logger' | 'sl
           : deps.slack.postEphemeral({ channel: channel.id, user: user.id, text: words }),
       );
     try {
-      const outcome = await deps.jobs.acceptFeedback({ ...vote, userId: user.id, channelId: channel.id });
+      const outcome = await deps.jobs.acceptFeedback({
+        ...vote,
+        userId: user.id,
+        teamId: user.team_id ?? team?.id,
+        channelId: channel.id,
+      });
       await ack();
       if (outcome === 'recorded') tell(feedbackText.recorded(vote.value));
       else if (outcome === 'unchanged') tell(feedbackText.unchanged(vote.value));
-      else tell(feedbackText.unknown());
+      else if (outcome === 'unknown') tell(feedbackText.unknown());
+      else tell(feedbackText.notCounted(outcome.refused.reason));
     } catch (error) {
       deps.logger.error('could not record feedback', { error });
       await ack();

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FEEDBACK_ACTION_ID, feedbackText } from '../../../src/blocks/feedback.js';
 import { outcomeFeedback } from '../../../src/listeners/actions/feedback.js';
 import type { JobRecord } from '../../../src/store/types.js';
-import { TEAM } from '../../helpers/fake-network.js';
+import { guest, TEAM } from '../../helpers/fake-network.js';
 import { CHANNEL } from '../../helpers/job-world.js';
 import { boltActionArgs, createListenerWorld, type ListenerWorld } from '../../helpers/listener-deps.js';
 
@@ -64,6 +64,46 @@ describe('feedback on an outcome', () => {
     await press(`positive:${job.id}:1`);
     await press(`positive:${job.id}:1`, { user: { id: 'W0GRIDUSER' }, team: null });
     expect(await w.store.feedbackTotals()).toEqual({ positive: 2, negative: 0 });
+  });
+
+  it('reads the person’s workspace from `user.team_id` when an organisation-wide install sends `"team": null`', async () => {
+    await press(`positive:${job.id}:1`, {
+      team: null,
+      enterprise: { id: 'E0GRID', name: 'Grid' },
+      is_enterprise_install: true,
+      user: { id: 'W0EVE', team_id: 'T0OTHER' },
+    });
+    expect(await w.store.feedbackTotals()).toEqual({ positive: 0, negative: 0 });
+    expect(w.slack.respond).toHaveBeenCalledWith(RESPONSE_URL, feedbackText.notCounted('team'));
+  });
+
+  it.each([
+    [
+      'from another workspace (`team.id` differs)',
+      { team: { id: 'T0OTHER' }, user: { id: 'U0EVE' } },
+      'team',
+    ],
+    [
+      'by a person of another organisation in a shared channel (`user.team_id` differs)',
+      { user: { id: 'U0EXT', team_id: 'T0OTHERORG' } },
+      'team',
+    ],
+  ] as const)(
+    'a press %s is acknowledged, not counted, and the person told why',
+    async (_what, fields, reason) => {
+      const { ack } = await press(`positive:${job.id}:1`, fields);
+      expect(ack).toHaveBeenCalledOnce();
+      expect(await w.store.feedbackTotals()).toEqual({ positive: 0, negative: 0 });
+      expect(w.slack.respond).toHaveBeenCalledWith(RESPONSE_URL, feedbackText.notCounted(reason));
+      expect(w.slack.userInfo).not.toHaveBeenCalled();
+    },
+  );
+
+  it('a guest’s press is not counted, and they are told why', async () => {
+    w.slack.userInfo.mockResolvedValue(guest());
+    await press(`positive:${job.id}:1`);
+    expect(await w.store.feedbackTotals()).toEqual({ positive: 0, negative: 0 });
+    expect(w.slack.respond).toHaveBeenCalledWith(RESPONSE_URL, feedbackText.notCounted('guest'));
   });
 
   it('without a response_url: answered with a private message in the channel', async () => {
