@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { text } from '../../src/blocks/messages.js';
+import { stepText } from '../../src/blocks/step-texts.js';
 import { START_STEP_CALLBACK_ID } from '../../src/listeners/functions/start-job-step.js';
-import { mrkdwnToPlain } from '../../src/slack/mrkdwn.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/http.js';
 import { eventEnvelope } from '../helpers/payloads.js';
@@ -41,7 +40,7 @@ describe('a workflow step the store cannot record', () => {
     expect(answer).toMatchObject({
       method: 'functions.completeError',
       token: 'function',
-      error: mrkdwnToPlain(text.notRecorded()),
+      error: stepText.notRecorded(),
     });
   });
 });

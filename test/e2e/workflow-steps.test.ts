@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { refusalText, text } from '../../src/blocks/messages.js';
+import { refusalText } from '../../src/blocks/messages.js';
+import { stepRefusalText, stepText } from '../../src/blocks/step-texts.js';
 import { START_STEP_CALLBACK_ID } from '../../src/listeners/functions/start-job-step.js';
-import { mrkdwnToPlain } from '../../src/slack/mrkdwn.js';
 import { API_KEY } from '../helpers/agent-stand-in.js';
 import { useHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/http.js';
@@ -38,6 +38,7 @@ async function runStep(inputs: Record<string, unknown>, executionId = `Fx0TEST${
 }
 
 const defaults = { instruction: 'Document the new export API', channel_id: 'C0DOCS', user_id: 'U0ALICE' };
+const IN_DOCS = { channelId: 'C0DOCS' };
 
 const answerOf = (executionId: string) =>
   waitFor('the step answered', () => h.slack.steps.completionsOf(executionId)[0]);
@@ -79,20 +80,29 @@ describe('the "Start a docs agent job" step', () => {
     expect(h.slack.callsTo('functions.completeSuccess')).toHaveLength(1);
   });
 
-  it('fails the step with the refusal a person gets, and starts nothing', async () => {
+  it('fails the step in words for its builder, tells the person privately, and starts nothing', async () => {
     h.slack.guests.add('U0GUEST');
     const { executionId } = await runStep({ ...defaults, user_id: 'U0GUEST' });
     const answer = await answerOf(executionId);
     expect(answer.method).toBe('functions.completeError');
-    expect(answer.error).toBe(mrkdwnToPlain(refusalText({ reason: 'guest' })).trim());
+    // The builder reads it in the workflow's activity: about the person, in the third person.
+    expect(answer.error).toBe(stepRefusalText({ reason: 'guest' }, { userId: 'U0GUEST', ...IN_DOCS }));
+    expect(answer.error).toContain('@U0GUEST may not instruct the docs agent in #C0DOCS: guest accounts');
+    // The person is told in the chat's own words, privately in the step's channel.
+    const note = await waitFor('the private note', () =>
+      h.slack.callsTo('chat.postEphemeral').find((c) => c.args.user === 'U0GUEST'),
+    );
+    expect(note.args.text).toBe(refusalText({ reason: 'guest' }));
     await h.settled();
     expect(h.agent.requestsFor('create')).toHaveLength(0);
   });
 
-  it('fails the step when the instruction is too long, in the words a person gets', async () => {
+  it('fails the step when the instruction is too long, saying what to shorten', async () => {
     const { executionId } = await runStep({ ...defaults, instruction: 'x'.repeat(201) });
     const answer = await answerOf(executionId);
-    expect(answer.error).toBe(mrkdwnToPlain(text.promptTooLong(201, 200)).trim());
+    expect(answer.error).toBe(
+      stepRefusalText({ reason: 'too_long', length: 201, max: 200 }, { userId: 'U0ALICE', ...IN_DOCS }),
+    );
     expect(h.agent.requestsFor('create')).toHaveLength(0);
   });
 
@@ -104,9 +114,11 @@ describe('the "Start a docs agent job" step', () => {
     expect(answer.error).toContain('Prompt not accepted');
     const job = (await h.app.store.recentJobs({ requesterId: 'U0ALICE' }, 1))[0];
     expect(job?.phase).toBe('not_started');
-    // The same words as the job's thread gives its requester.
+    expect(answer.error).toContain("Change the step's instruction.");
+    // The thread tells its requester in the chat's words.
     const post = await waitFor('the thread explains', () => h.slack.threadPosts(job?.threadTs ?? '')[0]);
-    expect(mrkdwnToPlain(post.text)).toContain(answer.error);
+    expect(post.text).toContain('<@U0ALICE>');
+    expect(post.text).toContain('Prompt not accepted');
   });
 
   it('masks a secret the agent API echoes in its refusal', async () => {
@@ -121,15 +133,32 @@ describe('the "Start a docs agent job" step', () => {
     h.slack.fail('chat.postMessage', { error: 'not_in_channel' });
     const { executionId } = await runStep(defaults);
     const answer = await answerOf(executionId);
-    expect(answer.error).toBe(mrkdwnToPlain(text.notInChannel('C0DOCS')).trim());
+    expect(answer.error).toBe(
+      stepRefusalText({ reason: 'not_in_channel' }, { userId: 'U0ALICE', ...IN_DOCS }),
+    );
   });
 
   it('fails at once, recording nothing, when the instruction is empty or the project unknown', async () => {
     const empty = await runStep({ ...defaults, instruction: '  ' });
     const unknown = await runStep({ ...defaults, project: 'proj_elsewhere' });
-    expect((await answerOf(empty.executionId)).error).toContain('instruction is empty');
-    expect((await answerOf(unknown.executionId)).error).toContain('does not serve the documentation project');
+    expect((await answerOf(empty.executionId)).error).toBe(stepText.noInstruction());
+    expect((await answerOf(unknown.executionId)).error).toBe(stepText.unknownProject());
     expect(await h.app.store.recentJobs({ requesterId: 'U0ALICE' }, 5)).toEqual([]);
+  });
+
+  it('shows the builder no emoji codes and no chat instructions, however the step is refused', async () => {
+    h.slack.guests.add('U0GUEST');
+    const runs = [
+      await runStep({ ...defaults, user_id: 'U0GUEST' }),
+      await runStep({ ...defaults, instruction: 'x'.repeat(201) }),
+      await runStep({ ...defaults, channel_id: 'D0ALICE' }),
+      await runStep({ ...defaults, channel_id: 42 }),
+    ];
+    for (const { executionId } of runs) {
+      const { error } = await answerOf(executionId);
+      expect(error, error).not.toMatch(/:[a-z0-9_+-]+:/);
+      expect(error, error).not.toMatch(/\byou\b|run \/docs-agent/i);
+    }
   });
 
   it('never writes the step token to the logs', async () => {

@@ -5,7 +5,7 @@ import { THREAD_RELEASING_PHASES } from '../../domain/phases.js';
 import type { ChannelAudience } from '../../slack/channel-audience.js';
 import { isDirectMessage } from '../../slack/conversations.js';
 import { WAIT_LIMIT_MS } from '../../slack/function-steps.js';
-import { type Mrkdwn, mrkdwnToPlain } from '../../slack/mrkdwn.js';
+import { mrkdwnToPlain } from '../../slack/mrkdwn.js';
 import { WHOLE_CONVERSATION } from '../../store/assistant-threads.js';
 import type { JobPrivacy, JobRecord } from '../../store/types.js';
 import type { JobContext } from '../job-context.js';
@@ -58,8 +58,11 @@ export interface JobAcceptance {
    * message it was to reply under already has a job (nothing recorded; the step is failed).
    */
   acceptStep(request: StepRequest): Promise<{ job: number; created: boolean } | 'thread_taken'>;
-  /** Fails a step that started nothing (its inputs are unusable), once per execution. */
-  refuseStep(executionId: string, text: Mrkdwn): Promise<void>;
+  /**
+   * Fails a step that started nothing (its inputs are unusable), once per execution, with `text`:
+   * plain text for the workflow's builder (`blocks/step-texts.ts`).
+   */
+  refuseStep(executionId: string, text: string): Promise<void>;
   /** Records a "Wait for a docs agent job" step, answered by the outbox once the job's run ends. */
   awaitStep(executionId: string, jobId: number): Promise<void>;
 }

@@ -1,10 +1,9 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
-import { text } from '../../blocks/messages.js';
 import { stepText } from '../../blocks/step-texts.js';
 import { servesProject } from '../../config/projects.js';
 import { isDirectMessage } from '../../slack/conversations.js';
-import { type Mrkdwn, mrkdwnToPlain } from '../../slack/mrkdwn.js';
+import { mrkdwnToPlain } from '../../slack/mrkdwn.js';
 import { runRecorded } from '../background.js';
 import { failedFields } from '../events/unreadable.js';
 import type { ListenerDeps } from '../types.js';
@@ -29,7 +28,8 @@ const inputsSchema = z.object({
  * "Start a docs agent job" run by a workflow: records the job for the person the workflow names
  * in the channel it names, and starts it like a typed command (every check of the job start
  * applies). The step is answered once the start is settled, by the outbox (see
- * `jobs/workflow-steps.ts`): with the job's id and thread, or with the refusal a person would get.
+ * `jobs/workflow-steps.ts`): with the job's id and thread, or with why it did not start, in words
+ * for the workflow's builder.
  */
 export function startJobStep(
   deps: Pick<ListenerDeps, 'config' | 'jobs' | 'logger' | 'socketMode' | 'steps' | 'tasks'>,
@@ -72,7 +72,7 @@ export function startJobStep(
       const lastChance = deps.socketMode || (context.retryNum ?? 0) >= SLACK_EVENT_RETRIES;
       deps.logger.error('could not record a workflow step', { error, redeliveryExpected: !lastChance });
       if (!lastChance) throw error;
-      await fail({ error: mrkdwnToPlain(text.notRecorded()) }).catch((failed: unknown) =>
+      await fail({ error: stepText.notRecorded() }).catch((failed: unknown) =>
         deps.logger.error('could not fail a workflow step', { error: failed }),
       );
     }
@@ -83,7 +83,7 @@ export function startJobStep(
 function inputProblem(
   deps: Pick<ListenerDeps, 'config'>,
   inputs: z.infer<typeof inputsSchema>,
-): Mrkdwn | undefined {
+): string | undefined {
   if (!mrkdwnToPlain(inputs.instruction).trim()) return stepText.noInstruction();
   if (isDirectMessage(inputs.channel_id)) return stepText.direct();
   if (inputs.project && !servesProject(deps.config, inputs.project)) return stepText.unknownProject();

@@ -1,8 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { text } from '../../../src/blocks/messages.js';
 import { stepText } from '../../../src/blocks/step-texts.js';
 import { START_STEP_CALLBACK_ID, startJobStep } from '../../../src/listeners/functions/start-job-step.js';
-import { type Mrkdwn, mrkdwnToPlain } from '../../../src/slack/mrkdwn.js';
 import { TEAM } from '../../helpers/fake-network.js';
 import { CHANNEL } from '../../helpers/job-world.js';
 import { boltEventArgs, createListenerWorld, type ListenerWorld } from '../../helpers/listener-deps.js';
@@ -40,10 +38,10 @@ async function startStep(
 }
 
 /** The step's refusal queued for the outbox, as Slack will show it (plain text). */
-const refusal = (executionId: string, words: Mrkdwn) => ({
+const refusal = (executionId: string, words: string) => ({
   type: 'complete_step',
   executionId,
-  result: { error: mrkdwnToPlain(words).trim() },
+  result: { error: words },
 });
 
 describe('"Start a docs agent job"', () => {
@@ -135,7 +133,7 @@ describe('"Start a docs agent job"', () => {
 
     it('on Slack’s last retry, fails the step at once, so the workflow does not wait', async () => {
       const { fail } = await startStep({}, { context: { retryNum: 3 } });
-      expect(fail).toHaveBeenCalledWith({ error: mrkdwnToPlain(text.notRecorded()) });
+      expect(fail).toHaveBeenCalledWith({ error: stepText.notRecorded() });
     });
 
     it('a refusal the store cannot record is treated the same way', async () => {
