@@ -21,6 +21,9 @@ import { truncateText } from '../slack/truncate.js';
  * `refusal-texts.ts`); the job's requester still gets those where a chat surface would.
  */
 
+/** The setting that lets a workflow name someone other than the person who used it. */
+export const ON_BEHALF_OF_SETTING = 'WORKFLOW_ON_BEHALF_OF_USER_IDS';
+
 /** A person, as plain text: `@U0123` (an id that is not a person's id is not echoed). */
 const person = (userId: string) => (isUserId(userId) ? `@${userId}` : 'the person named');
 /** A channel, as plain text: `#C0123`. */
@@ -136,6 +139,20 @@ export const stepText = {
     `The docs agent does not serve the documentation project the step names. ${NOTHING} Leave the project empty to use the channel's, or ask the bot's operator which projects it serves.`,
   threadHasJob: () =>
     `The message the step replies under already has a docs agent job. ${NOTHING} Leave "Reply under message" empty to start a new thread; to steer that job, reply in its thread.`,
+  /** Neither the person who used the workflow nor "On behalf of": nobody to start the job for. */
+  noPerson: () =>
+    `Slack did not say who used the workflow, and "On behalf of" is empty, so there is no person to start the job for. ${NOTHING} Start the workflow from a link, a button or a form, or name a person in "On behalf of" (the bot's operator must list them in ${ON_BEHALF_OF_SETTING}).`,
+  /**
+   * "On behalf of" names someone the operator has not allowed: `usedBy` is the person who used
+   * the workflow (undefined when Slack gave none); `settingOn`: the setting lists someone.
+   */
+  onBehalfOfRefused: (named: string, usedBy: string | undefined, settingOn: boolean) => {
+    const listed = settingOn ? `which does not list ${person(named)}` : 'which is not set';
+    const rule = `The step names ${person(named)} in "On behalf of", but the docs agent starts a workflow's job for the person who used the workflow, and for someone else only when ${ON_BEHALF_OF_SETTING} lists them, ${listed}. ${NOTHING}`;
+    return usedBy
+      ? `${rule} Leave "On behalf of" empty to start the job for the person who used the workflow (${person(usedBy)}), or ask the bot's operator to add ${person(named)} to ${ON_BEHALF_OF_SETTING}.`
+      : `${rule} Slack did not say who used this workflow (it does not for a scheduled or event-triggered one). Ask the bot's operator to add ${person(named)} to ${ON_BEHALF_OF_SETTING}, or start the workflow from a link, a button or a form and leave "On behalf of" empty.`;
+  },
   /** The step's job could not be recorded, and Slack will not deliver the step again. */
   notRecorded: () =>
     `The docs agent could not record the step's job. ${NOTHING} Run the workflow again in a few minutes.`,

@@ -8,7 +8,13 @@ import {
   AgentUnauthorizedError,
   AgentUnavailableError,
 } from '../../src/agent/errors.js';
-import { type StepRefusal, stepRefusalText, stepText, waitText } from '../../src/blocks/step-texts.js';
+import {
+  ON_BEHALF_OF_SETTING,
+  type StepRefusal,
+  stepRefusalText,
+  stepText,
+  waitText,
+} from '../../src/blocks/step-texts.js';
 import { mrkdwnToPlain } from '../../src/slack/mrkdwn.js';
 
 const LINK = 'https://acme.slack.com/archives/C0DOCS/p1700000000000100';
@@ -132,6 +138,8 @@ describe('stepText', () => {
     direct: stepText.direct(),
     unknownProject: stepText.unknownProject(),
     threadHasJob: stepText.threadHasJob(),
+    noPerson: stepText.noPerson(),
+    onBehalfOfRefused: stepText.onBehalfOfRefused('U0BOB', 'U0ALICE', false),
     notRecorded: stepText.notRecorded(),
   };
 
@@ -142,12 +150,26 @@ describe('stepText', () => {
       direct: "A direct message cannot be the step's channel",
       unknownProject: "Leave the project empty to use the channel's",
       threadHasJob: 'Leave "Reply under message" empty to start a new thread',
+      noPerson: 'Start the workflow from a link, a button or a form',
+      onBehalfOfRefused: 'Leave "On behalf of" empty',
       notRecorded: 'Run the workflow again in a few minutes.',
     };
     for (const [name, said] of Object.entries(all)) {
       expect(said, name).toContain(advice[name as keyof typeof stepText]);
       expect(chatHabits(said), name).toEqual([]);
     }
+  });
+
+  it('refusing a named person names the setting, whether it is off or does not list them', () => {
+    const off = stepText.onBehalfOfRefused('U0BOB', 'U0ALICE', false);
+    expect(off).toContain(`The step names @U0BOB in "On behalf of"`);
+    expect(off).toContain(`${ON_BEHALF_OF_SETTING} lists them, which is not set`);
+    expect(off).toContain('the person who used the workflow (@U0ALICE)');
+    const unlisted = stepText.onBehalfOfRefused('U0BOB', undefined, true);
+    expect(unlisted).toContain(`${ON_BEHALF_OF_SETTING} lists them, which does not list @U0BOB`);
+    expect(unlisted).toContain('Slack did not say who used this workflow');
+    expect(unlisted).toContain(`Ask the bot's operator to add @U0BOB to ${ON_BEHALF_OF_SETTING}`);
+    expect(ON_BEHALF_OF_SETTING).toBe('WORKFLOW_ON_BEHALF_OF_USER_IDS');
   });
 });
 

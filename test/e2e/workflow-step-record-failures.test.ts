@@ -5,7 +5,7 @@ import { type Harness, startHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/http.js';
 import { eventEnvelope } from '../helpers/payloads.js';
 import { postSigned } from '../helpers/signing.js';
-import { functionExecuted } from '../helpers/workflow-steps.js';
+import { functionExecuted, userContext } from '../helpers/workflow-steps.js';
 
 let h: Harness;
 afterEach(async () => {
@@ -22,7 +22,11 @@ describe('a workflow step the store cannot record', () => {
     const event = functionExecuted({
       callbackId: START_STEP_CALLBACK_ID,
       executionId: 'Fx0LOST',
-      inputs: { instruction: 'Document the export API', channel_id: 'C0DOCS', user_id: 'U0ALICE' },
+      inputs: {
+        instruction: 'Document the export API',
+        channel_id: 'C0DOCS',
+        user_context: userContext('U0ALICE'),
+      },
       token: STEP_TOKEN,
     });
     const send = (retry: number) =>

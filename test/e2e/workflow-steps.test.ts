@@ -8,7 +8,7 @@ import { waitFor } from '../helpers/http.js';
 import { eventEnvelope } from '../helpers/payloads.js';
 import { postSigned } from '../helpers/signing.js';
 import { outputProblems } from '../helpers/step-outputs.js';
-import { functionExecuted } from '../helpers/workflow-steps.js';
+import { functionExecuted, USER_CONTEXT_SECRET, userContext } from '../helpers/workflow-steps.js';
 
 const h = useHarness({ MAX_PROMPT_CHARS: '200' });
 
@@ -37,7 +37,12 @@ async function runStep(inputs: Record<string, unknown>, executionId = `Fx0TEST${
   return { executionId, res, redeliver: (retry = 1) => send(retry) };
 }
 
-const defaults = { instruction: 'Document the new export API', channel_id: 'C0DOCS', user_id: 'U0ALICE' };
+/** As Slack runs the step for Alice, who used the workflow (a link, a button, a form). */
+const defaults = {
+  instruction: 'Document the new export API',
+  channel_id: 'C0DOCS',
+  user_context: userContext('U0ALICE'),
+};
 const IN_DOCS = { channelId: 'C0DOCS' };
 
 const answerOf = (executionId: string) =>
@@ -80,9 +85,9 @@ describe('the "Start a docs agent job" step', () => {
     expect(h.slack.callsTo('functions.completeSuccess')).toHaveLength(1);
   });
 
-  it('fails the step in words for its builder, tells the person privately, and starts nothing', async () => {
+  it('checks the person who used the workflow: a guest is refused, told privately, and nothing starts', async () => {
     h.slack.guests.add('U0GUEST');
-    const { executionId } = await runStep({ ...defaults, user_id: 'U0GUEST' });
+    const { executionId } = await runStep({ ...defaults, user_context: userContext('U0GUEST') });
     const answer = await answerOf(executionId);
     expect(answer.method).toBe('functions.completeError');
     // The builder reads it in the workflow's activity: about the person, in the third person.
@@ -146,12 +151,44 @@ describe('the "Start a docs agent job" step', () => {
     expect(await h.app.store.recentJobs({ requesterId: 'U0ALICE' }, 5)).toEqual([]);
   });
 
+  it('refuses a person named in "On behalf of" while WORKFLOW_ON_BEHALF_OF_USER_IDS is unset', async () => {
+    const { executionId } = await runStep({ ...defaults, user_id: 'U0BOB' });
+    const answer = await answerOf(executionId);
+    expect(answer.method).toBe('functions.completeError');
+    expect(answer.error).toBe(stepText.onBehalfOfRefused('U0BOB', 'U0ALICE', false));
+    expect(answer.error).toContain('WORKFLOW_ON_BEHALF_OF_USER_IDS');
+    await h.settled();
+    expect(h.agent.requestsFor('create')).toHaveLength(0);
+    expect(await h.app.store.recentJobs({ requesterId: 'U0BOB' }, 5)).toEqual([]);
+    expect(await h.app.store.recentJobs({ requesterId: 'U0ALICE' }, 5)).toEqual([]);
+    expect(h.slack.callsTo('chat.postMessage')).toEqual([]);
+  });
+
+  it('refuses a workflow built with only "On behalf of", saying the setting is off', async () => {
+    const { user_context: _none, ...old } = defaults;
+    const { executionId } = await runStep({ ...old, user_id: 'U0ALICE' });
+    const answer = await answerOf(executionId);
+    expect(answer.error).toBe(stepText.onBehalfOfRefused('U0ALICE', undefined, false));
+    expect(answer.error).toContain('which is not set');
+    await h.settled();
+    expect(h.agent.requestsFor('create')).toHaveLength(0);
+  });
+
+  it('names the person who used the workflow on the status card, as started by a workflow', async () => {
+    const { executionId } = await runStep({ ...defaults, user_id: 'U0ALICE' });
+    const answer = await answerOf(executionId);
+    expect(answer.method).toBe('functions.completeSuccess');
+    const card = h.slack.messages.find((m) => m.channel === 'C0DOCS' && m.ts === answer.outputs?.thread_ts);
+    expect(card?.text).toContain('Started by a workflow for <@U0ALICE>');
+  });
+
   it('shows the builder no emoji codes and no chat instructions, however the step is refused', async () => {
     h.slack.guests.add('U0GUEST');
     const runs = [
-      await runStep({ ...defaults, user_id: 'U0GUEST' }),
+      await runStep({ ...defaults, user_context: userContext('U0GUEST') }),
       await runStep({ ...defaults, instruction: 'x'.repeat(201) }),
       await runStep({ ...defaults, channel_id: 'D0ALICE' }),
+      await runStep({ ...defaults, user_id: 'U0BOB' }),
       await runStep({ ...defaults, channel_id: 42 }),
     ];
     for (const { executionId } of runs) {
@@ -159,6 +196,14 @@ describe('the "Start a docs agent job" step', () => {
       expect(error, error).not.toMatch(/:[a-z0-9_+-]+:/);
       expect(error, error).not.toMatch(/\byou\b|run \/docs-agent/i);
     }
+  });
+
+  it('never writes the secret of the person who used the workflow to the logs', async () => {
+    const { executionId } = await runStep({ ...defaults, user_id: 'U0BOB' });
+    await answerOf(executionId);
+    await answerOf((await runStep(defaults)).executionId);
+    await h.settled();
+    expect(h.logs.filter((line) => line.includes(USER_CONTEXT_SECRET))).toEqual([]);
   });
 
   it('never writes the step token to the logs', async () => {
