@@ -195,7 +195,9 @@ describe('manifest.yml', () => {
     const start = manifest.functions?.[START_STEP_CALLBACK_ID]?.input_parameters ?? {};
     expect(start.instruction).toMatchObject({ type: 'string', is_required: true });
     expect(start.channel_id).toMatchObject({ type: 'slack#/types/channel_id', is_required: true });
-    expect(start.user_id).toMatchObject({ type: 'slack#/types/user_id', is_required: true });
+    // The verified person who used the workflow; "On behalf of" only where the operator allows it.
+    expect(start.user_context).toMatchObject({ type: 'slack#/types/user_context' });
+    expect(start.user_id).toMatchObject({ type: 'slack#/types/user_id', is_required: false });
   });
 
   it('points every request URL at POST /slack/events when Socket Mode is off', () => {

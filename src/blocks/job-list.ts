@@ -12,11 +12,12 @@ import {
   mrkdwnToPlain,
   slackDate,
   truncateMrkdwn,
+  userMention,
 } from '../slack/mrkdwn.js';
 import { permalink } from '../slack/permalink.js';
 import { truncateText } from '../slack/truncate.js';
 import type { JobRecord } from '../store/types.js';
-import { duration, pullRequestLink, type RenderHints, statusLine } from './messages.js';
+import { duration, pullRequestLink, type RenderHints, startedByWorkflow, statusLine } from './messages.js';
 import { cardTsOf } from './status-card.js';
 
 /** How many jobs a list shows. */
@@ -58,6 +59,8 @@ export function jobLine(job: JobRecord, ctx: ListContext): Mrkdwn {
     isDirectMessage(job.channelId) ? md`direct message` : channelMention(job.channelId),
     md`${duration(Math.max(0, ctx.now - job.createdAt))} ago`,
   ];
+  // A step's job is its person's, but they may not have asked for it: say a workflow did.
+  if (startedByWorkflow(job)) parts.push(md`started by a workflow for ${userMention(job.requesterId)}`);
   if (job.prLink) parts.push(pullRequestLink(job.prLink, ctx, 'pull request'));
   return md`${title}\n${joinMrkdwn(parts, md` · `)}`;
 }

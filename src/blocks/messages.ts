@@ -1,3 +1,4 @@
+import { stepExecutionOfKey } from '../domain/keys.js';
 import { STILL_STARTING, TAKES_FOLLOW_UPS } from '../domain/phases.js';
 import { isPrivateConversation } from '../slack/conversations.js';
 import { checkPullRequestUrl } from '../slack/links.js';
@@ -143,10 +144,27 @@ function outcomeStatus(
   }
 }
 
+/**
+ * Whether a Workflow Builder step started the job (not "Try again" on such a job, which keeps
+ * its origin but is the job of the person who pressed it): read from what the job records.
+ */
+export const startedByWorkflow = (job: Pick<JobRecord, 'origin' | 'triggerKey'>): boolean =>
+  job.origin === 'workflow' && stepExecutionOfKey(job.triggerKey) !== undefined;
+
+/**
+ * Who the job is for: a person who asked, or, for a Workflow Builder step's job, that a workflow
+ * started it (whether the person used the workflow or was named in it, the job counts as theirs).
+ */
+export function askedBy(job: Pick<JobRecord, 'origin' | 'triggerKey' | 'requesterId'>): Mrkdwn {
+  return startedByWorkflow(job)
+    ? md`Started by a workflow for ${userMention(job.requesterId)}`
+    : md`${userMention(job.requesterId)} asked the docs agent`;
+}
+
 /** The status card's text: who asked for what, and where the job stands. */
 export function cardText(job: JobRecord, hints: RenderHints): Mrkdwn {
   const lines = [
-    md`:memo: ${userMention(job.requesterId)} asked the docs agent:`,
+    md`:memo: ${askedBy(job)}:`,
     quoteInstruction(job.instruction),
     md`*Status:* ${statusLine(job, hints)}`,
   ];

@@ -10,9 +10,10 @@ import {
   section,
 } from '../slack/blocks.js';
 import { checkPullRequestUrl } from '../slack/links.js';
-import { codeSpan, type Mrkdwn, md, slackDate, truncateMrkdwn, userMention } from '../slack/mrkdwn.js';
+import { codeSpan, type Mrkdwn, md, slackDate, truncateMrkdwn } from '../slack/mrkdwn.js';
 import type { JobRecord, RunOutcome } from '../store/types.js';
 import {
+  askedBy,
   cardText,
   duration,
   followUpHint,
@@ -59,9 +60,7 @@ export function statusCard(
   if (job.agentJobId) fields.push(md`*Job*\n${codeSpan(job.agentJobId)}`);
 
   const blocks: Block[] = [
-    section(
-      md`:memo: ${userMention(job.requesterId)} asked the docs agent:\n${quoteInstruction(job.instruction, 2_500)}`,
-    ),
+    section(md`:memo: ${askedBy(job)}:\n${quoteInstruction(job.instruction, 2_500)}`),
     fieldsSection(fields),
     ...pullRequestButton(job, hints),
     ...retryButton(job),

@@ -77,6 +77,12 @@ export interface Config {
     /** Instructions (commands and follow-ups) one person may give per rolling hour. */
     maxInstructionsPerUserPerHour: number;
   };
+  /**
+   * People a Workflow Builder step may start jobs for when they are not the person who used the
+   * workflow (`WORKFLOW_ON_BEHALF_OF_USER_IDS`): the step's "On behalf of". Empty (the default):
+   * a step's job is always the verified person's, and naming anyone else is refused.
+   */
+  workflowOnBehalfOf: ReadonlySet<string>;
   /** Longest instruction accepted, in characters of plain text. */
   maxPromptChars: number;
   followUps: {
@@ -193,6 +199,7 @@ export function readConfig(env: Env = process.env): Config {
       allowDirectMessages: e.ALLOW_DIRECT_MESSAGES,
       maxInstructionsPerUserPerHour: e.MAX_INSTRUCTIONS_PER_USER_PER_HOUR,
     },
+    workflowOnBehalfOf: new Set(e.WORKFLOW_ON_BEHALF_OF_USER_IDS),
     maxPromptChars: e.MAX_PROMPT_CHARS,
     followUps: { mode: e.FOLLOW_UP_MODE, asideMarker: e.ASIDE_MARKER, batchMs: e.FOLLOW_UP_BATCH_MS },
     threadContextMaxChars: e.THREAD_CONTEXT_MAX_CHARS,

@@ -70,6 +70,11 @@ export const envSchema = z.object({
   ),
   ALLOWED_CHANNEL_IDS: idList('channel ids such as C0123ABCD'),
   ALLOWED_USER_IDS: idList('user ids such as U0123ABCD'),
+  // People a workflow's "On behalf of" may name (a person's id: U…, or W… in Enterprise Grid).
+  WORKFLOW_ON_BEHALF_OF_USER_IDS: idList(
+    'user ids such as U0123ABCD (or W0123ABCD in Enterprise Grid)',
+    /^[UW][A-Z0-9]+$/,
+  ),
   ALLOW_GUESTS: z.preprocess(
     (v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : v),
     z

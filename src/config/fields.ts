@@ -74,8 +74,11 @@ export const integer = (fallback: number, min: number, max: number, unit: string
       .default(fallback),
   );
 
-/** A comma-separated list of Slack ids; empty means "no restriction". */
-export const idList = (what: string) =>
+/**
+ * A comma-separated list of Slack ids; empty means "no restriction". `pattern` is what each id
+ * must look like (default: any Slack id).
+ */
+export const idList = (what: string, pattern = /^[A-Z0-9]+$/) =>
   z.preprocess(
     blankToUndefined,
     z
@@ -89,7 +92,7 @@ export const idList = (what: string) =>
               .filter(Boolean)
           : [],
       )
-      .refine((ids) => ids.every((id) => /^[A-Z0-9]+$/.test(id)), {
+      .refine((ids) => ids.every((id) => pattern.test(id)), {
         error: `must be a comma-separated list of ${what}`,
       }),
   );

@@ -1,8 +1,18 @@
 import { refusalText, text } from '../blocks/messages.js';
+import type { InstructionRefusal } from '../blocks/step-texts.js';
 import type { Mrkdwn } from '../slack/mrkdwn.js';
 import type { Held, Holds } from './holds.js';
 import type { JobContext } from './job-context.js';
 import type { InstructionSurface } from './metrics-hooks.js';
+
+/**
+ * An instruction refused: `said`, the words its author is told in the chat; `why`, the reason, for
+ * a surface that words it for another reader (a Workflow Builder step's builder).
+ */
+export interface Refusal {
+  said: Mrkdwn;
+  why: InstructionRefusal;
+}
 
 /** The checks an instruction passes before it goes to the agent: a new job's, or a reply's. */
 export interface InstructionChecks {
@@ -19,12 +29,12 @@ export interface InstructionChecks {
      */
     who: { teamId: string | undefined; channelId: string; userId: string; contextChannelId: string | null },
     surface: InstructionSurface,
-  ): Promise<Mrkdwn | 'held' | undefined>;
+  ): Promise<Refusal | 'held' | undefined>;
   /**
    * Keeps an instruction whose author Slack could not confirm, to be checked again; once it has
    * waited too long, the refusal to give instead (undefined while it is held).
    */
-  holdOrGiveUp(held: Held, surface: InstructionSurface): Promise<Mrkdwn | undefined>;
+  holdOrGiveUp(held: Held, surface: InstructionSurface): Promise<Refusal | undefined>;
 }
 
 export function createInstructionChecks(
@@ -36,7 +46,11 @@ export function createInstructionChecks(
     async refusal(runId, prompt, who, surface) {
       if (prompt.length > ctx.settings.maxPromptChars) {
         metrics.instruction(surface, 'refused', 'too_long');
-        return text.promptTooLong(prompt.length, ctx.settings.maxPromptChars);
+        const max = ctx.settings.maxPromptChars;
+        return {
+          said: text.promptTooLong(prompt.length, max),
+          why: { reason: 'too_long', length: prompt.length, max },
+        };
       }
       // The channel recorded with the job, not the one the pane is beside now: the job runs on
       // that channel's project, so that is the channel it is checked against.
@@ -52,13 +66,13 @@ export function createInstructionChecks(
         user: who.userId,
         channel: who.channelId,
       });
-      return refusalText(decision);
+      return { said: refusalText(decision), why: decision };
     },
 
     async holdOrGiveUp(held, surface) {
       if (await holds.hold(held)) return undefined;
       metrics.instruction(surface, 'refused', 'unverified');
-      return text.heldTooLong();
+      return { said: text.heldTooLong(), why: { reason: 'held_too_long' } };
     },
   };
 }

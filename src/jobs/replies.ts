@@ -85,7 +85,7 @@ export function createReplies(
       refused = await checks.holdOrGiveUp(given, 'reply');
       if (!refused) return;
     }
-    if (refused) return dropRun(job, run, 'refused', refused, to);
+    if (refused) return dropRun(job, run, 'refused', refused.said, to);
     // Only while it still waits: its author may have deleted it (or edited it into an aside) meanwhile.
     const readied = await store.apply(
       {

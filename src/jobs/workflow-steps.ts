@@ -1,6 +1,6 @@
+import { type StepRefusal, stepRefusalText } from '../blocks/step-texts.js';
 import { keys } from '../delivery/outbox-registry.js';
 import { stepExecutionOfKey } from '../domain/keys.js';
-import { type Mrkdwn, mrkdwnToPlain } from '../slack/mrkdwn.js';
 import type { JobRecord, NewOutboxItem } from '../store/types.js';
 
 /*
@@ -15,27 +15,34 @@ export function stepExecutionOf(job: Pick<JobRecord, 'origin' | 'triggerKey'>): 
   return job.origin === 'workflow' ? stepExecutionOfKey(job.triggerKey) : undefined;
 }
 
-/** A step's failure, once per execution: for a job it started, or for one it could not record. */
-export function stepFailure(executionId: string, jobId: number | null, error: Mrkdwn): NewOutboxItem {
+/**
+ * A step's failure, once per execution: for a job it started, or for one it could not record.
+ * `error` is plain text (`blocks/step-texts.ts`): Slack shows it as it is in the workflow's
+ * activity, to the workflow's builder.
+ */
+export function stepFailure(executionId: string, jobId: number | null, error: string): NewOutboxItem {
   return {
     jobId,
     dedupeKey: keys.stepCompleted({ executionId }),
-    // Slack shows the error as plain text in the workflow's activity.
-    payload: { type: 'complete_step', executionId, result: { error: mrkdwnToPlain(error).trim() } },
+    payload: { type: 'complete_step', executionId, result: { error: error.trim() } },
   };
 }
 
 /**
  * The step's answer, for a job a step started (nothing otherwise): success once the agent has
- * the job (`threadTs`: its thread), or failure with the words its requester is told.
+ * the job (`threadTs`: its thread), or failure saying why, in words for the workflow's builder
+ * (the job's requester is told in the chat's own words, by the caller).
  */
 export function stepAnswer(
-  job: Pick<JobRecord, 'id' | 'origin' | 'triggerKey' | 'channelId'>,
-  outcome: { threadTs: string } | { error: Mrkdwn },
+  job: Pick<JobRecord, 'id' | 'origin' | 'triggerKey' | 'channelId' | 'requesterId'>,
+  outcome: { threadTs: string } | { refused: StepRefusal },
 ): NewOutboxItem[] {
   const executionId = stepExecutionOf(job);
   if (executionId === undefined) return [];
-  if ('error' in outcome) return [stepFailure(executionId, job.id, outcome.error)];
+  if ('refused' in outcome) {
+    const subject = { userId: job.requesterId, channelId: job.channelId };
+    return [stepFailure(executionId, job.id, stepRefusalText(outcome.refused, subject))];
+  }
   return [
     {
       jobId: job.id,

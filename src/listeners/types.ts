@@ -49,6 +49,7 @@ export interface ListenerDeps {
     | 'access'
     | 'instanceTimeoutMs'
     | 'suggestedPrompts'
+    | 'workflowOnBehalfOf'
   >;
   hints: RenderHints;
   names: UserNames;

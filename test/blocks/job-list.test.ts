@@ -8,6 +8,7 @@ import {
   LIST_LIMIT,
   type ListContext,
 } from '../../src/blocks/job-list.js';
+import { triggerKeys } from '../../src/domain/keys.js';
 import { md } from '../../src/slack/mrkdwn.js';
 import type { JobRecord } from '../../src/store/types.js';
 import { blockProblems, viewProblems } from '../helpers/block-kit.js';
@@ -43,6 +44,23 @@ describe('jobLine', () => {
     expect(jobLine(jobRecord({ privacy: 'private' }), ctx({ userId: 'U0BOB' }))).toBe(
       '*:lock: A job asked for in private*\n:hourglass_flowing_sand: Working… · 3 hours ago',
     );
+  });
+
+  it('says a workflow started a step’s job, and for whom; not for "Try again" on one', () => {
+    const step = jobRecord({
+      origin: 'workflow',
+      triggerKey: triggerKeys.step('Fx0STEP'),
+      requesterId: 'U0SERVICE',
+    });
+    expect(jobLine(step, ctx({ userId: 'U0SERVICE' }))).toBe(
+      `*<${THREAD}|Add a quickstart>*\n:hourglass_flowing_sand: Working… · <#C0DOCS> · 3 hours ago · started by a workflow for <@U0SERVICE>`,
+    );
+    // "Try again" keeps the origin, but the job is the person's who pressed it.
+    const retried = jobRecord({ origin: 'workflow', triggerKey: triggerKeys.retry(7) });
+    expect(jobLine(retried, ctx())).not.toContain('workflow');
+    // A private job says nothing of who it was for.
+    const hidden = jobRecord({ ...step, privacy: 'private' });
+    expect(jobLine(hidden, ctx({ userId: 'U0BOB' }))).not.toContain('U0SERVICE');
   });
 
   it('links no thread for a job whose card or thread is not known', () => {

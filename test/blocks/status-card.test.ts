@@ -7,6 +7,7 @@ import {
   statusCard,
   statusReaction,
 } from '../../src/blocks/status-card.js';
+import { triggerKeys } from '../../src/domain/keys.js';
 import { JOB_PHASES } from '../../src/domain/phases.js';
 import type { JobRecord } from '../../src/store/types.js';
 import { blockProblems } from '../helpers/block-kit.js';
@@ -39,6 +40,20 @@ describe('statusCard', () => {
       '*Job*\n`job_1`',
     ]);
     expect(blockProblems(blocks, 50)).toEqual([]);
+  });
+
+  it('says a workflow started a step’s job, for whom; not for "Try again" on one', () => {
+    const step = card({
+      origin: 'workflow',
+      triggerKey: triggerKeys.step('Fx0STEP'),
+      requesterId: 'U0SERVICE',
+    });
+    expect(step.blocks[0]?.text?.text).toBe(
+      ':memo: Started by a workflow for <@U0SERVICE>:\n>Add a quickstart',
+    );
+    expect(step.text.startsWith(':memo: Started by a workflow for <@U0SERVICE>:\n')).toBe(true);
+    const retried = card({ origin: 'workflow', triggerKey: triggerKeys.retry(7) });
+    expect(retried.blocks[0]?.text?.text).toBe(':memo: <@U0ALICE> asked the docs agent:\n>Add a quickstart');
   });
 
   it('leaves out what is not known yet, and never shows a negative elapsed time', () => {

@@ -171,6 +171,16 @@ describe('readConfig', () => {
     ]);
   });
 
+  it('reads who a workflow may name in "On behalf of": nobody unless listed, and only people', () => {
+    expect(readConfig(valid).workflowOnBehalfOf).toEqual(new Set());
+    expect(
+      readConfig({ ...valid, WORKFLOW_ON_BEHALF_OF_USER_IDS: 'U0SERVICE, W0GRIDSERVICE' }).workflowOnBehalfOf,
+    ).toEqual(new Set(['U0SERVICE', 'W0GRIDSERVICE']));
+    expect(problemsOf({ ...valid, WORKFLOW_ON_BEHALF_OF_USER_IDS: 'U0SERVICE,C0DOCS' })).toEqual([
+      'WORKFLOW_ON_BEHALF_OF_USER_IDS must be a comma-separated list of user ids such as U0123ABCD (or W0123ABCD in Enterprise Grid)',
+    ]);
+  });
+
   it('treats blank values as unset', () => {
     expect(problemsOf({ ...valid, SLACK_BOT_TOKEN: '  ' })).toEqual([
       expect.stringMatching(/^SLACK_BOT_TOKEN is required/),

@@ -128,6 +128,15 @@ describe('idList', () => {
     expect(read(channels, ' C0AAA , C0BBB,,')).toEqual({ value: ['C0AAA', 'C0BBB'] });
   });
 
+  it('holds each id to the pattern given: people only, for a list of people', () => {
+    const people = idList('user ids such as U0123ABCD', /^[UW][A-Z0-9]+$/);
+    expect(read(people, 'U0ALICE, W0GRIDUSER')).toEqual({ value: ['U0ALICE', 'W0GRIDUSER'] });
+    for (const bad of ['C0DOCS', 'B0BOT', 'U0ALICE,S0GROUP', 'u0lower'])
+      expect(read(people, bad), bad).toEqual({
+        problems: ['must be a comma-separated list of user ids such as U0123ABCD'],
+      });
+  });
+
   it('refuses anything that is not an id, naming what it expects', () => {
     for (const bad of ['#general', 'c0lower', 'C0AAA;C0BBB', 'C0AAA C0BBB'])
       expect(read(channels, bad), bad).toEqual({

@@ -1,12 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { text } from '../../src/blocks/messages.js';
+import { stepText } from '../../src/blocks/step-texts.js';
 import { START_STEP_CALLBACK_ID } from '../../src/listeners/functions/start-job-step.js';
-import { mrkdwnToPlain } from '../../src/slack/mrkdwn.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/http.js';
 import { eventEnvelope } from '../helpers/payloads.js';
 import { postSigned } from '../helpers/signing.js';
-import { functionExecuted } from '../helpers/workflow-steps.js';
+import { functionExecuted, userContext } from '../helpers/workflow-steps.js';
 
 let h: Harness;
 afterEach(async () => {
@@ -23,7 +22,11 @@ describe('a workflow step the store cannot record', () => {
     const event = functionExecuted({
       callbackId: START_STEP_CALLBACK_ID,
       executionId: 'Fx0LOST',
-      inputs: { instruction: 'Document the export API', channel_id: 'C0DOCS', user_id: 'U0ALICE' },
+      inputs: {
+        instruction: 'Document the export API',
+        channel_id: 'C0DOCS',
+        user_context: userContext('U0ALICE'),
+      },
       token: STEP_TOKEN,
     });
     const send = (retry: number) =>
@@ -41,7 +44,7 @@ describe('a workflow step the store cannot record', () => {
     expect(answer).toMatchObject({
       method: 'functions.completeError',
       token: 'function',
-      error: mrkdwnToPlain(text.notRecorded()),
+      error: stepText.notRecorded(),
     });
   });
 });

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { refusalText, text } from '../../src/blocks/messages.js';
+import { refusalText } from '../../src/blocks/messages.js';
+import { stepRefusalText, stepText } from '../../src/blocks/step-texts.js';
 import { START_STEP_CALLBACK_ID } from '../../src/listeners/functions/start-job-step.js';
-import { mrkdwnToPlain } from '../../src/slack/mrkdwn.js';
 import { API_KEY } from '../helpers/agent-stand-in.js';
 import { useHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/http.js';
 import { eventEnvelope } from '../helpers/payloads.js';
 import { postSigned } from '../helpers/signing.js';
 import { outputProblems } from '../helpers/step-outputs.js';
-import { functionExecuted } from '../helpers/workflow-steps.js';
+import { functionExecuted, USER_CONTEXT_SECRET, userContext } from '../helpers/workflow-steps.js';
 
 const h = useHarness({ MAX_PROMPT_CHARS: '200' });
 
@@ -37,7 +37,13 @@ async function runStep(inputs: Record<string, unknown>, executionId = `Fx0TEST${
   return { executionId, res, redeliver: (retry = 1) => send(retry) };
 }
 
-const defaults = { instruction: 'Document the new export API', channel_id: 'C0DOCS', user_id: 'U0ALICE' };
+/** As Slack runs the step for Alice, who used the workflow (a link, a button, a form). */
+const defaults = {
+  instruction: 'Document the new export API',
+  channel_id: 'C0DOCS',
+  user_context: userContext('U0ALICE'),
+};
+const IN_DOCS = { channelId: 'C0DOCS' };
 
 const answerOf = (executionId: string) =>
   waitFor('the step answered', () => h.slack.steps.completionsOf(executionId)[0]);
@@ -79,20 +85,29 @@ describe('the "Start a docs agent job" step', () => {
     expect(h.slack.callsTo('functions.completeSuccess')).toHaveLength(1);
   });
 
-  it('fails the step with the refusal a person gets, and starts nothing', async () => {
+  it('checks the person who used the workflow: a guest is refused, told privately, and nothing starts', async () => {
     h.slack.guests.add('U0GUEST');
-    const { executionId } = await runStep({ ...defaults, user_id: 'U0GUEST' });
+    const { executionId } = await runStep({ ...defaults, user_context: userContext('U0GUEST') });
     const answer = await answerOf(executionId);
     expect(answer.method).toBe('functions.completeError');
-    expect(answer.error).toBe(mrkdwnToPlain(refusalText({ reason: 'guest' })).trim());
+    // The builder reads it in the workflow's activity: about the person, in the third person.
+    expect(answer.error).toBe(stepRefusalText({ reason: 'guest' }, { userId: 'U0GUEST', ...IN_DOCS }));
+    expect(answer.error).toContain('@U0GUEST may not instruct the docs agent in #C0DOCS: guest accounts');
+    // The person is told in the chat's own words, privately in the step's channel.
+    const note = await waitFor('the private note', () =>
+      h.slack.callsTo('chat.postEphemeral').find((c) => c.args.user === 'U0GUEST'),
+    );
+    expect(note.args.text).toBe(refusalText({ reason: 'guest' }));
     await h.settled();
     expect(h.agent.requestsFor('create')).toHaveLength(0);
   });
 
-  it('fails the step when the instruction is too long, in the words a person gets', async () => {
+  it('fails the step when the instruction is too long, saying what to shorten', async () => {
     const { executionId } = await runStep({ ...defaults, instruction: 'x'.repeat(201) });
     const answer = await answerOf(executionId);
-    expect(answer.error).toBe(mrkdwnToPlain(text.promptTooLong(201, 200)).trim());
+    expect(answer.error).toBe(
+      stepRefusalText({ reason: 'too_long', length: 201, max: 200 }, { userId: 'U0ALICE', ...IN_DOCS }),
+    );
     expect(h.agent.requestsFor('create')).toHaveLength(0);
   });
 
@@ -104,9 +119,11 @@ describe('the "Start a docs agent job" step', () => {
     expect(answer.error).toContain('Prompt not accepted');
     const job = (await h.app.store.recentJobs({ requesterId: 'U0ALICE' }, 1))[0];
     expect(job?.phase).toBe('not_started');
-    // The same words as the job's thread gives its requester.
+    expect(answer.error).toContain("Change the step's instruction.");
+    // The thread tells its requester in the chat's words.
     const post = await waitFor('the thread explains', () => h.slack.threadPosts(job?.threadTs ?? '')[0]);
-    expect(mrkdwnToPlain(post.text)).toContain(answer.error);
+    expect(post.text).toContain('<@U0ALICE>');
+    expect(post.text).toContain('Prompt not accepted');
   });
 
   it('masks a secret the agent API echoes in its refusal', async () => {
@@ -121,15 +138,72 @@ describe('the "Start a docs agent job" step', () => {
     h.slack.fail('chat.postMessage', { error: 'not_in_channel' });
     const { executionId } = await runStep(defaults);
     const answer = await answerOf(executionId);
-    expect(answer.error).toBe(mrkdwnToPlain(text.notInChannel('C0DOCS')).trim());
+    expect(answer.error).toBe(
+      stepRefusalText({ reason: 'not_in_channel' }, { userId: 'U0ALICE', ...IN_DOCS }),
+    );
   });
 
   it('fails at once, recording nothing, when the instruction is empty or the project unknown', async () => {
     const empty = await runStep({ ...defaults, instruction: '  ' });
     const unknown = await runStep({ ...defaults, project: 'proj_elsewhere' });
-    expect((await answerOf(empty.executionId)).error).toContain('instruction is empty');
-    expect((await answerOf(unknown.executionId)).error).toContain('does not serve the documentation project');
+    expect((await answerOf(empty.executionId)).error).toBe(stepText.noInstruction());
+    expect((await answerOf(unknown.executionId)).error).toBe(stepText.unknownProject());
     expect(await h.app.store.recentJobs({ requesterId: 'U0ALICE' }, 5)).toEqual([]);
+  });
+
+  it('refuses a person named in "On behalf of" while WORKFLOW_ON_BEHALF_OF_USER_IDS is unset', async () => {
+    const { executionId } = await runStep({ ...defaults, user_id: 'U0BOB' });
+    const answer = await answerOf(executionId);
+    expect(answer.method).toBe('functions.completeError');
+    expect(answer.error).toBe(stepText.onBehalfOfRefused('U0BOB', 'U0ALICE', false));
+    expect(answer.error).toContain('WORKFLOW_ON_BEHALF_OF_USER_IDS');
+    await h.settled();
+    expect(h.agent.requestsFor('create')).toHaveLength(0);
+    expect(await h.app.store.recentJobs({ requesterId: 'U0BOB' }, 5)).toEqual([]);
+    expect(await h.app.store.recentJobs({ requesterId: 'U0ALICE' }, 5)).toEqual([]);
+    expect(h.slack.callsTo('chat.postMessage')).toEqual([]);
+  });
+
+  it('refuses a workflow built with only "On behalf of", saying the setting is off', async () => {
+    const { user_context: _none, ...old } = defaults;
+    const { executionId } = await runStep({ ...old, user_id: 'U0ALICE' });
+    const answer = await answerOf(executionId);
+    expect(answer.error).toBe(stepText.onBehalfOfRefused('U0ALICE', undefined, false));
+    expect(answer.error).toContain('which is not set');
+    await h.settled();
+    expect(h.agent.requestsFor('create')).toHaveLength(0);
+  });
+
+  it('names the person who used the workflow on the status card, as started by a workflow', async () => {
+    const { executionId } = await runStep({ ...defaults, user_id: 'U0ALICE' });
+    const answer = await answerOf(executionId);
+    expect(answer.method).toBe('functions.completeSuccess');
+    const card = h.slack.messages.find((m) => m.channel === 'C0DOCS' && m.ts === answer.outputs?.thread_ts);
+    expect(card?.text).toContain('Started by a workflow for <@U0ALICE>');
+  });
+
+  it('shows the builder no emoji codes and no chat instructions, however the step is refused', async () => {
+    h.slack.guests.add('U0GUEST');
+    const runs = [
+      await runStep({ ...defaults, user_context: userContext('U0GUEST') }),
+      await runStep({ ...defaults, instruction: 'x'.repeat(201) }),
+      await runStep({ ...defaults, channel_id: 'D0ALICE' }),
+      await runStep({ ...defaults, user_id: 'U0BOB' }),
+      await runStep({ ...defaults, channel_id: 42 }),
+    ];
+    for (const { executionId } of runs) {
+      const { error } = await answerOf(executionId);
+      expect(error, error).not.toMatch(/:[a-z0-9_+-]+:/);
+      expect(error, error).not.toMatch(/\byou\b|run \/docs-agent/i);
+    }
+  });
+
+  it('never writes the secret of the person who used the workflow to the logs', async () => {
+    const { executionId } = await runStep({ ...defaults, user_id: 'U0BOB' });
+    await answerOf(executionId);
+    await answerOf((await runStep(defaults)).executionId);
+    await h.settled();
+    expect(h.logs.filter((line) => line.includes(USER_CONTEXT_SECRET))).toEqual([]);
   });
 
   it('never writes the step token to the logs', async () => {

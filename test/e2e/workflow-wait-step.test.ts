@@ -7,7 +7,7 @@ import { waitFor } from '../helpers/http.js';
 import { eventEnvelope } from '../helpers/payloads.js';
 import { postSigned } from '../helpers/signing.js';
 import { outputProblems } from '../helpers/step-outputs.js';
-import { functionExecuted } from '../helpers/workflow-steps.js';
+import { functionExecuted, userContext } from '../helpers/workflow-steps.js';
 
 const h = useHarness();
 
@@ -52,7 +52,7 @@ async function startedJob(): Promise<number> {
   const started = await runStep(START_STEP_CALLBACK_ID, {
     instruction: 'Check the changelog against last week’s releases',
     channel_id: 'C0DOCS',
-    user_id: 'U0ALICE',
+    user_context: userContext('U0ALICE'),
   });
   const answer = await answerOf(started);
   return Number(answer.outputs?.job_id);
@@ -95,7 +95,7 @@ describe('the "Wait for a docs agent job" step', () => {
     const started = await runStep(START_STEP_CALLBACK_ID, {
       instruction: 'Check the changelog',
       channel_id: 'C0DOCS',
-      user_id: 'U0ALICE',
+      user_context: userContext('U0ALICE'),
     });
     await answerOf(started);
     const job = (await h.app.store.recentJobs({ requesterId: 'U0ALICE' }, 1))[0];

@@ -4,7 +4,7 @@ import { WAIT_STEP_CALLBACK_ID } from '../../src/listeners/functions/wait-job-st
 import { waitFor } from '../helpers/http.js';
 import { eventEnvelope } from '../helpers/payloads.js';
 import type { SlackCall } from '../helpers/slack-stand-in.js';
-import { functionExecuted } from '../helpers/workflow-steps.js';
+import { functionExecuted, userContext } from '../helpers/workflow-steps.js';
 import { sendTo } from './app-process.js';
 import { createWorld, killOnce } from './world.js';
 
@@ -48,7 +48,7 @@ describe('SIGKILL while a Workflow Builder step starts a job, then a restart', (
           inputs: {
             instruction: `Check the changelog ${serial}`,
             channel_id: 'C0GENERAL',
-            user_id: 'U0ALICE',
+            user_context: userContext('U0ALICE'),
           },
           token: STEP_TOKEN,
         });
@@ -103,7 +103,7 @@ describe('SIGKILL while a "Wait for a docs agent job" step waits, then a restart
       const start = step(START_STEP_CALLBACK_ID, 'Fx0START', {
         instruction: 'Check the changelog',
         channel_id: 'C0GENERAL',
-        user_id: 'U0ALICE',
+        user_context: userContext('U0ALICE'),
       });
       expect(await sendTo(world.app, start, 'application/json')).toBe(true);
       const started = await waitFor('the job', () => world.slack.steps.completionsOf('Fx0START')[0], 10_000);

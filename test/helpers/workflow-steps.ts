@@ -86,3 +86,12 @@ export function functionExecuted(fields: {
     bot_access_token: fields.token,
   };
 }
+
+/** Looks like the secret Slack puts in a `user_context`, and is fake. */
+export const USER_CONTEXT_SECRET = 'test-user-context-secret-0000';
+
+/**
+ * A `slack#/types/user_context` input as Slack fills it for the person who used the workflow
+ * (docs.slack.dev, "user_context type"): their id and a secret.
+ */
+export const userContext = (id: string) => ({ id, secret: USER_CONTEXT_SECRET });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { text } from '../../src/blocks/messages.js';
+import { refusalText, text } from '../../src/blocks/messages.js';
 import { createHolds, HOLD_LIMIT_MS, type Holds } from '../../src/jobs/holds.js';
 import { createInstructionChecks, type InstructionChecks } from '../../src/jobs/instruction-checks.js';
 import { createJobContext } from '../../src/jobs/job-context.js';
@@ -46,7 +46,10 @@ describe('refusal', () => {
     setUp();
     const { run } = await w.insertJob();
     const refusal = await checks.refusal(run.id, 'x'.repeat(41), who(), 'mention');
-    expect(refusal).toBe(text.promptTooLong(41, 40));
+    expect(refusal).toEqual({
+      said: text.promptTooLong(41, 40),
+      why: { reason: 'too_long', length: 41, max: 40 },
+    });
     expect(metrics.instruction).toHaveBeenCalledExactlyOnceWith('mention', 'refused', 'too_long');
     expect(w.slack.userInfo).not.toHaveBeenCalled();
     expect(await uses()).toBe(0);
@@ -58,7 +61,7 @@ describe('refusal', () => {
     setUp({ ALLOWED_CHANNEL_IDS: 'C0ALLOWED' });
     const { run } = await w.insertJob();
     const refusal = await checks.refusal(run.id, 'Document the limits', who(), 'reply');
-    expect(refusal).toContain('channel');
+    expect(refusal).toMatchObject({ said: refusalText({ reason: 'channel' }), why: { reason: 'channel' } });
     expect(metrics.instruction).toHaveBeenCalledExactlyOnceWith('reply', 'refused', 'channel');
     expect(await uses()).toBe(0);
     expect(w.logs.some((l) => l.includes('instruction refused'))).toBe(true);
@@ -72,8 +75,8 @@ describe('refusal', () => {
       await checks.refusal(run.id, 'Go', who({ ...pane, contextChannelId: 'C0ALLOWED' }), 'direct'),
     ).toBeUndefined();
     expect(
-      String(await checks.refusal(run.id, 'Go', who({ ...pane, contextChannelId: 'C0OTHER' }), 'direct')),
-    ).toMatch(/channel/);
+      await checks.refusal(run.id, 'Go', who({ ...pane, contextChannelId: 'C0OTHER' }), 'direct'),
+    ).toMatchObject({ why: { reason: 'channel' } });
     expect(metrics.instruction).toHaveBeenCalledExactlyOnceWith('direct', 'refused', 'channel');
   });
 
@@ -83,7 +86,8 @@ describe('refusal', () => {
     const { run: second } = await w.insertJob({}, 'Explain webhooks');
     expect(await checks.refusal(first.id, 'Go', who(), 'command')).toBeUndefined();
     const refusal = await checks.refusal(second.id, 'Go', who(), 'command');
-    expect(refusal).toContain('the most one person may');
+    expect(refusal).toMatchObject({ why: { reason: 'rate', limit: 1, retryAt: expect.any(Date) } });
+    expect(refusal !== 'held' && refusal?.said).toContain('the most one person may');
     expect(metrics.instruction).toHaveBeenCalledExactlyOnceWith('command', 'refused', 'rate');
   });
 
@@ -122,7 +126,10 @@ describe('holdOrGiveUp', () => {
     setUp();
     const h = await held();
     w.advance(HOLD_LIMIT_MS + 1);
-    expect(await checks.holdOrGiveUp(h, 'workflow')).toBe(text.heldTooLong());
+    expect(await checks.holdOrGiveUp(h, 'workflow')).toEqual({
+      said: text.heldTooLong(),
+      why: { reason: 'held_too_long' },
+    });
     expect(metrics.instruction).toHaveBeenCalledExactlyOnceWith('workflow', 'refused', 'unverified');
   });
 });

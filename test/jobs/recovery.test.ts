@@ -1,4 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { stepRefusalText } from '../../src/blocks/step-texts.js';
+import { triggerKeys } from '../../src/domain/keys.js';
 import { createRecovery } from '../../src/jobs/recovery.js';
 import { createJobStart } from '../../src/jobs/start/start-job.js';
 import { SlackCallError } from '../../src/slack/slack-errors.js';
@@ -32,8 +34,12 @@ afterEach(async () => {
 });
 
 /** A job a stopped process left in `phase`, as {@link Store.adoptOrphans} hands it over. */
-async function leftIn(phase: JobPhase, fields: { threadTs?: string } = {}) {
-  const { job, run } = await w.insertJob();
+async function leftIn(
+  phase: JobPhase,
+  fields: { threadTs?: string } = {},
+  recorded: Parameters<JobWorld['insertJob']>[0] = {},
+) {
+  const { job, run } = await w.insertJob(recorded);
   await w.store.apply(
     {
       jobId: job.id,
@@ -107,6 +113,29 @@ describe('recover: jobs', () => {
     const post = w.outbox().find((r) => r.key === `start-unknown:${job.id}`);
     expect(post?.payload).toMatchObject({ type: 'post', threadTs: '1700000300.000300' });
     expect(JSON.stringify(post?.payload)).toContain('cannot tell whether the docs agent received it');
+  });
+
+  it('creating, for a workflow step: fails the step once, in words for the workflow’s builder', async () => {
+    const job = await leftIn(
+      'creating',
+      { threadTs: '1700000300.000300' },
+      { origin: 'workflow', triggerKey: triggerKeys.step('Fx0LEFT') },
+    );
+    await recovery.recover({ jobs: [job], runs: [] });
+    const answers = w.outbox().filter((r) => r.payload.type === 'complete_step');
+    expect(answers.map((r) => r.payload)).toEqual([
+      {
+        type: 'complete_step',
+        executionId: 'Fx0LEFT',
+        result: {
+          error: stepRefusalText(
+            { reason: 'restarted_before_create' },
+            { userId: REQUESTER, channelId: CHANNEL },
+          ),
+        },
+      },
+    ]);
+    expect(JSON.stringify(answers[0]?.payload)).not.toMatch(/:[a-z_]+:|run \/docs-agent/);
   });
 
   it('leaves alone a job that moved on since it was handed over', async () => {

@@ -1,7 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { refusalText } from '../../src/blocks/messages.js';
+import { stepRefusalText } from '../../src/blocks/step-texts.js';
 import { triggerKeys } from '../../src/domain/keys.js';
 import { stepAnswer, stepExecutionOf, stepFailure } from '../../src/jobs/workflow-steps.js';
-import { escapeMrkdwn, md, userMention } from '../../src/slack/mrkdwn.js';
+import { mrkdwnToPlain } from '../../src/slack/mrkdwn.js';
 import { jobRecord } from '../helpers/job-record.js';
 import { createJobWorld, type JobWorld } from '../helpers/job-world.js';
 
@@ -44,19 +46,27 @@ describe('stepAnswer', () => {
     ]);
   });
 
-  it('answers a step failure with the requester’s words as plain text', () => {
-    const error = md`${escapeMrkdwn('Limits & quotas <reached>')} for ${userMention('U0ADA')}  `;
-    expect(stepAnswer(stepJob(), { error })).toEqual([
-      {
-        jobId: 41,
-        dedupeKey: `step:${EXECUTION}`,
-        payload: {
-          type: 'complete_step',
-          executionId: EXECUTION,
-          result: { error: 'Limits & quotas <reached> for @U0ADA' },
+  it('answers a step failure in words for the workflow’s builder: plain, third person, no emoji', () => {
+    const job = stepJob({ requesterId: 'W0GRIDUSER' });
+    const [answer] = stepAnswer(job, { refused: { reason: 'guest' } });
+    expect(answer).toEqual({
+      jobId: 41,
+      dedupeKey: `step:${EXECUTION}`,
+      payload: {
+        type: 'complete_step',
+        executionId: EXECUTION,
+        result: {
+          error: stepRefusalText({ reason: 'guest' }, { userId: 'W0GRIDUSER', channelId: 'C0DOCS' }),
         },
       },
-    ]);
+    });
+    const error = String((answer?.payload as { result?: { error?: string } } | undefined)?.result?.error);
+    expect(error.startsWith('@W0GRIDUSER may not instruct the docs agent in #C0DOCS: guest accounts')).toBe(
+      true,
+    );
+    // The requester's chat words are for the requester: not what the builder reads.
+    expect(error).not.toContain(mrkdwnToPlain(refusalText({ reason: 'guest' })).trim());
+    expect(error).not.toMatch(/:[a-z_]+:/);
   });
 
   it('answers nothing for a job no step started', () => {
@@ -65,13 +75,13 @@ describe('stepAnswer', () => {
       triggerKey: triggerKeys.mention('C0DOCS', '1700000000.000100'),
     });
     expect(stepAnswer(job, { threadTs: '1700000000.000900' })).toEqual([]);
-    expect(stepAnswer(job, { error: escapeMrkdwn('refused') })).toEqual([]);
+    expect(stepAnswer(job, { refused: { reason: 'user' } })).toEqual([]);
   });
 });
 
 describe('stepFailure', () => {
   it('answers a step whose job could not be recorded, with no job', () => {
-    expect(stepFailure(EXECUTION, null, escapeMrkdwn('Could not record'))).toEqual({
+    expect(stepFailure(EXECUTION, null, ' Could not record \n')).toEqual({
       jobId: null,
       dedupeKey: `step:${EXECUTION}`,
       payload: { type: 'complete_step', executionId: EXECUTION, result: { error: 'Could not record' } },
@@ -90,15 +100,20 @@ describe('one answer per step execution', () => {
 
   it('queues only the first answer: a failure and a later success share the execution’s key', async () => {
     const { job } = await w.insertJob({ origin: 'workflow', triggerKey: triggerKeys.step(EXECUTION) });
-    await w.ctx.enqueue(stepAnswer(job, { error: escapeMrkdwn('The agent refused the job') }), w.clock.at);
+    await w.ctx.enqueue(stepAnswer(job, { refused: { reason: 'restarted_before_post' } }), w.clock.at);
     await w.ctx.enqueue(stepAnswer(job, { threadTs: '1700000000.000900' }), w.clock.at);
-    await w.ctx.enqueue([stepFailure(EXECUTION, job.id, escapeMrkdwn('Again'))], w.clock.at);
+    await w.ctx.enqueue([stepFailure(EXECUTION, job.id, 'Again')], w.clock.at);
     const queued = w.outbox();
     expect(queued).toHaveLength(1);
     expect(queued[0]?.payload).toEqual({
       type: 'complete_step',
       executionId: EXECUTION,
-      result: { error: 'The agent refused the job' },
+      result: {
+        error: stepRefusalText(
+          { reason: 'restarted_before_post' },
+          { userId: job.requesterId, channelId: job.channelId },
+        ),
+      },
     });
   });
 });

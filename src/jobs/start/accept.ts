@@ -5,7 +5,7 @@ import { THREAD_RELEASING_PHASES } from '../../domain/phases.js';
 import type { ChannelAudience } from '../../slack/channel-audience.js';
 import { isDirectMessage } from '../../slack/conversations.js';
 import { WAIT_LIMIT_MS } from '../../slack/function-steps.js';
-import { type Mrkdwn, mrkdwnToPlain } from '../../slack/mrkdwn.js';
+import { mrkdwnToPlain } from '../../slack/mrkdwn.js';
 import { WHOLE_CONVERSATION } from '../../store/assistant-threads.js';
 import type { JobPrivacy, JobRecord } from '../../store/types.js';
 import type { JobContext } from '../job-context.js';
@@ -58,8 +58,11 @@ export interface JobAcceptance {
    * message it was to reply under already has a job (nothing recorded; the step is failed).
    */
   acceptStep(request: StepRequest): Promise<{ job: number; created: boolean } | 'thread_taken'>;
-  /** Fails a step that started nothing (its inputs are unusable), once per execution. */
-  refuseStep(executionId: string, text: Mrkdwn): Promise<void>;
+  /**
+   * Fails a step that started nothing (its inputs are unusable), once per execution, with `text`:
+   * plain text for the workflow's builder (`blocks/step-texts.ts`).
+   */
+  refuseStep(executionId: string, text: string): Promise<void>;
   /**
    * Records a "Wait for a docs agent job" step, answered by the outbox once the job's run ends,
    * or failed at its deadline: `WAIT_LIMIT_MS` from the step's start, `elapsedMs` before now.
@@ -278,22 +281,11 @@ export function createJobAcceptance(
 
     refuseStep: (executionId, text) => ctx.enqueue([stepFailure(executionId, null, text)], now()),
 
-    awaitStep: (executionId, jobId, elapsedMs = 0) =>
-      ctx.enqueue(
-        [
-          {
-            jobId: null,
-            dedupeKey: keys.stepWait({ executionId }),
-            // Already past for a step Slack delivered late: the outbox answers it at once.
-            payload: {
-              type: 'await_job',
-              executionId,
-              job: jobId,
-              deadline: now() - elapsedMs + WAIT_LIMIT_MS,
-            },
-          },
-        ],
-        now(),
-      ),
+    awaitStep(executionId, jobId, elapsedMs = 0) {
+      // Already past for a step Slack delivered late: the outbox answers it at once.
+      const deadline = now() - elapsedMs + WAIT_LIMIT_MS;
+      const payload = { type: 'await_job' as const, executionId, job: jobId, deadline };
+      return ctx.enqueue([{ jobId: null, dedupeKey: keys.stepWait({ executionId }), payload }], now());
+    },
   };
 }

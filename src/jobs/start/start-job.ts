@@ -104,7 +104,7 @@ export function createJobStart(
               run,
             }),
             ...cardUpdate({ ...job, ...ended }),
-            ...stepAnswer(job, { error: said }),
+            ...stepAnswer(job, { refused: { reason: 'agent', error } }),
           ],
         },
         now(),
@@ -180,7 +180,9 @@ export function createJobStart(
           run: { id: run.id, patch: { state: 'failed', error: `root post failed: ${code}` } },
           enqueue: [
             privateNote(job.id, keys.startRefused({ jobId: job.id }), requesterTarget(job), note),
-            ...stepAnswer(job, { error: note }),
+            ...stepAnswer(job, {
+              refused: isNotAMember(code) ? { reason: 'not_in_channel' } : { reason: 'cannot_post', code },
+            }),
           ],
         },
         now(),
@@ -261,8 +263,8 @@ export function createJobStart(
           job: { ...enterPhase(job.phase, 'not_started'), lastError: 'refused' },
           run: { id: run.id, patch: { state: 'failed', error: 'refused' } },
           enqueue: [
-            privateNote(job.id, keys.refused({ jobId: job.id }), requesterTarget(job), refused),
-            ...stepAnswer(job, { error: refused }),
+            privateNote(job.id, keys.refused({ jobId: job.id }), requesterTarget(job), refused.said),
+            ...stepAnswer(job, { refused: refused.why }),
           ],
         },
         now(),

@@ -1,10 +1,10 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
-import { text } from '../../blocks/messages.js';
 import { stepText } from '../../blocks/step-texts.js';
 import { servesProject } from '../../config/projects.js';
 import { isDirectMessage } from '../../slack/conversations.js';
-import { type Mrkdwn, mrkdwnToPlain } from '../../slack/mrkdwn.js';
+import { isUserId } from '../../slack/ids.js';
+import { mrkdwnToPlain } from '../../slack/mrkdwn.js';
 import { runRecorded } from '../background.js';
 import { failedFields } from '../events/unreadable.js';
 import type { ListenerDeps } from '../types.js';
@@ -16,20 +16,32 @@ export const START_STEP_CALLBACK_ID = 'start_docs_agent_job';
 /** Slack re-delivers an event whose answer was an error at most this many times. */
 const SLACK_EVENT_RETRIES = 3;
 
+/** A person's id: `U…`, or `W…` in Enterprise Grid. */
+const personId = z.string().refine(isUserId, { error: 'not a person id' });
+
 /** The step's inputs, named as the manifest's `input_parameters`. */
 const inputsSchema = z.object({
   instruction: z.string().default(''),
   channel_id: z.string().min(1),
-  user_id: z.string().min(1),
+  /**
+   * The person who used the workflow, as Slack verified it (`slack#/types/user_context`: no
+   * builder can set it). Only its id is read: its `secret` is dropped here, never kept or logged.
+   */
+  user_context: z.object({ id: personId }).nullish(),
+  /** "On behalf of": whoever the builder chose; allowed only as `WORKFLOW_ON_BEHALF_OF_USER_IDS` says. */
+  user_id: optionalInput.pipe(personId.optional()),
   thread_ts: optionalInput,
   project: optionalInput,
 });
 
+type StepInputs = z.infer<typeof inputsSchema>;
+
 /**
- * "Start a docs agent job" run by a workflow: records the job for the person the workflow names
- * in the channel it names, and starts it like a typed command (every check of the job start
- * applies). The step is answered once the start is settled, by the outbox (see
- * `jobs/workflow-steps.ts`): with the job's id and thread, or with the refusal a person would get.
+ * "Start a docs agent job" run by a workflow: records the job for the person who used the
+ * workflow (or the one it names, where the operator allows it) in the channel it names, and
+ * starts it like a typed command (every check of the job start applies to that person). The
+ * step is answered once the start is settled, by the outbox (see `jobs/workflow-steps.ts`): with
+ * the job's id and thread, or with why it did not start, in words for the workflow's builder.
  */
 export function startJobStep(
   deps: Pick<ListenerDeps, 'config' | 'jobs' | 'logger' | 'socketMode' | 'steps' | 'tasks'>,
@@ -50,12 +62,14 @@ export function startJobStep(
     }
     try {
       if (!parsed.success) return await deps.jobs.refuseStep(executionId, stepText.notUnderstood());
-      const problem = inputProblem(deps, parsed.data);
-      if (problem) return await deps.jobs.refuseStep(executionId, problem);
       const inputs = parsed.data;
+      const problem = inputProblem(deps, inputs);
+      if (problem) return await deps.jobs.refuseStep(executionId, problem);
+      const person = personOf(deps, inputs);
+      if ('refused' in person) return await deps.jobs.refuseStep(executionId, person.refused);
       const accepted = await deps.jobs.acceptStep({
         teamId: (body as { team_id?: string }).team_id ?? context.teamId ?? '',
-        userId: inputs.user_id,
+        userId: person.userId,
         channelId: inputs.channel_id,
         threadTs: inputs.thread_ts,
         instruction: inputs.instruction,
@@ -64,6 +78,14 @@ export function startJobStep(
       });
       if (typeof accepted === 'object' && accepted.created) {
         const id = accepted.job;
+        // Who acted for whom, for the operator: ids only (the user context's secret is not read).
+        if (person.named)
+          deps.logger.info('workflow step for a named person', {
+            jobId: id,
+            executionId,
+            user: person.userId,
+            usedBy: inputs.user_context?.id ?? null,
+          });
         runRecorded(deps, 'start job', () => deps.jobs.startJob(id), { jobId: id });
       }
     } catch (error) {
@@ -72,7 +94,7 @@ export function startJobStep(
       const lastChance = deps.socketMode || (context.retryNum ?? 0) >= SLACK_EVENT_RETRIES;
       deps.logger.error('could not record a workflow step', { error, redeliveryExpected: !lastChance });
       if (!lastChance) throw error;
-      await fail({ error: mrkdwnToPlain(text.notRecorded()) }).catch((failed: unknown) =>
+      await fail({ error: stepText.notRecorded() }).catch((failed: unknown) =>
         deps.logger.error('could not fail a workflow step', { error: failed }),
       );
     }
@@ -80,12 +102,29 @@ export function startJobStep(
 }
 
 /** What makes the inputs unusable before anything is recorded; the job start checks the rest. */
-function inputProblem(
-  deps: Pick<ListenerDeps, 'config'>,
-  inputs: z.infer<typeof inputsSchema>,
-): Mrkdwn | undefined {
+function inputProblem(deps: Pick<ListenerDeps, 'config'>, inputs: StepInputs): string | undefined {
   if (!mrkdwnToPlain(inputs.instruction).trim()) return stepText.noInstruction();
   if (isDirectMessage(inputs.channel_id)) return stepText.direct();
   if (inputs.project && !servesProject(deps.config, inputs.project)) return stepText.unknownProject();
   return undefined;
+}
+
+/**
+ * Whose job it is: the person who used the workflow, as Slack verified it. "On behalf of" may
+ * name someone else only when the operator listed them (`WORKFLOW_ON_BEHALF_OF_USER_IDS`); a
+ * workflow that gives no verified person (a schedule, an event, one built before the step took
+ * it) may start jobs only that way. Naming the person who used it is no one else.
+ */
+function personOf(
+  deps: Pick<ListenerDeps, 'config'>,
+  inputs: StepInputs,
+): { userId: string; named: boolean } | { refused: string } {
+  const usedBy = inputs.user_context?.id;
+  const named = inputs.user_id;
+  if (named === undefined || named === usedBy) {
+    return usedBy === undefined ? { refused: stepText.noPerson() } : { userId: usedBy, named: false };
+  }
+  const allowed = deps.config.workflowOnBehalfOf;
+  if (allowed.has(named)) return { userId: named, named: true };
+  return { refused: stepText.onBehalfOfRefused(named, usedBy, allowed.size > 0) };
 }

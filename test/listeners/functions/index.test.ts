@@ -5,7 +5,7 @@ import { registerFunctions } from '../../../src/listeners/functions/index.js';
 import { CHANNEL } from '../../helpers/job-world.js';
 import { type ListenerApp, startListenerApp } from '../../helpers/listener-app.js';
 import { createListenerWorld, type ListenerWorld } from '../../helpers/listener-deps.js';
-import { functionExecuted } from '../../helpers/workflow-steps.js';
+import { functionExecuted, userContext } from '../../helpers/workflow-steps.js';
 
 /** The Workflow Builder steps the manifest declares, by callback_id. */
 const manifest = parse(readFileSync(new URL('../../../manifest.yml', import.meta.url), 'utf8')) as {
@@ -41,7 +41,7 @@ describe('registerFunctions', () => {
     const res = await execute('start_docs_agent_job', 'Fx0ROUTED1', {
       instruction: 'Document the CLI',
       channel_id: CHANNEL,
-      user_id: 'W0GRIDUSER',
+      user_context: userContext('W0GRIDUSER'),
     });
     expect(res.status).toBe(200);
     expect(await w.store.recentJobs({ requesterId: 'W0GRIDUSER' }, 5)).toEqual([

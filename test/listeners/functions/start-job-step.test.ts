@@ -1,12 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { text } from '../../../src/blocks/messages.js';
 import { stepText } from '../../../src/blocks/step-texts.js';
 import { START_STEP_CALLBACK_ID, startJobStep } from '../../../src/listeners/functions/start-job-step.js';
-import { type Mrkdwn, mrkdwnToPlain } from '../../../src/slack/mrkdwn.js';
 import { TEAM } from '../../helpers/fake-network.js';
 import { CHANNEL } from '../../helpers/job-world.js';
 import { boltEventArgs, createListenerWorld, type ListenerWorld } from '../../helpers/listener-deps.js';
-import { functionExecuted } from '../../helpers/workflow-steps.js';
+import { functionExecuted, USER_CONTEXT_SECRET, userContext } from '../../helpers/workflow-steps.js';
 
 type Args = Parameters<ReturnType<typeof startJobStep>>[0];
 
@@ -30,7 +28,12 @@ async function startStep(
   const event = functionExecuted({
     callbackId: START_STEP_CALLBACK_ID,
     executionId,
-    inputs: { instruction: 'Document the CLI flags', channel_id: CHANNEL, user_id: PERSON, ...inputs },
+    inputs: {
+      instruction: 'Document the CLI flags',
+      channel_id: CHANNEL,
+      user_context: userContext(PERSON),
+      ...inputs,
+    },
     token: 'xwfp-test-not-a-real-token',
   });
   const fail = options.fail ?? vi.fn(async () => {});
@@ -40,14 +43,14 @@ async function startStep(
 }
 
 /** The step's refusal queued for the outbox, as Slack will show it (plain text). */
-const refusal = (executionId: string, words: Mrkdwn) => ({
+const refusal = (executionId: string, words: string) => ({
   type: 'complete_step',
   executionId,
-  result: { error: mrkdwnToPlain(words).trim() },
+  result: { error: words },
 });
 
 describe('"Start a docs agent job"', () => {
-  it('records a job for the person the workflow names, in the channel it names, then starts it', async () => {
+  it('records a job for the person who used the workflow, in the channel it names, then starts it', async () => {
     await startStep();
     const [job] = await w.store.recentJobs({ requesterId: PERSON }, 5);
     expect(job).toMatchObject({ origin: 'workflow', channelId: CHANNEL, teamId: TEAM, threadTs: null });
@@ -81,7 +84,7 @@ describe('"Start a docs agent job"', () => {
     const event = functionExecuted({
       callbackId: START_STEP_CALLBACK_ID,
       executionId: 'Fx0NOTEAM',
-      inputs: { instruction: 'Document the CLI', channel_id: CHANNEL, user_id: PERSON },
+      inputs: { instruction: 'Document the CLI', channel_id: CHANNEL, user_context: userContext(PERSON) },
       token: 'xwfp-test-not-a-real-token',
     });
     const args = boltEventArgs<Args>(event, { teamId: 'E0GRID' });
@@ -97,11 +100,77 @@ describe('"Start a docs agent job"', () => {
     ['a project the deployment does not serve', { project: 'someone-elses-docs' }, stepText.unknownProject()],
     ['no channel', { channel_id: undefined }, stepText.notUnderstood()],
     ['a person that is not text', { user_id: { id: PERSON } }, stepText.notUnderstood()],
+    ['a person id that is no person’s', { user_id: 'B0BOT' }, stepText.notUnderstood()],
+    [
+      'a user context without a person',
+      { user_context: { secret: USER_CONTEXT_SECRET } },
+      stepText.notUnderstood(),
+    ],
+    ['no person at all', { user_context: null, user_id: '' }, stepText.noPerson()],
   ])('with %s: records no job, and the step fails with the reason', async (_what, inputs, words) => {
     const { executionId, fail } = await startStep(inputs);
     expect(w.jobCount()).toBe(0);
     expect(w.outbox().map((r) => r.payload)).toEqual([refusal(executionId, words)]);
     expect(fail).not.toHaveBeenCalled();
+  });
+
+  describe('whose job it is', () => {
+    const OTHER = 'U0SERVICE';
+    const refusedFor = async (inputs: Record<string, unknown>, words: string) => {
+      const { executionId } = await startStep(inputs);
+      await w.idle();
+      expect(w.jobCount()).toBe(0);
+      expect(w.outbox().map((r) => r.payload)).toEqual([refusal(executionId, words)]);
+      expect(w.agent.createJob).not.toHaveBeenCalled();
+    };
+
+    it('the person who used the workflow, also when "On behalf of" names them', async () => {
+      await startStep({ user_id: PERSON });
+      const [job] = await w.store.recentJobs({ requesterId: PERSON }, 5);
+      expect(job).toMatchObject({ origin: 'workflow', requesterId: PERSON });
+    });
+
+    it('naming someone else is refused while WORKFLOW_ON_BEHALF_OF_USER_IDS is unset', async () => {
+      await refusedFor({ user_id: OTHER }, stepText.onBehalfOfRefused(OTHER, PERSON, false));
+    });
+
+    it('a workflow built with only "On behalf of" (no person who used it) is refused the same way', async () => {
+      await refusedFor(
+        { user_context: undefined, user_id: OTHER },
+        stepText.onBehalfOfRefused(OTHER, undefined, false),
+      );
+    });
+
+    it('a person the setting does not list is refused, saying the setting does not list them', async () => {
+      await w.stop();
+      w = createListenerWorld({ WORKFLOW_ON_BEHALF_OF_USER_IDS: 'U0OTHERSERVICE' });
+      await refusedFor({ user_id: OTHER }, stepText.onBehalfOfRefused(OTHER, PERSON, true));
+    });
+
+    it('a person the setting lists gets the job, and who used the workflow is logged', async () => {
+      await w.stop();
+      w = createListenerWorld({ WORKFLOW_ON_BEHALF_OF_USER_IDS: ` ${OTHER} , W0SECOND` });
+      const { executionId } = await startStep({ user_id: OTHER });
+      await startStep({ user_context: undefined, user_id: OTHER });
+      await w.idle();
+      expect((await w.store.recentJobs({ requesterId: OTHER }, 5)).map((j) => j.origin)).toEqual([
+        'workflow',
+        'workflow',
+      ]);
+      expect(await w.store.recentJobs({ requesterId: PERSON }, 5)).toEqual([]);
+      const logged = w.logs.filter((l) => l.includes('workflow step for a named person'));
+      expect(logged).toHaveLength(2);
+      expect(JSON.parse(logged[0] as string)).toMatchObject({ executionId, user: OTHER, usedBy: PERSON });
+      expect(JSON.parse(logged[1] as string)).toMatchObject({ user: OTHER, usedBy: null });
+    });
+
+    it('the secret Slack puts in the person who used the workflow is never logged', async () => {
+      await startStep({ user_id: OTHER });
+      await startStep({ user_context: { id: 'not a person', secret: USER_CONTEXT_SECRET } });
+      await w.idle();
+      expect(w.logged('warn', 'workflow step inputs not understood')).toHaveLength(1);
+      expect(w.logs.filter((l) => l.includes(USER_CONTEXT_SECRET))).toEqual([]);
+    });
   });
 
   it('inputs it cannot read are logged by field, never by value', async () => {
@@ -135,7 +204,7 @@ describe('"Start a docs agent job"', () => {
 
     it('on Slack’s last retry, fails the step at once, so the workflow does not wait', async () => {
       const { fail } = await startStep({}, { context: { retryNum: 3 } });
-      expect(fail).toHaveBeenCalledWith({ error: mrkdwnToPlain(text.notRecorded()) });
+      expect(fail).toHaveBeenCalledWith({ error: stepText.notRecorded() });
     });
 
     it('a refusal the store cannot record is treated the same way', async () => {
