@@ -3,6 +3,7 @@ import { cardUpdate, privateNote, threadPost } from '../delivery/outbox-items.js
 import { keys } from '../delivery/outbox-registry.js';
 import { currentRun } from '../domain/agent-session.js';
 import { POLLED, STILL_STARTING } from '../domain/phases.js';
+import { isUserId } from '../slack/ids.js';
 import type { JobRecord, RunRecord } from '../store/types.js';
 import { accessWhereAsked } from './access-where-asked.js';
 import type { WaitingWithdrawal } from './edits.js';
@@ -92,6 +93,12 @@ export function createSessionStops(
 
   return {
     async acceptStop(request) {
+      // Its listener parses the id; a stop from elsewhere is held to the same rule, since the
+      // id is addressed (a private note) and written into the thread.
+      if (!isUserId(request.userId)) {
+        logger.warn('stop ignored: not a user id', { field: 'userId' });
+        return 'ignored';
+      }
       const job = await store.findJobByThread(request.channelId, request.threadTs);
       if (!job) return 'ignored';
       if (!(await mayStop(job, request))) {

@@ -69,6 +69,21 @@ describe('the stop button of a running job', () => {
     expect(stopPosts(h, at.threadTs)).toHaveLength(0);
     expect(h.slack.sessionOf(at.channel, at.threadTs)?.status).toBe('processing');
   });
+
+  it('from a user that is not a user id: answered, logged by its field, nothing posted to anyone', async () => {
+    const at = await h.startJob();
+    await waitFor('processing', () => h.slack.sessionOf(at.channel, at.threadTs)?.status === 'processing');
+    expect((await pressStop(h, at, '<!channel>')).status).toBe(200);
+    await waitFor('logged', () =>
+      h.logs.find((l) => l.includes('agent_session_stopped event not understood')),
+    );
+    await h.settled();
+    expect(h.slack.callsTo('chat.postEphemeral')).toEqual([]);
+    expect(h.slack.callsTo('users.info').filter((c) => c.args.user === '<!channel>')).toEqual([]);
+    expect(stopPosts(h, at.threadTs)).toHaveLength(0);
+    expect(h.slack.sessionOf(at.channel, at.threadTs)?.status).toBe('processing');
+    expect(h.logs.join('\n')).not.toContain('<!channel>');
+  });
 });
 
 describe('the stop button with a reply held until Slack confirms its author', () => {

@@ -161,6 +161,17 @@ describe('acceptStop', () => {
     expect(await stops.acceptStop(press())).toBe('stopped');
   });
 
+  it('ignores a stop whose person is not a user id: nothing is addressed to it or written with it', async () => {
+    setUp({ ALLOWED_USER_IDS: REQUESTER });
+    const { job, reply } = await activeWithWaitingReply();
+    expect(await stops.acceptStop(press({ userId: '<!channel>' }))).toBe('ignored');
+    expect(await w.store.getRun(reply.id)).toMatchObject({ state: 'pending' });
+    expect((await w.job(job.id)).stoppedRun).toBeNull();
+    expect(w.outbox()).toEqual([]);
+    expect(w.logs.find((l) => l.includes('stop ignored: not a user id'))).toContain('"field":"userId"');
+    expect(w.logs.join('\n')).not.toContain('<!channel>');
+  });
+
   it('ignores a stop in a thread with no job', async () => {
     setUp();
     expect(await stops.acceptStop(press({ threadTs: '1700000999.000999' }))).toBe('ignored');

@@ -1,6 +1,7 @@
 import type { AllMiddlewareArgs, SlackShortcutMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { type ModalMetadata, modalFiles, sendModal } from '../../blocks/send-modal.js';
+import { userIdSchema } from '../../slack/ids.js';
 import { permalink } from '../../slack/permalink.js';
 import { sharedFiles } from '../events/event-facts.js';
 import type { ListenerDeps } from '../types.js';
@@ -9,7 +10,7 @@ const shortcutSchema = z.object({
   type: z.literal('message_action'),
   trigger_id: z.string().min(1),
   team: z.object({ id: z.string(), domain: z.string().optional() }).nullable().optional(),
-  user: z.object({ id: z.string().min(1) }),
+  user: z.object({ id: userIdSchema }),
   channel: z.object({ id: z.string().min(1) }),
   message: z.object({
     ts: z.string().min(1),
