@@ -11,11 +11,19 @@ export type SessionStatus = 'processing' | 'active' | 'suspended' | 'closed';
 const CLOSING_OUTCOMES: ReadonlySet<string> = new Set(['archived', 'gone', 'stopped_watching']);
 
 /**
- * The number of the run the agent works on, or is being given: the first one while the job is
- * being started (its run count goes up once the agent takes it). Stop is recorded against it.
+ * The number of the run the agent works on, or the first one while the job is being started
+ * (its run count goes up once the agent takes it).
  */
 export const currentRun = (job: { phase: JobPhase; runCount: number }): number =>
   STILL_STARTING.has(job.phase) ? job.runCount + 1 : job.runCount;
+
+/**
+ * Whether a stop covers `run`. A stop is recorded against the latest run the agent had or was
+ * being given when it was pressed (a reply on its way may start the next one), and covers every
+ * run up to it: should that reply never reach the agent, the run it has stays stopped.
+ */
+export const isStopped = (stoppedRun: number | null, run: number): boolean =>
+  stoppedRun !== null && run <= stoppedRun;
 
 /**
  * The session status a job's thread should show, read from the job as it is now (so a status
@@ -34,7 +42,7 @@ export function sessionStatusOf(job: {
   if (!job.threadTs || job.phase === 'retried') return null;
   // Someone pressed stop on this run: it goes on (the agent API cannot cancel it), unshown.
   if (STILL_STARTING.has(job.phase) || job.phase === 'active')
-    return job.stoppedRun === currentRun(job) ? 'active' : 'processing';
+    return isStopped(job.stoppedRun, currentRun(job)) ? 'active' : 'processing';
   if (ENDED.has(job.phase)) return 'closed';
   return job.lastOutcome !== null && CLOSING_OUTCOMES.has(job.lastOutcome) ? 'closed' : 'active';
 }

@@ -18,6 +18,7 @@ import type { AppTokenRefusedError, SocketEnvelope } from '../slack/socket-mode-
 import type { YieldGate } from '../util/yield-gate.js';
 import { answerPlain, countInFlight, createFrontServer, type Route } from './front-server.js';
 import { healthzRoute } from './healthz.js';
+import { screenRequests } from './interaction-screening.js';
 import { MAX_BODY_BYTES, screenRequest } from './request-screening.js';
 
 export interface SlackAppOptions {
@@ -75,6 +76,8 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       logLevel,
       clientOptions: slackClientOptions(config, logger, 'bolt'),
     });
+    // Before anything of Bolt's: a payload it would fail on is answered, not a 500 or a 3 s 404.
+    screenRequests(app, logger);
     app.error(async (error) => {
       logger.error('unhandled error in a listener', { error });
       // Passed on so Slack gets an error answer (HTTP 500) instead of a success for work that

@@ -11,6 +11,7 @@ import {
   threadPost,
 } from '../delivery/outbox-items.js';
 import { keys } from '../delivery/outbox-registry.js';
+import { currentRun } from '../domain/agent-session.js';
 import { enterPhase, STILL_STARTING, TAKES_FOLLOW_UPS } from '../domain/phases.js';
 import type { Logger } from '../logging/logger.js';
 import { joinMrkdwn, type Mrkdwn, md, userMention } from '../slack/mrkdwn.js';
@@ -81,6 +82,21 @@ export function createFollowUps(deps: FollowUpsDeps): FollowUps {
     );
   }
 
+  /**
+   * A stop pressed while a batch was on its way covered the run the batch would have started
+   * (see `jobs/stops.ts`); the batch failed, so that run never began: the stop goes back to the
+   * run the agent has, and a later reply's run shows as working.
+   */
+  async function unstopUnstarted(jobId: number): Promise<void> {
+    const job = await store.getJob(jobId);
+    const run = job && currentRun(job);
+    if (!job || run === undefined || job.stoppedRun === null || job.stoppedRun <= run) return;
+    await deps.applyQueued(
+      { jobId, expect: { phase: job.phase, runCount: job.runCount }, job: { stoppedRun: run } },
+      now(),
+    );
+  }
+
   /** One follow-up for the agent from a batch of replies (each reply's text, in order). */
   const batchPrompt = (runs: RunRecord[]) => runs.map((r) => r.prompt).join('\n\n');
 
@@ -135,6 +151,7 @@ export function createFollowUps(deps: FollowUpsDeps): FollowUps {
         },
         now(),
       );
+      await unstopUnstarted(job.id);
       return;
     }
     // Only the agent call is in the try above: the agent has the follow-up now.

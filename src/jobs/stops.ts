@@ -1,8 +1,9 @@
 import { stopText } from '../blocks/stop-texts.js';
 import { cardUpdate, privateNote, threadPost } from '../delivery/outbox-items.js';
 import { keys } from '../delivery/outbox-registry.js';
-import { currentRun } from '../domain/agent-session.js';
-import { POLLED, STILL_STARTING } from '../domain/phases.js';
+import { currentRun, isStopped } from '../domain/agent-session.js';
+import { POLLED, STILL_STARTING, TAKES_FOLLOW_UPS } from '../domain/phases.js';
+import { isUserId } from '../slack/ids.js';
 import type { JobRecord, RunRecord } from '../store/types.js';
 import { accessWhereAsked } from './access-where-asked.js';
 import type { WaitingWithdrawal } from './edits.js';
@@ -53,10 +54,15 @@ export function createSessionStops(
     const withdrawn = [...earlier, ...(await withdrawWaiting(job))];
     const fresh = await store.getJob(job.id);
     if (!fresh) return 'ignored';
+    // A reply on its way to the agent (its call made, not answered) cannot be withdrawn: the run
+    // it starts is the next one, and it is stopped too, or it would show `processing` again.
+    const sending = TAKES_FOLLOW_UPS.has(fresh.phase)
+      ? (await store.getRuns(fresh.id)).find((r) => r.kind === 'follow_up' && r.state === 'sending')
+      : undefined;
     // The agent has (or is being given) an instruction of this job: nothing can take it back.
-    const running = STILL_STARTING.has(fresh.phase) || POLLED.has(fresh.phase);
-    const run = currentRun(fresh);
-    const marked = running && fresh.stoppedRun === run;
+    const running = STILL_STARTING.has(fresh.phase) || POLLED.has(fresh.phase) || sending !== undefined;
+    const run = currentRun(fresh) + (sending ? 1 : 0);
+    const marked = running && isStopped(fresh.stoppedRun, run);
     if (withdrawn.length === 0 && (marked || !running)) {
       logger.info('stop with nothing left to stop', { jobId: job.id, user: request.userId });
       return 'repeat';
@@ -71,6 +77,8 @@ export function createSessionStops(
       {
         jobId: job.id,
         expect: { phase: fresh.phase, runCount: fresh.runCount },
+        // Only while that reply is still on its way: one answered meanwhile is read again.
+        ...(sending ? { expectRun: { id: sending.id, states: ['sending'] as const } } : {}),
         ...(running ? { job: { stoppedRun: run } } : {}),
         enqueue: [post, ...cardUpdate({ ...fresh, stoppedRun: running ? run : fresh.stoppedRun })],
       },
@@ -92,6 +100,12 @@ export function createSessionStops(
 
   return {
     async acceptStop(request) {
+      // Its listener parses the id; a stop from elsewhere is held to the same rule, since the
+      // id is addressed (a private note) and written into the thread.
+      if (!isUserId(request.userId)) {
+        logger.warn('stop ignored: not a user id', { field: 'userId' });
+        return 'ignored';
+      }
       const job = await store.findJobByThread(request.channelId, request.threadTs);
       if (!job) return 'ignored';
       if (!(await mayStop(job, request))) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { jobTitle } from '../../src/blocks/job-title.js';
-import { currentRun, sessionStatusOf } from '../../src/domain/agent-session.js';
+import { currentRun, isStopped, sessionStatusOf } from '../../src/domain/agent-session.js';
 import { JOB_PHASES } from '../../src/domain/phases.js';
 import type { RunOutcome } from '../../src/store/types.js';
 import { jobRecord } from '../helpers/job-record.js';
@@ -38,6 +38,17 @@ describe("a job's agent session status", () => {
     const starting = jobRecord({ phase: 'creating', runCount: 0 });
     expect(currentRun(starting)).toBe(1);
     expect(sessionStatusOf({ ...starting, stoppedRun: 1 })).toBe('active');
+    expect(sessionStatusOf({ ...starting, stoppedRun: 0 })).toBe('processing');
+  });
+
+  it('a stop recorded for a run being given covers it and the runs before it, not a later one', () => {
+    // Pressed during run 2 with a reply on its way: recorded for run 3.
+    expect(isStopped(3, 2)).toBe(true);
+    expect(isStopped(3, 3)).toBe(true);
+    expect(isStopped(3, 4)).toBe(false);
+    expect(isStopped(null, 1)).toBe(false);
+    expect(sessionStatusOf(jobRecord({ phase: 'active', runCount: 2, stoppedRun: 3 }))).toBe('active');
+    expect(sessionStatusOf(jobRecord({ phase: 'active', runCount: 4, stoppedRun: 3 }))).toBe('processing');
   });
 
   it('is none for a job without a thread of its own', () => {

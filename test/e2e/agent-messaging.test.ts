@@ -73,4 +73,36 @@ describe('agent messaging', () => {
     await h.settled();
     expect(h.agent.requestsFor('create')).toHaveLength(0);
   });
+
+  it('with Slack’s documented shapes (no conversation in the event, the context on the message): runs beside that channel', async () => {
+    // docs.slack.dev, "app_context_changed event": only `type` and `context`, nothing naming the
+    // conversation; Slack sends the same context with each message as `app_context`.
+    const context = { entities: [{ type: 'slack#/types/channel_id', value: 'C0API', team_id: 'T0TEST' }] };
+    expect((await h.anyEvent({ type: 'app_context_changed', context })).status).toBe(200);
+    const ts = nextTs();
+    await h.event({ channel: DM, channel_type: 'im', text: 'Document the cursor', ts, app_context: context });
+    await waitFor('create call', () => h.agent.requestsFor('create').length === 1);
+    expect(h.agent.requestsFor('create')[0]?.projectId).toBe('api-docs');
+    expect(await h.app.store.findJobByThread(DM, ts)).toMatchObject({
+      privacy: 'pane',
+      contextChannelId: 'C0API',
+      projectId: 'api-docs',
+    });
+    expect(h.logs.filter((l) => l.includes('app_context_changed') && /"level":"warn"/.test(l))).toEqual([]);
+  });
+
+  it('refuses a job whose message was written beside a channel that is not served', async () => {
+    const ts = nextTs();
+    await h.event({
+      channel: DM,
+      channel_type: 'im',
+      text: 'Document the cursor',
+      ts,
+      app_context: { entities: [{ type: 'slack#/types/channel_id', value: 'C0RANDOM', team_id: 'T0TEST' }] },
+    });
+    const refusal = await waitFor('refused', () => h.slack.callsTo('chat.postEphemeral')[0]);
+    expect(String(refusal.args.text)).toContain('not enabled in this channel');
+    await h.settled();
+    expect(h.agent.requestsFor('create')).toHaveLength(0);
+  });
 });

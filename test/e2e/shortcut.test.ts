@@ -49,6 +49,17 @@ describe('the Send to docs agent shortcut', () => {
     });
   });
 
+  it('is acknowledged before Slack has answered views.open: the answer never waits for the modal', async () => {
+    // Slack gives a shortcut 3 seconds; views.open answering slowly must not hold the answer.
+    h.slack.fail('views.open', { delayMs: 1_500 });
+    const res = await h.interact(messageShortcut(source, 'C0GENERAL'));
+    expect(res.status).toBe(200);
+    expect(h.slack.views).toEqual([]);
+    const view = await waitFor('modal opened', () => h.slack.views[0]);
+    expect(view).toMatchObject({ callback_id: 'send_to_docs_agent_modal' });
+    expect(h.slack.callsTo('views.open')).toHaveLength(1);
+  });
+
   it('starts the job in the message’s thread with the instruction, the message and its link', async () => {
     const view = await openModal();
     const body = await submit(view, {

@@ -62,6 +62,8 @@ export type AgentOperation = 'create' | 'message' | 'get';
 export type AgentFault =
   | { status: number; body?: string; headers?: Record<string, string> }
   | { delayMs: number }
+  /** Answers only once `until` settles: a call held in flight until the test lets it go. */
+  | { held: Promise<unknown> }
   /** Answers with the state as it is now, but only after this delay (a stale answer). */
   | { staleAnswerMs: number }
   /** Closes the connection without an answer. */
@@ -275,6 +277,7 @@ export async function startAgentStandIn(options: AgentStandInOptions = {}) {
     const fault = faults.get(op)?.shift();
     if (fault) served.push({ op, fault });
     if (fault && 'delayMs' in fault) await new Promise((r) => setTimeout(r, fault.delayMs));
+    if (fault && 'held' in fault) await fault.held.catch(() => undefined);
     if (fault && 'hangUp' in fault) {
       res.socket?.destroy();
       return;

@@ -252,6 +252,29 @@ describe('what a batch records and reports', () => {
     expect(updates()).toHaveLength(1);
   });
 
+  it('a batch that fails after a stop covered the run it would have started gives the stop back to the run the agent has', async () => {
+    const { job } = await w.activeJob();
+    await ready(job, 'U0ONE', 'Also the SDK', '1700000500.000500');
+    // The stop is pressed while the batch is on its way: it covers the next run too.
+    w.agent.sendMessage.mockImplementationOnce(async () => {
+      await w.store.apply({ jobId: job.id, job: { stoppedRun: job.runCount + 1 } }, w.clock.at);
+      throw new AgentOutcomeUnknownError('timed out');
+    });
+    w.advance(BATCH_MS);
+    await followUps.dispatchReady(job.id);
+    expect(await w.job(job.id)).toMatchObject({ runCount: job.runCount, stoppedRun: job.runCount });
+  });
+
+  it('a batch that fails leaves a stop of the run the agent has as it was', async () => {
+    const { job } = await w.activeJob();
+    await w.store.apply({ jobId: job.id, job: { stoppedRun: job.runCount } }, w.clock.at);
+    await ready(job, 'U0ONE', 'Also the SDK', '1700000500.000500');
+    w.agent.sendMessage.mockRejectedValueOnce(new AgentOutcomeUnknownError('timed out'));
+    w.advance(BATCH_MS);
+    await followUps.dispatchReady(job.id);
+    expect((await w.job(job.id)).stoppedRun).toBe(job.runCount);
+  });
+
   it('keeps replies waiting while the job is still being created', async () => {
     const { job } = await w.insertJob();
     await w.store.apply({ jobId: job.id, job: { phase: 'creating' } }, T0);

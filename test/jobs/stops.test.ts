@@ -111,6 +111,24 @@ describe('acceptStop', () => {
     expect(await stops.acceptStop(press())).toBe('repeat');
   });
 
+  it.each(['active', 'idle'] as const)(
+    'with a reply on its way to the agent (%s job): stops the run that reply starts too',
+    async (phase) => {
+      setUp();
+      const { job, reply } = await activeWithWaitingReply();
+      await w.store.apply(
+        { jobId: job.id, job: { phase }, run: { id: reply.id, patch: { state: 'sending' } } },
+        w.clock.at,
+      );
+      expect(await stops.acceptStop(press())).toBe('stopped');
+      expect((await w.job(job.id)).stoppedRun).toBe(job.runCount + 1);
+      expect((await w.store.getRun(reply.id))?.state).toBe('sending');
+      expect(stoppedPosts()[0]?.key).toBe(`stopped:${job.runCount + 1}:0:${job.id}`);
+      // Pressed again while it is still on its way: nothing more to do.
+      expect(await stops.acceptStop(press({ eventTs: '1700000401.000401' }))).toBe('repeat');
+    },
+  );
+
   it('has nothing to stop on a job the agent has finished with and nothing waiting', async () => {
     setUp();
     const { job } = await w.activeJob();
@@ -159,6 +177,17 @@ describe('acceptStop', () => {
     setUp({ ALLOWED_USER_IDS: 'U0SOMEONE' });
     await activeWithWaitingReply();
     expect(await stops.acceptStop(press())).toBe('stopped');
+  });
+
+  it('ignores a stop whose person is not a user id: nothing is addressed to it or written with it', async () => {
+    setUp({ ALLOWED_USER_IDS: REQUESTER });
+    const { job, reply } = await activeWithWaitingReply();
+    expect(await stops.acceptStop(press({ userId: '<!channel>' }))).toBe('ignored');
+    expect(await w.store.getRun(reply.id)).toMatchObject({ state: 'pending' });
+    expect((await w.job(job.id)).stoppedRun).toBeNull();
+    expect(w.outbox()).toEqual([]);
+    expect(w.logs.find((l) => l.includes('stop ignored: not a user id'))).toContain('"field":"userId"');
+    expect(w.logs.join('\n')).not.toContain('<!channel>');
   });
 
   it('ignores a stop in a thread with no job', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isEnterpriseId, isTeamId, isUserId, SLACK_ID } from '../../src/slack/ids.js';
+import { isEnterpriseId, isTeamId, isUserId, SLACK_ID, userIdSchema } from '../../src/slack/ids.js';
 
 describe('Slack ids', () => {
   it('takes a person’s id, of a workspace or of an organisation', () => {
@@ -16,6 +16,13 @@ describe('Slack ids', () => {
     expect(SLACK_ID.test('C0DOCS')).toBe(true);
     expect(SLACK_ID.test('C0DOCS>')).toBe(false);
     expect(SLACK_ID.test('A'.repeat(41))).toBe(false);
+  });
+
+  it('parses a person’s id in a payload by the same rule, naming no value when it fails', () => {
+    expect(userIdSchema.parse('W0GRID')).toBe('W0GRID');
+    const failed = userIdSchema.safeParse('<!channel>');
+    expect(failed.success).toBe(false);
+    expect(JSON.stringify(failed.error?.issues)).not.toContain('<!channel>');
   });
 });
 

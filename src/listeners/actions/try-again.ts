@@ -1,6 +1,7 @@
 import type { AllMiddlewareArgs, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { refusalText, text } from '../../blocks/messages.js';
+import { userIdSchema } from '../../slack/ids.js';
 import type { Mrkdwn } from '../../slack/mrkdwn.js';
 import { runRecorded } from '../background.js';
 import type { ListenerDeps } from '../types.js';
@@ -10,7 +11,7 @@ const clickSchema = z.object({
     .object({ id: z.string().min(1) })
     .nullable()
     .optional(),
-  user: z.object({ id: z.string().min(1), team_id: z.string().min(1).optional() }),
+  user: z.object({ id: userIdSchema, team_id: z.string().min(1).optional() }),
   channel: z.object({ id: z.string().min(1) }),
   response_url: z.string().url().optional(),
   // Only the value matters, and only as a job id to read back from the store.

@@ -1,10 +1,11 @@
 import type { SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
+import { userIdSchema } from '../../slack/ids.js';
 
 /** The slash command payload, parsed at the edge. */
 export const commandSchema = z.object({
   text: z.string().default(''),
-  user_id: z.string().min(1),
+  user_id: userIdSchema,
   channel_id: z.string().min(1),
   team_id: z.string().min(1),
   team_domain: z.string().optional(),

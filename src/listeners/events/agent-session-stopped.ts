@@ -1,13 +1,14 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { stopText } from '../../blocks/stop-texts.js';
+import { userIdSchema } from '../../slack/ids.js';
 import type { ListenerDeps } from '../types.js';
 import { type NotRecordedDeps, notRecorded } from './not-recorded.js';
 
 /** `agent_session_stopped` as Slack documents it; `streaming_message_ts` is not used (no streams). */
 const stoppedSchema = z.looseObject({
   channel: z.string().min(1),
-  user: z.string().min(1),
+  user: userIdSchema,
   thread_ts: z.string().min(1),
   event_ts: z.string().min(1),
 });

@@ -1,9 +1,10 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
+import { userIdSchema } from '../../slack/ids.js';
 import type { ListenerDeps } from '../types.js';
 
 const homeSchema = z.object({
-  user: z.string().min(1),
+  user: userIdSchema,
   tab: z.string().optional(),
   channel: z.string().min(1).optional(),
 });

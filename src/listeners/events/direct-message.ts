@@ -3,8 +3,10 @@ import { z } from 'zod';
 import { isDirectMessage } from '../../slack/conversations.js';
 import { followUpText } from '../../slack/mentions.js';
 import { isHumanMessage } from '../../slack/messages.js';
+import { WHOLE_CONVERSATION } from '../../store/assistant-threads.js';
 import { carryOnMessage } from '../background.js';
 import type { ListenerDeps } from '../types.js';
+import { besideChannel } from './app-context-changed.js';
 import { authorTeam, botUserIdOf, fromApp, personMessage, sharedFiles } from './event-facts.js';
 import { type NotRecordedDeps, notRecorded } from './not-recorded.js';
 import { logUnreadable } from './unreadable.js';
@@ -16,12 +18,33 @@ const directSchema = personMessage.extend({ channel_type: z.literal('im'), chann
 type MessageArgs = Pick<AllMiddlewareArgs, 'context'> & { event: unknown; body: unknown };
 
 /**
+ * What the person was looking at when they wrote (agent messaging): Slack sends it with the
+ * message as `app_context`, the same context `app_context_changed` reports, whose own example
+ * names no conversation to record it for. Recorded as the conversation's context before the
+ * message is accepted, so the job runs beside that channel, as it would after the event. A
+ * message without it (no agent messaging) changes nothing.
+ */
+async function recordAppContext(
+  deps: Pick<ListenerDeps, 'store'>,
+  channel: string,
+  raw: Record<string, unknown>,
+  ts: string,
+): Promise<void> {
+  if (raw.app_context === undefined) return;
+  const at = Math.round(Number(ts) * 1000);
+  await deps.store.recordAssistantThread(
+    { channelId: channel, threadTs: WHOLE_CONVERSATION, contextChannelId: besideChannel(raw.app_context) },
+    Number.isFinite(at) ? at : Date.now(),
+  );
+}
+
+/**
  * A message to the bot in a direct message (the App Home "Messages" tab, or a thread of the
  * assistant pane): at the top it starts a job whose thread is that message; in a thread, it
  * starts one there, or is a follow-up where the thread has a job, exactly as in a channel.
  * Every message in a direct message is meant for the bot: only asides are not.
  */
-export function directMessage(deps: Pick<ListenerDeps, 'config' | 'jobs'> & NotRecordedDeps) {
+export function directMessage(deps: Pick<ListenerDeps, 'config' | 'jobs' | 'store'> & NotRecordedDeps) {
   return async ({ event, body, context }: MessageArgs) => {
     const raw = event as Record<string, unknown>;
     if (!isHumanMessage(raw)) return;
@@ -45,6 +68,7 @@ export function directMessage(deps: Pick<ListenerDeps, 'config' | 'jobs'> & NotR
     // cannot lose it, and Slack's retry is recognized by the message's ts.
     let outcome: Awaited<ReturnType<typeof deps.jobs.acceptDirect>>;
     try {
+      await recordAppContext(deps, message.channel, raw, message.ts);
       outcome = await deps.jobs.acceptDirect({
         teamId,
         channelId: message.channel,

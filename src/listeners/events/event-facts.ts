@@ -2,6 +2,7 @@
 
 import { z } from 'zod';
 import type { SharedFile } from '../../jobs/job-service.js';
+import { userIdSchema } from '../../slack/ids.js';
 
 /**
  * A message a person wrote, as every message listener reads it. Apps' messages (they carry
@@ -9,7 +10,7 @@ import type { SharedFile } from '../../jobs/job-service.js';
  * they are never instructions.
  */
 export const personMessage = z.object({
-  user: z.string().min(1),
+  user: userIdSchema,
   text: z.string().default(''),
   ts: z.string().min(1),
   thread_ts: z.string().min(1).optional(),

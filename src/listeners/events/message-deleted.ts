@@ -1,13 +1,15 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { editText } from '../../blocks/edit-texts.js';
+import { userIdSchema } from '../../slack/ids.js';
 import { isHumanMessage } from '../../slack/messages.js';
 import type { ListenerDeps } from '../types.js';
 import { type NotRecordedDeps, notRecorded } from './not-recorded.js';
+import { logUnreadable } from './unreadable.js';
 
 const previousSchema = z.looseObject({
   subtype: z.string().optional(),
-  user: z.string().min(1),
+  user: userIdSchema,
   thread_ts: z.string().min(1).optional(),
   bot_id: z.undefined().optional(),
 });
@@ -43,7 +45,11 @@ export function messageDeleted(deps: Pick<ListenerDeps, 'jobs'> & NotRecordedDep
     const raw = event as unknown as Record<string, unknown>;
     if (raw.subtype !== 'message_deleted' && raw.subtype !== 'message_changed') return;
     const parsed = deleteSchema.safeParse(raw);
-    if (!parsed.success) return;
+    if (!parsed.success) {
+      // Most `message_changed` events are edits, not tombstones: only a deletion is worth a word.
+      if (raw.subtype === 'message_deleted') logUnreadable(deps.logger, 'deletion', raw, parsed.error);
+      return;
+    }
     const { channel, deleted_ts: messageTs, previous_message: previous } = parsed.data;
     if (previous && !isHumanMessage(previous)) return;
     const threadTs = previous ? (previous.thread_ts ?? messageTs) : undefined;

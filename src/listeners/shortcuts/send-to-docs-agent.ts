@@ -1,6 +1,7 @@
 import type { AllMiddlewareArgs, SlackShortcutMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { type ModalMetadata, modalFiles, sendModal } from '../../blocks/send-modal.js';
+import { userIdSchema } from '../../slack/ids.js';
 import { permalink } from '../../slack/permalink.js';
 import { sharedFiles } from '../events/event-facts.js';
 import type { ListenerDeps } from '../types.js';
@@ -9,7 +10,7 @@ const shortcutSchema = z.object({
   type: z.literal('message_action'),
   trigger_id: z.string().min(1),
   team: z.object({ id: z.string(), domain: z.string().optional() }).nullable().optional(),
-  user: z.object({ id: z.string().min(1) }),
+  user: z.object({ id: userIdSchema }),
   channel: z.object({ id: z.string().min(1) }),
   message: z.object({
     ts: z.string().min(1),
@@ -22,7 +23,10 @@ const shortcutSchema = z.object({
   }),
 });
 
-/** "Send to docs agent" on a message: opens the modal, prefilled with the message and its link. */
+/**
+ * "Send to docs agent" on a message: acknowledged first, then the modal opened, prefilled with
+ * the message and its link.
+ */
 export function sendToDocsAgent(deps: Pick<ListenerDeps, 'config' | 'identity' | 'logger' | 'slack'>) {
   return async ({ shortcut, ack }: SlackShortcutMiddlewareArgs & AllMiddlewareArgs) => {
     await ack();
@@ -48,18 +52,17 @@ export function sendToDocsAgent(deps: Pick<ListenerDeps, 'config' | 'identity' |
       ...(link ? { permalink: link } : {}),
       ...(files.length > 0 ? { files } : {}),
     };
-    // The trigger id lives 3 seconds: the modal opens now, before anything slower.
-    try {
-      await deps.slack.openView(
-        triggerId,
-        sendModal({
-          message: { text: message.text, author },
-          metadata,
-          maxPromptChars: deps.config.maxPromptChars,
-        }),
-      );
-    } catch (error) {
+    const modal = sendModal({
+      message: { text: message.text, author },
+      metadata,
+      maxPromptChars: deps.config.maxPromptChars,
+    });
+    // Started, never awaited: over HTTP the receiver answers Slack only once this listener
+    // returns, and `views.open` may take up to the Web API client's time-out (10 s) against
+    // Slack's 3. Nor is it handed to the background tasks, whose queue and yield to Slack's
+    // requests could hold it past the trigger id's own 3 seconds: it starts now.
+    void deps.slack.openView(triggerId, modal).catch((error: unknown) => {
       deps.logger.warn('could not open the send-to-agent modal', { error });
-    }
+    });
   };
 }

@@ -5,7 +5,7 @@ import { modalText as say } from '../../blocks/messages.js';
 import { BLOCK, INPUT_ACTION, type ModalMetadata } from '../../blocks/send-modal.js';
 import { isDirectMessage } from '../../slack/conversations.js';
 import type { ConversationFacts } from '../../slack/gateway.js';
-import { isUserId } from '../../slack/ids.js';
+import { isUserId, userIdSchema } from '../../slack/ids.js';
 import { escapeMrkdwn } from '../../slack/mrkdwn.js';
 import { withTimeout } from '../../util/timeout.js';
 import { runRecorded } from '../background.js';
@@ -30,7 +30,7 @@ const metadataSchema = z.object({
 
 const submissionSchema = z.object({
   team: z.object({ id: z.string() }).nullable().optional(),
-  user: z.object({ id: z.string().min(1), team_id: z.string().optional() }),
+  user: z.object({ id: userIdSchema, team_id: z.string().optional() }),
   view: z.object({
     id: z.string().min(1),
     private_metadata: z.string(),

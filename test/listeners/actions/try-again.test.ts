@@ -82,4 +82,14 @@ describe('"Try again"', () => {
     );
     expect(w.jobCount()).toBe(0);
   });
+
+  it('acknowledges a click whose person is not a user id, and answers or records nothing', async () => {
+    const job = await failedJob();
+    const { ack } = await click(String(job.id), '<!here>');
+    expect(ack).toHaveBeenCalledOnce();
+    expect(w.slack.respond).not.toHaveBeenCalled();
+    expect(w.slack.postEphemeral).not.toHaveBeenCalled();
+    expect(w.jobCount()).toBe(1);
+    expect(w.logged('warn', 'click not understood')[0]).toContain('user.id');
+  });
 });

@@ -128,6 +128,16 @@ describe('/docs-agent with no instruction', () => {
     expect(line).toContain('trigger_id');
     expect(w.jobCount()).toBe(0);
   });
+
+  it('reads a person it cannot name as a payload it cannot read: nothing recorded, no one addressed', async () => {
+    const { ack } = await send({ user_id: 'U0ALICE|<!channel>' });
+    expect(answerOf(ack)).toContain('could not read that command');
+    expect(w.jobCount()).toBe(0);
+    expect(w.slack.postEphemeral).not.toHaveBeenCalled();
+    const [line] = w.logged('warn', 'slash command payload not understood');
+    expect(line).toContain('user_id');
+    expect(line).not.toContain('<!channel>');
+  });
 });
 
 describe('/docs-agent list and status', () => {

@@ -100,6 +100,28 @@ describe('agent_session_stopped', () => {
     expect(JSON.parse(line as string).fields).toEqual([field]);
   });
 
+  it.each([
+    ['Slack syntax', '<!channel>'],
+    ['a name', 'mallory'],
+    ['an app’s id', 'B0SOMEAPP'],
+    ['an id with Slack syntax after it', 'U0MALLORY> <!here'],
+  ])(
+    'a user that is %s is logged by its field name only, and nothing is posted or recorded',
+    async (_what, user) => {
+      const accept = vi.spyOn(w.deps.jobs, 'acceptStop');
+      // Even on Slack's last retry, when a failure would be told to the person privately.
+      await pressStop({ user }, { retryNum: 3 });
+      await w.idle();
+      expect(accept).not.toHaveBeenCalled();
+      expect(w.slack.postEphemeral).not.toHaveBeenCalled();
+      expect(w.outbox().filter((r) => r.jobId === job.id && r.key)).toEqual([]);
+      const [line, ...more] = w.logged('warn', 'agent_session_stopped event not understood');
+      expect(more).toEqual([]);
+      expect(JSON.parse(line as string).fields).toEqual(['user']);
+      expect(w.logs.join('\n')).not.toContain(user);
+    },
+  );
+
   describe('when the store cannot record it', () => {
     beforeEach(() => {
       vi.spyOn(w.deps.jobs, 'acceptStop').mockRejectedValue(new Error('disk I/O error'));

@@ -79,11 +79,45 @@ describe('app_context_changed', () => {
     expect(second).toBeLessThanOrEqual(Date.now());
   });
 
-  it.each([
-    ['without its conversation', { channel: undefined }],
-    ['whose conversation is not a string', { channel: { id: DM } }],
-  ])('an event %s is logged and records nothing', async (_what, fields) => {
-    await expect(contextChanged(fields)).resolves.toBeUndefined();
+  it('takes the channel of a message in view (a thread) as the channel beside', async () => {
+    await contextChanged({
+      context: {
+        entities: [
+          { type: 'slack#/types/message_context', value: { channel_id: 'C0GUIDES', message_ts: '1.2' } },
+          { type: 'slack#/types/channel_id', value: 'C0API' },
+        ],
+      },
+    });
+    expect(await paneOf()).toEqual({ contextChannelId: 'C0GUIDES' });
+  });
+
+  it('passes over a value that is not a channel id', async () => {
+    await contextChanged({
+      context: { entities: [{ type: 'slack#/types/channel_id', value: '<!channel>' }] },
+    });
+    expect(await paneOf()).toEqual({ contextChannelId: null });
+  });
+
+  it('Slack’s documented example (no conversation, user or event_ts): said once, neither dropped unseen nor failed', async () => {
+    // As on docs.slack.dev, "app_context_changed event": only `type` and `context`.
+    const documented = {
+      type: 'app_context_changed',
+      context: {
+        entities: [{ type: 'slack#/types/channel_id', value: 'C01234ABDCE', team_id: 'T0ABCDE6543' }],
+      },
+    };
+    const handle = appContextChanged(w.deps);
+    await expect(handle(boltEventArgs<Args>(documented))).resolves.toBeUndefined();
+    await handle(boltEventArgs<Args>(documented));
+    const said = w.logs.filter((l) => l.includes('app_context_changed names no conversation'));
+    expect(said.map((l) => JSON.parse(l).level)).toEqual(['info', 'debug']);
+    expect(JSON.parse(said[0] as string).fields).toEqual(['channel']);
+    expect(w.logged('warn', 'app_context_changed')).toEqual([]);
+    expect(w.store.db.prepare('SELECT count(*) AS n FROM assistant_threads').get()).toEqual({ n: 0 });
+  });
+
+  it('an event whose conversation is not a string is logged and records nothing', async () => {
+    await expect(contextChanged({ channel: { id: DM } })).resolves.toBeUndefined();
     expect(await paneOf()).toBeUndefined();
     expect(
       JSON.parse(w.logged('warn', 'app_context_changed event not understood')[0] as string).fields,

@@ -37,6 +37,13 @@ describe('app_home_opened', () => {
     expect((row as { at: number }).at).toBeGreaterThanOrEqual(T0);
   });
 
+  it('publishes nothing for a person who is not a user id', async () => {
+    await opened({ user: 'U0ALICE <!here>' });
+    await w.idle();
+    expect(w.slack.publishHome).not.toHaveBeenCalled();
+    expect(await w.store.homeOpened('U0ALICE <!here>')).toBe(false);
+  });
+
   it('shows someone who may not use the bot why, and none of the jobs', async () => {
     await w.stop();
     w = createListenerWorld({ ALLOWED_USER_IDS: 'U0SOMEONEELSE' });

@@ -70,6 +70,18 @@ describe('app_mention', () => {
     expect(w.deps.tasks.run).not.toHaveBeenCalled();
   });
 
+  it('reads a mention whose author is not a user id as unreadable: logged by field, no one addressed', async () => {
+    // Slack's last retry with the store down would tell the author privately: not this one.
+    vi.spyOn(w.deps.jobs, 'acceptMention').mockRejectedValue(new Error('disk I/O error'));
+    await mention({ user: '<!channel>' }, { retryNum: 3 });
+    await w.idle();
+    expect(w.jobCount()).toBe(0);
+    expect(w.slack.postEphemeral).not.toHaveBeenCalled();
+    const [line] = w.logged('warn', 'could not be read');
+    expect(JSON.parse(line as string).fields).toEqual(['user: custom']);
+    expect(w.logs.join('\n')).not.toContain('<!channel>');
+  });
+
   it('takes a mention posted with “Also send to channel” as an instruction', async () => {
     await mention({ subtype: 'thread_broadcast' });
     expect(w.jobCount()).toBe(1);

@@ -63,6 +63,31 @@ describe('a direct message to the bot', () => {
     ]);
   });
 
+  it('with the context Slack sends with it (agent messaging): a job of the pane, beside that channel', async () => {
+    // Slack's `app_context`: the same shape as the `context` of `app_context_changed`.
+    await dm({
+      app_context: {
+        entities: [
+          { type: 'slack#/types/canvas_id', value: 'F0CANVAS', team_id: TEAM },
+          { type: 'slack#/types/channel_id', value: 'C0API', team_id: TEAM },
+        ],
+      },
+    });
+    expect(await jobs()).toEqual([
+      expect.objectContaining({ origin: 'direct', privacy: 'pane', contextChannelId: 'C0API' }),
+    ]);
+  });
+
+  it('with an empty context (nothing in view): a job of the pane beside no channel, replacing an earlier one', async () => {
+    await w.store.recordAssistantThread(
+      { channelId: DM, threadTs: '', contextChannelId: 'C0OLD' },
+      // Reported before the message was written.
+      Number(TS) * 1000 - 60_000,
+    );
+    await dm({ app_context: {} });
+    expect(await jobs()).toEqual([expect.objectContaining({ privacy: 'pane', contextChannelId: null })]);
+  });
+
   it('from an Enterprise Grid member: recorded for the author’s own workspace', async () => {
     const accept = vi.spyOn(w.deps.jobs, 'acceptDirect');
     await dm({ user: 'W0GRIDUSER', user_team: 'E0GRID' });

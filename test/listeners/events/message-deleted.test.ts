@@ -58,4 +58,16 @@ describe('a deletion of a reply', () => {
     expect((await reply())?.state).toBe('pending');
     expect(w.outboxKeys()).toEqual([]);
   });
+
+  it('logs a deletion naming a person that is not a user id, and changes or addresses nothing', async () => {
+    await markSent();
+    await remove({ user: '<!channel>' });
+    expect((await reply())?.state).toBe('sent');
+    expect(w.outboxKeys()).toEqual([]);
+    const [line] = w.logged('warn', 'could not be read');
+    expect(JSON.parse(line as string)).toMatchObject({
+      what: 'deletion',
+      fields: ['previous_message.user: custom'],
+    });
+  });
 });

@@ -28,4 +28,22 @@ describe('registerShortcuts', () => {
     expect(view).toMatchObject({ type: 'modal', callback_id: MODAL_CALLBACK_ID });
     expect(JSON.stringify(view)).toContain('How do I rotate keys?');
   });
+
+  it('answers Slack before views.open has answered: the acknowledgement never waits for the modal', async () => {
+    let answerOpen = () => {};
+    w.slack.openView.mockImplementationOnce(
+      () => new Promise<void>((resolve) => (answerOpen = () => resolve())),
+    );
+    const shortcut = messageShortcut({ ts: '1700000300.000300', text: 'Where are the webhook docs?' });
+    const sent = app.interact(shortcut);
+    // Slack waits 3 seconds; a listener that waits for views.open is not answered by then.
+    const first = await Promise.race([
+      sent.then(() => 'answered' as const),
+      new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), 2_500)),
+    ]);
+    answerOpen();
+    expect(first).toBe('answered');
+    expect((await sent).status).toBe(200);
+    expect(w.slack.openView.mock.calls.at(-1)?.[0]).toBe(shortcut.trigger_id);
+  });
 });

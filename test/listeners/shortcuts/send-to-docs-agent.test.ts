@@ -81,7 +81,23 @@ describe('Send to docs agent (message shortcut)', () => {
     );
     const ack = await shortcut();
     expect(ack).toHaveBeenCalledOnce();
-    expect(w.logged('warn', 'could not open the send-to-agent modal')).toHaveLength(1);
+    await vi.waitFor(() =>
+      expect(w.logged('warn', 'could not open the send-to-agent modal')).toHaveLength(1),
+    );
+  });
+
+  it('returns (so the receiver answers Slack) while views.open is still waiting for Slack', async () => {
+    let answer = () => {};
+    w.slack.openView.mockImplementationOnce(() => new Promise<void>((resolve) => (answer = resolve)));
+    let returned = false;
+    const running = shortcut().then((ack) => {
+      returned = true;
+      return ack;
+    });
+    await vi.waitFor(() => expect(returned).toBe(true));
+    expect(w.slack.openView).toHaveBeenCalledOnce();
+    answer();
+    expect(await running).toHaveBeenCalledOnce();
   });
 
   it('acknowledges before opening the modal (the trigger lives 3 seconds)', async () => {
