@@ -2,6 +2,7 @@ import type { AllMiddlewareArgs, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { feedbackText } from '../../blocks/feedback.js';
 import { parseFeedbackButtonValue } from '../../domain/feedback.js';
+import { userIdSchema } from '../../slack/ids.js';
 import type { Mrkdwn } from '../../slack/mrkdwn.js';
 import type { ListenerDeps } from '../types.js';
 
@@ -12,7 +13,7 @@ const pressSchema = z.object({
     .object({ id: z.string().min(1) })
     .nullable()
     .optional(),
-  user: z.object({ id: z.string().min(1), team_id: z.string().min(1).optional() }),
+  user: z.object({ id: userIdSchema, team_id: z.string().min(1).optional() }),
   channel: z.object({ id: z.string().min(1) }),
   response_url: z.string().url().optional(),
   actions: z.array(z.object({ type: z.literal('feedback_buttons'), value: z.string().max(2_000) })).min(1),

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { stepText } from '../../blocks/step-texts.js';
 import { servesProject } from '../../config/projects.js';
 import { isDirectMessage } from '../../slack/conversations.js';
-import { isUserId } from '../../slack/ids.js';
+import { userIdSchema } from '../../slack/ids.js';
 import { mrkdwnToPlain } from '../../slack/mrkdwn.js';
 import { runRecorded } from '../background.js';
 import { failedFields } from '../events/unreadable.js';
@@ -16,9 +16,6 @@ export const START_STEP_CALLBACK_ID = 'start_docs_agent_job';
 /** Slack re-delivers an event whose answer was an error at most this many times. */
 const SLACK_EVENT_RETRIES = 3;
 
-/** A person's id: `U…`, or `W…` in Enterprise Grid. */
-const personId = z.string().refine(isUserId, { error: 'not a person id' });
-
 /** The step's inputs, named as the manifest's `input_parameters`. */
 const inputsSchema = z.object({
   instruction: z.string().default(''),
@@ -27,9 +24,9 @@ const inputsSchema = z.object({
    * The person who used the workflow, as Slack verified it (`slack#/types/user_context`: no
    * builder can set it). Only its id is read: its `secret` is dropped here, never kept or logged.
    */
-  user_context: z.object({ id: personId }).nullish(),
+  user_context: z.object({ id: userIdSchema }).nullish(),
   /** "On behalf of": whoever the builder chose; allowed only as `WORKFLOW_ON_BEHALF_OF_USER_IDS` says. */
-  user_id: optionalInput.pipe(personId.optional()),
+  user_id: optionalInput.pipe(userIdSchema.optional()),
   thread_ts: optionalInput,
   project: optionalInput,
 });

@@ -139,6 +139,7 @@ describe('feedback on an outcome', () => {
     ['no actions', { actions: [] }, 'actions'],
     ['no channel', { channel: undefined }, 'channel'],
     ['a user that is not an object', { user: 'U0BOB' }, 'user'],
+    ['a user that is not a user id', { user: { id: '<!channel>', team_id: 'T0TEST' } }, 'user.id'],
     ['a response_url that is not a URL', { response_url: 'not a url' }, 'response_url'],
   ])('a press with %s is acknowledged, logged, and records nothing', async (_what, fields, issue) => {
     const { ack } = await press(`positive:${job.id}:1`, fields);
