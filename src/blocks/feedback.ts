@@ -35,7 +35,7 @@ const shown: Record<FeedbackValue, Mrkdwn> = { positive: md`:thumbsup:`, negativ
  * `refusal-texts.ts`), said of a vote. Hourly limits never refuse a vote.
  */
 const NOT_COUNTED: Record<RefusalReason, Mrkdwn> = {
-  team: md`:no_entry: This docs agent serves another Slack workspace, so your feedback was not counted. Only people it serves rate its outcomes.`,
+  team: md`:no_entry: This docs agent serves another Slack workspace or organisation, so your feedback was not counted. Only people it serves rate its outcomes.`,
   channel: md`:no_entry: The docs agent is not enabled in this channel, so your feedback was not counted. Ask an admin which channels it serves.`,
   direct: md`:no_entry: The docs agent takes no instructions by direct message here, so your feedback on this outcome was not counted.`,
   user: md`:no_entry: You are not on the list of people who may instruct the docs agent, so your feedback was not counted. Ask an admin to add you.`,

@@ -49,7 +49,7 @@ export function agentErrorText(error: unknown, what: 'job' | 'follow-up'): Mrkdw
 }
 
 const REFUSALS: Record<Exclude<RefusalReason, 'rate' | 'project_rate'>, Mrkdwn> = {
-  team: md`:no_entry: This docs agent serves another Slack workspace, so it cannot take instructions from here.`,
+  team: md`:no_entry: This docs agent serves another Slack workspace or organisation, so it cannot take instructions from here.`,
   channel: md`:no_entry: The docs agent is not enabled in this channel. Ask an admin which channels it serves.`,
   direct: md`:no_entry: The docs agent takes no instructions by direct message here. Use /docs-agent or @docs-agent in a channel it serves.`,
   user: md`:no_entry: You are not on the list of people who may instruct the docs agent. Ask an admin to add you.`,

@@ -65,7 +65,7 @@ function accessStepText(
   const again = refusal.retryAt ? ` Run the workflow again after ${at(refusal.retryAt)}.` : '';
   switch (refusal.reason) {
     case 'team':
-      return `${mayNot}: ${who} belongs to another Slack workspace than the one the docs agent serves. ${NOTHING} Start the job for a person of that workspace.`;
+      return `${mayNot}: ${who} belongs to another Slack workspace or organisation than the one the docs agent serves. ${NOTHING} Start the job for a person of that workspace.`;
     case 'channel':
       return `${mayNot}: the docs agent is not enabled in that channel (ALLOWED_CHANNEL_IDS). ${NOTHING} Pick a channel it serves for the step.`;
     case 'direct':

@@ -106,10 +106,10 @@ describe('who may vote on an outcome', () => {
     const told = async (id: string) =>
       String((await waitFor(id, () => h.slack.responses.find((r) => r.path === `/respond/${id}`))).body.text);
     expect(await told('other-workspace')).toContain(
-      'serves another Slack workspace, so your feedback was not counted',
+      'serves another Slack workspace or organisation, so your feedback was not counted',
     );
     expect(await told('other-org')).toContain(
-      'serves another Slack workspace, so your feedback was not counted',
+      'serves another Slack workspace or organisation, so your feedback was not counted',
     );
     expect(await told('guest')).toContain(
       'Guest accounts cannot instruct the docs agent, nor rate its outcomes',

@@ -137,7 +137,9 @@ describe('an organisation-wide install', () => {
     };
     expect(await press(anna)).toContain('feedback on this outcome is recorded');
     expect(await press(ben)).toContain('feedback on this outcome is recorded');
-    expect(await press(max)).toContain('serves another Slack workspace, so your feedback was not counted');
+    expect(await press(max)).toContain(
+      'serves another Slack workspace or organisation, so your feedback was not counted',
+    );
     expect(await h.app.store.feedbackTotals()).toEqual({ positive: 2, negative: 0 });
   });
 
