@@ -143,16 +143,17 @@ export const stepText = {
   noPerson: () =>
     `Slack did not say who used the workflow, and "On behalf of" is empty, so there is no person to start the job for. ${NOTHING} Start the workflow from a link, a button or a form, or name a person in "On behalf of" (the bot's operator must list them in ${ON_BEHALF_OF_SETTING}).`,
   /**
-   * "On behalf of" names someone the operator has not allowed: `usedBy` is the person who used
-   * the workflow (undefined when Slack gave none); `settingOn`: the setting lists someone.
+   * "On behalf of" names someone the operator has not allowed, in a workflow Slack named no person
+   * for (a schedule, an event, one built before the step took one); `settingOn`: the setting lists
+   * someone.
    */
-  onBehalfOfRefused: (named: string, usedBy: string | undefined, settingOn: boolean) => {
+  onBehalfOfRefused: (named: string, settingOn: boolean) => {
     const listed = settingOn ? `which does not list ${person(named)}` : 'which is not set';
-    const rule = `The step names ${person(named)} in "On behalf of", but the docs agent starts a workflow's job for the person who used the workflow, and for someone else only when ${ON_BEHALF_OF_SETTING} lists them, ${listed}. ${NOTHING}`;
-    return usedBy
-      ? `${rule} Leave "On behalf of" empty to start the job for the person who used the workflow (${person(usedBy)}), or ask the bot's operator to add ${person(named)} to ${ON_BEHALF_OF_SETTING}.`
-      : `${rule} Slack did not say who used this workflow (it does not for a scheduled or event-triggered one). Ask the bot's operator to add ${person(named)} to ${ON_BEHALF_OF_SETTING}, or start the workflow from a link, a button or a form and leave "On behalf of" empty.`;
+    return `The step names ${person(named)} in "On behalf of", but the docs agent starts a workflow's job for the person who used the workflow, and for someone else only when ${ON_BEHALF_OF_SETTING} lists them, ${listed}. ${NOTHING} Slack did not say who used this workflow (it does not for a scheduled or event-triggered one). Ask the bot's operator to add ${person(named)} to ${ON_BEHALF_OF_SETTING}, or start the workflow from a link, a button or a form and leave "On behalf of" empty.`;
   },
+  /** "On behalf of" names someone else in a workflow a person used (`usedBy`, as Slack verified it). */
+  onBehalfOfWithPerson: (named: string, usedBy: string) =>
+    `The step names ${person(named)} in "On behalf of", but ${person(usedBy)} used the workflow, and a job started by a person is that person's own: "On behalf of" is only for workflows no person starts (a schedule or an event), for people listed in ${ON_BEHALF_OF_SETTING}. ${NOTHING} Leave "On behalf of" empty to start the job for ${person(usedBy)}.`,
   /** The step's job could not be recorded, and Slack will not deliver the step again. */
   notRecorded: () =>
     `The docs agent could not record the step's job. ${NOTHING} Run the workflow again in a few minutes.`,

@@ -75,15 +75,39 @@ export class RefreshableClient extends SocketModeClient {
   }
 }
 
+/** How the client starts its debug line for every message Slack sends over the socket. */
+const RAW_MESSAGE = 'Received a message on the WebSocket: ';
+
+/**
+ * A raw Socket Mode message told by what it is, never by what it holds: an envelope carries
+ * what people wrote, a step's token and a verified person's `secret`, none of which may be logged.
+ */
+function rawMessageSummary(line: string): string {
+  let fields: { type?: unknown; envelope_id?: unknown } = {};
+  try {
+    const parsed: unknown = JSON.parse(line.slice(RAW_MESSAGE.length));
+    if (parsed && typeof parsed === 'object') fields = parsed;
+  } catch {
+    // Not JSON: only its length is told.
+  }
+  const said = (value: unknown) => (typeof value === 'string' ? value.slice(0, 64) : 'unknown');
+  return `Received a Socket Mode message (type ${said(fields.type)}, envelope ${said(fields.envelope_id)}, ${line.length - RAW_MESSAGE.length} characters)`;
+}
+
 /**
  * The client's own lines through ours. While its connection is being closed on purpose, its
  * warnings and errors are about that closing (Slack leaving the close handshake unfinished, a
- * late pong): routine, so written at debug.
+ * late pong): routine, so written at debug. Its debug line of each raw message is summarised.
  */
 export function clientLogger(logger: Logger, level: LogLevel, closing: () => boolean): SlackLogger {
   const lines = slackLogger(logger, 'bolt', level);
   return {
     ...lines,
+    debug: (...parts: unknown[]) => {
+      const [first] = parts;
+      if (typeof first === 'string' && first.startsWith(RAW_MESSAGE)) lines.debug(rawMessageSummary(first));
+      else lines.debug(...parts);
+    },
     warn: (...parts: unknown[]) => (closing() ? lines.debug(...parts) : lines.warn(...parts)),
     error: (...parts: unknown[]) => (closing() ? lines.debug(...parts) : lines.error(...parts)),
   };

@@ -151,11 +151,11 @@ describe('the "Start a docs agent job" step', () => {
     expect(await h.app.store.recentJobs({ requesterId: 'U0ALICE' }, 5)).toEqual([]);
   });
 
-  it('refuses a person named in "On behalf of" while WORKFLOW_ON_BEHALF_OF_USER_IDS is unset', async () => {
+  it('refuses a person named in "On behalf of" in a workflow a person used: the job would be theirs', async () => {
     const { executionId } = await runStep({ ...defaults, user_id: 'U0BOB' });
     const answer = await answerOf(executionId);
     expect(answer.method).toBe('functions.completeError');
-    expect(answer.error).toBe(stepText.onBehalfOfRefused('U0BOB', 'U0ALICE', false));
+    expect(answer.error).toBe(stepText.onBehalfOfWithPerson('U0BOB', 'U0ALICE'));
     expect(answer.error).toContain('WORKFLOW_ON_BEHALF_OF_USER_IDS');
     await h.settled();
     expect(h.agent.requestsFor('create')).toHaveLength(0);
@@ -168,7 +168,7 @@ describe('the "Start a docs agent job" step', () => {
     const { user_context: _none, ...old } = defaults;
     const { executionId } = await runStep({ ...old, user_id: 'U0ALICE' });
     const answer = await answerOf(executionId);
-    expect(answer.error).toBe(stepText.onBehalfOfRefused('U0ALICE', undefined, false));
+    expect(answer.error).toBe(stepText.onBehalfOfRefused('U0ALICE', false));
     expect(answer.error).toContain('which is not set');
     await h.settled();
     expect(h.agent.requestsFor('create')).toHaveLength(0);

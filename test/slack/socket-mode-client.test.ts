@@ -68,4 +68,31 @@ describe('the client’s own lines', () => {
     log.info('still info');
     expect(lines.map((l) => l.level)).toEqual(['warn', 'error', 'debug', 'debug', 'info']);
   });
+
+  it('tell a raw message from Slack by its type and envelope, never by what it holds', () => {
+    const lines: { level: string; msg: string }[] = [];
+    const logger = createLogger({ level: 'debug', secrets: [], write: (l) => lines.push(JSON.parse(l)) });
+    const log = clientLogger(logger, 'debug', () => false);
+    const envelope = {
+      envelope_id: 'env-1',
+      type: 'events_api',
+      payload: {
+        event: {
+          type: 'function_executed',
+          inputs: { user_context: { id: 'U0ALICE', secret: 'c2VjcmV0LW9mLXRoZS1wZXJzb24' } },
+          bot_access_token: 'xwfp-test-token',
+        },
+      },
+    };
+    log.debug(`Received a message on the WebSocket: ${JSON.stringify(envelope)}`);
+    log.debug('Received a message on the WebSocket: not json');
+    log.debug('another line');
+    expect(lines.map((l) => l.msg)).toEqual([
+      expect.stringContaining('type events_api, envelope env-1'),
+      expect.stringContaining('type unknown, envelope unknown'),
+      'another line',
+    ]);
+    expect(JSON.stringify(lines)).not.toContain('c2VjcmV0');
+    expect(JSON.stringify(lines)).not.toContain('U0ALICE');
+  });
 });

@@ -75,13 +75,12 @@ export function startJobStep(
       });
       if (typeof accepted === 'object' && accepted.created) {
         const id = accepted.job;
-        // Who acted for whom, for the operator: ids only (the user context's secret is not read).
+        // Who a workflow acted for, for the operator: ids only.
         if (person.named)
           deps.logger.info('workflow step for a named person', {
             jobId: id,
             executionId,
             user: person.userId,
-            usedBy: inputs.user_context?.id ?? null,
           });
         runRecorded(deps, 'start job', () => deps.jobs.startJob(id), { jobId: id });
       }
@@ -107,10 +106,12 @@ function inputProblem(deps: Pick<ListenerDeps, 'config'>, inputs: StepInputs): s
 }
 
 /**
- * Whose job it is: the person who used the workflow, as Slack verified it. "On behalf of" may
- * name someone else only when the operator listed them (`WORKFLOW_ON_BEHALF_OF_USER_IDS`); a
- * workflow that gives no verified person (a schedule, an event, one built before the step took
- * it) may start jobs only that way. Naming the person who used it is no one else.
+ * Whose job it is: the person who used the workflow, as Slack verified it. "On behalf of" is for
+ * workflows no person uses (a schedule, an event, one built before the step took a verified
+ * person): it may name only people the operator listed (`WORKFLOW_ON_BEHALF_OF_USER_IDS`). Where
+ * Slack names the person who used the workflow, the job is theirs and naming anyone else is
+ * refused: otherwise anyone who may run a workflow would act, and spend the hourly limits, as a
+ * listed person, past the allow-lists and the guest rule that judge them.
  */
 function personOf(
   deps: Pick<ListenerDeps, 'config'>,
@@ -121,7 +122,8 @@ function personOf(
   if (named === undefined || named === usedBy) {
     return usedBy === undefined ? { refused: stepText.noPerson() } : { userId: usedBy, named: false };
   }
+  if (usedBy !== undefined) return { refused: stepText.onBehalfOfWithPerson(named, usedBy) };
   const allowed = deps.config.workflowOnBehalfOf;
   if (allowed.has(named)) return { userId: named, named: true };
-  return { refused: stepText.onBehalfOfRefused(named, usedBy, allowed.size > 0) };
+  return { refused: stepText.onBehalfOfRefused(named, allowed.size > 0) };
 }

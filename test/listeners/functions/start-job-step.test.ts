@@ -130,38 +130,37 @@ describe('"Start a docs agent job"', () => {
       expect(job).toMatchObject({ origin: 'workflow', requesterId: PERSON });
     });
 
-    it('naming someone else is refused while WORKFLOW_ON_BEHALF_OF_USER_IDS is unset', async () => {
-      await refusedFor({ user_id: OTHER }, stepText.onBehalfOfRefused(OTHER, PERSON, false));
+    it('naming someone else in a workflow a person used is refused: the job would be theirs', async () => {
+      await refusedFor({ user_id: OTHER }, stepText.onBehalfOfWithPerson(OTHER, PERSON));
     });
 
     it('a workflow built with only "On behalf of" (no person who used it) is refused the same way', async () => {
-      await refusedFor(
-        { user_context: undefined, user_id: OTHER },
-        stepText.onBehalfOfRefused(OTHER, undefined, false),
-      );
+      await refusedFor({ user_context: undefined, user_id: OTHER }, stepText.onBehalfOfRefused(OTHER, false));
     });
 
     it('a person the setting does not list is refused, saying the setting does not list them', async () => {
       await w.stop();
       w = createListenerWorld({ WORKFLOW_ON_BEHALF_OF_USER_IDS: 'U0OTHERSERVICE' });
-      await refusedFor({ user_id: OTHER }, stepText.onBehalfOfRefused(OTHER, PERSON, true));
+      await refusedFor({ user_context: undefined, user_id: OTHER }, stepText.onBehalfOfRefused(OTHER, true));
     });
 
-    it('a person the setting lists gets the job, and who used the workflow is logged', async () => {
+    it('a person the setting lists gets the job of a workflow no person used, and it is logged', async () => {
       await w.stop();
       w = createListenerWorld({ WORKFLOW_ON_BEHALF_OF_USER_IDS: ` ${OTHER} , W0SECOND` });
-      const { executionId } = await startStep({ user_id: OTHER });
-      await startStep({ user_context: undefined, user_id: OTHER });
+      const { executionId } = await startStep({ user_context: undefined, user_id: OTHER });
       await w.idle();
       expect((await w.store.recentJobs({ requesterId: OTHER }, 5)).map((j) => j.origin)).toEqual([
         'workflow',
-        'workflow',
       ]);
-      expect(await w.store.recentJobs({ requesterId: PERSON }, 5)).toEqual([]);
       const logged = w.logs.filter((l) => l.includes('workflow step for a named person'));
-      expect(logged).toHaveLength(2);
-      expect(JSON.parse(logged[0] as string)).toMatchObject({ executionId, user: OTHER, usedBy: PERSON });
-      expect(JSON.parse(logged[1] as string)).toMatchObject({ user: OTHER, usedBy: null });
+      expect(logged).toHaveLength(1);
+      expect(JSON.parse(logged[0] as string)).toMatchObject({ executionId, user: OTHER });
+    });
+
+    it('a person the setting lists is still refused where a person used the workflow', async () => {
+      await w.stop();
+      w = createListenerWorld({ WORKFLOW_ON_BEHALF_OF_USER_IDS: OTHER });
+      await refusedFor({ user_id: OTHER }, stepText.onBehalfOfWithPerson(OTHER, PERSON));
     });
 
     it('the secret Slack puts in the person who used the workflow is never logged', async () => {
