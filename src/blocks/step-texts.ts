@@ -109,7 +109,7 @@ export function stepRefusalText(refusal: StepRefusal, subject: StepSubject): str
     case 'too_long':
       return `The step's instruction is ${refusal.length.toLocaleString('en-US')} characters long; the limit is ${refusal.max.toLocaleString('en-US')} (MAX_PROMPT_CHARS). ${NOTHING} Shorten the step's instruction.`;
     case 'held_too_long':
-      return `Slack could not confirm who ${person(subject.userId)} is for half an hour. ${NOTHING} Run the workflow again.`;
+      return `Slack could not confirm who ${person(subject.userId)} is before the step's time ran out. ${NOTHING} Run the workflow again.`;
     case 'not_in_channel':
       return isPrivateConversation(subject.channelId)
         ? `The docs agent cannot post in ${where}, so the job's thread could not be posted. ${NOTHING} Invite the bot to that channel (/invite @docs-agent), or pick another channel for the step.`

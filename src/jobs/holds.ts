@@ -11,14 +11,23 @@ export const HOLD_FIRST_RETRY_MS = 5_000;
 export const HOLD_MAX_RETRY_MS = 60_000;
 /** How long an instruction may wait for Slack to confirm its author before it is refused, in milliseconds. */
 export const HOLD_LIMIT_MS = 30 * 60_000;
+/**
+ * How long a Workflow Builder step's job may wait for Slack to confirm its person, in
+ * milliseconds: Slack ends a step 15 minutes after it started, and the step must be answered
+ * before then (its delivery may already have taken some of them). A job started after that would
+ * run while the workflow shows a failure, and a builder who runs it again would get two.
+ */
+export const STEP_HOLD_LIMIT_MS = 10 * 60_000;
 
 /** What is held: a job waiting to start, or a reply waiting to be sent. */
 export interface Held {
   kind: 'job' | 'reply';
   id: number;
   jobId: number;
-  /** When it was recorded (epoch ms): it is refused {@link HOLD_LIMIT_MS} after. */
+  /** When it was recorded (epoch ms): it is refused `limitMs` after. */
   since: number;
+  /** How long it may be held, in milliseconds; default {@link HOLD_LIMIT_MS}. */
+  limitMs?: number;
   /** Who is told, privately, that it waits. */
   to: PrivateTarget;
   /** Checks it again (and sends, refuses or holds it once more). */
@@ -64,7 +73,7 @@ export function createHolds(deps: {
   return {
     async hold(held) {
       const key = `${held.kind}:${held.id}`;
-      if (deps.now() - held.since > HOLD_LIMIT_MS) {
+      if (deps.now() - held.since > (held.limitMs ?? HOLD_LIMIT_MS)) {
         attempts.delete(key);
         return false;
       }

@@ -56,7 +56,7 @@ const REFUSALS: [string, StepRefusal, string][] = [
   [
     'held_too_long',
     { reason: 'held_too_long' },
-    'Slack could not confirm who @W0GRIDUSER is for half an hour',
+    "Slack could not confirm who @W0GRIDUSER is before the step's time ran out",
   ],
   ['not_in_channel', { reason: 'not_in_channel' }, 'Invite the bot to that channel (/invite @docs-agent)'],
   ['cannot_post', { reason: 'cannot_post', code: 'channel_not_found' }, '#C0DOCS (channel_not_found)'],

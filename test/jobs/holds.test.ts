@@ -5,6 +5,7 @@ import {
   HOLD_LIMIT_MS,
   HOLD_MAX_RETRY_MS,
   type Holds,
+  STEP_HOLD_LIMIT_MS,
 } from '../../src/jobs/holds.js';
 import { CHANNEL, createJobWorld, type JobWorld, REQUESTER } from '../helpers/job-world.js';
 
@@ -69,6 +70,15 @@ describe('hold', () => {
     expect(w.outbox()).toEqual([]);
     await vi.advanceTimersByTimeAsync(HOLD_MAX_RETRY_MS);
     expect(h.recheck).not.toHaveBeenCalled();
+  });
+
+  it('gives up on a workflow step’s job past its own, shorter limit, before Slack ends the step', async () => {
+    const h = await held({ limitMs: STEP_HOLD_LIMIT_MS });
+    expect(STEP_HOLD_LIMIT_MS).toBeLessThan(15 * 60_000);
+    w.advance(STEP_HOLD_LIMIT_MS);
+    expect(await holds.hold(h)).toBe(true);
+    w.advance(1);
+    expect(await holds.hold(h)).toBe(false);
   });
 
   it('with no background slot free at the check, waits as long again', async () => {

@@ -19,6 +19,7 @@ import {
 } from '../agent-outcomes.js';
 import { createAssistantPane } from '../assistant-pane.js';
 import { createFirstPrompt } from '../first-prompt.js';
+import { STEP_HOLD_LIMIT_MS } from '../holds.js';
 import type { InstructionChecks } from '../instruction-checks.js';
 import { type JobContext, requesterTarget } from '../job-context.js';
 import { createJobPrivacyChecks } from '../job-privacy.js';
@@ -249,6 +250,7 @@ export function createJobStart(
         id: job.id,
         jobId: job.id,
         since: job.createdAt,
+        ...(job.origin === 'workflow' ? { limitMs: STEP_HOLD_LIMIT_MS } : {}),
         to: requesterTarget(job),
         recheck: () => startJob(job.id),
       };

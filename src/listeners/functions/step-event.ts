@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { STEP_TOKEN_MS } from '../../slack/function-steps.js';
 import { failedFields } from '../events/unreadable.js';
 import type { ListenerDeps } from '../types.js';
 
@@ -58,6 +59,14 @@ export function readStep(deps: Pick<ListenerDeps, 'logger' | 'steps'>, event: un
   }
   const { function_execution_id: executionId, bot_access_token: token, inputs } = parsed.data;
   const startedAt = stepStartedAt(parsed.data.event_ts, receivedAt);
+  if (receivedAt - startedAt >= STEP_TOKEN_MS) {
+    // Slack has ended it: no answer can reach it, and a job started for it would run unseen.
+    deps.logger.warn('a workflow step arrived after Slack ended it; it is not answered', {
+      executionId,
+      startedMsAgo: receivedAt - startedAt,
+    });
+    return undefined;
+  }
   if (token) deps.steps.remember(executionId, token, startedAt);
   return { executionId, inputs, elapsedMs: receivedAt - startedAt };
 }

@@ -1,7 +1,6 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { stepText } from '../../blocks/step-texts.js';
-import { STEP_TOKEN_MS } from '../../slack/function-steps.js';
 import { failedFields } from '../events/unreadable.js';
 import type { ListenerDeps } from '../types.js';
 import { readStep } from './step-event.js';
@@ -23,13 +22,6 @@ export function waitJobStep(deps: Pick<ListenerDeps, 'jobs' | 'logger' | 'steps'
     const step = readStep(deps, event);
     if (!step) return;
     const { executionId, elapsedMs } = step;
-    if (elapsedMs >= STEP_TOKEN_MS) {
-      deps.logger.warn('a workflow step arrived after Slack ended it; it is not answered', {
-        executionId,
-        startedMsAgo: elapsedMs,
-      });
-      return;
-    }
     const parsed = inputsSchema.safeParse(step.inputs);
     // A store failure is passed on: Slack's error answer brings the event again.
     if (parsed.success) return deps.jobs.awaitStep(executionId, parsed.data.job_id, elapsedMs);

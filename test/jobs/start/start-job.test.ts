@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgentBadRequestError, AgentOutcomeUnknownError } from '../../../src/agent/errors.js';
+import { STEP_HOLD_LIMIT_MS } from '../../../src/jobs/holds.js';
 import { createJobStart, type JobStart } from '../../../src/jobs/start/start-job.js';
 import { SlackCallError } from '../../../src/slack/slack-errors.js';
 import { CHANNEL, createJobWorld, type JobWorld, REQUESTER, T0 } from '../../helpers/job-world.js';
@@ -91,6 +92,18 @@ describe('startJob', () => {
     expect(w.agent.createJob).not.toHaveBeenCalled();
     expect((await w.job(job.id)).phase).toBe('accepted');
     expect(w.outboxKeys()).toEqual([`held:job:${job.id}`]);
+  });
+
+  it('gives a workflow step’s job up sooner than a typed one: its step must be answered before Slack ends it', async () => {
+    w.slack.userInfo.mockRejectedValue(new SlackCallError('users.info', 'request_timeout'));
+    const { job: typed } = await w.insertJob();
+    const { job: stepped } = await w.insertJob({ origin: 'workflow', triggerKey: 'step:Fx0HELD' });
+    w.advance(STEP_HOLD_LIMIT_MS + 1);
+    await start.startJob(typed.id);
+    await start.startJob(stepped.id);
+    expect(w.agent.createJob).not.toHaveBeenCalled();
+    expect((await w.job(typed.id)).phase).toBe('accepted');
+    expect((await w.job(stepped.id)).phase).toBe('not_started');
   });
 
   it('explains privately when the bot is not in the channel, and creates nothing', async () => {

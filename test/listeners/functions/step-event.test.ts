@@ -59,6 +59,17 @@ describe('readStep', () => {
     expect(step?.elapsedMs).toBe(5 * 60_000);
   });
 
+  it('does not read a step Slack has already ended (delivered 15 minutes or more after its start), for either step', () => {
+    vi.useFakeTimers({ now: RECEIVED_AT });
+    const { step, remember, lines } = read(executed({ event_ts: seconds(RECEIVED_AT - 15 * 60_000) }));
+    expect(step).toBeUndefined();
+    expect(remember).not.toHaveBeenCalled();
+    const logged = lines.filter((l) => l.includes('arrived after Slack ended it'));
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toContain('"executionId":"Fx0STEP1"');
+    expect(logged[0]).not.toContain(TOKEN);
+  });
+
   it.each([
     ['in the future (clocks that disagree)', seconds(RECEIVED_AT + 90_000)],
     ['missing', undefined],
