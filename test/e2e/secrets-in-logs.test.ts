@@ -145,7 +145,7 @@ describe('secrets in Socket Mode', () => {
 
     const socketLines = logs.filter((l) => l.includes('"component":"bolt"')).join('\n');
     expect(socketLines).toContain('apps.connections.open');
-    expect(socketLines).toContain('Received a message on the WebSocket');
+    expect(socketLines).toContain('Received a Socket Mode message (type slash_commands');
     expect(capture.written).toEqual([]);
     expect(leaks([...logs, ...capture.written], AWKWARD)).toEqual([]);
   });
