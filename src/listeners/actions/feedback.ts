@@ -2,6 +2,7 @@ import type { AllMiddlewareArgs, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { feedbackText } from '../../blocks/feedback.js';
 import { parseFeedbackButtonValue } from '../../domain/feedback.js';
+import { recordVote } from '../../jobs/feedback.js';
 import { userIdSchema } from '../../slack/ids.js';
 import type { Mrkdwn } from '../../slack/mrkdwn.js';
 import type { ListenerDeps } from '../types.js';
@@ -25,7 +26,9 @@ const pressSchema = z.object({
  * someone who may not instruct the agent where the job was asked records nothing, and they are
  * told why.
  */
-export function outcomeFeedback(deps: Pick<ListenerDeps, 'jobs' | 'logger' | 'slack' | 'tasks'>) {
+export function outcomeFeedback(
+  deps: Pick<ListenerDeps, 'store' | 'access' | 'metrics' | 'logger' | 'slack' | 'tasks'>,
+) {
   return async ({ body, ack }: SlackActionMiddlewareArgs & AllMiddlewareArgs) => {
     const parsed = pressSchema.safeParse(body);
     const vote = parsed.success ? parseFeedbackButtonValue(parsed.data.actions[0]?.value ?? '') : undefined;
@@ -45,7 +48,7 @@ export function outcomeFeedback(deps: Pick<ListenerDeps, 'jobs' | 'logger' | 'sl
           : deps.slack.postEphemeral({ channel: channel.id, user: user.id, text: words }),
       );
     try {
-      const outcome = await deps.jobs.acceptFeedback({
+      const outcome = await recordVote(deps, {
         ...vote,
         userId: user.id,
         teamId: user.team_id ?? team?.id,

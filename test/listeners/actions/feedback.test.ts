@@ -152,7 +152,7 @@ describe('feedback on an outcome', () => {
   });
 
   it('when the store cannot record it: acknowledged, and the person asked to press again', async () => {
-    vi.spyOn(w.deps.jobs, 'acceptFeedback').mockRejectedValueOnce(new Error('disk I/O error'));
+    vi.spyOn(w.deps.store, 'recordFeedback').mockRejectedValueOnce(new Error('disk I/O error'));
     const { ack } = await press(`positive:${job.id}:1`);
     expect(ack).toHaveBeenCalledOnce();
     expect(w.slack.respond).toHaveBeenCalledWith(RESPONSE_URL, feedbackText.notRecorded());
