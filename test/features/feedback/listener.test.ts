@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FEEDBACK_ACTION_ID, feedbackText } from '../../../src/blocks/feedback.js';
-import { outcomeFeedback } from '../../../src/listeners/actions/feedback.js';
+import { FEEDBACK_ACTION_ID } from '../../../src/blocks/feedback.js';
+import { outcomeFeedback } from '../../../src/features/feedback/listener.js';
+import { feedbackText } from '../../../src/features/feedback/wording.js';
 import type { JobRecord } from '../../../src/store/types.js';
 import { guest, TEAM } from '../../helpers/fake-network.js';
 import { CHANNEL } from '../../helpers/job-world.js';

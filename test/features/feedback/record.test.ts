@@ -1,8 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type FeedbackOutcome, type FeedbackRequest, recordVote } from '../../src/jobs/feedback.js';
-import { SlackCallError } from '../../src/slack/slack-errors.js';
-import { guest, member, TEAM } from '../helpers/fake-network.js';
-import { CHANNEL, createJobWorld, type JobWorld } from '../helpers/job-world.js';
+import {
+  type FeedbackOutcome,
+  type FeedbackRequest,
+  recordVote,
+} from '../../../src/features/feedback/record.js';
+import { SlackCallError } from '../../../src/slack/slack-errors.js';
+import { guest, member, TEAM } from '../../helpers/fake-network.js';
+import { CHANNEL, createJobWorld, type JobWorld } from '../../helpers/job-world.js';
 
 let w: JobWorld;
 let record: (request: FeedbackRequest) => Promise<FeedbackOutcome>;

@@ -1,9 +1,9 @@
-import type { AccessDecision, AccessPolicy } from '../access/access-policy.js';
-import type { FeedbackVote } from '../domain/feedback.js';
-import type { Logger } from '../logging/logger.js';
-import type { FeedbackStore, JobsStore, RunsStore } from '../store/types.js';
-import { accessWhereAsked } from './access-where-asked.js';
-import type { MetricsHooks } from './metrics-hooks.js';
+import type { AccessDecision, AccessPolicy } from '../../access/access-policy.js';
+import type { FeedbackVote } from '../../domain/feedback.js';
+import { accessWhereAsked } from '../../jobs/access-where-asked.js';
+import type { MetricsHooks } from '../../jobs/metrics-hooks.js';
+import type { Logger } from '../../logging/logger.js';
+import type { FeedbackStore, JobsStore, RunsStore } from '../../store/types.js';
 
 /**
  * How long a press waits for the access check (users.info), in milliseconds: Slack wants its

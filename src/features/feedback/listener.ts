@@ -1,11 +1,12 @@
 import type { AllMiddlewareArgs, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
-import { feedbackText } from '../../blocks/feedback.js';
 import { parseFeedbackButtonValue } from '../../domain/feedback.js';
-import { recordVote } from '../../jobs/feedback.js';
+import type { SlackGateway } from '../../slack/gateway.js';
 import { userIdSchema } from '../../slack/ids.js';
 import type { Mrkdwn } from '../../slack/mrkdwn.js';
-import type { ListenerDeps } from '../types.js';
+import type { TaskTracker } from '../../util/tasks.js';
+import { recordVote, type VoteDeps } from './record.js';
+import { feedbackText } from './wording.js';
 
 /** A press of `feedback_buttons` as Slack sends it (a `block_actions` payload). */
 const pressSchema = z.object({
@@ -27,7 +28,10 @@ const pressSchema = z.object({
  * told why.
  */
 export function outcomeFeedback(
-  deps: Pick<ListenerDeps, 'store' | 'access' | 'metrics' | 'logger' | 'slack' | 'tasks'>,
+  deps: VoteDeps & {
+    slack: Pick<SlackGateway, 'respond' | 'postEphemeral'>;
+    tasks: Pick<TaskTracker, 'run'>;
+  },
 ) {
   return async ({ body, ack }: SlackActionMiddlewareArgs & AllMiddlewareArgs) => {
     const parsed = pressSchema.safeParse(body);
