@@ -282,6 +282,7 @@ export function buildReceiver(
     jobs: countNotRecorded(jobs, metrics.hooks),
     tasks,
     logger,
+    metrics: metrics.hooks,
     store,
     slack,
     identity,
@@ -294,6 +295,5 @@ export function buildReceiver(
     steps: steps.completer,
     socketMode: config.slack.appToken !== undefined,
   });
-
   return slackApp;
 }

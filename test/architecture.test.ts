@@ -6,8 +6,9 @@ import { longFunctions, takesWhole, type WholeType } from './helpers/source-shap
 
 /*
  * The shape the code keeps: folders under src/ import each other in one direction only (a
- * lower layer never reaches up, so each can be read and changed from the bottom up), and no file
- * grows past what one can hold in mind.
+ * lower layer never reaches up, so each can be read and changed from the bottom up), each feature
+ * (a folder of src/features) stands alone on what is below it, and no file grows past what one
+ * can hold in mind.
  */
 
 const SRC = resolve(import.meta.dirname, '../src');
@@ -75,6 +76,55 @@ function sourceFiles(dir: string): string[] {
 /** The folder directly under src/ a file belongs to, or the file's own name at the top (the composition root). */
 // An import names the compiled `.js`; the file at the top is its `.ts`.
 const folderOf = (file: string) => relative(SRC, file).split(sep)[0].replace(/\.js$/, '.ts');
+
+/** An import between two modules of src/, both as paths from src/ with `/` between folders. */
+interface ModuleImport {
+  from: string;
+  to: string;
+}
+
+const fromSrc = (file: string) => relative(SRC, file).split(sep).join('/');
+
+/** Every relative import of `files` (type-only imports included), to the module's `.ts`. */
+function moduleImports(files: string[]): ModuleImport[] {
+  return files.flatMap((file) =>
+    ts
+      .preProcessFile(readFileSync(file, 'utf8'), true, false)
+      .importedFiles.filter(({ fileName }) => fileName.startsWith('.'))
+      .map(({ fileName }) => ({
+        from: fromSrc(file),
+        to: fromSrc(resolve(dirname(file), fileName)).replace(/\.js$/, '.ts'),
+      })),
+  );
+}
+
+/**
+ * The one module outside src/features that imports features: the table that registers every
+ * listener, each feature's among them.
+ */
+const REGISTERS_LISTENERS = 'listeners/index.ts';
+
+/**
+ * The feature a module belongs to: the folder under src/features it is in (`features/<name>`),
+ * which is the unit the features' rules are about; undefined outside src/features.
+ */
+const featureOf = (path: string) => /^features\/[^/]+/.exec(path)?.[0];
+
+const described = ({ from, to }: ModuleImport) => `${from} imports ${to}`;
+
+/** Imports from one feature into another: features never import each other. */
+function crossFeatureImports(imports: ModuleImport[]): string[] {
+  return imports
+    .filter(({ from, to }) => featureOf(from) && featureOf(to) && featureOf(from) !== featureOf(to))
+    .map(described);
+}
+
+/** Imports of a feature from outside src/features, but by the table that registers every listener. */
+function importsOfFeatures(imports: ModuleImport[]): string[] {
+  return imports
+    .filter(({ from, to }) => !featureOf(from) && featureOf(to) && from !== REGISTERS_LISTENERS)
+    .map(described);
+}
 
 /** Folder → folders it imports (type-only imports included: they tie the layers together too). */
 function folderGraph(files: string[]): Map<string, Map<string, string[]>> {
@@ -164,6 +214,52 @@ describe('the shape of src/', () => {
       ],
     ]);
     expect(upwardImports(graph, order)).toEqual(['delivery/outbox.ts imports ../home/home-publisher.js']);
+  });
+
+  const imports = moduleImports(files);
+
+  it('keeps each feature to its own folder: no feature imports another', () => {
+    expect(
+      imports.some(({ from }) => featureOf(from)),
+      'no module under src/features',
+    ).toBe(true);
+    expect(crossFeatureImports(imports)).toEqual([]);
+  });
+
+  it('finds a feature that imports another, and lets one import within itself or below', () => {
+    const found = crossFeatureImports([
+      { from: 'features/feedback/listener.ts', to: 'features/feedback/record.ts' },
+      { from: 'features/feedback/listener.ts', to: 'jobs/access-where-asked.ts' },
+      { from: 'features/stop/listener.ts', to: 'features/feedback/wording.ts' },
+      { from: 'features/stop/deep/part.ts', to: 'features/stop/listener.ts' },
+      { from: 'features/feedback-admin/x.ts', to: 'features/feedback/record.ts' },
+    ]);
+    expect(found).toEqual([
+      'features/stop/listener.ts imports features/feedback/wording.ts',
+      'features/feedback-admin/x.ts imports features/feedback/record.ts',
+    ]);
+  });
+
+  it(`lets nothing outside src/features import a feature but ${REGISTERS_LISTENERS}`, () => {
+    // The exception is where the features really are registered: a table moved elsewhere fails here.
+    const registered = imports.filter(({ from, to }) => from === REGISTERS_LISTENERS && featureOf(to));
+    expect(registered).not.toEqual([]);
+    expect(importsOfFeatures(imports)).toEqual([]);
+  });
+
+  it('finds a module below the features that imports one, and lets the registration table do so', () => {
+    const found = importsOfFeatures([
+      { from: REGISTERS_LISTENERS, to: 'features/feedback/listener.ts' },
+      { from: 'jobs/outcomes.ts', to: 'features/feedback/wording.ts' },
+      { from: 'listeners/actions/index.ts', to: 'features/feedback/listener.ts' },
+      { from: 'app-build.ts', to: 'features/feedback/record.ts' },
+      { from: 'jobs/outcomes.ts', to: 'blocks/feedback.ts' },
+    ]);
+    expect(found).toEqual([
+      'jobs/outcomes.ts imports features/feedback/wording.ts',
+      'listeners/actions/index.ts imports features/feedback/listener.ts',
+      'app-build.ts imports features/feedback/record.ts',
+    ]);
   });
 
   it(`keeps every function but factories within ${MAX_FUNCTION_LINES} lines`, () => {

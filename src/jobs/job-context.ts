@@ -12,7 +12,6 @@ import type {
   AssistantThreadsStore,
   Change,
   ClusterStore,
-  FeedbackStore,
   JobRecord,
   JobsStore,
   NewOutboxItem,
@@ -36,7 +35,6 @@ export type JobStore = JobsStore &
   RunsStore &
   ClusterStore &
   Pick<OutboxStore, 'enqueue'> &
-  Pick<FeedbackStore, 'recordFeedback'> &
   Pick<AssistantThreadsStore, 'assistantThread' | 'touchAssistantThread'>;
 
 export interface JobServiceDeps {
@@ -82,13 +80,13 @@ export interface JobServiceDeps {
    */
   runTask: (name: string, work: () => Promise<void>) => boolean;
   /** What becomes of instructions and runs, for the metrics endpoint. Default: not reported. */
-  metrics?: Pick<MetricsHooks, 'instruction' | 'runFinished' | 'feedback'>;
+  metrics?: Pick<MetricsHooks, 'instruction' | 'runFinished'>;
   now?: () => number;
 }
 
 /** What every flow of the job service works with: its dependencies, defaults filled in. */
 export interface JobContext extends Omit<JobServiceDeps, 'metrics' | 'now' | 'monotonic'>, OutboxWrites {
-  metrics: Pick<MetricsHooks, 'instruction' | 'runFinished' | 'feedback'>;
+  metrics: Pick<MetricsHooks, 'instruction' | 'runFinished'>;
   now: () => number;
   monotonic: () => number;
 }

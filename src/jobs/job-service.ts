@@ -1,7 +1,6 @@
 import type { Orphans } from '../store/types.js';
 import { createReplyCatchUp } from './catch-up.js';
 import { createEdits, type Edits } from './edits.js';
-import { createOutcomeFeedback, type OutcomeFeedback } from './feedback.js';
 import { createFollowUps } from './follow-ups.js';
 import { createHolds } from './holds.js';
 import { createInstructionChecks } from './instruction-checks.js';
@@ -14,7 +13,6 @@ import { createJobStart, type JobStart } from './start/start-job.js';
 import { createSessionStops, type SessionStops } from './stops.js';
 
 export type { EditOutcome } from './edits.js';
-export type { FeedbackOutcome, FeedbackRequest } from './feedback.js';
 export type { JobServiceDeps } from './job-context.js';
 export type {
   DeleteRequest,
@@ -44,8 +42,7 @@ export interface JobService
     Pick<JobStart, 'startJob'>,
     Replies,
     Edits,
-    SessionStops,
-    OutcomeFeedback {
+    SessionStops {
   /**
    * Finishes or explains what a stopped process left half done (taken over with
    * {@link ClusterStore.adoptOrphans}).
@@ -94,7 +91,6 @@ export function createJobService(deps: JobServiceDeps): JobService {
     acceptEdit: edits.acceptEdit,
     acceptDelete: edits.acceptDelete,
     ...createSessionStops(ctx, edits),
-    ...createOutcomeFeedback(ctx),
     recover: recovery.recover,
 
     async handBack({ jobIds = [], runIds = [] }) {

@@ -1,4 +1,6 @@
 import type { App } from '@slack/bolt';
+import { FEEDBACK_ACTION_ID } from '../blocks/feedback.js';
+import { outcomeFeedback } from '../features/feedback/listener.js';
 import { registerActions } from './actions/index.js';
 import { registerAssistant } from './assistant/index.js';
 import { registerCommands } from './commands/index.js';
@@ -9,7 +11,10 @@ import { registerShortcuts } from './shortcuts/index.js';
 import type { ListenerDeps } from './types.js';
 import { registerViews } from './views/index.js';
 
-/** Registers every Slack surface the app answers. */
+/**
+ * Registers every Slack surface the app answers: the one table of listeners, and the only module
+ * outside `src/features` that imports a feature (the architecture test checks this).
+ */
 export function registerListeners(app: App, deps: ListenerDeps): void {
   app.use(learnInstallation(deps.identity));
   registerAssistant(app, deps);
@@ -19,4 +24,6 @@ export function registerListeners(app: App, deps: ListenerDeps): void {
   registerViews(app, deps);
   registerActions(app, deps);
   registerFunctions(app, deps);
+  // The features (src/features/), each handed the fields of these dependencies it declares.
+  app.action(FEEDBACK_ACTION_ID, outcomeFeedback(deps));
 }

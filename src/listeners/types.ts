@@ -4,6 +4,7 @@ import type { Config } from '../config/config.js';
 import type { HomePublisher } from '../home/home-publisher.js';
 import type { Health } from '../http/health.js';
 import type { JobService } from '../jobs/job-service.js';
+import type { MetricsHooks } from '../jobs/metrics-hooks.js';
 import type { Logger } from '../logging/logger.js';
 import type { StepCompleter } from '../slack/function-steps.js';
 import type { SlackGateway } from '../slack/gateway.js';
@@ -16,6 +17,7 @@ import type {
   FeedbackStore,
   HomeViewsStore,
   JobsStore,
+  RunsStore,
   StoreLifecycle,
   UsesStore,
 } from '../store/types.js';
@@ -23,16 +25,22 @@ import type { TaskTracker } from '../util/tasks.js';
 
 /** What every listener is given. Listeners parse, acknowledge, and hand over; no business rules. */
 export interface ListenerDeps {
-  /** Who may use the bot: reports (list, status) answer only them. */
+  /** Who may use the bot: reports (list, status) answer only them, and only their feedback votes count. */
   access: Pick<AccessPolicy, 'check'>;
   jobs: JobService;
   tasks: TaskTracker;
   logger: Logger;
-  /** Read-only views (lists, status, App Home) read the store directly. */
-  store: Pick<JobsStore, 'findJobByThread' | 'countActiveJobs' | 'recentJobs'> &
+  /** What a surface that records itself reports, for the metrics endpoint (a feedback vote). */
+  metrics: Pick<MetricsHooks, 'feedback'>;
+  /**
+   * Read-only views (lists, status, App Home) read the store directly, and so does what a
+   * surface records itself (a feedback vote: `getJob`, `getRuns`, `recordFeedback`).
+   */
+  store: Pick<JobsStore, 'findJobByThread' | 'countActiveJobs' | 'recentJobs' | 'getJob'> &
+    Pick<RunsStore, 'getRuns'> &
     Pick<AssistantThreadsStore, 'assistantThread' | 'recordAssistantThread'> &
     Pick<HomeViewsStore, 'recordHomeOpened'> &
-    Pick<FeedbackStore, 'feedbackTotals'> &
+    Pick<FeedbackStore, 'feedbackTotals' | 'recordFeedback'> &
     Pick<UsesStore, 'instructionsSince'> &
     Pick<ClusterStore, 'liveInstances'> &
     Pick<StoreLifecycle, 'shared'>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FEEDBACK_ACTION_ID, feedbackBlock, feedbackText } from '../../src/blocks/feedback.js';
+import { FEEDBACK_ACTION_ID, feedbackBlock } from '../../src/blocks/feedback.js';
 import { parseFeedbackButtonValue } from '../../src/domain/feedback.js';
 import { blockProblems } from '../helpers/block-kit.js';
 
@@ -35,26 +35,5 @@ describe('feedbackBlock', () => {
     expect(buttons?.positive_button.text.text).toBe('👍');
     expect(buttons?.negative_button.accessibility_label).toBe('This outcome was not useful');
     expect(buttons?.positive_button.accessibility_label).toBe('This outcome was useful');
-  });
-});
-
-describe('feedbackText', () => {
-  it('thanks with the vote given, and says how to change it', () => {
-    expect(feedbackText.recorded('positive')).toBe(
-      ':thumbsup: Thanks: your feedback on this outcome is recorded. Press the other one to change it.',
-    );
-    expect(feedbackText.recorded('negative').startsWith(':thumbsdown: Thanks')).toBe(true);
-  });
-
-  it('says when the same vote was already recorded', () => {
-    expect(feedbackText.unchanged('negative')).toBe(
-      ':thumbsdown: Your feedback on this outcome was already recorded.',
-    );
-    expect(feedbackText.unchanged('positive').startsWith(':thumbsup:')).toBe(true);
-  });
-
-  it('says plainly when nothing was recorded', () => {
-    expect(feedbackText.unknown()).toContain('so it was not recorded');
-    expect(feedbackText.notRecorded()).toContain('Please press it again');
   });
 });

@@ -57,6 +57,7 @@ export function createListenerWorld(
     jobs,
     tasks,
     logger: w.ctx.logger,
+    metrics: { feedback: vi.fn() },
     store: w.store,
     slack: w.slack,
     identity: w.identity,

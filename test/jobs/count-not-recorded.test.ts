@@ -78,7 +78,6 @@ describe('countNotRecorded', () => {
   it('leaves every other part of the job service as it is', () => {
     expect(jobs.acceptStop).toBe(service.acceptStop);
     expect(jobs.acceptEdit).toBe(service.acceptEdit);
-    expect(jobs.acceptFeedback).toBe(service.acceptFeedback);
     expect(jobs.recover).toBe(service.recover);
     expect(jobs.acceptCommand).not.toBe(service.acceptCommand);
   });

@@ -184,6 +184,21 @@ describe('registerListeners', () => {
     }
   });
 
+  it('hands a press of the feedback buttons to the feedback feature, which records the vote', async () => {
+    const { job, run } = await w.activeJob({ channelId: 'C0FEEDBACK' });
+    await w.store.apply(
+      { jobId: job.id, run: { id: run.id, patch: { outcome: 'completed_pr' } } },
+      w.clock.at,
+    );
+    const click = buttonClick(
+      { action_id: FEEDBACK_ACTION_ID, value: `negative:${job.id}:${run.seq}` },
+      { channel: 'C0FEEDBACK', messageTs: '1700000000.000950', user: 'U0VOTER' },
+    );
+    const press = { ...click, actions: [{ ...click.actions[0], type: 'feedback_buttons' }] };
+    await delivered(await app.interact(press));
+    expect(await w.store.feedbackTotals()).toEqual({ positive: 0, negative: 1 });
+  });
+
   it('a threaded direct message is taken once, though two listeners read direct messages', async () => {
     const accept = vi.spyOn(w.deps.jobs, 'acceptDirect');
     onTestFinished(() => accept.mockRestore());

@@ -1,8 +1,6 @@
 import type { App } from '@slack/bolt';
-import { FEEDBACK_ACTION_ID } from '../../blocks/feedback.js';
 import { RETRY_ACTION_ID } from '../../blocks/status-card.js';
 import type { ListenerDeps } from '../types.js';
-import { outcomeFeedback } from './feedback.js';
 import { tryAgain } from './try-again.js';
 
 export function registerActions(app: App, deps: ListenerDeps): void {
@@ -12,5 +10,4 @@ export function registerActions(app: App, deps: ListenerDeps): void {
     await ack();
   });
   app.action(RETRY_ACTION_ID, tryAgain(deps));
-  app.action(FEEDBACK_ACTION_ID, outcomeFeedback(deps));
 }

@@ -27,7 +27,7 @@ describe('actions', () => {
     expect(ack).toHaveBeenCalledWith();
   });
 
-  it('answers “View pull request”, “Try again” and feedback on outcomes, and no other action', () => {
-    expect([...registered().keys()]).toEqual(['view_pull_request', 'retry_job', 'outcome_feedback']);
+  it('answers “View pull request” and “Try again”, and no other action (feedback is its feature’s)', () => {
+    expect([...registered().keys()]).toEqual(['view_pull_request', 'retry_job']);
   });
 });

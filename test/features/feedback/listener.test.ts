@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FEEDBACK_ACTION_ID, feedbackText } from '../../../src/blocks/feedback.js';
-import { outcomeFeedback } from '../../../src/listeners/actions/feedback.js';
+import { FEEDBACK_ACTION_ID } from '../../../src/blocks/feedback.js';
+import { outcomeFeedback } from '../../../src/features/feedback/listener.js';
+import { feedbackText } from '../../../src/features/feedback/wording.js';
 import type { JobRecord } from '../../../src/store/types.js';
 import { guest, TEAM } from '../../helpers/fake-network.js';
 import { CHANNEL } from '../../helpers/job-world.js';
@@ -152,7 +153,7 @@ describe('feedback on an outcome', () => {
   });
 
   it('when the store cannot record it: acknowledged, and the person asked to press again', async () => {
-    vi.spyOn(w.deps.jobs, 'acceptFeedback').mockRejectedValueOnce(new Error('disk I/O error'));
+    vi.spyOn(w.deps.store, 'recordFeedback').mockRejectedValueOnce(new Error('disk I/O error'));
     const { ack } = await press(`positive:${job.id}:1`);
     expect(ack).toHaveBeenCalledOnce();
     expect(w.slack.respond).toHaveBeenCalledWith(RESPONSE_URL, feedbackText.notRecorded());

@@ -1,18 +1,22 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createOutcomeFeedback, type OutcomeFeedback } from '../../src/jobs/feedback.js';
-import { createJobContext } from '../../src/jobs/job-context.js';
-import { SlackCallError } from '../../src/slack/slack-errors.js';
-import { guest, member, TEAM } from '../helpers/fake-network.js';
-import { CHANNEL, createJobWorld, type JobWorld } from '../helpers/job-world.js';
+import {
+  type FeedbackOutcome,
+  type FeedbackRequest,
+  recordVote,
+} from '../../../src/features/feedback/record.js';
+import { SlackCallError } from '../../../src/slack/slack-errors.js';
+import { guest, member, TEAM } from '../../helpers/fake-network.js';
+import { CHANNEL, createJobWorld, type JobWorld } from '../../helpers/job-world.js';
 
 let w: JobWorld;
-let feedback: OutcomeFeedback;
-const metrics = { instruction: vi.fn(), runFinished: vi.fn(), feedback: vi.fn() };
-/** A world with these settings, and the feedback flow built on it. */
+let record: (request: FeedbackRequest) => Promise<FeedbackOutcome>;
+const metrics = { feedback: vi.fn() };
+/** A world with these settings, and votes recorded on it. */
 function world(env: Record<string, string> = {}) {
   w = createJobWorld(env);
   metrics.feedback.mockClear();
-  feedback = createOutcomeFeedback(createJobContext({ ...w.deps, metrics }));
+  record = (request) =>
+    recordVote({ store: w.store, access: w.access, metrics, logger: w.ctx.logger, now: w.ctx.now }, request);
 }
 beforeEach(() => world());
 /** The world again with other settings (the current one's store closed). */
@@ -33,7 +37,7 @@ async function finishedJob() {
 
 const totals = () => w.store.feedbackTotals();
 
-describe('acceptFeedback', () => {
+describe('recordVote', () => {
   it('records one vote per person and outcome: the same press again changes nothing', async () => {
     const { job, run } = await finishedJob();
     const press = {
@@ -44,8 +48,8 @@ describe('acceptFeedback', () => {
       teamId: TEAM,
       channelId: CHANNEL,
     };
-    expect(await feedback.acceptFeedback(press)).toBe('recorded');
-    expect(await feedback.acceptFeedback(press)).toBe('unchanged');
+    expect(await record(press)).toBe('recorded');
+    expect(await record(press)).toBe('unchanged');
     expect(await totals()).toEqual({ positive: 1, negative: 0 });
     expect(metrics.feedback).toHaveBeenCalledTimes(1);
     expect(metrics.feedback).toHaveBeenCalledWith('positive');
@@ -54,8 +58,8 @@ describe('acceptFeedback', () => {
   it('lets a person change their vote, which replaces the earlier one', async () => {
     const { job, run } = await finishedJob();
     const press = { jobId: job.id, runSeq: run.seq, userId: 'U0READER', teamId: TEAM, channelId: CHANNEL };
-    await feedback.acceptFeedback({ ...press, value: 'positive' });
-    expect(await feedback.acceptFeedback({ ...press, value: 'negative' })).toBe('recorded');
+    await record({ ...press, value: 'positive' });
+    expect(await record({ ...press, value: 'negative' })).toBe('recorded');
     expect(await totals()).toEqual({ positive: 0, negative: 1 });
     expect(metrics.feedback.mock.calls).toEqual([['positive'], ['negative']]);
   });
@@ -63,7 +67,7 @@ describe('acceptFeedback', () => {
   it('counts each person’s vote separately', async () => {
     const { job, run } = await finishedJob();
     for (const userId of ['U0ONE', 'U0TWO'])
-      await feedback.acceptFeedback({
+      await record({
         jobId: job.id,
         runSeq: run.seq,
         value: 'negative',
@@ -78,13 +82,13 @@ describe('acceptFeedback', () => {
     const { job, run } = await finishedJob();
     const { job: running, run: unfinished } = await w.activeJob({ channelId: 'C0OTHER' });
     const vote = { value: 'positive' as const, userId: 'U0READER', teamId: TEAM, channelId: CHANNEL };
-    expect(await feedback.acceptFeedback({ ...vote, jobId: 9_999, runSeq: 1 })).toBe('unknown');
+    expect(await record({ ...vote, jobId: 9_999, runSeq: 1 })).toBe('unknown');
+    expect(await record({ ...vote, jobId: job.id, runSeq: run.seq, channelId: 'C0ELSEWHERE' })).toBe(
+      'unknown',
+    );
+    expect(await record({ ...vote, jobId: job.id, runSeq: run.seq + 1 })).toBe('unknown');
     expect(
-      await feedback.acceptFeedback({ ...vote, jobId: job.id, runSeq: run.seq, channelId: 'C0ELSEWHERE' }),
-    ).toBe('unknown');
-    expect(await feedback.acceptFeedback({ ...vote, jobId: job.id, runSeq: run.seq + 1 })).toBe('unknown');
-    expect(
-      await feedback.acceptFeedback({
+      await record({
         ...vote,
         jobId: running.id,
         runSeq: unfinished.seq,
@@ -105,7 +109,7 @@ describe('who may vote', () => {
   async function pressBy(userId: string, teamId: string | undefined) {
     outcome ??= await finishedJob();
     const { job, run } = outcome;
-    return feedback.acceptFeedback({
+    return record({
       jobId: job.id,
       runSeq: run.seq,
       value: 'positive',

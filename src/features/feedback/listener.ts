@@ -1,10 +1,12 @@
 import type { AllMiddlewareArgs, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
-import { feedbackText } from '../../blocks/feedback.js';
 import { parseFeedbackButtonValue } from '../../domain/feedback.js';
+import type { SlackGateway } from '../../slack/gateway.js';
 import { userIdSchema } from '../../slack/ids.js';
 import type { Mrkdwn } from '../../slack/mrkdwn.js';
-import type { ListenerDeps } from '../types.js';
+import type { TaskTracker } from '../../util/tasks.js';
+import { recordVote, type VoteDeps } from './record.js';
+import { feedbackText } from './wording.js';
 
 /** A press of `feedback_buttons` as Slack sends it (a `block_actions` payload). */
 const pressSchema = z.object({
@@ -25,7 +27,12 @@ const pressSchema = z.object({
  * someone who may not instruct the agent where the job was asked records nothing, and they are
  * told why.
  */
-export function outcomeFeedback(deps: Pick<ListenerDeps, 'jobs' | 'logger' | 'slack' | 'tasks'>) {
+export function outcomeFeedback(
+  deps: VoteDeps & {
+    slack: Pick<SlackGateway, 'respond' | 'postEphemeral'>;
+    tasks: Pick<TaskTracker, 'run'>;
+  },
+) {
   return async ({ body, ack }: SlackActionMiddlewareArgs & AllMiddlewareArgs) => {
     const parsed = pressSchema.safeParse(body);
     const vote = parsed.success ? parseFeedbackButtonValue(parsed.data.actions[0]?.value ?? '') : undefined;
@@ -45,7 +52,7 @@ export function outcomeFeedback(deps: Pick<ListenerDeps, 'jobs' | 'logger' | 'sl
           : deps.slack.postEphemeral({ channel: channel.id, user: user.id, text: words }),
       );
     try {
-      const outcome = await deps.jobs.acceptFeedback({
+      const outcome = await recordVote(deps, {
         ...vote,
         userId: user.id,
         teamId: user.team_id ?? team?.id,
