@@ -75,9 +75,9 @@ export type Foundation = Awaited<ReturnType<typeof buildFoundation>>;
 /** Slack as the app calls it: client and caller, the bot's identity, the gateway in front and behind the gate. */
 export function buildSlackSide({ config, logger, redact, metrics, gate }: Foundation) {
   const client = new WebClient(config.slack.botToken, slackClientOptions(config, logger, 'web-api'));
-  const identity = createIdentity(client, logger);
-  const ownBotId = () => identity.peek()?.botId;
   const caller = createSlackCaller({ client, logger, redact, onError: metrics.hooks.slackError });
+  const identity = createIdentity(caller, logger);
+  const ownBotId = () => identity.peek()?.botId;
   const slack = createSlackGateway({ caller, ownBotId });
   void identity.get();
   const names = createUserNames(slack, logger);
@@ -85,7 +85,7 @@ export function buildSlackSide({ config, logger, redact, metrics, gate }: Founda
   const backgroundSlack = gated(slack, gate);
   // Asked as jobs start and as their outcomes are told elsewhere: background work, never an ack.
   const audiences = createChannelAudiences({ slack: backgroundSlack, logger });
-  return { client, caller, identity, slack, backgroundSlack, names, audiences };
+  return { caller, identity, slack, backgroundSlack, names, audiences };
 }
 export type SlackSide = ReturnType<typeof buildSlackSide>;
 
