@@ -21,11 +21,11 @@ import { setUpMetrics } from './metrics/setup.js';
 import { createRequestBudget } from './poller/budget.js';
 import { createPoller } from './poller/poller.js';
 import { createAgentSessions } from './slack/agent-sessions.js';
+import { createSlackCaller } from './slack/caller.js';
 import { createChannelAudiences } from './slack/channel-audience.js';
 import { slackClientOptions } from './slack/client-options.js';
 import { createSlackGateway } from './slack/gateway.js';
 import { createIdentity } from './slack/identity.js';
-import { redactingGateway } from './slack/redaction.js';
 import { createUserNames } from './slack/user-names.js';
 import { createCheckpointLoop } from './store/checkpoints.js';
 import { openStore } from './store/open-store.js';
@@ -72,20 +72,20 @@ export async function buildFoundation(config: Config, options: StartOptions) {
 }
 export type Foundation = Awaited<ReturnType<typeof buildFoundation>>;
 
-/** Slack as the app calls it: the Web API client, the bot's identity, the gateway in front and behind the gate. */
+/** Slack as the app calls it: client and caller, the bot's identity, the gateway in front and behind the gate. */
 export function buildSlackSide({ config, logger, redact, metrics, gate }: Foundation) {
   const client = new WebClient(config.slack.botToken, slackClientOptions(config, logger, 'web-api'));
-  const identity = createIdentity(client, logger);
+  const caller = createSlackCaller({ client, logger, redact, onError: metrics.hooks.slackError });
+  const identity = createIdentity(caller, logger);
   const ownBotId = () => identity.peek()?.botId;
-  const gateway = createSlackGateway({ client, logger, ownBotId, onError: metrics.hooks.slackError });
-  const slack = redactingGateway(gateway, redact);
+  const slack = createSlackGateway({ caller, ownBotId });
   void identity.get();
   const names = createUserNames(slack, logger);
   /** Slack as background work sees it: each call one slice, after the requests in flight. */
   const backgroundSlack = gated(slack, gate);
   // Asked as jobs start and as their outcomes are told elsewhere: background work, never an ack.
   const audiences = createChannelAudiences({ slack: backgroundSlack, logger });
-  return { client, identity, slack, backgroundSlack, names, audiences };
+  return { caller, identity, slack, backgroundSlack, names, audiences };
 }
 export type SlackSide = ReturnType<typeof buildSlackSide>;
 
@@ -96,8 +96,8 @@ export function buildWork(
   tasks: TaskTracker,
   membership: Pick<Membership, 'liveCount'>,
 ) {
-  const { config, store, logger, hints, gate, redact } = base;
-  const { client, identity } = side;
+  const { config, store, logger, hints, gate } = base;
+  const { caller, identity } = side;
   // Claims and holds last as long as the calls they guard (see cluster/lease.ts).
   const leases = leasesFor(config.agent.timeoutMs);
   // POLL_MAX_RPS is the deployment's budget: instances sharing a store split it.
@@ -116,7 +116,7 @@ export function buildWork(
   // for it), then the outcomes the poller records, the poller, and the job service that wakes both.
   const home = createHomePublisher({ access, store, slack: side.backgroundSlack, identity, logger, hints });
   // Workflow Builder steps are answered by the outbox, once each (see workflow-builder.ts).
-  const steps = createWorkflowSteps({ client, store, identity, logger, gate, config, redact });
+  const steps = createWorkflowSteps({ caller, store, identity, logger, gate, config });
   const outbox = buildOutbox(base, side, { home, steps, leases });
   const outcomes = buildOutcomes(base, side, outbox);
   const poller = buildPoller(base, { agentFor, outcomes, budget, leases });
@@ -151,8 +151,8 @@ function buildAgents(
 }
 
 function buildOutbox(
-  { store, instanceId, logger, redact, hints, metrics, gate }: Foundation,
-  { client, backgroundSlack }: SlackSide,
+  { store, instanceId, logger, hints, metrics, gate }: Foundation,
+  { caller, backgroundSlack }: SlackSide,
   parts: {
     home: ReturnType<typeof createHomePublisher>;
     steps: ReturnType<typeof createWorkflowSteps>;
@@ -164,7 +164,7 @@ function buildOutbox(
     store,
     instanceId,
     slack: backgroundSlack,
-    sessions: gated(createAgentSessions({ client, logger, redact, onError: metrics.hooks.slackError }), gate),
+    sessions: gated(createAgentSessions(caller), gate),
     logger,
     hints,
     home: parts.home,

@@ -1,10 +1,9 @@
-import type { WebClient } from '@slack/web-api';
 import type { Config } from './config/config.js';
 import { createStepSender, type StepSenderOptions } from './delivery/workflow-steps.js';
 import type { Logger } from './logging/logger.js';
+import type { SlackCaller } from './slack/caller.js';
 import { createStepCompleter } from './slack/function-steps.js';
 import type { Identity } from './slack/identity.js';
-import type { Redact } from './slack/redaction.js';
 import { gated, type YieldGate } from './util/yield-gate.js';
 
 /**
@@ -13,21 +12,19 @@ import { gated, type YieldGate } from './util/yield-gate.js';
  * for a docs agent job" step looks at its job as often as the poller polls it.
  */
 export function createWorkflowSteps(options: {
-  client: WebClient;
+  caller: SlackCaller;
   store: StepSenderOptions['store'];
   identity: Pick<Identity, 'get'>;
   logger: Logger;
   gate: YieldGate;
-  redact: Redact;
   config: { poll: Pick<Config['poll'], 'intervalMs'> } & Pick<Config, 'prLinkHosts'>;
 }) {
-  const completer = createStepCompleter(options.client);
+  const completer = createStepCompleter(options.caller);
   const sender = createStepSender({
     store: options.store,
     steps: gated(completer, options.gate),
     workspaceUrl: async () => (await options.identity.get())?.url,
     logger: options.logger,
-    redact: options.redact,
     checkEveryMs: options.config.poll.intervalMs,
     hints: { prLinkHosts: options.config.prLinkHosts },
     now: Date.now,

@@ -16,6 +16,7 @@ const schemaPath = fileURLToPath(new URL('./contracts/manifest.schema.1.0.0.json
 const gatewayPath = fileURLToPath(new URL('../src/slack/gateway.ts', import.meta.url));
 const stepsPath = fileURLToPath(new URL('../src/slack/function-steps.ts', import.meta.url));
 const sessionsPath = fileURLToPath(new URL('../src/slack/agent-sessions.ts', import.meta.url));
+const listingPath = fileURLToPath(new URL('../src/slack/message-listing.ts', import.meta.url));
 
 /** The parts of the manifest these tests read; the schema check covers the rest. */
 interface Manifest {
@@ -167,14 +168,15 @@ describe('manifest.yml', () => {
     );
   });
 
-  it('asks for the scope of every Web API method src/slack/gateway.ts, agent-sessions.ts and the steps call', () => {
-    const methods = [gatewayPath, sessionsPath, stepsPath].flatMap((path) =>
+  it('asks for the scope of every Web API method the gateway (with its listings), agent-sessions.ts and the steps call', () => {
+    const methods = [gatewayPath, listingPath, sessionsPath, stepsPath].flatMap((path) =>
       methodsCalledIn(readFileSync(path, 'utf8')),
     );
     expect(methods).toContain('agents.sessions.setStatus');
     expect(methods).toContain('functions.completeSuccess');
     // Guards the regex: if it stopped matching, the loop below would check nothing.
     expect(methods).toContain('chat.postMessage');
+    expect(methods).toContain('conversations.replies');
     const scopes = loadManifest().oauth_config?.scopes?.bot ?? [];
     for (const method of methods) {
       for (const scope of scopesFor(method)) {

@@ -2,6 +2,7 @@ import { WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StepCompletion, StepWait } from '../src/domain/outbox-payload.js';
 import { createLogger, createRedactor } from '../src/logging/logger.js';
+import { createSlackCaller } from '../src/slack/caller.js';
 import { WAIT_LIMIT_MS } from '../src/slack/function-steps.js';
 import type { OutboxItem } from '../src/store/types.js';
 import { createYieldGate } from '../src/util/yield-gate.js';
@@ -26,8 +27,13 @@ describe('the app’s Workflow Builder answers', () => {
   async function steps() {
     slack = await startSlackStandIn();
     const gate = createYieldGate();
+    const logger = createLogger({ level: 'error', secrets: [], write: () => undefined });
     const built = createWorkflowSteps({
-      client: new WebClient(BOT_TOKEN, { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } }),
+      caller: createSlackCaller({
+        client: new WebClient(BOT_TOKEN, { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } }),
+        logger,
+        redact: createRedactor(['not-a-real-secret']),
+      }),
       store: { getJob: async (id) => (id === 4 ? jobRecord({ id: 4, origin: 'workflow' }) : undefined) },
       identity: {
         get: async () => ({
@@ -37,9 +43,8 @@ describe('the app’s Workflow Builder answers', () => {
           url: 'https://acme.slack.com/',
         }),
       },
-      logger: createLogger({ level: 'error', secrets: [], write: () => undefined }),
+      logger,
       gate,
-      redact: createRedactor(['not-a-real-secret']),
       config: { poll: { intervalMs: POLL_MS }, prLinkHosts: ['github.com'] },
     });
     return { ...built, gate, slack };

@@ -13,7 +13,6 @@ import {
 } from '../slack/function-steps.js';
 import { checkUrl } from '../slack/links.js';
 import { permalink } from '../slack/permalink.js';
-import type { Redact } from '../slack/redaction.js';
 import type { JobRecord, JobsStore, OutboxItem } from '../store/types.js';
 
 /** What delivering a step item came to: done, given up (Slack's code), or look again at `laterAt`. */
@@ -25,8 +24,6 @@ export interface StepSenderOptions {
   /** The workspace's address (auth.test's `url`), for thread links; undefined when Slack cannot say. */
   workspaceUrl: () => Promise<string | undefined>;
   logger: Logger;
-  /** The logs' redaction: an error quoted from the agent API may echo a secret. */
-  redact: Redact;
   /** How often a "Wait for a docs agent job" step looks at its job again, in milliseconds. */
   checkEveryMs: number;
   /** Which pull request addresses may be passed on, as the thread's links (`PR_LINK_HOSTS`). */
@@ -82,7 +79,6 @@ export function createStepSender(options: StepSenderOptions) {
         result = await waitResult(await store.getJob(payload.job), payload);
         if (!result) return { laterAt: Math.min(now() + options.checkEveryMs, payload.deadline) };
       }
-      if ('error' in result) result = { error: options.redact(result.error) };
       try {
         await steps.complete(payload.executionId, result, now());
       } catch (error) {

@@ -91,7 +91,7 @@ const usable = (secrets: readonly string[]) =>
  * Returns a function that masks the given secret values, in every form of {@link secretForms},
  * and anything shaped like a Slack or agent API token. For plain text: error messages, a
  * string before it is serialised. The logger masks its lines with it, and the app masks with
- * the same one everything it shows in Slack (see `slack/redaction.ts`).
+ * the same one everything it shows in Slack (see `slack/caller.ts`).
  */
 export function createRedactor(secrets: readonly string[]): (text: string) => string {
   return maskWith(alternation(usable(secrets).flatMap(secretForms)));

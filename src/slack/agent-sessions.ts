@@ -1,8 +1,5 @@
-import type { WebClient } from '@slack/web-api';
 import type { SessionStatus } from '../domain/agent-session.js';
-import type { Logger } from '../logging/logger.js';
-import type { Redact } from './redaction.js';
-import { slackCaller } from './slack-errors.js';
+import type { SlackCaller } from './caller.js';
 
 /** Longest session title Slack takes (`agents.sessions.setStatus`). */
 export const SESSION_TITLE_MAX_CHARS = 200;
@@ -47,29 +44,19 @@ export interface AgentSessions {
   }): Promise<void>;
 }
 
-export function createAgentSessions({
-  client,
-  logger,
-  redact,
-  onError,
-}: {
-  client: WebClient;
-  logger: Logger;
-  /** Masks secrets in titles, as every text the bot sends to Slack. */
-  redact: Redact;
-  onError?: (method: string, code: string) => void;
-}): AgentSessions {
-  const call = slackCaller(logger, onError);
+/** Agent sessions through the one caller, which masks the title as every text the bot sends. */
+export function createAgentSessions(caller: SlackCaller): AgentSessions {
   return {
     async setStatus({ channel, threadTs, status, title, initiator }) {
-      await call('agents.sessions.setStatus', () =>
-        client.agents.sessions.setStatus({
-          channel_id: channel,
-          thread_ts: threadTs,
-          status,
-          ...(title ? { title: redact(title) } : {}),
-          ...(initiator ? { initiator_user_id: initiator } : {}),
-        }),
+      const args = {
+        channel_id: channel,
+        thread_ts: threadTs,
+        status,
+        ...(title ? { title } : {}),
+        ...(initiator ? { initiator_user_id: initiator } : {}),
+      };
+      await caller.call('agents.sessions.setStatus', args, (client, masked) =>
+        client.agents.sessions.setStatus(masked),
       );
     },
   };

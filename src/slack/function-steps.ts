@@ -1,5 +1,5 @@
-import type { WebClient } from '@slack/web-api';
-import { SlackCallError, toSlackCallError } from './slack-errors.js';
+import type { SlackCaller } from './caller.js';
+import { SlackCallError } from './slack-errors.js';
 
 /**
  * Slack's answer to a Workflow Builder step: `functions.completeSuccess` with the step's outputs
@@ -62,22 +62,29 @@ export interface StepCompleter {
   complete(executionId: string, result: StepResult, now: number): Promise<void>;
 }
 
-export function createStepCompleter(client: WebClient): StepCompleter {
+/** Answers steps through the one caller, which masks the outputs and the error as every text the bot sends. */
+export function createStepCompleter(caller: SlackCaller): StepCompleter {
   const tokens = new Map<string, { token: string; until: number }>();
 
   const forget = (now: number) => {
     for (const [id, held] of tokens) if (held.until <= now) tokens.delete(id);
   };
 
+  /** One answer, with the execution's own `token` if given (the client's bot token otherwise). */
   async function call(executionId: string, result: StepResult, token: string | undefined): Promise<void> {
-    const method = 'error' in result ? 'functions.completeError' : 'functions.completeSuccess';
-    const common = { function_execution_id: executionId, ...(token ? { token } : {}) };
-    try {
-      if ('error' in result) await client.functions.completeError({ ...common, error: result.error });
-      else await client.functions.completeSuccess({ ...common, outputs: result.outputs });
-    } catch (error) {
-      throw toSlackCallError(method, error);
-    }
+    // The token is added unmasked: it is Slack's own, and must reach Slack as it was given.
+    const as = token ? { token } : {};
+    const execution = { function_execution_id: executionId };
+    if ('error' in result)
+      await caller.call('functions.completeError', { ...execution, error: result.error }, (client, args) =>
+        client.functions.completeError({ ...args, ...as }),
+      );
+    else
+      await caller.call(
+        'functions.completeSuccess',
+        { ...execution, outputs: result.outputs },
+        (client, args) => client.functions.completeSuccess({ ...args, ...as }),
+      );
   }
 
   return {

@@ -1,18 +1,14 @@
-import type { WebClient } from '@slack/web-api';
-import type { Logger } from '../logging/logger.js';
+import type { SlackCaller } from './caller.js';
 import type { ConversationFacts } from './conversations.js';
 import {
   eventPayload,
-  findByMetadata,
-  findByText,
   LISTING_PAGES,
-  listPages,
-  newestThreadMessages,
+  listingReads,
   type PostMetadata,
   type ThreadMessage,
 } from './message-listing.js';
 import type { Mrkdwn } from './mrkdwn.js';
-import { SlackCallError, slackCaller, withRateLimitWait } from './slack-errors.js';
+import { SlackCallError, withRateLimitWait } from './slack-errors.js';
 
 export type { ConversationFacts } from './conversations.js';
 export { LISTING_PAGES, type PostMetadata, type ThreadMessage } from './message-listing.js';
@@ -36,7 +32,10 @@ export interface SlackUser {
 /** Block Kit blocks (checked against Slack's limits where they are built). */
 export type Blocks = ReadonlyArray<Record<string, unknown>>;
 
-/** The Slack calls the bot makes, with errors turned into {@link SlackCallError}. */
+/**
+ * The Slack calls the bot makes, through the one caller (`caller.ts`): every text it shows people
+ * masked, errors turned into {@link SlackCallError}.
+ */
 export interface SlackGateway {
   postMessage(args: {
     channel: string;
@@ -104,71 +103,55 @@ export interface SlackGateway {
 }
 
 export interface SlackGatewayOptions {
-  client: WebClient;
-  logger: Logger;
+  /** How every call is made: masked, its errors typed and counted (`caller.ts`). */
+  caller: SlackCaller;
   /** The bot's own `bot_id` once known (auth.test): only its messages are its posts. */
   ownBotId?: () => string | undefined;
   /** Per-request time-out for `respond`, in milliseconds. */
   timeoutMs?: number;
-  /** Called with every failed call's method (`response_url` for `respond`) and error code, for metrics. */
-  onError?: (method: string, code: string) => void;
 }
 
 export function createSlackGateway({
-  client,
-  logger,
+  caller,
   ownBotId,
   timeoutMs = 10_000,
-  onError,
 }: SlackGatewayOptions): SlackGateway {
-  const call = slackCaller(logger, onError);
-  /** A thread's messages with their metadata, from `oldest` (epoch seconds) if given. */
-  const replies = (channel: string, ts: string, oldest?: number) =>
-    listPages(call, 'conversations.replies', (cursor) =>
-      client.conversations.replies({
-        channel,
-        ts,
-        include_all_metadata: true,
-        limit: 200,
-        cursor,
-        ...(oldest !== undefined ? { oldest: String(oldest) } : {}),
-      }),
-    );
-
   return {
     async assistantThread({ channel, threadTs, status, title, prompts }) {
       const thread = { channel_id: channel, thread_ts: threadTs ?? '' };
       const conversation = threadTs ? thread : { channel_id: channel };
       if (status !== undefined && threadTs)
-        await call('assistant.threads.setStatus', () =>
-          client.assistant.threads.setStatus({ ...thread, status }),
+        await caller.call('assistant.threads.setStatus', { ...thread, status }, (client, args) =>
+          client.assistant.threads.setStatus(args),
         );
       if (title !== undefined && threadTs)
-        await call('assistant.threads.setTitle', () =>
-          client.assistant.threads.setTitle({ ...thread, title }),
+        await caller.call('assistant.threads.setTitle', { ...thread, title }, (client, args) =>
+          client.assistant.threads.setTitle(args),
         );
       if (prompts?.length)
-        await call('assistant.threads.setSuggestedPrompts', () =>
-          client.assistant.threads.setSuggestedPrompts({ ...conversation, prompts: [...prompts] as never }),
+        await caller.call(
+          'assistant.threads.setSuggestedPrompts',
+          { ...conversation, prompts },
+          (client, args) =>
+            client.assistant.threads.setSuggestedPrompts({ ...args, prompts: [...args.prompts] as never }),
         );
     },
     async postMessage({ channel, threadTs, text, blocks, metadata }) {
-      const result = await call('chat.postMessage', () =>
+      const message = {
+        channel,
+        text,
+        ...(blocks ? { blocks: blocks as never } : {}),
+        thread_ts: threadTs,
+        unfurl_links: false,
+        unfurl_media: false,
+      };
+      const result = await caller.call('chat.postMessage', message, (client, args) =>
         withRateLimitWait(() =>
           client.chat.postMessage({
-            channel,
-            text,
-            ...(blocks ? { blocks: blocks as never } : {}),
-            thread_ts: threadTs,
-            unfurl_links: false,
-            unfurl_media: false,
+            ...args,
+            // Added unmasked: the bot writes its keys itself and puts no secret there.
             ...(metadata
-              ? {
-                  metadata: {
-                    event_type: metadata.eventType,
-                    event_payload: eventPayload(metadata),
-                  },
-                }
+              ? { metadata: { event_type: metadata.eventType, event_payload: eventPayload(metadata) } }
               : {}),
           }),
         ),
@@ -177,35 +160,23 @@ export function createSlackGateway({
       return result.ts;
     },
     async updateMessage({ channel, ts, text, blocks }) {
-      await call('chat.update', () =>
-        client.chat.update({ channel, ts, text, ...(blocks ? { blocks: blocks as never } : {}) }),
-      );
+      const message = { channel, ts, text, ...(blocks ? { blocks: blocks as never } : {}) };
+      await caller.call('chat.update', message, (client, args) => client.chat.update(args));
     },
     async removeReaction({ channel, ts, name }) {
       try {
-        await call('reactions.remove', () => client.reactions.remove({ channel, timestamp: ts, name }));
+        await caller.call('reactions.remove', { channel, timestamp: ts, name }, (client, args) =>
+          client.reactions.remove(args),
+        );
       } catch (error) {
         if (error instanceof SlackCallError && error.code === 'no_reaction') return;
         throw error;
       }
     },
-    threadMessages: ({ channel, threadTs, limit, oldest, latest }) =>
-      newestThreadMessages(
-        listPages(call, 'conversations.replies', (cursor) =>
-          client.conversations.replies({
-            channel,
-            ts: threadTs,
-            limit: 200,
-            cursor,
-            include_all_metadata: true,
-            ...(oldest ? { oldest } : {}),
-            ...(latest ? { latest } : {}),
-          }),
-        ),
-        limit,
-      ),
     async conversationFacts(channel) {
-      const result = await call('conversations.info', () => client.conversations.info({ channel }));
+      const result = await caller.call('conversations.info', { channel }, (client, args) =>
+        client.conversations.info(args),
+      );
       const c = result.channel ?? {};
       return {
         isMember: c.is_member === true || c.is_im === true,
@@ -215,14 +186,20 @@ export function createSlackGateway({
       };
     },
     async openView(triggerId, view) {
-      await call('views.open', () => client.views.open({ trigger_id: triggerId, view: view as never }));
+      await caller.call('views.open', { trigger_id: triggerId, view: view as never }, (client, args) =>
+        client.views.open(args),
+      );
     },
     async publishHome(userId, view) {
-      await call('views.publish', () => client.views.publish({ user_id: userId, view: view as never }));
+      await caller.call('views.publish', { user_id: userId, view: view as never }, (client, args) =>
+        client.views.publish(args),
+      );
     },
     async addReaction({ channel, ts, name }) {
       try {
-        await call('reactions.add', () => client.reactions.add({ channel, timestamp: ts, name }));
+        await caller.call('reactions.add', { channel, timestamp: ts, name }, (client, args) =>
+          client.reactions.add(args),
+        );
       } catch (error) {
         // Already there (a retry after a lost answer): the reaction is in place.
         if (error instanceof SlackCallError && error.code === 'already_reacted') return;
@@ -230,31 +207,37 @@ export function createSlackGateway({
       }
     },
     async postEphemeral({ channel, user, threadTs, text }) {
-      await call('chat.postEphemeral', () =>
-        client.chat.postEphemeral({ channel, user, text, thread_ts: threadTs }),
+      await caller.call('chat.postEphemeral', { channel, user, text, thread_ts: threadTs }, (client, args) =>
+        client.chat.postEphemeral(args),
       );
     },
     respond: (responseUrl, text) =>
-      call('response_url', async () => {
-        let response: Response;
-        try {
-          response = await fetch(responseUrl, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ response_type: 'ephemeral', replace_original: false, text }),
-            signal: AbortSignal.timeout(timeoutMs),
-          });
-          await response.text();
-        } catch (error) {
-          throw new SlackCallError('response_url', 'request_failed', { cause: error });
-        }
-        // Slack answers 404 once a response_url has expired (30 minutes) or been used up.
-        if (response.status === 404 || response.status === 410)
-          throw new SlackCallError('response_url', 'expired_url');
-        if (!response.ok) throw new SlackCallError('response_url', `http_${response.status}`);
-      }),
+      caller.call(
+        'response_url',
+        { response_type: 'ephemeral', replace_original: false, text },
+        async (_client, body) => {
+          let response: Response;
+          try {
+            response = await fetch(responseUrl, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify(body),
+              signal: AbortSignal.timeout(timeoutMs),
+            });
+            await response.text();
+          } catch (error) {
+            throw new SlackCallError('response_url', 'request_failed', { cause: error });
+          }
+          // Slack answers 404 once a response_url has expired (30 minutes) or been used up.
+          if (response.status === 404 || response.status === 410)
+            throw new SlackCallError('response_url', 'expired_url');
+          if (!response.ok) throw new SlackCallError('response_url', `http_${response.status}`);
+        },
+      ),
     async userInfo(userId) {
-      const result = await call('users.info', () => client.users.info({ user: userId }));
+      const result = await caller.call('users.info', { user: userId }, (client, args) =>
+        client.users.info(args),
+      );
       const user = result.user ?? {};
       return {
         name: user.profile?.display_name || user.real_name || user.name || userId,
@@ -267,28 +250,13 @@ export function createSlackGateway({
       };
     },
     async openDirect(userId) {
-      const result = await call('conversations.open', () => client.conversations.open({ users: userId }));
+      const result = await caller.call('conversations.open', { users: userId }, (client, args) =>
+        client.conversations.open(args),
+      );
       const id = result.channel?.id;
       if (typeof id !== 'string') throw new SlackCallError('conversations.open', 'missing_channel');
       return id;
     },
-    findInChannel: ({ channel, oldest, metadata }) =>
-      findByMetadata(
-        listPages(call, 'conversations.history', (cursor) =>
-          client.conversations.history({
-            channel,
-            oldest: String(oldest),
-            include_all_metadata: true,
-            limit: 200,
-            cursor,
-          }),
-        ),
-        metadata,
-        ownBotId?.(),
-      ),
-    findPosted: ({ channel, threadTs, metadata }) =>
-      findByMetadata(replies(channel, threadTs), metadata, ownBotId?.()),
-    findUnmarked: ({ channel, threadTs, oldest, text }) =>
-      findByText(replies(channel, threadTs, oldest), text, ownBotId?.()),
+    ...listingReads(caller, ownBotId),
   };
 }

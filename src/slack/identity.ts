@@ -1,5 +1,5 @@
-import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logging/logger.js';
+import type { SlackCaller } from './caller.js';
 import { type Installation, installationOfAuthTest, installationOfId } from './installation.js';
 import { createOrgWorkspaces } from './org-workspaces.js';
 
@@ -20,7 +20,7 @@ export const IDENTITY_RETRY_MS = 30_000;
  * {@link Installation}). If Slack cannot say at the moment, the answer is `undefined` and the
  * question is asked again later, so start-up never depends on it.
  */
-export function createIdentity(client: WebClient, logger: Logger, now: () => number = Date.now) {
+export function createIdentity(caller: SlackCaller, logger: Logger, now: () => number = Date.now) {
   let known: BotIdentity | undefined;
   /** The installation as auth.test described it. */
   let answered: Installation | undefined;
@@ -28,15 +28,15 @@ export function createIdentity(client: WebClient, logger: Logger, now: () => num
   let pending: Promise<BotIdentity | undefined> | undefined;
   /** The installation as the first signed request described it. */
   let noted: Installation | undefined;
-  const workspaces = createOrgWorkspaces(client, logger, now);
+  const workspaces = createOrgWorkspaces(caller, logger, now);
   /** auth.test's word, else a request's. */
   const installation = (): Installation | undefined => answered ?? noted;
 
   const get = async (): Promise<BotIdentity | undefined> => {
     if (known) return known;
     if (now() - failedAt < IDENTITY_RETRY_MS) return undefined;
-    pending ??= client.auth
-      .test()
+    pending ??= caller
+      .call('auth.test', {}, (client) => client.auth.test())
       .then((r) => {
         answered = installationOfAuthTest(r);
         const teamId = answered?.kind === 'workspace' ? answered.teamId : undefined;

@@ -1,3 +1,7 @@
+import type { WebClient } from '@slack/web-api';
+import type { SlackCaller } from './caller.js';
+import type { SlackGateway } from './gateway.js';
+
 /**
  * How far before a post was queued (or its job recorded) an earlier copy of it is looked for in a
  * channel's history, in seconds. That time is the recording host's clock, which may be off from
@@ -52,18 +56,19 @@ export interface ThreadMessage {
   subtype: string | undefined;
 }
 
-/** Runs one Web API call, its errors turned into `SlackCallError` (the gateway's `call`). */
-type Call = <T>(method: string, fn: () => Promise<T>) => Promise<T>;
-
-/** The pages of a message listing, oldest first, at most {@link LISTING_PAGES}. */
-export async function* listPages<P extends { response_metadata?: { next_cursor?: string } }>(
-  call: Call,
+/**
+ * The pages of a message listing (`method` with `args`, one `send` a page, through the caller),
+ * oldest first, at most {@link LISTING_PAGES}.
+ */
+export async function* listPages<A, P extends { response_metadata?: { next_cursor?: string } }>(
+  caller: Pick<SlackCaller, 'call'>,
   method: string,
-  page: (cursor: string | undefined) => Promise<P>,
+  args: A,
+  send: (client: WebClient, args: A & { cursor: string | undefined }) => Promise<P>,
 ): AsyncGenerator<P> {
   let cursor: string | undefined;
   for (let n = 0; n < LISTING_PAGES; n++) {
-    const result = await call(method, () => page(cursor));
+    const result = await caller.call(method, { ...args, cursor }, send);
     yield result;
     cursor = result.response_metadata?.next_cursor || undefined;
     if (!cursor) return;
@@ -143,4 +148,44 @@ export async function newestThreadMessages(
     if (out.length > limit) out = out.slice(out.length - limit);
   }
   return out;
+}
+
+/**
+ * The gateway's reads of message listings: a thread's newest messages, and the bot's own post
+ * found again in a thread or a channel by its metadata, or by its text.
+ */
+export function listingReads(
+  caller: SlackCaller,
+  ownBotId: (() => string | undefined) | undefined,
+): Pick<SlackGateway, 'threadMessages' | 'findInChannel' | 'findPosted' | 'findUnmarked'> {
+  const replies = (args: { channel: string; ts: string; oldest?: string; latest?: string }) =>
+    listPages(
+      caller,
+      'conversations.replies',
+      { ...args, include_all_metadata: true, limit: 200 },
+      (client, a) => client.conversations.replies(a),
+    );
+  return {
+    threadMessages: ({ channel, threadTs, limit, oldest, latest }) =>
+      newestThreadMessages(
+        replies({ channel, ts: threadTs, ...(oldest ? { oldest } : {}), ...(latest ? { latest } : {}) }),
+        limit,
+      ),
+    findInChannel: ({ channel, oldest, metadata }) =>
+      findByMetadata(
+        listPages(
+          caller,
+          'conversations.history',
+          { channel, oldest: String(oldest), include_all_metadata: true, limit: 200 },
+          (client, a) => client.conversations.history(a),
+        ),
+        metadata,
+        ownBotId?.(),
+      ),
+    findPosted: ({ channel, threadTs, metadata }) =>
+      findByMetadata(replies({ channel, ts: threadTs }), metadata, ownBotId?.()),
+    // Looked for as it was posted: masked.
+    findUnmarked: ({ channel, threadTs, oldest, text }) =>
+      findByText(replies({ channel, ts: threadTs, oldest: String(oldest) }), caller.mask(text), ownBotId?.()),
+  };
 }

@@ -1,5 +1,5 @@
-import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logging/logger.js';
+import type { SlackCaller } from './caller.js';
 import { isTeamId } from './ids.js';
 
 /** How long an organisation's list of workspaces is trusted, in milliseconds. */
@@ -27,7 +27,7 @@ export interface OrgWorkspaces {
  * to Slack's word on each person (users.info), so a partial or stale list refuses no one wrongly.
  */
 export function createOrgWorkspaces(
-  client: WebClient,
+  caller: SlackCaller,
   logger: Logger,
   now: () => number = Date.now,
 ): OrgWorkspaces {
@@ -39,10 +39,10 @@ export function createOrgWorkspaces(
     const teams = new Set<string>();
     let cursor: string | undefined;
     for (let page = 0; page < WORKSPACES_PAGES; page++) {
-      const answer = await client.auth.teams.list({
-        limit: WORKSPACES_PAGE_SIZE,
-        ...(cursor ? { cursor } : {}),
-      });
+      const page = { limit: WORKSPACES_PAGE_SIZE, ...(cursor ? { cursor } : {}) };
+      const answer = await caller.call('auth.teams.list', page, (client, args) =>
+        client.auth.teams.list(args),
+      );
       for (const team of answer.teams ?? []) if (team.id && isTeamId(team.id)) teams.add(team.id);
       cursor = answer.response_metadata?.next_cursor || undefined;
       if (!cursor) return teams;

@@ -4,7 +4,6 @@ import {
   WebAPIRateLimitedError,
   WebAPIRequestError,
 } from '@slack/web-api';
-import type { Logger } from '../logging/logger.js';
 
 /**
  * Errors that mean the bot cannot post in a channel (or its thread) any more: it was archived,
@@ -115,24 +114,4 @@ export async function withRateLimitWait<T>(fn: () => Promise<T>, tries = 3): Pro
       await new Promise((resolve) => setTimeout(resolve, waitMs));
     }
   }
-}
-
-/**
- * Runs Web API calls with their errors turned into {@link SlackCallError} (logged at debug and
- * reported to `onError` with the method, for metrics): one way for every module that calls Slack.
- */
-export function slackCaller(
-  logger: Pick<Logger, 'debug'>,
-  onError?: (method: string, code: string) => void,
-): <T>(method: string, fn: () => Promise<T>) => Promise<T> {
-  return async (method, fn) => {
-    try {
-      return await fn();
-    } catch (error) {
-      const typed = error instanceof SlackCallError ? error : toSlackCallError(method, error);
-      logger.debug('Slack call failed', { method, code: typed.code });
-      onError?.(method, typed.code);
-      throw typed;
-    }
-  };
 }

@@ -3,6 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { ClaimLost } from '../../src/delivery/rescue.js';
 import { createSender } from '../../src/delivery/send.js';
 import { createAgentSessions } from '../../src/slack/agent-sessions.js';
+import { createSlackCaller } from '../../src/slack/caller.js';
 import { md } from '../../src/slack/mrkdwn.js';
 import type { NewOutboxItem, OutboxPayload } from '../../src/store/types.js';
 import { HINTS, useDeliveryWorld } from '../helpers/delivery-world.js';
@@ -25,7 +26,7 @@ beforeEach(async () => {
     slack: w.gateway,
     logger: w.logger,
     hints: HINTS,
-    sessions: createAgentSessions({ client, logger: w.logger, redact: (text) => text }),
+    sessions: createAgentSessions(createSlackCaller({ client, logger: w.logger, redact: (text) => text })),
     home: { refresh: async (userId) => void refreshed.push(userId) },
     steps: {
       send: async (_item, payload) => {

@@ -2,6 +2,7 @@ import { WebClient } from '@slack/web-api';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createSessionSync, SESSION_TITLE_CHARS } from '../../src/delivery/sessions.js';
 import { createAgentSessions } from '../../src/slack/agent-sessions.js';
+import { createSlackCaller } from '../../src/slack/caller.js';
 import { useDeliveryWorld } from '../helpers/delivery-world.js';
 import { BOT_TOKEN } from '../helpers/slack-stand-in.js';
 
@@ -17,7 +18,7 @@ beforeEach(async () => {
   });
   // Its own warnings per reason: one sync per test, as one per process.
   sync = createSessionSync({
-    sessions: createAgentSessions({ client, logger: w.logger, redact: (text) => text }),
+    sessions: createAgentSessions(createSlackCaller({ client, logger: w.logger, redact: (text) => text })),
     logger: w.logger,
   });
 });

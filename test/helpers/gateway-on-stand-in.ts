@@ -2,7 +2,9 @@ import { WebClient } from '@slack/web-api';
 import { createOutbox, type Outbox, type OutboxOptions } from '../../src/delivery/outbox.js';
 import { leasesFor } from '../../src/jobs/leases.js';
 import { createLogger, type Logger } from '../../src/logging/logger.js';
+import { createSlackCaller } from '../../src/slack/caller.js';
 import { createSlackGateway, type SlackGateway } from '../../src/slack/gateway.js';
+import type { Redact } from '../../src/slack/redaction.js';
 import { BOT_TOKEN, type SlackStandIn, startSlackStandIn } from './slack-stand-in.js';
 
 export interface GatewayOnStandIn {
@@ -17,14 +19,20 @@ export interface GatewayOnStandIn {
  * The real Slack gateway on a real Web API client, talking to a fresh Slack stand-in; the
  * caller closes `slack`. Retries are off, so a refused call is seen at once.
  */
-export async function gatewayOnStandIn(options: { ownBotId?: () => string } = {}): Promise<GatewayOnStandIn> {
+export async function gatewayOnStandIn(
+  options: {
+    ownBotId?: () => string;
+    /** What the caller masks on the way out; nothing by default. */
+    redact?: Redact;
+  } = {},
+): Promise<GatewayOnStandIn> {
   const slack = await startSlackStandIn();
   const client = new WebClient(BOT_TOKEN, { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } });
   const lines: string[] = [];
   const logger = createLogger({ level: 'error', secrets: [BOT_TOKEN], write: (line) => lines.push(line) });
+  const caller = createSlackCaller({ client, logger, redact: options.redact ?? ((text) => text) });
   const gateway = createSlackGateway({
-    client,
-    logger,
+    caller,
     ...(options.ownBotId ? { ownBotId: options.ownBotId } : {}),
   });
   return { slack, gateway, logger, lines };

@@ -16,6 +16,7 @@ import { createJobContext, type JobContext, type JobServiceDeps } from '../../sr
 import { leasesFor } from '../../src/jobs/leases.js';
 import { createReplies } from '../../src/jobs/replies.js';
 import { createLogger } from '../../src/logging/logger.js';
+import { createSlackCaller } from '../../src/slack/caller.js';
 import { createChannelAudiences } from '../../src/slack/channel-audience.js';
 import { createIdentity } from '../../src/slack/identity.js';
 import { createUserNames } from '../../src/slack/user-names.js';
@@ -46,7 +47,11 @@ export function createJobWorld(env: Record<string, string> = {}) {
   const agent = fakeAgent();
   const clock = { at: T0 };
   const now = () => clock.at;
-  const identity = createIdentity(fakeWebClient(), logger, now);
+  const identity = createIdentity(
+    createSlackCaller({ client: fakeWebClient(), logger, redact: (text) => text }),
+    logger,
+    now,
+  );
   const access = createAccessPolicy({
     config: config.access,
     identity,

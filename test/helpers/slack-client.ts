@@ -1,12 +1,14 @@
 import { WebClient } from '@slack/web-api';
 import type { LogLevel } from '../../src/logging/logger.js';
-import { createLogger } from '../../src/logging/logger.js';
+import { createLogger, createRedactor } from '../../src/logging/logger.js';
+import { createSlackCaller } from '../../src/slack/caller.js';
 import { slackClientOptions } from '../../src/slack/client-options.js';
 import { BOT_TOKEN } from './slack-stand-in.js';
 
 /**
  * A real Web API client on `apiUrl` (the Slack stand-in's), configured as the app configures
- * its own (`slackClientOptions`: no retries, 429s rejected at once), logging into `lines`.
+ * its own (`slackClientOptions`: no retries, 429s rejected at once), logging into `lines`, and
+ * the one caller on it, masking `secrets` as the app masks its own.
  */
 export function appSlackClient(
   apiUrl: string,
@@ -22,5 +24,11 @@ export function appSlackClient(
     slack: { botToken: token, signingSecret: undefined, appToken: undefined, apiUrl },
     logLevel,
   };
-  return { client: new WebClient(token, slackClientOptions(config, logger, 'web-api')), logger, lines };
+  const client = new WebClient(token, slackClientOptions(config, logger, 'web-api'));
+  return {
+    client,
+    caller: createSlackCaller({ client, logger, redact: createRedactor(secrets) }),
+    logger,
+    lines,
+  };
 }

@@ -4,6 +4,7 @@ import { createAccessPolicy } from '../../src/access/access-policy.js';
 import { HOME_LIMIT } from '../../src/blocks/job-list.js';
 import { readConfig } from '../../src/config/config.js';
 import { createHomePublisher, type HomePublisher } from '../../src/home/home-publisher.js';
+import { createSlackCaller } from '../../src/slack/caller.js';
 import { createIdentity } from '../../src/slack/identity.js';
 import { VALID_ENV } from '../helpers/config.js';
 import { HINTS, useDeliveryWorld } from '../helpers/delivery-world.js';
@@ -16,7 +17,11 @@ function publisher(env: Record<string, string> = {}, installedTeam?: string): Ho
   const config = readConfig({ ...VALID_ENV, ...env });
   const client = new WebClient(BOT_TOKEN, { slackApiUrl: w.slack.apiUrl, retryConfig: { retries: 0 } });
   const now = () => w.clock.at;
-  const identity = createIdentity(client, w.logger, now);
+  const identity = createIdentity(
+    createSlackCaller({ client, logger: w.logger, redact: (text) => text }),
+    w.logger,
+    now,
+  );
   // As a signed request from Slack tells it, before auth.test has answered.
   if (installedTeam) identity.noteInstallation(installedTeam);
   const access = createAccessPolicy({

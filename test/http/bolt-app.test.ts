@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readConfig, secretsOf } from '../../src/config/config.js';
 import { createSlackApp, type SlackApp, type SlackAppOptions } from '../../src/http/bolt-app.js';
 import type { Route } from '../../src/http/front-server.js';
-import { createLogger } from '../../src/logging/logger.js';
+import { createLogger, createRedactor } from '../../src/logging/logger.js';
+import { createSlackCaller } from '../../src/slack/caller.js';
 import { slackClientOptions } from '../../src/slack/client-options.js';
 import { createIdentity } from '../../src/slack/identity.js';
 import { tempDatabase, testEnv } from '../helpers/harness.js';
@@ -50,7 +51,11 @@ describe('the receiver of Slack’s requests', () => {
     const lines: string[] = [];
     const logger = createLogger({ level: 'debug', secrets: secretsOf(config), write: (l) => lines.push(l) });
     const identity = createIdentity(
-      new WebClient(config.slack.botToken, slackClientOptions(config, logger, 'web-api')),
+      createSlackCaller({
+        client: new WebClient(config.slack.botToken, slackClientOptions(config, logger, 'web-api')),
+        logger,
+        redact: createRedactor(secretsOf(config)),
+      }),
       logger,
     );
     await identity.get();

@@ -3,7 +3,8 @@ import { WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readConfig, secretsOf } from '../../src/config/config.js';
 import { createSlackApp, type SlackApp } from '../../src/http/bolt-app.js';
-import { createLogger } from '../../src/logging/logger.js';
+import { createLogger, createRedactor } from '../../src/logging/logger.js';
+import { createSlackCaller } from '../../src/slack/caller.js';
 import { slackClientOptions } from '../../src/slack/client-options.js';
 import { SLACK_BODY_TIMEOUT_MS } from '../../src/slack/events-intake.js';
 import { createIdentity } from '../../src/slack/identity.js';
@@ -56,7 +57,11 @@ async function start(gate: YieldGate, bodyTimeoutMs?: number) {
   const logs: string[] = [];
   const logger = createLogger({ level: 'debug', secrets: secretsOf(config), write: (l) => logs.push(l) });
   const identity = createIdentity(
-    new WebClient(config.slack.botToken, slackClientOptions(config, logger, 'web-api')),
+    createSlackCaller({
+      client: new WebClient(config.slack.botToken, slackClientOptions(config, logger, 'web-api')),
+      logger,
+      redact: createRedactor(secretsOf(config)),
+    }),
     logger,
   );
   slackApp = createSlackApp({

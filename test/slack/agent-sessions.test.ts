@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRedactor } from '../../src/logging/logger.js';
 import { createAgentSessions, SESSION_TITLE_MAX_CHARS } from '../../src/slack/agent-sessions.js';
+import { createSlackCaller } from '../../src/slack/caller.js';
 import { SlackCallError } from '../../src/slack/slack-errors.js';
 import { appSlackClient } from '../helpers/slack-client.js';
 import { type SlackStandIn, startSlackStandIn } from '../helpers/slack-stand-in.js';
@@ -17,12 +18,14 @@ async function sessionsOnStandIn() {
   slack = await startSlackStandIn();
   const { client, logger } = appSlackClient(slack.apiUrl);
   const errors: [string, string][] = [];
-  const sessions = createAgentSessions({
-    client,
-    logger,
-    redact: createRedactor([SECRET]),
-    onError: (method, code) => errors.push([method, code]),
-  });
+  const sessions = createAgentSessions(
+    createSlackCaller({
+      client,
+      logger,
+      redact: createRedactor([SECRET]),
+      onError: (method, code) => errors.push([method, code]),
+    }),
+  );
   return { slack, sessions, errors };
 }
 

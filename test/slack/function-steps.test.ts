@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { createRedactor } from '../../src/logging/logger.js';
+import { createSlackCaller } from '../../src/slack/caller.js';
 import {
   createStepCompleter,
   isAnswerRefused,
@@ -18,11 +20,19 @@ afterEach(async () => {
   slack = undefined;
 });
 
-/** A completer on the app's bot client, configured as the app's; Slack has given `Fx1` its own token. */
+/** A secret of the deployment's, which the caller masks as the logs do. */
+const SECRET = 'mint_fake0secret';
+
+/**
+ * A completer through the caller on the app's bot client, configured as the app's; Slack has
+ * given `Fx1` its own token.
+ */
 async function completerOnStandIn() {
   slack = await startSlackStandIn();
   slack.steps.functionTokens.set(STEP_TOKEN, 'Fx1');
-  return { slack, completer: createStepCompleter(appSlackClient(slack.apiUrl).client) };
+  const { client, logger } = appSlackClient(slack.apiUrl);
+  const caller = createSlackCaller({ client, logger, redact: createRedactor([SECRET]) });
+  return { slack, completer: createStepCompleter(caller) };
 }
 
 describe('answering a Workflow Builder step', () => {
@@ -54,6 +64,18 @@ describe('answering a Workflow Builder step', () => {
       },
     ]);
     expect(slack.callsTo('functions.completeSuccess')).toHaveLength(0);
+  });
+
+  it('masks secrets in its error and outputs, as everything the bot shows is masked, its token kept', async () => {
+    const { slack, completer } = await completerOnStandIn();
+    completer.remember('Fx1', STEP_TOKEN, 0);
+    await completer.complete('Fx1', { error: `The docs agent API rejected: key ${SECRET}` }, 0);
+    await completer.complete('Fx2', { outputs: { summary: `rotated ${SECRET}` } }, 0);
+    expect(slack.steps.completions).toMatchObject([
+      { executionId: 'Fx1', token: 'function', error: 'The docs agent API rejected: key [redacted]' },
+      { executionId: 'Fx2', token: 'bot', outputs: { summary: 'rotated [redacted]' } },
+    ]);
+    expect(slack.callsTo('functions.completeError')[0]?.args.token).toBe(STEP_TOKEN);
   });
 
   it('answers with the bot token when it holds none (after a restart)', async () => {

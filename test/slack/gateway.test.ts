@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { md } from '../../src/slack/mrkdwn.js';
+import { createRedactor } from '../../src/logging/logger.js';
+import { escapeMrkdwn, md } from '../../src/slack/mrkdwn.js';
 import { gatewayOnStandIn } from '../helpers/gateway-on-stand-in.js';
 import { BOT_ID, type HumanMessage, type SlackStandIn } from '../helpers/slack-stand-in.js';
 
@@ -71,5 +72,59 @@ describe('account facts (users.info)', () => {
     const external = await world.gateway.userInfo('U0EXT');
     expect(external.teamId).toBe('T0OTHER');
     expect(external.enterpriseId).toBeUndefined();
+  });
+});
+
+describe('what the gateway shows people', () => {
+  const SECRET = 'pass<word>&Q7tail';
+
+  it('is masked on the way out, leaving message metadata as the bot wrote it', async () => {
+    const world = await gatewayOnStandIn({ ownBotId: () => BOT_ID, redact: createRedactor([SECRET]) });
+    slack = world.slack;
+    const { gateway } = world;
+    const text = md`echo ${escapeMrkdwn(SECRET)}`;
+    const metadata = { eventType: 'docs_agent_note', key: 'note:1' };
+    const root = await gateway.postMessage({
+      channel: 'C0GENERAL',
+      text,
+      blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }],
+      metadata,
+    });
+    await gateway.updateMessage({ channel: 'C0GENERAL', ts: root, text });
+    await gateway.postEphemeral({ channel: 'C0GENERAL', user: 'U0ALICE', text });
+    await gateway.respond(slack.responseUrl('r1'), text);
+    const modal = { type: 'modal', title: { type: 'plain_text', text: 'Docs' } };
+    await gateway.openView('trigger', {
+      ...modal,
+      blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }],
+    });
+    await gateway.publishHome('U0ALICE', {
+      type: 'home',
+      blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }],
+    });
+    await gateway.assistantThread({
+      channel: 'D0ALICE',
+      threadTs: '1.2',
+      status: SECRET,
+      title: SECRET,
+      prompts: [{ title: SECRET, message: SECRET }],
+    });
+    // A post made without metadata is looked for by its text, as it was posted: masked.
+    const unmarked = await gateway.postMessage({ channel: 'C0GENERAL', threadTs: root, text });
+    expect(await gateway.findUnmarked({ channel: 'C0GENERAL', threadTs: root, oldest: 1, text })).toBe(
+      unmarked,
+    );
+
+    const sent = [...slack.calls.map((c) => c.args), ...slack.responses.map((r) => r.body)];
+    expect(slack.responses).toHaveLength(1);
+    for (const method of ['chat.update', 'chat.postEphemeral', 'views.open', 'views.publish'])
+      expect(slack.callsTo(method)).toHaveLength(1);
+    expect(slack.callsTo('assistant.threads.setSuggestedPrompts')).toHaveLength(1);
+    expect(JSON.stringify(sent)).not.toContain('Q7tail');
+    expect(JSON.stringify(sent)).toContain('echo [redacted]');
+    expect(slack.messages.find((m) => m.ts === root)?.metadata).toEqual({
+      event_type: 'docs_agent_note',
+      event_payload: { key: 'note:1' },
+    });
   });
 });

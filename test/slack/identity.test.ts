@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { createSlackCaller } from '../../src/slack/caller.js';
 import { createIdentity, IDENTITY_RETRY_MS } from '../../src/slack/identity.js';
 import { listen } from '../helpers/http.js';
 import { appSlackClient } from '../helpers/slack-client.js';
@@ -22,9 +23,9 @@ afterEach(async () => {
 /** An identity on the app's client and the stand-in, on a clock the test moves. */
 async function identityOnStandIn() {
   slack = await startSlackStandIn();
-  const { client, logger, lines } = appSlackClient(slack.apiUrl, { logLevel: 'warn' });
+  const { caller, logger, lines } = appSlackClient(slack.apiUrl, { logLevel: 'warn' });
   const clock = { now: 1_000_000 };
-  const identity = createIdentity(client, logger, () => clock.now);
+  const identity = createIdentity(caller, logger, () => clock.now);
   return { slack, identity, clock, lines };
 }
 
@@ -70,12 +71,29 @@ describe('the bot’s identity', () => {
     expect(warnings.filter((w) => w.msg.startsWith('auth.test failed'))).toHaveLength(1);
   });
 
+  it('calls auth.test through the one caller: its failure typed and counted like every Slack call', async () => {
+    slack = await startSlackStandIn();
+    const { client, logger, lines } = appSlackClient(slack.apiUrl, { logLevel: 'warn' });
+    const reported: [string, string][] = [];
+    const caller = createSlackCaller({
+      client,
+      logger,
+      redact: (text) => text,
+      onError: (method, code) => reported.push([method, code]),
+    });
+    slack.fail('auth.test', { error: 'internal_error' });
+    expect(await createIdentity(caller, logger, () => 0).get()).toBeUndefined();
+    expect(reported).toEqual([['auth.test', 'internal_error']]);
+    const [warning] = lines.map((line) => JSON.parse(line) as { error?: { name?: string } });
+    expect(warning?.error?.name).toBe('SlackCallError');
+  });
+
   it('logs a refused token’s failure without writing the token', async () => {
     slack = await startSlackStandIn();
     // Neither configured as a secret nor shaped like a token: only leaving it out keeps it unwritten.
     const token = 'xoxb-test-revoked-not-real';
-    const { client, logger, lines } = appSlackClient(slack.apiUrl, { token, logLevel: 'warn', secrets: [] });
-    const identity = createIdentity(client, logger, () => 0);
+    const { caller, logger, lines } = appSlackClient(slack.apiUrl, { token, logLevel: 'warn', secrets: [] });
+    const identity = createIdentity(caller, logger, () => 0);
     expect(await identity.get()).toBeUndefined();
     expect(lines.join('\n')).toContain('invalid_auth');
     expect(lines.join('\n')).not.toContain(token);
@@ -116,8 +134,8 @@ describe('the bot’s identity', () => {
       );
     });
     closeOrg = org.close;
-    const { client, logger } = appSlackClient(`${org.url}/api/`);
-    const identity = createIdentity(client, logger);
+    const { caller, logger } = appSlackClient(`${org.url}/api/`);
+    const identity = createIdentity(caller, logger);
     expect(await identity.get()).toEqual({
       teamId: undefined,
       botUserId: 'W0BOTUSER',

@@ -1,5 +1,6 @@
 import type { WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createSlackCaller } from '../../src/slack/caller.js';
 import {
   eventPayload,
   findByMetadata,
@@ -8,7 +9,7 @@ import {
   listPages,
   newestThreadMessages,
 } from '../../src/slack/message-listing.js';
-import { SlackCallError, slackCaller } from '../../src/slack/slack-errors.js';
+import { SlackCallError } from '../../src/slack/slack-errors.js';
 import { listen } from '../helpers/http.js';
 import { appSlackClient } from '../helpers/slack-client.js';
 import { BOT_ID, type SlackStandIn, startSlackStandIn } from '../helpers/slack-stand-in.js';
@@ -51,14 +52,21 @@ afterEach(async () => {
   await Promise.all(closers.splice(0).map((close) => close()));
 });
 
-const call = slackCaller({ debug: () => {} });
+const callerOf = (client: WebClient) =>
+  createSlackCaller({ client, logger: { debug: () => {} }, redact: (text) => text });
 const history = (client: WebClient, channel = 'C0DOCS') =>
-  listPages(call, 'conversations.history', (cursor) =>
-    client.conversations.history({ channel, include_all_metadata: true, limit: 200, cursor }),
+  listPages(
+    callerOf(client),
+    'conversations.history',
+    { channel, include_all_metadata: true, limit: 200 },
+    (c, args) => c.conversations.history(args),
   );
 const replies = (client: WebClient, ts = '1700000000.000100') =>
-  listPages(call, 'conversations.replies', (cursor) =>
-    client.conversations.replies({ channel: 'C0DOCS', ts, include_all_metadata: true, limit: 200, cursor }),
+  listPages(
+    callerOf(client),
+    'conversations.replies',
+    { channel: 'C0DOCS', ts, include_all_metadata: true, limit: 200 },
+    (c, args) => c.conversations.replies(args),
   );
 
 async function collect<T>(pages: AsyncIterable<T>): Promise<T[]> {

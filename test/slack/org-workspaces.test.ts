@@ -19,9 +19,9 @@ afterEach(async () => {
 async function orgOf(workspaces: string[]) {
   slack = await startSlackStandIn();
   slack.installOrgWide({ enterpriseId: 'E0ACME', workspaces, botUserId: 'W0BOT' });
-  const { client, logger, lines } = appSlackClient(slack.apiUrl, { logLevel: 'warn' });
+  const { caller, logger, lines } = appSlackClient(slack.apiUrl, { logLevel: 'warn' });
   const clock = { now: 1_000_000 };
-  return { slack, lines, clock, org: createOrgWorkspaces(client, logger, () => clock.now) };
+  return { slack, lines, clock, org: createOrgWorkspaces(caller, logger, () => clock.now) };
 }
 
 const ids = (n: number) => Array.from({ length: n }, (_, i) => `T0WS${i}`);

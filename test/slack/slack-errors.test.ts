@@ -5,7 +5,6 @@ import {
   isNotAMember,
   POST_MAX_RATE_LIMIT_WAIT_MS,
   SlackCallError,
-  slackCaller,
   toSlackCallError,
   withRateLimitWait,
 } from '../../src/slack/slack-errors.js';
@@ -140,39 +139,6 @@ describe('Slack’s documented errors, as a call’s failure', () => {
   it('codes outside the lists are neither a closed channel nor a missing membership', () => {
     for (const code of [undefined, 'ratelimited', 'http_500', 'user_not_found', 'channel_not_found_x'])
       expect([isNotAMember(code), isChannelClosed(code)]).toEqual([false, false]);
-  });
-});
-
-describe('running calls through slackCaller', () => {
-  it('reports a failure once, by method and code, and throws it typed', async () => {
-    const { slack, client } = await clientOnStandIn();
-    slack.fail('chat.postMessage', { error: 'not_in_channel' });
-    const debug: unknown[] = [];
-    const reported: [string, string][] = [];
-    const call = slackCaller({ debug: (msg, fields) => debug.push([msg, fields]) }, (method, code) =>
-      reported.push([method, code]),
-    );
-    const thrown = await call('chat.postMessage', () =>
-      client.chat.postMessage({ channel: 'C0DOCS', text: 'hi' }),
-    ).catch((e: unknown) => e);
-    expect(thrown).toBeInstanceOf(SlackCallError);
-    expect((thrown as SlackCallError).code).toBe('not_in_channel');
-    expect(reported).toEqual([['chat.postMessage', 'not_in_channel']]);
-    expect(debug).toEqual([['Slack call failed', { method: 'chat.postMessage', code: 'not_in_channel' }]]);
-    // The next call goes through and is not reported.
-    const answer = await call('chat.postMessage', () =>
-      client.chat.postMessage({ channel: 'C0DOCS', text: 'hi' }),
-    );
-    expect(answer.ts).toBe(slack.messages[0]?.ts);
-    expect(reported).toHaveLength(1);
-  });
-
-  it('keeps an error that is already typed as it is, its method included', async () => {
-    const inner = new SlackCallError('conversations.replies', 'ratelimited', { retryAfterMs: 3_000 });
-    const reported: string[] = [];
-    const call = slackCaller({ debug: () => {} }, (method, code) => reported.push(`${method}:${code}`));
-    await expect(call('outer.method', () => Promise.reject(inner))).rejects.toBe(inner);
-    expect(reported).toEqual(['outer.method:ratelimited']);
   });
 });
 
