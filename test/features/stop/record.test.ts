@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createEdits } from '../../src/jobs/edits.js';
-import { recordStop, type StopOutcome, type StopRequest } from '../../src/jobs/stops.js';
-import type { NewJob } from '../../src/store/types.js';
-import { TEAM } from '../helpers/fake-network.js';
-import { CHANNEL, createJobWorld, INSTANCE, type JobWorld, REQUESTER } from '../helpers/job-world.js';
+import { recordStop, type StopOutcome, type StopRequest } from '../../../src/features/stop/record.js';
+import { createEdits } from '../../../src/jobs/edits.js';
+import type { NewJob } from '../../../src/store/types.js';
+import { TEAM } from '../../helpers/fake-network.js';
+import { CHANNEL, createJobWorld, INSTANCE, type JobWorld, REQUESTER } from '../../helpers/job-world.js';
 
 const THREAD = '1700000000.000001';
 

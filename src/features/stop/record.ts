@@ -1,15 +1,15 @@
-import type { AccessPolicy } from '../access/access-policy.js';
-import { stopText } from '../blocks/stop-texts.js';
-import { cardUpdate, privateNote, threadPost } from '../delivery/outbox-items.js';
-import { keys } from '../delivery/outbox-registry.js';
-import { currentRun, isStopped } from '../domain/agent-session.js';
-import { POLLED, STILL_STARTING, TAKES_FOLLOW_UPS } from '../domain/phases.js';
-import type { Logger } from '../logging/logger.js';
-import { isUserId } from '../slack/ids.js';
-import type { JobRecord, JobsStore, RunRecord, RunsStore } from '../store/types.js';
-import { accessWhereAsked } from './access-where-asked.js';
-import type { WaitingWithdrawal } from './edits.js';
-import type { OutboxWrites } from './job-context.js';
+import type { AccessPolicy } from '../../access/access-policy.js';
+import { cardUpdate, privateNote, threadPost } from '../../delivery/outbox-items.js';
+import { keys } from '../../delivery/outbox-registry.js';
+import { currentRun, isStopped } from '../../domain/agent-session.js';
+import { POLLED, STILL_STARTING, TAKES_FOLLOW_UPS } from '../../domain/phases.js';
+import { accessWhereAsked } from '../../jobs/access-where-asked.js';
+import type { WaitingWithdrawal } from '../../jobs/edits.js';
+import type { OutboxWrites } from '../../jobs/job-context.js';
+import type { Logger } from '../../logging/logger.js';
+import { isUserId } from '../../slack/ids.js';
+import type { JobRecord, JobsStore, RunRecord, RunsStore } from '../../store/types.js';
+import { stopText } from './wording.js';
 
 /**
  * How long a stop waits for the access check (users.info), in milliseconds: an event is

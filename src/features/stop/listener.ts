@@ -1,9 +1,9 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
-import { stopText } from '../../blocks/stop-texts.js';
 import { type NotRecordedDeps, notRecorded } from '../../http/not-recorded.js';
-import { recordStop, type StopDeps } from '../../jobs/stops.js';
 import { userIdSchema } from '../../slack/ids.js';
+import { recordStop, type StopDeps } from './record.js';
+import { stopText } from './wording.js';
 
 /** `agent_session_stopped` as Slack documents it; `streaming_message_ts` is not used (no streams). */
 const stoppedSchema = z.looseObject({

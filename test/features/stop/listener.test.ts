@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { stopText } from '../../../src/blocks/stop-texts.js';
-import { agentSessionStopped } from '../../../src/listeners/events/agent-session-stopped.js';
+import { agentSessionStopped } from '../../../src/features/stop/listener.js';
+import { stopText } from '../../../src/features/stop/wording.js';
 import type { JobRecord } from '../../../src/store/types.js';
 import { TEAM } from '../../helpers/fake-network.js';
 import { CHANNEL, REQUESTER } from '../../helpers/job-world.js';
