@@ -258,15 +258,14 @@ export type Work = ReturnType<typeof buildWork>;
 /** The receiver of Slack's requests, with a listener for each surface (and who hears a refused app token). */
 export function buildReceiver(
   base: Foundation,
-  side: SlackSide,
+  { identity, slack, names }: SlackSide,
   work: Work,
   tasks: TaskTracker,
   isReady: () => boolean,
   onAppTokenRefused?: (error: Error) => void,
 ) {
   const { config, logger, redact, store, metrics, gate, hints } = base;
-  const { identity, slack, names } = side;
-  const { access, jobs, home, health, steps } = work;
+  const { access, jobs, home, health, steps, outbox } = work;
   const slackApp = createSlackApp({
     config,
     logger,
@@ -283,6 +282,7 @@ export function buildReceiver(
     tasks,
     logger,
     metrics: metrics.hooks,
+    outbox: outboxWrites(store, outbox),
     store,
     slack,
     identity,

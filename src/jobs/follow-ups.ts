@@ -84,8 +84,8 @@ export function createFollowUps(deps: FollowUpsDeps): FollowUps {
 
   /**
    * A stop pressed while a batch was on its way covered the run the batch would have started
-   * (see `jobs/stops.ts`); the batch failed, so that run never began: the stop goes back to the
-   * run the agent has, and a later reply's run shows as working.
+   * (see `features/stop/record.ts`); the batch failed, so that run never began: the stop goes
+   * back to the run the agent has, and a later reply's run shows as working.
    */
   async function unstopUnstarted(jobId: number): Promise<void> {
     const job = await store.getJob(jobId);

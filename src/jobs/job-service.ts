@@ -1,6 +1,6 @@
 import type { Orphans } from '../store/types.js';
 import { createReplyCatchUp } from './catch-up.js';
-import { createEdits, type Edits } from './edits.js';
+import { createEdits, type Edits, type WaitingWithdrawal } from './edits.js';
 import { createFollowUps } from './follow-ups.js';
 import { createHolds } from './holds.js';
 import { createInstructionChecks } from './instruction-checks.js';
@@ -10,7 +10,6 @@ import { createReplies, type Replies } from './replies.js';
 import { createJobAcceptance, type JobAcceptance } from './start/accept.js';
 import { createRetryAcceptance, type RetryAcceptance } from './start/retry.js';
 import { createJobStart, type JobStart } from './start/start-job.js';
-import { createSessionStops, type SessionStops } from './stops.js';
 
 export type { EditOutcome } from './edits.js';
 export type { JobServiceDeps } from './job-context.js';
@@ -26,8 +25,6 @@ export type {
   ShortcutRequest,
   StartRequest,
   StepRequest,
-  StopOutcome,
-  StopRequest,
 } from './requests.js';
 export type { SharedFile } from './shared-files.js';
 
@@ -42,7 +39,7 @@ export interface JobService
     Pick<JobStart, 'startJob'>,
     Replies,
     Edits,
-    SessionStops {
+    WaitingWithdrawal {
   /**
    * Finishes or explains what a stopped process left half done (taken over with
    * {@link ClusterStore.adoptOrphans}).
@@ -90,7 +87,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
     ...replies,
     acceptEdit: edits.acceptEdit,
     acceptDelete: edits.acceptDelete,
-    ...createSessionStops(ctx, edits),
+    withdrawWaiting: edits.withdrawWaiting,
     recover: recovery.recover,
 
     async handBack({ jobIds = [], runIds = [] }) {

@@ -158,21 +158,3 @@ export type RetryOutcome =
   | { refused: Extract<AccessDecision, { allowed: false }> }
   | 'repeat'
   | 'not_retryable';
-
-/** Someone pressed stop on a job's agent session (`agent_session_stopped`), already parsed. */
-export interface StopRequest {
-  channelId: string;
-  threadTs: string;
-  /** Who pressed it, and their own workspace when Slack said. */
-  userId: string;
-  teamId: string | undefined;
-  /** The event's own ts: a re-delivery carries the same one. */
-  eventTs: string;
-}
-
-/**
- * What a stop became: `stopped` (what waited was withdrawn and the session leaves processing);
- * `repeat` (that run was stopped already and nothing new waited: a re-delivery or a second
- * press); `refused` (the person may not stop the job; told privately); `ignored` (no job there).
- */
-export type StopOutcome = 'stopped' | 'repeat' | 'refused' | 'ignored';

@@ -3,6 +3,7 @@ import type { RenderHints } from '../blocks/messages.js';
 import type { Config } from '../config/config.js';
 import type { HomePublisher } from '../home/home-publisher.js';
 import type { Health } from '../http/health.js';
+import type { OutboxWrites } from '../jobs/job-context.js';
 import type { JobService } from '../jobs/job-service.js';
 import type { MetricsHooks } from '../jobs/metrics-hooks.js';
 import type { Logger } from '../logging/logger.js';
@@ -25,16 +26,22 @@ import type { TaskTracker } from '../util/tasks.js';
 
 /** What every listener is given. Listeners parse, acknowledge, and hand over; no business rules. */
 export interface ListenerDeps {
-  /** Who may use the bot: reports (list, status) answer only them, and only their feedback votes count. */
+  /**
+   * Who may use the bot: reports (list, status) answer only them, only their feedback votes
+   * count, and only they may stop someone else's job.
+   */
   access: Pick<AccessPolicy, 'check'>;
   jobs: JobService;
   tasks: TaskTracker;
   logger: Logger;
+  /** The outbox writes (write, then wake) of a surface that records itself (a stop tells its thread). */
+  outbox: OutboxWrites;
   /** What a surface that records itself reports, for the metrics endpoint (a feedback vote). */
   metrics: Pick<MetricsHooks, 'feedback'>;
   /**
    * Read-only views (lists, status, App Home) read the store directly, and so does what a
-   * surface records itself (a feedback vote: `getJob`, `getRuns`, `recordFeedback`).
+   * surface records itself (a feedback vote: `getJob`, `getRuns`, `recordFeedback`; a stop:
+   * `findJobByThread`, `getJob`, `getRuns`).
    */
   store: Pick<JobsStore, 'findJobByThread' | 'countActiveJobs' | 'recentJobs' | 'getJob'> &
     Pick<RunsStore, 'getRuns'> &

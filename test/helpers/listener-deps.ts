@@ -8,6 +8,7 @@ import { vi } from 'vitest';
 import { secretsOf } from '../../src/config/config.js';
 import { createHomePublisher } from '../../src/home/home-publisher.js';
 import { createHealth } from '../../src/http/health.js';
+import { outboxWrites } from '../../src/jobs/job-context.js';
 import { createJobService } from '../../src/jobs/job-service.js';
 import type { ListenerDeps } from '../../src/listeners/types.js';
 import { createRedactor } from '../../src/logging/logger.js';
@@ -57,6 +58,7 @@ export function createListenerWorld(
     jobs,
     tasks,
     logger: w.ctx.logger,
+    outbox: outboxWrites(w.store, w.deps.loops.outbox),
     metrics: { feedback: vi.fn() },
     store: w.store,
     slack: w.slack,

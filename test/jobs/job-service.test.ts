@@ -60,19 +60,12 @@ describe('createJobService', () => {
     expect((await w.job(id)).phase).toBe('active');
   });
 
-  it('a stop withdraws replies the service recorded and has not sent', async () => {
+  it('withdraws, for a stop, the replies the service recorded and has not sent', async () => {
     setUp({ FOLLOW_UP_BATCH_MS: '5000' });
-    await w.activeJob();
+    const { job } = await w.activeJob();
     const runId = (await replyIn('1700000300.000300')) as number;
-    expect(
-      await jobs.acceptStop({
-        channelId: CHANNEL,
-        threadTs: THREAD,
-        userId: REQUESTER,
-        teamId: TEAM,
-        eventTs: '1.0',
-      }),
-    ).toBe('stopped');
+    const withdrawn = await jobs.withdrawWaiting(await w.job(job.id));
+    expect(withdrawn.map((r) => r.id)).toEqual([runId]);
     expect((await w.store.getRun(runId))?.state).toBe('failed');
   });
 });

@@ -6,16 +6,9 @@
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
 import type { AccessDecision } from '../../src/access/access-policy.js';
 import { createJobService, type JobService } from '../../src/jobs/job-service.js';
-import type {
-  DirectRequest,
-  MentionOutcome,
-  MentionRequest,
-  RetryOutcome,
-  StopRequest,
-} from '../../src/jobs/requests.js';
-import { TEAM } from '../helpers/fake-network.js';
+import type { DirectRequest, MentionOutcome, MentionRequest, RetryOutcome } from '../../src/jobs/requests.js';
 import { mentionRequest, shortcutRequest, startRequest, stepRequest } from '../helpers/job-requests.js';
-import { CHANNEL, createJobWorld, type JobWorld, REQUESTER } from '../helpers/job-world.js';
+import { createJobWorld, type JobWorld } from '../helpers/job-world.js';
 
 let w: JobWorld;
 let jobs: JobService;
@@ -93,28 +86,6 @@ describe('ShortcutRequest and StepRequest', () => {
       created: false,
     });
     expect(jobCount()).toBe(1);
-  });
-});
-
-describe('StopRequest', () => {
-  it('eventTs: a re-delivered refused stop tells the person once; another press tells them again', async () => {
-    jobs.stop();
-    await w.store.close();
-    setUp({ ALLOWED_USER_IDS: REQUESTER });
-    const { job } = await w.activeJob();
-    const stop = (eventTs: string): StopRequest => ({
-      channelId: CHANNEL,
-      threadTs: job.threadTs ?? '',
-      userId: 'U0STRANGER',
-      teamId: TEAM,
-      eventTs,
-    });
-    for (const eventTs of ['1.000001', '1.000001', '2.000002'])
-      expect(await jobs.acceptStop(stop(eventTs))).toBe('refused');
-    expect(w.outboxKeys().filter((k) => k.startsWith('stop-refused:'))).toEqual([
-      `stop-refused:1.000001:${job.id}`,
-      `stop-refused:2.000002:${job.id}`,
-    ]);
   });
 });
 

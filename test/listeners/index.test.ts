@@ -112,6 +112,7 @@ const BOT_EVENTS: Record<string, () => Promise<void>> = {
     );
     expect(await w.store.assistantThread('D0CTX', WHOLE_CONVERSATION)).toEqual({ contextChannelId: 'C0API' });
   },
+  // The stop feature's (src/features/stop/), registered in this table.
   async agent_session_stopped() {
     const { job } = await w.activeJob({ channelId: 'C0STOP' });
     const event = {
@@ -119,6 +120,7 @@ const BOT_EVENTS: Record<string, () => Promise<void>> = {
       channel: 'C0STOP',
       user: job.requesterId,
       thread_ts: job.threadTs,
+      streaming_message_ts: [],
     };
     await delivered(await app.event({ ...event, event_ts: '1783536983.000001' }));
     expect((await w.job(job.id)).stoppedRun).toBe(job.runCount);

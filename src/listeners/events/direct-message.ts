@@ -1,5 +1,6 @@
 import type { AllMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
+import { type NotRecordedDeps, notRecorded } from '../../http/not-recorded.js';
 import { isDirectMessage } from '../../slack/conversations.js';
 import { followUpText } from '../../slack/mentions.js';
 import { isHumanMessage } from '../../slack/messages.js';
@@ -8,7 +9,6 @@ import { carryOnMessage } from '../background.js';
 import type { ListenerDeps } from '../types.js';
 import { besideChannel } from './app-context-changed.js';
 import { authorTeam, botUserIdOf, fromApp, personMessage, sharedFiles } from './event-facts.js';
-import { type NotRecordedDeps, notRecorded } from './not-recorded.js';
 import { logUnreadable } from './unreadable.js';
 
 // The bot's own posts (its status card, outcomes) and other apps' do not parse.

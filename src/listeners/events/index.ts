@@ -1,6 +1,5 @@
 import type { App } from '@slack/bolt';
 import type { ListenerDeps } from '../types.js';
-import { agentSessionStopped } from './agent-session-stopped.js';
 import { appContextChanged } from './app-context-changed.js';
 import { appHomeOpened } from './app-home-opened.js';
 import { appMention } from './app-mention.js';
@@ -17,7 +16,6 @@ export function registerEvents(app: App, deps: ListenerDeps): void {
   app.event('message', messageDeleted(deps));
   app.event('app_mention', appMention(deps));
   app.event('app_home_opened', appHomeOpened(deps));
-  app.event('agent_session_stopped', agentSessionStopped(deps));
   // Agent messaging's Messages tab; the assistant pane's own events go to listeners/assistant.
   app.event('app_context_changed', appContextChanged(deps));
 }

@@ -1,10 +1,10 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { editText } from '../../blocks/edit-texts.js';
+import { type NotRecordedDeps, notRecorded } from '../../http/not-recorded.js';
 import { userIdSchema } from '../../slack/ids.js';
 import { isHumanMessage } from '../../slack/messages.js';
 import type { ListenerDeps } from '../types.js';
-import { type NotRecordedDeps, notRecorded } from './not-recorded.js';
 import { logUnreadable } from './unreadable.js';
 
 const previousSchema = z.looseObject({

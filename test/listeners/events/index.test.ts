@@ -121,21 +121,6 @@ describe('registerEvents', () => {
     expect(w.slack.publishHome).toHaveBeenCalledWith('U0HOME', expect.objectContaining({ type: 'home' }));
   });
 
-  it('routes a press of stop on a job’s session: the run is marked stopped', async () => {
-    const { job } = await w.activeJob({ channelId: 'C0STOPS' });
-    await delivered(
-      await app.event({
-        type: 'agent_session_stopped',
-        channel: 'C0STOPS',
-        user: job.requesterId,
-        thread_ts: job.threadTs,
-        streaming_message_ts: [],
-        event_ts: '1783536983.000001',
-      }),
-    );
-    expect((await w.job(job.id)).stoppedRun).toBe(job.runCount);
-  });
-
   it('routes a change of the Messages tab’s context: recorded for the whole conversation', async () => {
     await delivered(
       await app.event({

@@ -1,9 +1,20 @@
-import { text } from '../../blocks/messages.js';
-import type { Mrkdwn } from '../../slack/mrkdwn.js';
-import type { ListenerDeps } from '../types.js';
+import { text } from '../blocks/messages.js';
+import type { Logger } from '../logging/logger.js';
+import type { SlackGateway } from '../slack/gateway.js';
+import type { Mrkdwn } from '../slack/mrkdwn.js';
+import type { TaskTracker } from '../util/tasks.js';
 
 /** Slack re-delivers an event whose answer was an error at most this many times. */
 const SLACK_EVENT_RETRIES = 3;
+
+/** What {@link notRecorded} reads of the listener dependencies. */
+export interface NotRecordedDeps {
+  logger: Logger;
+  slack: Pick<SlackGateway, 'postEphemeral'>;
+  /** Socket Mode acknowledges events before listeners run: Slack will not deliver them again. */
+  socketMode: boolean;
+  tasks: TaskTracker;
+}
 
 /**
  * An instruction from an event could not be recorded (the store failed). Over HTTP the error is
@@ -11,9 +22,6 @@ const SLACK_EVENT_RETRIES = 3;
  * will come (Socket Mode acknowledges before the listener runs, or this was Slack's last retry)
  * the person is told privately instead, so nothing is lost without a word.
  */
-/** What {@link notRecorded} reads of the listener dependencies. */
-export type NotRecordedDeps = Pick<ListenerDeps, 'logger' | 'slack' | 'socketMode' | 'tasks'>;
-
 export function notRecorded(
   deps: NotRecordedDeps,
   error: unknown,

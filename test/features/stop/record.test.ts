@@ -1,15 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createEdits } from '../../src/jobs/edits.js';
-import type { StopRequest } from '../../src/jobs/requests.js';
-import { createSessionStops, type SessionStops } from '../../src/jobs/stops.js';
-import type { NewJob } from '../../src/store/types.js';
-import { TEAM } from '../helpers/fake-network.js';
-import { CHANNEL, createJobWorld, INSTANCE, type JobWorld, REQUESTER } from '../helpers/job-world.js';
+import { recordStop, type StopOutcome, type StopRequest } from '../../../src/features/stop/record.js';
+import { createEdits } from '../../../src/jobs/edits.js';
+import type { NewJob } from '../../../src/store/types.js';
+import { TEAM } from '../../helpers/fake-network.js';
+import { CHANNEL, createJobWorld, INSTANCE, type JobWorld, REQUESTER } from '../../helpers/job-world.js';
 
 const THREAD = '1700000000.000001';
 
 let w: JobWorld;
-let stops: SessionStops;
+let stop: (request: StopRequest) => Promise<StopOutcome>;
 let stopParts: () => void;
 afterEach(async () => {
   stopParts();
@@ -23,7 +22,9 @@ function setUp(env: Record<string, string> = {}) {
     parts.followUps.stop();
     parts.holds.stop();
   };
-  stops = createSessionStops(w.ctx, createEdits(w.ctx, parts.followUps.dispatchReady));
+  // The job kernel's withdrawal (shared with deletions) and outbox writes, as the app hands them.
+  const edits = createEdits(w.ctx, parts.followUps.dispatchReady);
+  stop = (request) => recordStop({ ...w.ctx, jobs: edits, outbox: w.ctx }, request);
 }
 
 const press = (fields: Partial<StopRequest> = {}): StopRequest => ({
@@ -54,11 +55,11 @@ async function activeWithWaitingReply(fields: Partial<NewJob> = {}) {
 
 const stoppedPosts = () => w.outbox().filter((r) => r.key?.startsWith('stopped:'));
 
-describe('acceptStop', () => {
+describe('recordStop', () => {
   it('withdraws what has not reached the agent, says so in the thread, and marks the run the agent has', async () => {
     setUp();
     const { job, reply } = await activeWithWaitingReply();
-    expect(await stops.acceptStop(press())).toBe('stopped');
+    expect(await stop(press())).toBe('stopped');
 
     expect(await w.store.getRun(reply.id)).toMatchObject({ state: 'failed', error: 'withdrawn' });
     expect((await w.job(job.id)).stoppedRun).toBe(job.runCount);
@@ -75,17 +76,17 @@ describe('acceptStop', () => {
   it('acts once on a stop delivered twice', async () => {
     setUp();
     await activeWithWaitingReply();
-    expect(await stops.acceptStop(press())).toBe('stopped');
+    expect(await stop(press())).toBe('stopped');
     const queued = w.outbox().length;
-    expect(await stops.acceptStop(press())).toBe('repeat');
-    expect(await stops.acceptStop(press({ eventTs: '1700000401.000401' }))).toBe('repeat');
+    expect(await stop(press())).toBe('repeat');
+    expect(await stop(press({ eventTs: '1700000401.000401' }))).toBe('repeat');
     expect(w.outbox()).toHaveLength(queued);
   });
 
   it('stops again when something new waits after the first stop', async () => {
     setUp();
     const { job } = await activeWithWaitingReply();
-    await stops.acceptStop(press());
+    await stop(press());
     const { run: later } = await w.store.insertFollowUp(
       job.id,
       {
@@ -97,7 +98,7 @@ describe('acceptStop', () => {
       },
       w.clock.at,
     );
-    expect(await stops.acceptStop(press({ eventTs: '1700000600.000600' }))).toBe('stopped');
+    expect(await stop(press({ eventTs: '1700000600.000600' }))).toBe('stopped');
     expect((await w.store.getRun(later.id))?.state).toBe('failed');
     expect(stoppedPosts()).toHaveLength(2);
   });
@@ -105,10 +106,10 @@ describe('acceptStop', () => {
   it('with nothing waiting, marks the running run once and says nothing was waiting', async () => {
     setUp();
     const { job } = await w.activeJob();
-    expect(await stops.acceptStop(press())).toBe('stopped');
+    expect(await stop(press())).toBe('stopped');
     expect(JSON.stringify(stoppedPosts()[0]?.payload)).toContain('Nothing was waiting to be withdrawn');
     expect((await w.job(job.id)).stoppedRun).toBe(job.runCount);
-    expect(await stops.acceptStop(press())).toBe('repeat');
+    expect(await stop(press())).toBe('repeat');
   });
 
   it.each(['active', 'idle'] as const)(
@@ -120,12 +121,12 @@ describe('acceptStop', () => {
         { jobId: job.id, job: { phase }, run: { id: reply.id, patch: { state: 'sending' } } },
         w.clock.at,
       );
-      expect(await stops.acceptStop(press())).toBe('stopped');
+      expect(await stop(press())).toBe('stopped');
       expect((await w.job(job.id)).stoppedRun).toBe(job.runCount + 1);
       expect((await w.store.getRun(reply.id))?.state).toBe('sending');
       expect(stoppedPosts()[0]?.key).toBe(`stopped:${job.runCount + 1}:0:${job.id}`);
       // Pressed again while it is still on its way: nothing more to do.
-      expect(await stops.acceptStop(press({ eventTs: '1700000401.000401' }))).toBe('repeat');
+      expect(await stop(press({ eventTs: '1700000401.000401' }))).toBe('repeat');
     },
   );
 
@@ -133,14 +134,14 @@ describe('acceptStop', () => {
     setUp();
     const { job } = await w.activeJob();
     await w.store.apply({ jobId: job.id, job: { phase: 'idle' } }, w.clock.at);
-    expect(await stops.acceptStop(press())).toBe('repeat');
+    expect(await stop(press())).toBe('repeat');
     expect(stoppedPosts()).toEqual([]);
   });
 
   it('withdraws a job whose first instruction has not been sent: it never starts', async () => {
     setUp();
     const { job, run } = await w.insertJob({ origin: 'mention', threadTs: THREAD });
-    expect(await stops.acceptStop(press())).toBe('stopped');
+    expect(await stop(press())).toBe('stopped');
     expect(await w.job(job.id)).toMatchObject({ phase: 'not_started', lastError: 'withdrawn' });
     expect((await w.store.getRun(run.id))?.state).toBe('failed');
     expect(JSON.stringify(stoppedPosts()[0]?.payload)).toContain('Nothing else was running');
@@ -150,14 +151,14 @@ describe('acceptStop', () => {
   it('lets someone who may instruct the agent there stop another person’s job', async () => {
     setUp();
     const { reply } = await activeWithWaitingReply();
-    expect(await stops.acceptStop(press({ userId: 'U0COLLEAGUE' }))).toBe('stopped');
+    expect(await stop(press({ userId: 'U0COLLEAGUE' }))).toBe('stopped');
     expect((await w.store.getRun(reply.id))?.state).toBe('failed');
   });
 
   it('refuses anyone else, tells them privately, withdraws nothing, and shows the session as it was', async () => {
     setUp({ ALLOWED_USER_IDS: `${REQUESTER},U0HELPER` });
     const { job, reply } = await activeWithWaitingReply();
-    expect(await stops.acceptStop(press({ userId: 'U0STRANGER' }))).toBe('refused');
+    expect(await stop(press({ userId: 'U0STRANGER' }))).toBe('refused');
 
     expect((await w.store.getRun(reply.id))?.state).toBe('pending');
     expect((await w.job(job.id)).stoppedRun).toBeNull();
@@ -176,13 +177,13 @@ describe('acceptStop', () => {
   it('the requester may always stop their own job, even where they are not listed', async () => {
     setUp({ ALLOWED_USER_IDS: 'U0SOMEONE' });
     await activeWithWaitingReply();
-    expect(await stops.acceptStop(press())).toBe('stopped');
+    expect(await stop(press())).toBe('stopped');
   });
 
   it('ignores a stop whose person is not a user id: nothing is addressed to it or written with it', async () => {
     setUp({ ALLOWED_USER_IDS: REQUESTER });
     const { job, reply } = await activeWithWaitingReply();
-    expect(await stops.acceptStop(press({ userId: '<!channel>' }))).toBe('ignored');
+    expect(await stop(press({ userId: '<!channel>' }))).toBe('ignored');
     expect(await w.store.getRun(reply.id)).toMatchObject({ state: 'pending' });
     expect((await w.job(job.id)).stoppedRun).toBeNull();
     expect(w.outbox()).toEqual([]);
@@ -192,7 +193,21 @@ describe('acceptStop', () => {
 
   it('ignores a stop in a thread with no job', async () => {
     setUp();
-    expect(await stops.acceptStop(press({ threadTs: '1700000999.000999' }))).toBe('ignored');
+    expect(await stop(press({ threadTs: '1700000999.000999' }))).toBe('ignored');
     expect(w.outbox()).toEqual([]);
+  });
+});
+
+describe('StopRequest', () => {
+  it('eventTs: a re-delivered refused stop tells the person once; another press tells them again', async () => {
+    setUp({ ALLOWED_USER_IDS: REQUESTER });
+    const { job } = await w.activeJob();
+    const threadTs = job.threadTs ?? '';
+    for (const eventTs of ['1.000001', '1.000001', '2.000002'])
+      expect(await stop(press({ threadTs, userId: 'U0STRANGER', eventTs }))).toBe('refused');
+    expect(w.outboxKeys().filter((k) => k.startsWith('stop-refused:'))).toEqual([
+      `stop-refused:1.000001:${job.id}`,
+      `stop-refused:2.000002:${job.id}`,
+    ]);
   });
 });

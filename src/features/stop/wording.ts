@@ -1,4 +1,4 @@
-import { joinMrkdwn, type Mrkdwn, md, userMention } from '../slack/mrkdwn.js';
+import { joinMrkdwn, type Mrkdwn, md, userMention } from '../../slack/mrkdwn.js';
 
 /** Something taken back by a stop before it reached the agent. */
 export interface Withdrawn {

@@ -1,9 +1,9 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
-import { stopText } from '../../blocks/stop-texts.js';
+import { type NotRecordedDeps, notRecorded } from '../../http/not-recorded.js';
 import { userIdSchema } from '../../slack/ids.js';
-import type { ListenerDeps } from '../types.js';
-import { type NotRecordedDeps, notRecorded } from './not-recorded.js';
+import { recordStop, type StopDeps } from './record.js';
+import { stopText } from './wording.js';
 
 /** `agent_session_stopped` as Slack documents it; `streaming_message_ts` is not used (no streams). */
 const stoppedSchema = z.looseObject({
@@ -15,9 +15,9 @@ const stoppedSchema = z.looseObject({
 
 /**
  * Someone pressed stop on a job's agent session. What waits is withdrawn and the session leaves
- * `processing`, recorded before Slack is answered; the job flow decides who may stop it.
+ * `processing`, recorded before Slack is answered; its recording decides who may stop it.
  */
-export function agentSessionStopped(deps: Pick<ListenerDeps, 'jobs'> & NotRecordedDeps) {
+export function agentSessionStopped(deps: StopDeps & NotRecordedDeps) {
   return async ({
     event,
     context,
@@ -33,7 +33,7 @@ export function agentSessionStopped(deps: Pick<ListenerDeps, 'jobs'> & NotRecord
     const { channel, user, thread_ts: threadTs, event_ts: eventTs } = parsed.data;
     const teamId = typeof body.team_id === 'string' ? body.team_id : context.teamId;
     try {
-      const outcome = await deps.jobs.acceptStop({
+      const outcome = await recordStop(deps, {
         channelId: channel,
         threadTs,
         userId: user,

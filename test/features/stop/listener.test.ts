@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { stopText } from '../../../src/blocks/stop-texts.js';
-import { agentSessionStopped } from '../../../src/listeners/events/agent-session-stopped.js';
+import { agentSessionStopped } from '../../../src/features/stop/listener.js';
+import { stopText } from '../../../src/features/stop/wording.js';
 import type { JobRecord } from '../../../src/store/types.js';
 import { TEAM } from '../../helpers/fake-network.js';
 import { CHANNEL, REQUESTER } from '../../helpers/job-world.js';
@@ -64,13 +64,14 @@ describe('agent_session_stopped', () => {
   });
 
   it('names the workspace from the envelope, or from Bolt’s context when the envelope’s is not a string', async () => {
-    const accept = vi.spyOn(w.deps.jobs, 'acceptStop');
-    await pressStop();
+    // Someone else's stop is checked where the job was asked, in the workspace the event names.
+    const check = vi.spyOn(w.deps.access, 'check');
+    await pressStop({ user: 'W0GRIDADMIN' });
     const args = boltEventArgs<Args>(
       {
         type: 'agent_session_stopped',
         channel: CHANNEL,
-        user: REQUESTER,
+        user: 'W0GRIDADMIN',
         thread_ts: job.threadTs,
         event_ts: '1.2',
       },
@@ -78,7 +79,7 @@ describe('agent_session_stopped', () => {
     );
     Object.assign(args.body, { team_id: null });
     await agentSessionStopped(w.deps)(args);
-    expect(accept.mock.calls.map((c) => c[0].teamId)).toEqual([TEAM, 'T0FROMCONTEXT']);
+    expect(check.mock.calls.map((c) => c[0].teamId)).toEqual([TEAM, 'T0FROMCONTEXT']);
   });
 
   it('a stop in a thread with no job is ignored', async () => {
@@ -93,9 +94,9 @@ describe('agent_session_stopped', () => {
     ['with an empty channel', { channel: '' }, 'channel'],
     ['without its event_ts', { event_ts: undefined }, 'event_ts'],
   ])('an event %s is logged naming the field, and changes nothing', async (_what, fields, field) => {
-    const accept = vi.spyOn(w.deps.jobs, 'acceptStop');
+    const lookup = vi.spyOn(w.deps.store, 'findJobByThread');
     await expect(pressStop(fields)).resolves.toBeUndefined();
-    expect(accept).not.toHaveBeenCalled();
+    expect(lookup).not.toHaveBeenCalled();
     const [line] = w.logged('warn', 'agent_session_stopped event not understood');
     expect(JSON.parse(line as string).fields).toEqual([field]);
   });
@@ -108,11 +109,11 @@ describe('agent_session_stopped', () => {
   ])(
     'a user that is %s is logged by its field name only, and nothing is posted or recorded',
     async (_what, user) => {
-      const accept = vi.spyOn(w.deps.jobs, 'acceptStop');
+      const lookup = vi.spyOn(w.deps.store, 'findJobByThread');
       // Even on Slack's last retry, when a failure would be told to the person privately.
       await pressStop({ user }, { retryNum: 3 });
       await w.idle();
-      expect(accept).not.toHaveBeenCalled();
+      expect(lookup).not.toHaveBeenCalled();
       expect(w.slack.postEphemeral).not.toHaveBeenCalled();
       expect(w.outbox().filter((r) => r.jobId === job.id && r.key)).toEqual([]);
       const [line, ...more] = w.logged('warn', 'agent_session_stopped event not understood');
@@ -124,7 +125,7 @@ describe('agent_session_stopped', () => {
 
   describe('when the store cannot record it', () => {
     beforeEach(() => {
-      vi.spyOn(w.deps.jobs, 'acceptStop').mockRejectedValue(new Error('disk I/O error'));
+      vi.spyOn(w.deps.store, 'findJobByThread').mockRejectedValue(new Error('disk I/O error'));
     });
 
     it('over HTTP, fails the event so Slack delivers it again', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { stopText, type Withdrawn } from '../../src/blocks/stop-texts.js';
+import { stopText, type Withdrawn } from '../../../src/features/stop/wording.js';
 
 const reply = (authorId: string): Withdrawn => ({ kind: 'follow_up', authorId });
 

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { text } from '../../../src/blocks/messages.js';
-import { stopText } from '../../../src/blocks/stop-texts.js';
-import { notRecorded } from '../../../src/listeners/events/not-recorded.js';
-import { CHANNEL, REQUESTER } from '../../helpers/job-world.js';
-import { createListenerWorld, type ListenerWorld } from '../../helpers/listener-deps.js';
+import { text } from '../../src/blocks/messages.js';
+import { notRecorded } from '../../src/http/not-recorded.js';
+import { md } from '../../src/slack/mrkdwn.js';
+import { CHANNEL, REQUESTER } from '../helpers/job-world.js';
+import { createListenerWorld, type ListenerWorld } from '../helpers/listener-deps.js';
 
 let w: ListenerWorld;
 beforeEach(() => {
@@ -37,13 +37,11 @@ describe('notRecorded', () => {
   it('in Socket Mode (acknowledged before the listener ran): tells the person at once, with the note given', async () => {
     await w.stop();
     w = createListenerWorld({}, { socketMode: true });
-    notRecorded(w.deps, failure, {}, { channel: CHANNEL, user: REQUESTER }, stopText.notRecorded());
+    // A surface's own words (a stop's: press stop again), not the instruction's default.
+    const note = md`:warning: I could not record your stop just now.`;
+    notRecorded(w.deps, failure, {}, { channel: CHANNEL, user: REQUESTER }, note);
     await w.idle();
-    expect(w.slack.postEphemeral).toHaveBeenCalledWith({
-      channel: CHANNEL,
-      user: REQUESTER,
-      text: stopText.notRecorded(),
-    });
+    expect(w.slack.postEphemeral).toHaveBeenCalledWith({ channel: CHANNEL, user: REQUESTER, text: note });
   });
 
   it('when Slack did not say whose it was: logs it, and tells no one', async () => {
