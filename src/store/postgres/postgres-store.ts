@@ -3,6 +3,7 @@ import { type DatabaseTlsError, parseDatabaseTls } from '../../config/database-t
 import { assistantThreadMethods } from '../assistant-threads.js';
 import { changeHolds } from '../changes.js';
 import { feedbackMethods } from '../feedback.js';
+import { homeViewMethods } from '../home-views.js';
 import {
   parseAt,
   parseCount,
@@ -25,7 +26,16 @@ import { postgresCluster } from './cluster.js';
 import { tlsOptions } from './connection-tls.js';
 import { postgresInserts } from './insert-job.js';
 import { migratePostgres, PROJECT_USES_LOCK, types, USER_USES_LOCK } from './migrate.js';
-import { exec, inTransaction, many, one, type Queryable, updateRow, write } from './statements.js';
+import {
+  exec,
+  inTransaction,
+  many,
+  one,
+  poolStatements,
+  type Queryable,
+  updateRow,
+  write,
+} from './statements.js';
 
 export { migratePostgres } from './migrate.js';
 
@@ -51,6 +61,7 @@ export async function openPostgresStore(
   pool.on('error', (error) => options.onIdleError?.(error));
   await migratePostgres(pool);
 
+  const run = poolStatements(pool);
   const transaction = <T>(work: (db: pg.PoolClient) => Promise<T>) => inTransaction(pool, work);
 
   const enqueueAll = async (db: Queryable, items: Parameters<Store['enqueue']>[0], now: number) => {
@@ -144,18 +155,9 @@ export async function openPostgresStore(
     async supersedeCardUpdates(jobId, uptoId, instanceId, now) {
       await write(pool, 'supersedeCardUpdates', { jobId, uptoId, instanceId, now });
     },
-    async recordHomeOpened(userId, teamId, now) {
-      await write(pool, 'recordHomeOpened', { userId, teamId, now });
-    },
-    homeOpened: async (userId) => (await exec(pool, 'homeOpened', { userId })).rows.length > 0,
-    ...assistantThreadMethods({
-      one: (name, params, parse) => one(pool, name, params, parse),
-      write: (name, params) => write(pool, name, params),
-    }),
-    ...feedbackMethods({
-      many: (name, params, parse) => many(pool, name, params, parse),
-      write: (name, params) => write(pool, name, params),
-    }),
+    ...homeViewMethods(run),
+    ...assistantThreadMethods(run),
+    ...feedbackMethods(run),
     enqueue: (items, now) => transaction((db) => enqueueAll(db, items, now)),
     dueOutbox: (now, limit) => many(pool, 'dueOutbox', { now, limit }, parseOutboxItem),
     updateOutbox: async (id, patch, instanceId) =>

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { assistantThreadMethods } from '../assistant-threads.js';
 import { changeHolds, readsJob } from '../changes.js';
 import { feedbackMethods } from '../feedback.js';
+import { homeViewMethods } from '../home-views.js';
 import type { Params } from '../queries/named.js';
 import { type PatchedTable, type QueryName, queriesFor, updateStatement } from '../queries.js';
 import { RehearsalUndone, undone } from '../rehearsal.js';
@@ -21,6 +22,7 @@ import {
   parseUseOfRun,
   type Row,
 } from '../rows.js';
+import type { Statements } from '../statements.js';
 import type {
   Change,
   Erased,
@@ -52,7 +54,8 @@ export function openSqliteStore(
 ): Store & { db: Database.Database } {
   const clock = options.now ?? Date.now;
   const db = openDatabase(path);
-  const { statements, one, many, write } = statementsOf(db, clock);
+  const run = statementsOf(db, clock);
+  const { one, many, write, update: updateRow } = run;
 
   const enqueueAll = (items: NewOutboxItem[], now: number) => {
     for (const item of items) {
@@ -64,19 +67,6 @@ export function openSqliteStore(
         now,
       });
     }
-  };
-
-  // Patches touch a handful of column sets over and over: prepare each statement once.
-  const updates = new Map<string, Database.Statement>();
-  const updateRow = (table: PatchedTable, id: number, patch: Record<string, unknown>, claimant?: string) => {
-    const update = updateStatement(table, id, patch, claimant);
-    if (!update) return 0;
-    let statement = updates.get(update.sql);
-    if (!statement) {
-      statement = db.prepare(update.sql);
-      updates.set(update.sql, statement);
-    }
-    return statement.run(update.params).changes;
   };
 
   const { insertRun, insertJob } = sqliteInserts({ one, write, enqueueAll });
@@ -193,10 +183,9 @@ export function openSqliteStore(
     async supersedeCardUpdates(jobId, uptoId, instanceId, now) {
       write('supersedeCardUpdates', { jobId, uptoId, instanceId, now });
     },
-    recordHomeOpened: async (userId, teamId, now) => void write('recordHomeOpened', { userId, teamId, now }),
-    homeOpened: async (userId) => statements.homeOpened.get({ userId }) !== undefined,
-    ...assistantThreadMethods({ one, write }),
-    ...feedbackMethods({ many, write }),
+    ...homeViewMethods(run),
+    ...assistantThreadMethods(run),
+    ...feedbackMethods(run),
     async enqueue(items, now) {
       db.transaction(() => enqueueAll(items, now)).immediate();
     },
@@ -258,5 +247,17 @@ function statementsOf(db: Database.Database, clock: () => number) {
   const many = <T>(name: QueryName, params: Params, parse: (row: Row) => T): T[] =>
     (statements[name].all(timed(params)) as Row[]).map(parse);
   const write = (name: QueryName, params: Params): number => statements[name].run(timed(params)).changes;
-  return { statements, one, many, write };
+  // Patches touch a handful of column sets over and over: prepare each statement once.
+  const updates = new Map<string, Database.Statement>();
+  const update = (table: PatchedTable, id: number, patch: Record<string, unknown>, claimant?: string) => {
+    const built = updateStatement(table, id, patch, claimant);
+    if (!built) return 0;
+    let statement = updates.get(built.sql);
+    if (!statement) {
+      statement = db.prepare(built.sql);
+      updates.set(built.sql, statement);
+    }
+    return statement.run(built.params).changes;
+  };
+  return { one, many, write, update } satisfies Statements;
 }
