@@ -8,11 +8,14 @@ import type { Statements } from '../../src/store/statements.js';
 /**
  * A store area's {@link Statements} on a migrated in-memory SQLite database, for testing an area
  * written once without an engine around it. `awaited` hands every result back a turn later, as
- * PostgreSQL's pool does; otherwise at once, as SQLite does. `ran` lists the statements run.
+ * PostgreSQL's pool does; otherwise at once, as SQLite does. `ran` lists the statements run. Given
+ * `db` (an open SQLite store's, say, to record rows through its inserts), runs on it instead.
  */
-export function areaStatements(options: { awaited?: boolean; clock?: () => number } = {}) {
-  const db = new Database(':memory:');
-  migrate(db);
+export function areaStatements(
+  options: { awaited?: boolean; clock?: () => number; db?: Database.Database } = {},
+) {
+  const db = options.db ?? new Database(':memory:');
+  if (!options.db) migrate(db);
   const sql = queriesFor('sqlite');
   const ran: { name: QueryName | 'update'; params: Params }[] = [];
   const clock = options.clock ?? (() => 1_700_000_000_000);

@@ -4,22 +4,21 @@ import { assistantThreadMethods } from '../assistant-threads.js';
 import { changeHolds } from '../changes.js';
 import { feedbackMethods } from '../feedback.js';
 import { homeViewMethods } from '../home-views.js';
+import { jobMethods } from '../jobs.js';
 import {
   parseAt,
-  parseCount,
   parseCountedUses,
   parseFigures,
   parseId,
-  parseJob,
   parseJobState,
   parseMaxId,
   parseOutboxItem,
   parseProjectUses,
   parseReservation,
   parseRun,
-  parseThread,
   parseUseOfRun,
 } from '../rows.js';
+import { runMethods } from '../runs.js';
 import type { Change, Store } from '../types.js';
 import { UnknownRunError, useDecision } from '../uses.js';
 import { postgresCluster } from './cluster.js';
@@ -122,15 +121,6 @@ export async function openPostgresStore(
     // PostgreSQL checkpoints on its own, in its own processes: nothing here waits for one.
     checkpoint: async () => undefined,
     insertFollowUp: (jobId, run, now) => transaction((db) => insertRun(db, jobId, run, now)),
-    claimRun: async (runId, now) => (await write(pool, 'claimRun', { runId, now })) === 1,
-    transitionJob: async (jobId, from, to, now) =>
-      (await write(pool, 'transitionJob', { jobId, from, to, now })) === 1,
-    getJob: (jobId) => one(pool, 'jobById', { jobId }, parseJob),
-    getRun: (runId) => one(pool, 'runById', { runId }, parseRun),
-    findJobByThread: (channelId, threadTs) => one(pool, 'jobByThread', { channelId, threadTs }, parseJob),
-    getRuns: (jobId) => many(pool, 'runsOfJob', { jobId }, parseRun),
-    threadOfOpenMessage: async (channelId, messageTs) =>
-      (await one(pool, 'threadOfOpenMessage', { channelId, messageTs }, parseThread))?.threadTs,
     apply: (change, now) => transaction((db) => applyIn(db, change, now)),
     applyAll: (changes, now) =>
       transaction(async (db) => {
@@ -138,23 +128,14 @@ export async function openPostgresStore(
         for (const change of changes) results.push(await applyIn(db, change, now));
         return results;
       }),
-    dueJobs: (now, limit) => many(pool, 'dueJobs', { now, limit }, parseJob),
-    nextDueAt: async (now) => (await one(pool, 'nextDueAt', { now }, parseAt))?.at ?? undefined,
-    pendingRuns: (jobId) => many(pool, 'pendingRuns', { jobId }, parseRun),
-    readyRuns: (jobId) => many(pool, 'readyRuns', { jobId }, parseRun),
-    recentJobs: (filter, limit) =>
-      'requesterId' in filter
-        ? many(pool, 'recentJobsOfRequester', { requesterId: filter.requesterId, limit }, parseJob)
-        : many(pool, 'recentJobsOfChannel', { channelId: filter.channelId, limit }, parseJob),
     instructionsSince: usesSince,
-    async setRootReaction(jobId, name) {
-      await write(pool, 'setRootReaction', { jobId, name });
-    },
     latestCardUpdate: async (jobId) =>
       (await one(pool, 'latestCardUpdate', { jobId }, parseMaxId))?.id ?? undefined,
     async supersedeCardUpdates(jobId, uptoId, instanceId, now) {
       await write(pool, 'supersedeCardUpdates', { jobId, uptoId, instanceId, now });
     },
+    ...jobMethods(run),
+    ...runMethods(run),
     ...homeViewMethods(run),
     ...assistantThreadMethods(run),
     ...feedbackMethods(run),
@@ -163,7 +144,6 @@ export async function openPostgresStore(
     updateOutbox: async (id, patch, instanceId) =>
       (await updateRow(pool, 'outbox', id, patch, instanceId)) === 1,
     nextOutboxAt: async (now) => (await one(pool, 'nextOutboxAt', { now }, parseAt))?.at ?? undefined,
-    countActiveJobs: async () => (await one(pool, 'countActiveJobs', {}, parseCount))?.n ?? 0,
     async figures(since, timeoutMs) {
       // Two reads side by side: figures for a dashboard, where a moment between them is harmless.
       const [counts, uses] = await Promise.all([

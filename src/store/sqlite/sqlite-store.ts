@@ -3,25 +3,24 @@ import { assistantThreadMethods } from '../assistant-threads.js';
 import { changeHolds, readsJob } from '../changes.js';
 import { feedbackMethods } from '../feedback.js';
 import { homeViewMethods } from '../home-views.js';
+import { jobMethods } from '../jobs.js';
 import type { Params } from '../queries/named.js';
 import { type PatchedTable, type QueryName, queriesFor, updateStatement } from '../queries.js';
 import { RehearsalUndone, undone } from '../rehearsal.js';
 import {
   parseAt,
-  parseCount,
   parseCountedUses,
   parseFigures,
   parseId,
-  parseJob,
   parseJobState,
   parseMaxId,
   parseOutboxItem,
   parseProjectUses,
   parseRun,
-  parseThread,
   parseUseOfRun,
   type Row,
 } from '../rows.js';
+import { runMethods } from '../runs.js';
 import type { Statements } from '../statements.js';
 import type {
   Change,
@@ -149,40 +148,19 @@ export function openSqliteStore(
     async insertFollowUp(jobId, run, now) {
       return db.transaction(() => insertRun(jobId, run, now)).immediate();
     },
-    async claimRun(runId, now) {
-      return write('claimRun', { runId, now }) === 1;
-    },
-    async transitionJob(jobId, from, to, now) {
-      return write('transitionJob', { jobId, from, to, now }) === 1;
-    },
-    getRun: async (runId) => one('runById', { runId }, parseRun),
-    getJob: async (jobId) => one('jobById', { jobId }, parseJob),
-    findJobByThread: async (channelId, threadTs) => one('jobByThread', { channelId, threadTs }, parseJob),
-    getRuns: async (jobId) => many('runsOfJob', { jobId }, parseRun),
-    threadOfOpenMessage: async (channelId, messageTs) =>
-      one('threadOfOpenMessage', { channelId, messageTs }, parseThread)?.threadTs,
     async apply(change, now) {
       return applyTx.immediate(change, now);
     },
     async applyAll(changes, now) {
       return applyAllTx.immediate(changes, now);
     },
-    dueJobs: async (now, limit) => many('dueJobs', { now, limit }, parseJob),
-    nextDueAt: async (now) => one('nextDueAt', { now }, parseAt)?.at ?? undefined,
-    pendingRuns: async (jobId) => many('pendingRuns', { jobId }, parseRun),
-    readyRuns: async (jobId) => many('readyRuns', { jobId }, parseRun),
-    recentJobs: async (filter, limit) =>
-      'requesterId' in filter
-        ? many('recentJobsOfRequester', { requesterId: filter.requesterId, limit }, parseJob)
-        : many('recentJobsOfChannel', { channelId: filter.channelId, limit }, parseJob),
     instructionsSince: async (since) => usesSince(since),
-    async setRootReaction(jobId, name) {
-      write('setRootReaction', { jobId, name });
-    },
     latestCardUpdate: async (jobId) => one('latestCardUpdate', { jobId }, parseMaxId)?.id ?? undefined,
     async supersedeCardUpdates(jobId, uptoId, instanceId, now) {
       write('supersedeCardUpdates', { jobId, uptoId, instanceId, now });
     },
+    ...jobMethods(run),
+    ...runMethods(run),
     ...homeViewMethods(run),
     ...assistantThreadMethods(run),
     ...feedbackMethods(run),
@@ -192,7 +170,6 @@ export function openSqliteStore(
     dueOutbox: async (now, limit) => many('dueOutbox', { now, limit }, parseOutboxItem),
     updateOutbox: async (id, patch, instanceId) => updateRow('outbox', id, patch, instanceId) === 1,
     nextOutboxAt: async (now) => one('nextOutboxAt', { now }, parseAt)?.at ?? undefined,
-    countActiveJobs: async () => one('countActiveJobs', {}, parseCount)?.n ?? 0,
     figures: async (since, timeoutMs) => figuresTx(since, timeoutMs),
     async recentInstructions(userId, since) {
       const row = one('recentInstructions', { userId, since }, parseCountedUses);
