@@ -5,14 +5,12 @@ import { changeHolds } from '../changes.js';
 import { feedbackMethods } from '../feedback.js';
 import { homeViewMethods } from '../home-views.js';
 import { jobMethods } from '../jobs.js';
+import { outboxMethods } from '../outbox.js';
 import {
-  parseAt,
   parseCountedUses,
   parseFigures,
   parseId,
   parseJobState,
-  parseMaxId,
-  parseOutboxItem,
   parseProjectUses,
   parseReservation,
   parseRun,
@@ -129,21 +127,13 @@ export async function openPostgresStore(
         return results;
       }),
     instructionsSince: usesSince,
-    latestCardUpdate: async (jobId) =>
-      (await one(pool, 'latestCardUpdate', { jobId }, parseMaxId))?.id ?? undefined,
-    async supersedeCardUpdates(jobId, uptoId, instanceId, now) {
-      await write(pool, 'supersedeCardUpdates', { jobId, uptoId, instanceId, now });
-    },
     ...jobMethods(run),
     ...runMethods(run),
+    ...outboxMethods(run),
     ...homeViewMethods(run),
     ...assistantThreadMethods(run),
     ...feedbackMethods(run),
     enqueue: (items, now) => transaction((db) => enqueueAll(db, items, now)),
-    dueOutbox: (now, limit) => many(pool, 'dueOutbox', { now, limit }, parseOutboxItem),
-    updateOutbox: async (id, patch, instanceId) =>
-      (await updateRow(pool, 'outbox', id, patch, instanceId)) === 1,
-    nextOutboxAt: async (now) => (await one(pool, 'nextOutboxAt', { now }, parseAt))?.at ?? undefined,
     async figures(since, timeoutMs) {
       // Two reads side by side: figures for a dashboard, where a moment between them is harmless.
       const [counts, uses] = await Promise.all([

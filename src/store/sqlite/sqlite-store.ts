@@ -4,17 +4,15 @@ import { changeHolds, readsJob } from '../changes.js';
 import { feedbackMethods } from '../feedback.js';
 import { homeViewMethods } from '../home-views.js';
 import { jobMethods } from '../jobs.js';
+import { outboxMethods } from '../outbox.js';
 import type { Params } from '../queries/named.js';
 import { type PatchedTable, type QueryName, queriesFor, updateStatement } from '../queries.js';
 import { RehearsalUndone, undone } from '../rehearsal.js';
 import {
-  parseAt,
   parseCountedUses,
   parseFigures,
   parseId,
   parseJobState,
-  parseMaxId,
-  parseOutboxItem,
   parseProjectUses,
   parseRun,
   parseUseOfRun,
@@ -155,21 +153,15 @@ export function openSqliteStore(
       return applyAllTx.immediate(changes, now);
     },
     instructionsSince: async (since) => usesSince(since),
-    latestCardUpdate: async (jobId) => one('latestCardUpdate', { jobId }, parseMaxId)?.id ?? undefined,
-    async supersedeCardUpdates(jobId, uptoId, instanceId, now) {
-      write('supersedeCardUpdates', { jobId, uptoId, instanceId, now });
-    },
     ...jobMethods(run),
     ...runMethods(run),
+    ...outboxMethods(run),
     ...homeViewMethods(run),
     ...assistantThreadMethods(run),
     ...feedbackMethods(run),
     async enqueue(items, now) {
       db.transaction(() => enqueueAll(items, now)).immediate();
     },
-    dueOutbox: async (now, limit) => many('dueOutbox', { now, limit }, parseOutboxItem),
-    updateOutbox: async (id, patch, instanceId) => updateRow('outbox', id, patch, instanceId) === 1,
-    nextOutboxAt: async (now) => one('nextOutboxAt', { now }, parseAt)?.at ?? undefined,
     figures: async (since, timeoutMs) => figuresTx(since, timeoutMs),
     async recentInstructions(userId, since) {
       const row = one('recentInstructions', { userId, since }, parseCountedUses);
