@@ -11,14 +11,13 @@ import {
   parseFigures,
   parseId,
   parseJobState,
-  parseProjectUses,
   parseReservation,
   parseRun,
   parseUseOfRun,
 } from '../rows.js';
 import { runMethods } from '../runs.js';
 import type { Change, Store } from '../types.js';
-import { UnknownRunError, useDecision } from '../uses.js';
+import { UnknownRunError, useDecision, useReadMethods } from '../uses.js';
 import { postgresCluster } from './cluster.js';
 import { tlsOptions } from './connection-tls.js';
 import { postgresInserts } from './insert-job.js';
@@ -58,7 +57,8 @@ export async function openPostgresStore(
   pool.on('error', (error) => options.onIdleError?.(error));
   await migratePostgres(pool);
 
-  const run = poolStatements(pool);
+  const statements = poolStatements(pool);
+  const useReads = useReadMethods(statements);
   const transaction = <T>(work: (db: pg.PoolClient) => Promise<T>) => inTransaction(pool, work);
 
   const enqueueAll = async (db: Queryable, items: Parameters<Store['enqueue']>[0], now: number) => {
@@ -73,12 +73,6 @@ export async function openPostgresStore(
       });
     }
   };
-
-  const usesSince = async (since: number) =>
-    (await many(pool, 'instructionsSince', { since }, parseProjectUses)).map((r) => ({
-      projectId: r.projectId,
-      count: r.n,
-    }));
 
   /** One change inside a transaction; false (nothing written) when `expect` did not hold. */
   async function applyIn(db: Queryable, change: Change, now: number): Promise<boolean> {
@@ -126,26 +120,22 @@ export async function openPostgresStore(
         for (const change of changes) results.push(await applyIn(db, change, now));
         return results;
       }),
-    instructionsSince: usesSince,
-    ...jobMethods(run),
-    ...runMethods(run),
-    ...outboxMethods(run),
-    ...homeViewMethods(run),
-    ...assistantThreadMethods(run),
-    ...feedbackMethods(run),
+    ...jobMethods(statements),
+    ...runMethods(statements),
+    ...outboxMethods(statements),
+    ...useReads,
+    ...homeViewMethods(statements),
+    ...assistantThreadMethods(statements),
+    ...feedbackMethods(statements),
     enqueue: (items, now) => transaction((db) => enqueueAll(db, items, now)),
     async figures(since, timeoutMs) {
       // Two reads side by side: figures for a dashboard, where a moment between them is harmless.
       const [counts, uses] = await Promise.all([
         one(pool, 'figures', { timeoutMs }, parseFigures),
-        usesSince(since),
+        useReads.instructionsSince(since),
       ]);
       if (!counts) throw new Error('the figures query returned no row');
       return { ...counts, uses };
-    },
-    async recentInstructions(userId, since) {
-      const row = await one(pool, 'recentInstructions', { userId, since }, parseCountedUses);
-      return { count: row?.n ?? 0, oldest: row?.oldest ?? null };
     },
     reserveUse: (runId, quota, now) =>
       transaction(async (db) => {

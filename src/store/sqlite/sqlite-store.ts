@@ -30,7 +30,7 @@ import type {
   UseQuota,
   UseReservation,
 } from '../types.js';
-import { UnknownRunError, useDecision } from '../uses.js';
+import { UnknownRunError, useDecision, useReadMethods, usesPerProject } from '../uses.js';
 import { sqliteCluster } from './cluster.js';
 import { migrate, preparePrivateFile } from './database-file.js';
 import { withGroupedInserts } from './group-commit.js';
@@ -51,8 +51,8 @@ export function openSqliteStore(
 ): Store & { db: Database.Database } {
   const clock = options.now ?? Date.now;
   const db = openDatabase(path);
-  const run = statementsOf(db, clock);
-  const { one, many, write, update: updateRow } = run;
+  const statements = statementsOf(db, clock);
+  const { one, many, write, update: updateRow } = statements;
 
   const enqueueAll = (items: NewOutboxItem[], now: number) => {
     for (const item of items) {
@@ -89,17 +89,11 @@ export function openSqliteStore(
   const applyTx = db.transaction(applyOne);
   const applyAllTx = db.transaction((changes: Change[], now: number) => changes.map((c) => applyOne(c, now)));
 
-  const usesSince = (since: number) =>
-    many('instructionsSince', { since }, parseProjectUses).map((r) => ({
-      projectId: r.projectId,
-      count: r.n,
-    }));
-
   // One snapshot: both reads see the same moment.
   const figuresTx = db.transaction((since: number, timeoutMs: number) => {
     const counts = one('figures', { timeoutMs }, parseFigures);
     if (!counts) throw new Error('the figures query returned no row');
-    return { ...counts, uses: usesSince(since) };
+    return { ...counts, uses: usesPerProject(many('instructionsSince', { since }, parseProjectUses)) };
   });
 
   const reserveTx = db.transaction((runId: number, quota: UseQuota, now: number): UseReservation => {
@@ -152,21 +146,17 @@ export function openSqliteStore(
     async applyAll(changes, now) {
       return applyAllTx.immediate(changes, now);
     },
-    instructionsSince: async (since) => usesSince(since),
-    ...jobMethods(run),
-    ...runMethods(run),
-    ...outboxMethods(run),
-    ...homeViewMethods(run),
-    ...assistantThreadMethods(run),
-    ...feedbackMethods(run),
+    ...jobMethods(statements),
+    ...runMethods(statements),
+    ...outboxMethods(statements),
+    ...useReadMethods(statements),
+    ...homeViewMethods(statements),
+    ...assistantThreadMethods(statements),
+    ...feedbackMethods(statements),
     async enqueue(items, now) {
       db.transaction(() => enqueueAll(items, now)).immediate();
     },
     figures: async (since, timeoutMs) => figuresTx(since, timeoutMs),
-    async recentInstructions(userId, since) {
-      const row = one('recentInstructions', { userId, since }, parseCountedUses);
-      return { count: row?.n ?? 0, oldest: row?.oldest ?? null };
-    },
     async reserveUse(runId, quota, now) {
       return reserveTx.immediate(runId, quota, now);
     },
