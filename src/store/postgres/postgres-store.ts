@@ -2,6 +2,7 @@ import pg from 'pg';
 import { type DatabaseTlsError, parseDatabaseTls } from '../../config/database-tls.js';
 import { assistantThreadMethods } from '../assistant-threads.js';
 import { changeHolds } from '../changes.js';
+import { clusterMethods } from '../cluster-store.js';
 import { feedbackMethods } from '../feedback.js';
 import { homeViewMethods } from '../home-views.js';
 import { jobMethods } from '../jobs.js';
@@ -120,6 +121,7 @@ export async function openPostgresStore(
         for (const change of changes) results.push(await applyIn(db, change, now));
         return results;
       }),
+    ...clusterMethods(statements),
     ...jobMethods(statements),
     ...runMethods(statements),
     ...outboxMethods(statements),

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { assistantThreadMethods } from '../assistant-threads.js';
 import { changeHolds, readsJob } from '../changes.js';
+import { clusterMethods } from '../cluster-store.js';
 import { feedbackMethods } from '../feedback.js';
 import { homeViewMethods } from '../home-views.js';
 import { jobMethods } from '../jobs.js';
@@ -129,7 +130,7 @@ export function openSqliteStore(
   return withGroupedInserts(db, {
     db,
     shared: false,
-    ...sqliteCluster({ db, one, many, write }),
+    ...sqliteCluster({ db, many, write }),
     async insertJob(job, firstRun, now) {
       return insertJobTx.immediate(job, firstRun, now);
     },
@@ -146,6 +147,7 @@ export function openSqliteStore(
     async applyAll(changes, now) {
       return applyAllTx.immediate(changes, now);
     },
+    ...clusterMethods(statements),
     ...jobMethods(statements),
     ...runMethods(statements),
     ...outboxMethods(statements),
