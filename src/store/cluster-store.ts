@@ -1,5 +1,7 @@
 import type { Orphans } from './changes.js';
 import type { JobRecord, OutboxItem, RunRecord } from './records.js';
+import { parseAt, parseCount, parseJob, parseOutboxItem } from './rows.js';
+import type { Statements } from './statements.js';
 
 /** Work an instance holds while it calls out for it (see {@link ClusterStore.renewHold}). */
 export type HeldWork = { jobId: number } | { runIds: number[] } | { outboxId: number };
@@ -66,4 +68,39 @@ export interface ClusterStore {
    * its own (taken over, or delivered): the call must not be made.
    */
   renewHold(instanceId: string, work: HeldWork, leaseMs: number): Promise<boolean>;
+}
+
+/** The cluster methods that are one statement each, written once ({@link clusterMethods}). */
+export type ClusterStatementMethods = Pick<
+  ClusterStore,
+  'heartbeat' | 'liveInstances' | 'claimDueJobs' | 'releaseJob' | 'claimOutbox'
+>;
+/** The rest, which each engine runs in its own transactions. */
+export type TransactedClusterMethods = Omit<ClusterStore, keyof ClusterStatementMethods>;
+
+/**
+ * Heartbeats and the claims that are one statement each, written once for both engines over their
+ * {@link Statements}. Claims come back in the order they fall due, ties by id, whatever order the
+ * engine's `RETURNING` gave.
+ */
+export function clusterMethods(run: Pick<Statements, 'one' | 'many' | 'write'>): ClusterStatementMethods {
+  return {
+    async heartbeat(instanceId) {
+      const at = (await run.one('heartbeat', { instanceId }, parseAt))?.at;
+      if (at === undefined || at === null) throw new Error('the heartbeat returned no time');
+      return at;
+    },
+    liveInstances: async (timeoutMs) => (await run.one('liveInstances', { timeoutMs }, parseCount))?.n ?? 0,
+    async claimDueJobs(instanceId, now, limit, leaseMs) {
+      const claimed = await run.many('claimDueJobs', { instanceId, now, limit, leaseMs }, parseJob);
+      return claimed.sort((a, b) => (a.nextPollAt ?? 0) - (b.nextPollAt ?? 0) || a.id - b.id);
+    },
+    async releaseJob(jobId, instanceId) {
+      await run.write('releaseJob', { jobId, instanceId });
+    },
+    async claimOutbox(instanceId, now, limit, leaseMs) {
+      const claimed = await run.many('claimOutbox', { instanceId, now, limit, leaseMs }, parseOutboxItem);
+      return claimed.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || a.id - b.id);
+    },
+  };
 }

@@ -1,4 +1,6 @@
-import type { UseQuota, UseReservation } from './types.js';
+import { parseCountedUses, parseProjectUses } from './rows.js';
+import type { Statements } from './statements.js';
+import type { UseQuota, UseReservation, UsesStore } from './types.js';
 
 /** Uses counted in the window, and when the oldest of them was reserved (epoch ms). */
 export interface CountedUses {
@@ -36,4 +38,26 @@ export class UnknownRunError extends Error {
   constructor(runId: number) {
     super(`no run ${runId} in the store`);
   }
+}
+
+/** Uses per project as {@link UsesStore.instructionsSince} reports them, from the statement's rows. */
+export const usesPerProject = (rows: { projectId: string | null; n: number }[]) =>
+  rows.map((row) => ({ projectId: row.projectId, count: row.n }));
+
+/**
+ * The uses read by one statement each, written once for both engines over their
+ * {@link Statements}; `reserveUse` (a check and a write serialised per person and project) stays
+ * with each engine's transaction.
+ */
+export function useReadMethods(
+  run: Pick<Statements, 'one' | 'many'>,
+): Pick<UsesStore, 'instructionsSince' | 'recentInstructions'> {
+  return {
+    instructionsSince: async (since) =>
+      usesPerProject(await run.many('instructionsSince', { since }, parseProjectUses)),
+    async recentInstructions(userId, since) {
+      const row = await run.one('recentInstructions', { userId, since }, parseCountedUses);
+      return { count: row?.n ?? 0, oldest: row?.oldest ?? null };
+    },
+  };
 }

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { UseQuota } from '../../src/store/types.js';
-import { UnknownRunError, useDecision } from '../../src/store/uses.js';
+import { UnknownRunError, useDecision, useReadMethods } from '../../src/store/uses.js';
+import { areaStatements, HANDED_BACK } from '../helpers/store-statements.js';
+import { createRun, newJob } from './store-contract.js';
 
 const HOUR = 3_600_000;
 const NOW = 1_700_000_000_000;
@@ -63,3 +66,20 @@ describe('a use reserved for a run the store does not hold', () => {
     expect(error.message).toBe('no run 42 in the store');
   });
 });
+
+for (const [handedBack, awaited] of HANDED_BACK) {
+  describe(`uses read by one statement each, handed back ${handedBack}`, () => {
+    it('counts a person’s reserved uses and each project’s since a time, none before any', async () => {
+      const store = openSqliteStore(':memory:');
+      const uses = useReadMethods(areaStatements({ awaited, db: store.db }).statements);
+      expect(await uses.recentInstructions('U0ALICE', NOW - HOUR)).toEqual({ count: 0, oldest: null });
+      expect(await uses.instructionsSince(NOW - HOUR)).toEqual([]);
+      const { run } = await store.insertJob(newJob('uses'), createRun(), NOW - 1_000);
+      expect(await store.reserveUse(run.id, quota, NOW - 1_000)).toEqual({ reserved: true });
+      expect(await uses.recentInstructions('U0ALICE', NOW - HOUR)).toEqual({ count: 1, oldest: NOW - 1_000 });
+      expect(await uses.recentInstructions('U0ALICE', NOW)).toEqual({ count: 0, oldest: null });
+      expect(await uses.instructionsSince(NOW - HOUR)).toEqual([{ projectId: null, count: 1 }]);
+      await store.close();
+    });
+  });
+}

@@ -1,26 +1,21 @@
 import type pg from 'pg';
-import type { ClusterStore } from '../cluster-store.js';
-import { parseAt, parseCount, parseJob, parseOutboxItem, parseRun } from '../rows.js';
+import type { TransactedClusterMethods } from '../cluster-store.js';
+import { parseJob, parseRun } from '../rows.js';
 import { ADOPTION_LOCK_KEY } from './migrate.js';
-import { exec, many, one, write } from './statements.js';
+import { exec, many, write } from './statements.js';
 
 /**
- * Heartbeats, claims, holds and take-overs on PostgreSQL. Every time these decide by is the
+ * Take-overs, batch claims and holds on PostgreSQL (heartbeats and the claims that are one
+ * statement are written once, in `cluster-store.ts`). Every time these decide by is the
  * server's (`clock_timestamp()`, see `queries/cluster.ts`): the instances sharing the database may
  * run on hosts whose clocks disagree, and none of them is asked what time it is.
  */
 export function postgresCluster(
   pool: pg.Pool,
   transaction: <T>(work: (db: pg.PoolClient) => Promise<T>) => Promise<T>,
-): ClusterStore {
+): TransactedClusterMethods {
   const byId = <T extends { id: number }>(records: T[]) => records.sort((a, b) => a.id - b.id);
   return {
-    async heartbeat(instanceId) {
-      const at = (await one(pool, 'heartbeat', { instanceId }, parseAt))?.at;
-      if (at === undefined || at === null) throw new Error('the heartbeat returned no time');
-      return at;
-    },
-    liveInstances: async (timeoutMs) => (await one(pool, 'liveInstances', { timeoutMs }, parseCount))?.n ?? 0,
     retireInstance: (instanceId, options = {}) =>
       transaction(async (db) => {
         await write(db, 'retireInstance', { instanceId });
@@ -47,20 +42,9 @@ export function postgresCluster(
         for (const jobId of work.jobIds) await write(db, 'releaseJobWork', { jobId, instanceId });
         for (const runId of work.runIds) await write(db, 'releaseRunWork', { runId, instanceId });
       }),
-    async claimDueJobs(instanceId, now, limit, leaseMs) {
-      const claimed = await many(pool, 'claimDueJobs', { instanceId, now, limit, leaseMs }, parseJob);
-      return claimed.sort((a, b) => (a.nextPollAt ?? 0) - (b.nextPollAt ?? 0) || a.id - b.id);
-    },
-    async releaseJob(jobId, instanceId) {
-      await write(pool, 'releaseJob', { jobId, instanceId });
-    },
     async claimReadyRuns(jobId, instanceId, now, leaseMs) {
       const claimed = await many(pool, 'claimReadyRuns', { jobId, now, instanceId, leaseMs }, parseRun);
       return claimed.sort((a, b) => a.seq - b.seq);
-    },
-    async claimOutbox(instanceId, now, limit, leaseMs) {
-      const claimed = await many(pool, 'claimOutbox', { instanceId, now, limit, leaseMs }, parseOutboxItem);
-      return claimed.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || a.id - b.id);
     },
     async renewHold(instanceId, work, leaseMs) {
       if ('jobId' in work)

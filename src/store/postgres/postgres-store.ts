@@ -2,30 +2,37 @@ import pg from 'pg';
 import { type DatabaseTlsError, parseDatabaseTls } from '../../config/database-tls.js';
 import { assistantThreadMethods } from '../assistant-threads.js';
 import { changeHolds } from '../changes.js';
+import { clusterMethods } from '../cluster-store.js';
 import { feedbackMethods } from '../feedback.js';
+import { homeViewMethods } from '../home-views.js';
+import { jobMethods } from '../jobs.js';
+import { outboxMethods } from '../outbox.js';
 import {
-  parseAt,
-  parseCount,
   parseCountedUses,
   parseFigures,
   parseId,
-  parseJob,
   parseJobState,
-  parseMaxId,
-  parseOutboxItem,
-  parseProjectUses,
   parseReservation,
   parseRun,
-  parseThread,
   parseUseOfRun,
 } from '../rows.js';
+import { runMethods } from '../runs.js';
 import type { Change, Store } from '../types.js';
-import { UnknownRunError, useDecision } from '../uses.js';
+import { UnknownRunError, useDecision, useReadMethods } from '../uses.js';
 import { postgresCluster } from './cluster.js';
 import { tlsOptions } from './connection-tls.js';
 import { postgresInserts } from './insert-job.js';
 import { migratePostgres, PROJECT_USES_LOCK, types, USER_USES_LOCK } from './migrate.js';
-import { exec, inTransaction, many, one, type Queryable, updateRow, write } from './statements.js';
+import {
+  exec,
+  inTransaction,
+  many,
+  one,
+  poolStatements,
+  type Queryable,
+  updateRow,
+  write,
+} from './statements.js';
 
 export { migratePostgres } from './migrate.js';
 
@@ -51,6 +58,8 @@ export async function openPostgresStore(
   pool.on('error', (error) => options.onIdleError?.(error));
   await migratePostgres(pool);
 
+  const statements = poolStatements(pool);
+  const useReads = useReadMethods(statements);
   const transaction = <T>(work: (db: pg.PoolClient) => Promise<T>) => inTransaction(pool, work);
 
   const enqueueAll = async (db: Queryable, items: Parameters<Store['enqueue']>[0], now: number) => {
@@ -65,12 +74,6 @@ export async function openPostgresStore(
       });
     }
   };
-
-  const usesSince = async (since: number) =>
-    (await many(pool, 'instructionsSince', { since }, parseProjectUses)).map((r) => ({
-      projectId: r.projectId,
-      count: r.n,
-    }));
 
   /** One change inside a transaction; false (nothing written) when `expect` did not hold. */
   async function applyIn(db: Queryable, change: Change, now: number): Promise<boolean> {
@@ -111,15 +114,6 @@ export async function openPostgresStore(
     // PostgreSQL checkpoints on its own, in its own processes: nothing here waits for one.
     checkpoint: async () => undefined,
     insertFollowUp: (jobId, run, now) => transaction((db) => insertRun(db, jobId, run, now)),
-    claimRun: async (runId, now) => (await write(pool, 'claimRun', { runId, now })) === 1,
-    transitionJob: async (jobId, from, to, now) =>
-      (await write(pool, 'transitionJob', { jobId, from, to, now })) === 1,
-    getJob: (jobId) => one(pool, 'jobById', { jobId }, parseJob),
-    getRun: (runId) => one(pool, 'runById', { runId }, parseRun),
-    findJobByThread: (channelId, threadTs) => one(pool, 'jobByThread', { channelId, threadTs }, parseJob),
-    getRuns: (jobId) => many(pool, 'runsOfJob', { jobId }, parseRun),
-    threadOfOpenMessage: async (channelId, messageTs) =>
-      (await one(pool, 'threadOfOpenMessage', { channelId, messageTs }, parseThread))?.threadTs,
     apply: (change, now) => transaction((db) => applyIn(db, change, now)),
     applyAll: (changes, now) =>
       transaction(async (db) => {
@@ -127,53 +121,23 @@ export async function openPostgresStore(
         for (const change of changes) results.push(await applyIn(db, change, now));
         return results;
       }),
-    dueJobs: (now, limit) => many(pool, 'dueJobs', { now, limit }, parseJob),
-    nextDueAt: async (now) => (await one(pool, 'nextDueAt', { now }, parseAt))?.at ?? undefined,
-    pendingRuns: (jobId) => many(pool, 'pendingRuns', { jobId }, parseRun),
-    readyRuns: (jobId) => many(pool, 'readyRuns', { jobId }, parseRun),
-    recentJobs: (filter, limit) =>
-      'requesterId' in filter
-        ? many(pool, 'recentJobsOfRequester', { requesterId: filter.requesterId, limit }, parseJob)
-        : many(pool, 'recentJobsOfChannel', { channelId: filter.channelId, limit }, parseJob),
-    instructionsSince: usesSince,
-    async setRootReaction(jobId, name) {
-      await write(pool, 'setRootReaction', { jobId, name });
-    },
-    latestCardUpdate: async (jobId) =>
-      (await one(pool, 'latestCardUpdate', { jobId }, parseMaxId))?.id ?? undefined,
-    async supersedeCardUpdates(jobId, uptoId, instanceId, now) {
-      await write(pool, 'supersedeCardUpdates', { jobId, uptoId, instanceId, now });
-    },
-    async recordHomeOpened(userId, teamId, now) {
-      await write(pool, 'recordHomeOpened', { userId, teamId, now });
-    },
-    homeOpened: async (userId) => (await exec(pool, 'homeOpened', { userId })).rows.length > 0,
-    ...assistantThreadMethods({
-      one: (name, params, parse) => one(pool, name, params, parse),
-      write: (name, params) => write(pool, name, params),
-    }),
-    ...feedbackMethods({
-      many: (name, params, parse) => many(pool, name, params, parse),
-      write: (name, params) => write(pool, name, params),
-    }),
+    ...clusterMethods(statements),
+    ...jobMethods(statements),
+    ...runMethods(statements),
+    ...outboxMethods(statements),
+    ...useReads,
+    ...homeViewMethods(statements),
+    ...assistantThreadMethods(statements),
+    ...feedbackMethods(statements),
     enqueue: (items, now) => transaction((db) => enqueueAll(db, items, now)),
-    dueOutbox: (now, limit) => many(pool, 'dueOutbox', { now, limit }, parseOutboxItem),
-    updateOutbox: async (id, patch, instanceId) =>
-      (await updateRow(pool, 'outbox', id, patch, instanceId)) === 1,
-    nextOutboxAt: async (now) => (await one(pool, 'nextOutboxAt', { now }, parseAt))?.at ?? undefined,
-    countActiveJobs: async () => (await one(pool, 'countActiveJobs', {}, parseCount))?.n ?? 0,
     async figures(since, timeoutMs) {
       // Two reads side by side: figures for a dashboard, where a moment between them is harmless.
       const [counts, uses] = await Promise.all([
         one(pool, 'figures', { timeoutMs }, parseFigures),
-        usesSince(since),
+        useReads.instructionsSince(since),
       ]);
       if (!counts) throw new Error('the figures query returned no row');
       return { ...counts, uses };
-    },
-    async recentInstructions(userId, since) {
-      const row = await one(pool, 'recentInstructions', { userId, since }, parseCountedUses);
-      return { count: row?.n ?? 0, oldest: row?.oldest ?? null };
     },
     reserveUse: (runId, quota, now) =>
       transaction(async (db) => {

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { type Params, toPostgres } from '../queries/named.js';
 import { type PatchedTable, POSTGRES_ONLY, type QueryName, queriesFor, updateStatement } from '../queries.js';
 import type { Row } from '../rows.js';
+import type { Statements } from '../statements.js';
 
 /**
  * The store's statements on PostgreSQL, run by name with named parameters, and its transactions.
@@ -40,6 +41,14 @@ export async function updateRow(
   const { text, values } = toPostgres(update.sql, update.params);
   return (await db.query(text, values)).rowCount ?? 0;
 }
+
+/** The store's {@link Statements} on the pool: each statement on whichever connection is free. */
+export const poolStatements = (pool: pg.Pool): Statements => ({
+  one: (name, params, parse) => one(pool, name, params, parse),
+  many: (name, params, parse) => many(pool, name, params, parse),
+  write: (name, params) => write(pool, name, params),
+  update: (table, id, patch, claimant) => updateRow(pool, table, id, patch, claimant),
+});
 
 /** Runs `work` in one transaction on one connection of the pool. */
 export async function inTransaction<T>(pool: pg.Pool, work: (db: pg.PoolClient) => Promise<T>): Promise<T> {

@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3';
-import type { ClusterStore } from '../cluster-store.js';
+import type { TransactedClusterMethods } from '../cluster-store.js';
 import type { Params } from '../queries/named.js';
 import type { QueryName } from '../queries.js';
-import { parseAt, parseCount, parseJob, parseOutboxItem, parseRun, type Row } from '../rows.js';
+import { parseJob, parseRun, type Row } from '../rows.js';
 
 /**
  * The store's clock when a take-over is decided on SQLite: later than any heartbeat, claim or
@@ -13,17 +13,17 @@ const END_OF_TIME = Number.MAX_SAFE_INTEGER;
 
 interface Statements {
   db: Database.Database;
-  one<T>(name: QueryName, params: Params, parse: (row: Row) => T): T | undefined;
   many<T>(name: QueryName, params: Params, parse: (row: Row) => T): T[];
   write(name: QueryName, params: Params): number;
 }
 
 /**
- * Heartbeats, claims, holds and take-overs on SQLite. The statements' `{{now}}` is the `:clock`
+ * Take-overs, batch claims and holds on SQLite, each in one transaction (heartbeats and the claims
+ * that are one statement are written once, in `cluster-store.ts`). The statements' `{{now}}` is the `:clock`
  * parameter, which the store's statement helpers fill with its `now` dependency (the process's
  * clock: the only one a file one process uses has).
  */
-export function sqliteCluster({ db, one, many, write }: Statements): ClusterStore {
+export function sqliteCluster({ db, many, write }: Statements): TransactedClusterMethods {
   const byId = <T extends { id: number }>(records: T[]) => records.sort((a, b) => a.id - b.id);
 
   const adoptTx = db.transaction((instanceId: string, timeoutMs: number) => {
@@ -54,12 +54,6 @@ export function sqliteCluster({ db, one, many, write }: Statements): ClusterStor
   });
 
   return {
-    async heartbeat(instanceId) {
-      const at = one('heartbeat', { instanceId }, parseAt)?.at;
-      if (at === undefined || at === null) throw new Error('the heartbeat returned no time');
-      return at;
-    },
-    liveInstances: async (timeoutMs) => one('liveInstances', { timeoutMs }, parseCount)?.n ?? 0,
     async retireInstance(instanceId, options = {}) {
       retireTx.immediate(instanceId, options.keepHolds === true);
     },
@@ -67,22 +61,11 @@ export function sqliteCluster({ db, one, many, write }: Statements): ClusterStor
     async releaseWork(instanceId, work) {
       releaseWorkTx.immediate(instanceId, work);
     },
-    async claimDueJobs(instanceId, now, limit, leaseMs) {
-      const claimed = many('claimDueJobs', { instanceId, now, limit, leaseMs }, parseJob);
-      return claimed.sort((a, b) => (a.nextPollAt ?? 0) - (b.nextPollAt ?? 0) || a.id - b.id);
-    },
-    async releaseJob(jobId, instanceId) {
-      write('releaseJob', { jobId, instanceId });
-    },
     async claimReadyRuns(jobId, instanceId, now, leaseMs) {
       return db
         .transaction(() => many('claimReadyRuns', { jobId, now, instanceId, leaseMs }, parseRun))
         .immediate()
         .sort((a, b) => a.seq - b.seq);
-    },
-    async claimOutbox(instanceId, now, limit, leaseMs) {
-      const claimed = many('claimOutbox', { instanceId, now, limit, leaseMs }, parseOutboxItem);
-      return claimed.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || a.id - b.id);
     },
     async renewHold(instanceId, work, leaseMs) {
       if ('jobId' in work) return write('holdJob', { jobId: work.jobId, instanceId, leaseMs }) === 1;

@@ -1,26 +1,26 @@
 import Database from 'better-sqlite3';
 import { assistantThreadMethods } from '../assistant-threads.js';
 import { changeHolds, readsJob } from '../changes.js';
+import { clusterMethods } from '../cluster-store.js';
 import { feedbackMethods } from '../feedback.js';
+import { homeViewMethods } from '../home-views.js';
+import { jobMethods } from '../jobs.js';
+import { outboxMethods } from '../outbox.js';
 import type { Params } from '../queries/named.js';
 import { type PatchedTable, type QueryName, queriesFor, updateStatement } from '../queries.js';
 import { RehearsalUndone, undone } from '../rehearsal.js';
 import {
-  parseAt,
-  parseCount,
   parseCountedUses,
   parseFigures,
   parseId,
-  parseJob,
   parseJobState,
-  parseMaxId,
-  parseOutboxItem,
   parseProjectUses,
   parseRun,
-  parseThread,
   parseUseOfRun,
   type Row,
 } from '../rows.js';
+import { runMethods } from '../runs.js';
+import type { Statements } from '../statements.js';
 import type {
   Change,
   Erased,
@@ -31,7 +31,7 @@ import type {
   UseQuota,
   UseReservation,
 } from '../types.js';
-import { UnknownRunError, useDecision } from '../uses.js';
+import { UnknownRunError, useDecision, useReadMethods, usesPerProject } from '../uses.js';
 import { sqliteCluster } from './cluster.js';
 import { migrate, preparePrivateFile } from './database-file.js';
 import { withGroupedInserts } from './group-commit.js';
@@ -52,7 +52,8 @@ export function openSqliteStore(
 ): Store & { db: Database.Database } {
   const clock = options.now ?? Date.now;
   const db = openDatabase(path);
-  const { statements, one, many, write } = statementsOf(db, clock);
+  const statements = statementsOf(db, clock);
+  const { one, many, write, update: updateRow } = statements;
 
   const enqueueAll = (items: NewOutboxItem[], now: number) => {
     for (const item of items) {
@@ -64,19 +65,6 @@ export function openSqliteStore(
         now,
       });
     }
-  };
-
-  // Patches touch a handful of column sets over and over: prepare each statement once.
-  const updates = new Map<string, Database.Statement>();
-  const updateRow = (table: PatchedTable, id: number, patch: Record<string, unknown>, claimant?: string) => {
-    const update = updateStatement(table, id, patch, claimant);
-    if (!update) return 0;
-    let statement = updates.get(update.sql);
-    if (!statement) {
-      statement = db.prepare(update.sql);
-      updates.set(update.sql, statement);
-    }
-    return statement.run(update.params).changes;
   };
 
   const { insertRun, insertJob } = sqliteInserts({ one, write, enqueueAll });
@@ -102,17 +90,11 @@ export function openSqliteStore(
   const applyTx = db.transaction(applyOne);
   const applyAllTx = db.transaction((changes: Change[], now: number) => changes.map((c) => applyOne(c, now)));
 
-  const usesSince = (since: number) =>
-    many('instructionsSince', { since }, parseProjectUses).map((r) => ({
-      projectId: r.projectId,
-      count: r.n,
-    }));
-
   // One snapshot: both reads see the same moment.
   const figuresTx = db.transaction((since: number, timeoutMs: number) => {
     const counts = one('figures', { timeoutMs }, parseFigures);
     if (!counts) throw new Error('the figures query returned no row');
-    return { ...counts, uses: usesSince(since) };
+    return { ...counts, uses: usesPerProject(many('instructionsSince', { since }, parseProjectUses)) };
   });
 
   const reserveTx = db.transaction((runId: number, quota: UseQuota, now: number): UseReservation => {
@@ -148,7 +130,7 @@ export function openSqliteStore(
   return withGroupedInserts(db, {
     db,
     shared: false,
-    ...sqliteCluster({ db, one, many, write }),
+    ...sqliteCluster({ db, many, write }),
     async insertJob(job, firstRun, now) {
       return insertJobTx.immediate(job, firstRun, now);
     },
@@ -159,56 +141,24 @@ export function openSqliteStore(
     async insertFollowUp(jobId, run, now) {
       return db.transaction(() => insertRun(jobId, run, now)).immediate();
     },
-    async claimRun(runId, now) {
-      return write('claimRun', { runId, now }) === 1;
-    },
-    async transitionJob(jobId, from, to, now) {
-      return write('transitionJob', { jobId, from, to, now }) === 1;
-    },
-    getRun: async (runId) => one('runById', { runId }, parseRun),
-    getJob: async (jobId) => one('jobById', { jobId }, parseJob),
-    findJobByThread: async (channelId, threadTs) => one('jobByThread', { channelId, threadTs }, parseJob),
-    getRuns: async (jobId) => many('runsOfJob', { jobId }, parseRun),
-    threadOfOpenMessage: async (channelId, messageTs) =>
-      one('threadOfOpenMessage', { channelId, messageTs }, parseThread)?.threadTs,
     async apply(change, now) {
       return applyTx.immediate(change, now);
     },
     async applyAll(changes, now) {
       return applyAllTx.immediate(changes, now);
     },
-    dueJobs: async (now, limit) => many('dueJobs', { now, limit }, parseJob),
-    nextDueAt: async (now) => one('nextDueAt', { now }, parseAt)?.at ?? undefined,
-    pendingRuns: async (jobId) => many('pendingRuns', { jobId }, parseRun),
-    readyRuns: async (jobId) => many('readyRuns', { jobId }, parseRun),
-    recentJobs: async (filter, limit) =>
-      'requesterId' in filter
-        ? many('recentJobsOfRequester', { requesterId: filter.requesterId, limit }, parseJob)
-        : many('recentJobsOfChannel', { channelId: filter.channelId, limit }, parseJob),
-    instructionsSince: async (since) => usesSince(since),
-    async setRootReaction(jobId, name) {
-      write('setRootReaction', { jobId, name });
-    },
-    latestCardUpdate: async (jobId) => one('latestCardUpdate', { jobId }, parseMaxId)?.id ?? undefined,
-    async supersedeCardUpdates(jobId, uptoId, instanceId, now) {
-      write('supersedeCardUpdates', { jobId, uptoId, instanceId, now });
-    },
-    recordHomeOpened: async (userId, teamId, now) => void write('recordHomeOpened', { userId, teamId, now }),
-    homeOpened: async (userId) => statements.homeOpened.get({ userId }) !== undefined,
-    ...assistantThreadMethods({ one, write }),
-    ...feedbackMethods({ many, write }),
+    ...clusterMethods(statements),
+    ...jobMethods(statements),
+    ...runMethods(statements),
+    ...outboxMethods(statements),
+    ...useReadMethods(statements),
+    ...homeViewMethods(statements),
+    ...assistantThreadMethods(statements),
+    ...feedbackMethods(statements),
     async enqueue(items, now) {
       db.transaction(() => enqueueAll(items, now)).immediate();
     },
-    dueOutbox: async (now, limit) => many('dueOutbox', { now, limit }, parseOutboxItem),
-    updateOutbox: async (id, patch, instanceId) => updateRow('outbox', id, patch, instanceId) === 1,
-    nextOutboxAt: async (now) => one('nextOutboxAt', { now }, parseAt)?.at ?? undefined,
-    countActiveJobs: async () => one('countActiveJobs', {}, parseCount)?.n ?? 0,
     figures: async (since, timeoutMs) => figuresTx(since, timeoutMs),
-    async recentInstructions(userId, since) {
-      const row = one('recentInstructions', { userId, since }, parseCountedUses);
-      return { count: row?.n ?? 0, oldest: row?.oldest ?? null };
-    },
     async reserveUse(runId, quota, now) {
       return reserveTx.immediate(runId, quota, now);
     },
@@ -258,5 +208,17 @@ function statementsOf(db: Database.Database, clock: () => number) {
   const many = <T>(name: QueryName, params: Params, parse: (row: Row) => T): T[] =>
     (statements[name].all(timed(params)) as Row[]).map(parse);
   const write = (name: QueryName, params: Params): number => statements[name].run(timed(params)).changes;
-  return { statements, one, many, write };
+  // Patches touch a handful of column sets over and over: prepare each statement once.
+  const updates = new Map<string, Database.Statement>();
+  const update = (table: PatchedTable, id: number, patch: Record<string, unknown>, claimant?: string) => {
+    const built = updateStatement(table, id, patch, claimant);
+    if (!built) return 0;
+    let statement = updates.get(built.sql);
+    if (!statement) {
+      statement = db.prepare(built.sql);
+      updates.set(built.sql, statement);
+    }
+    return statement.run(built.params).changes;
+  };
+  return { one, many, write, update } satisfies Statements;
 }
