@@ -48,8 +48,8 @@ export interface StartOptions {
   store?: Store;
   /** Bounds of the background work (tests make them small); the defaults are in `util/tasks.ts`. */
   tasks?: TaskTrackerOptions;
-  /** First wait before a held instruction is checked again (tests make it short); default `HOLD_FIRST_RETRY_MS`. */
-  holdRetryMs?: number;
+  /** First wait before an instruction waiting for verification is checked again (tests make it short); default `VERIFICATION_FIRST_RETRY_MS`. */
+  verificationRetryMs?: number;
 }
 
 /** What every part is built on: settings derived once, the store, metrics and the yield gate. */
@@ -240,7 +240,9 @@ function buildJobs(
     loops: { outbox: parts.outbox, poller: parts.poller },
     access: parts.access,
     leases: parts.leases,
-    ...(options.holdRetryMs !== undefined ? { holdRetryMs: options.holdRetryMs } : {}),
+    ...(options.verificationRetryMs !== undefined
+      ? { verificationRetryMs: options.verificationRetryMs }
+      : {}),
     agentFor: parts.agentFor,
     projectFor: (channelId) => projectForChannel(config, channelId),
     names,

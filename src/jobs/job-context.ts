@@ -64,8 +64,8 @@ export interface JobServiceDeps {
   audiences: ChannelAudiences;
   access: AccessPolicy;
   logger: Logger;
-  /** First wait before an instruction held for verification is checked again, in milliseconds. */
-  holdRetryMs?: number;
+  /** First wait before an instruction waiting for verification is checked again, in milliseconds. */
+  verificationRetryMs?: number;
   /**
    * How long an instance holds a job or follow-up while it calls out for it (see
    * `cluster/lease.ts`): `agentWrite` over an agent API create or follow-up, `delivery` over the

@@ -2,7 +2,6 @@ import type { Orphans } from '../store/types.js';
 import { createReplyCatchUp } from './catch-up.js';
 import { createEdits, type Edits } from './edits.js';
 import { createFollowUps } from './follow-ups.js';
-import { createHolds } from './holds.js';
 import { createInstructionChecks } from './instruction-checks.js';
 import { createJobContext, type JobServiceDeps } from './job-context.js';
 import { createRecovery } from './recovery.js';
@@ -11,6 +10,7 @@ import { createJobAcceptance, type JobAcceptance } from './start/accept.js';
 import { createRetryAcceptance, type RetryAcceptance } from './start/retry.js';
 import { createJobStart, type JobStart } from './start/start-job.js';
 import { createSessionStops, type SessionStops } from './stops.js';
+import { createVerificationWaits } from './verification-waits.js';
 
 export type { EditOutcome } from './edits.js';
 export type { JobServiceDeps } from './job-context.js';
@@ -72,11 +72,11 @@ export function createJobService(deps: JobServiceDeps): JobService {
   const ctx = createJobContext(deps);
   const { store, logger } = ctx;
   const followUps = createFollowUps(ctx);
-  const holds = createHolds({
+  const verification = createVerificationWaits({
     ...ctx,
-    ...(deps.holdRetryMs !== undefined ? { firstRetryMs: deps.holdRetryMs } : {}),
+    ...(deps.verificationRetryMs !== undefined ? { firstRetryMs: deps.verificationRetryMs } : {}),
   });
-  const checks = createInstructionChecks(ctx, holds);
+  const checks = createInstructionChecks(ctx, verification);
   const replies = createReplies(ctx, { checks, followUps });
   const catchUp = createReplyCatchUp({ ...ctx, accept: replies.acceptReply, process: replies.processReply });
   const start = createJobStart(ctx, { checks, dispatchReady: followUps.dispatchReady, catchUp });
@@ -112,7 +112,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
 
     stop() {
       followUps.stop();
-      holds.stop();
+      verification.stop();
     },
   };
 }

@@ -14,9 +14,12 @@ afterEach(async () => {
   await w.store.close();
 });
 
-function setUp(env: Record<string, string> = {}, holdRetryMs?: number) {
+function setUp(env: Record<string, string> = {}, verificationRetryMs?: number) {
   w = createJobWorld(env);
-  jobs = createJobService({ ...w.deps, ...(holdRetryMs !== undefined ? { holdRetryMs } : {}) });
+  jobs = createJobService({
+    ...w.deps,
+    ...(verificationRetryMs !== undefined ? { verificationRetryMs } : {}),
+  });
 }
 
 const command = () => jobs.acceptCommand(startRequest({ responseUrl: null }));

@@ -14,7 +14,7 @@ beforeEach(() => {
   w = createJobWorld();
   const parts = w.parts();
   stop = () => {
-    parts.holds.stop();
+    parts.verification.stop();
     parts.followUps.stop();
   };
   const start = createJobStart(w.ctx, {

@@ -21,7 +21,7 @@ function setUp(env: Record<string, string> = {}) {
   const parts = w.parts();
   stopParts = () => {
     parts.followUps.stop();
-    parts.holds.stop();
+    parts.verification.stop();
   };
   stops = createSessionStops(w.ctx, createEdits(w.ctx, parts.followUps.dispatchReady));
 }

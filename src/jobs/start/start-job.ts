@@ -19,10 +19,10 @@ import {
 } from '../agent-outcomes.js';
 import { createAssistantPane } from '../assistant-pane.js';
 import { createFirstPrompt } from '../first-prompt.js';
-import { STEP_HOLD_LIMIT_MS } from '../holds.js';
 import type { InstructionChecks } from '../instruction-checks.js';
 import { type JobContext, requesterTarget } from '../job-context.js';
 import { createJobPrivacyChecks } from '../job-privacy.js';
+import { STEP_VERIFICATION_LIMIT_MS } from '../verification-waits.js';
 import { stepAnswer } from '../workflow-steps.js';
 
 /** Starting an accepted job: the checks, the status card, and the create call upstream. */
@@ -61,7 +61,7 @@ export function createJobStart(
   /** Writes about a job being started apply only while this instance owns it. */
   const owner = { instanceId: ctx.instanceId, job: true };
   /**
-   * Holds the job, by the store's clock, for the whole of a call about to start that must not be
+   * VerificationWaits the job, by the store's clock, for the whole of a call about to start that must not be
    * made twice (the status card's post, the create call): no other instance takes it over while
    * the call may be under way. False when it was taken over: the call must not be made.
    */
@@ -244,17 +244,17 @@ export function createJobStart(
       job.origin,
     );
     await settled;
-    if (refused === 'held') {
+    if (refused === 'unverified') {
       const given = {
         kind: 'job' as const,
         id: job.id,
         jobId: job.id,
         since: job.createdAt,
-        ...(job.origin === 'workflow' ? { limitMs: STEP_HOLD_LIMIT_MS } : {}),
+        ...(job.origin === 'workflow' ? { limitMs: STEP_VERIFICATION_LIMIT_MS } : {}),
         to: requesterTarget(job),
         recheck: () => startJob(job.id),
       };
-      refused = await checks.holdOrGiveUp(given, job.origin);
+      refused = await checks.waitOrGiveUp(given, job.origin);
       if (!refused) return;
     }
     if (refused) {
