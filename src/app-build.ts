@@ -98,7 +98,7 @@ export function buildWork(
 ) {
   const { config, store, logger, hints, gate } = base;
   const { caller, identity } = side;
-  // Claims and holds last as long as the calls they guard (see cluster/lease.ts).
+  // Claims last as long as the calls they guard (see cluster/lease.ts).
   const leases = leasesFor(config.agent.timeoutMs);
   // POLL_MAX_RPS is the deployment's budget: instances sharing a store split it.
   const budget = createRequestBudget({ rate: () => config.poll.maxRps / membership.liveCount() });

@@ -94,7 +94,7 @@ export async function startHarness(
   }
   let app: RunningApp = await startApp(config, {
     logger: logger(),
-    // VerificationWait instructions are checked again within tests' patience.
+    // Instructions waiting for verification are checked again within tests' patience.
     verificationRetryMs: 50,
     ...(options.tasks ? { tasks: options.tasks } : {}),
     ...(options.wrapStore ? { store: options.wrapStore(openSqliteStore(databasePath)) } : {}),
