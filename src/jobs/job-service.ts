@@ -45,13 +45,13 @@ export interface JobService
     SessionStops {
   /**
    * Finishes or explains what a stopped process left half done (taken over with
-   * {@link ClusterStore.adoptOrphans}).
+   * {@link ClusterStore.takeOverOrphans}).
    */
   recover(orphans: Orphans): Promise<void>;
   /**
    * Leaves recorded work this instance has no background slot for to the store: the jobs still
    * to start and the follow-ups still to send lose their owner, and the next take-over round
-   * (this instance's or another's, see {@link ClusterStore.adoptOrphans}) carries them on. Never
+   * (this instance's or another's, see {@link ClusterStore.takeOverOrphans}) carries them on. Never
    * rejects: if the store cannot be written, the work stays this instance's and its next start
    * carries it on.
    */
@@ -96,7 +96,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
     async handBack({ jobIds = [], runIds = [] }) {
       if (jobIds.length === 0 && runIds.length === 0) return;
       try {
-        await store.releaseWork(ctx.instanceId, { jobIds, runIds });
+        await store.handBack(ctx.instanceId, { jobIds, runIds });
         logger.warn('no room for background work: left to the store for the next take-over round', {
           jobs: jobIds,
           runs: runIds,

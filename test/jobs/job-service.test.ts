@@ -137,7 +137,7 @@ describe('handBack', () => {
 
   it('with nothing to leave, writes and logs nothing', async () => {
     setUp();
-    const release = vi.spyOn(w.store, 'releaseWork');
+    const release = vi.spyOn(w.store, 'handBack');
     await jobs.handBack({});
     await jobs.handBack({ jobIds: [], runIds: [] });
     expect(release).not.toHaveBeenCalled();
@@ -147,7 +147,7 @@ describe('handBack', () => {
   it('never rejects when the store cannot be written: the work stays this instance’s', async () => {
     setUp();
     const { job } = await w.insertJob();
-    vi.spyOn(w.store, 'releaseWork').mockRejectedValueOnce(new Error('database is locked'));
+    vi.spyOn(w.store, 'handBack').mockRejectedValueOnce(new Error('database is locked'));
     await expect(jobs.handBack({ jobIds: [job.id] })).resolves.toBeUndefined();
     expect((await w.job(job.id)).owner).toBe(INSTANCE);
     expect(
