@@ -37,7 +37,7 @@ export function createRecovery(
   }
 
   /**
-   * The create call was surely never made. If Slack has the root message, carry on from it; if
+   * The create call was surely never made. If Slack has the status card, carry on from it; if
    * it surely does not, start over; if Slack cannot say, tell the requester.
    */
   async function fromPosting(job: JobIn<'posting'>, expect: Expect, first: RunRecord | undefined) {

@@ -171,7 +171,7 @@ export function createJobStart(
         await cardRecorded(job, run, found);
         return;
       }
-      logger.warn('could not post the root message; job not started', { jobId: job.id, code });
+      logger.warn('could not post the status card; job not started', { jobId: job.id, code });
       metrics.instruction(job.origin, 'failed', 'slack');
       const note = isNotAMember(code) ? text.notInChannel(job.channelId) : text.cannotPost(code);
       await ctx.applyQueued(
