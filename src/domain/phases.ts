@@ -88,7 +88,7 @@ export const POLLED = phaseSet('active');
  * Jobs with no way on ({@link TRANSITIONS} lists no exit but being tried again as a new job): a
  * follow-up to them is refused.
  */
-export const ENDED = phaseSet('not_started', 'start_unknown', 'gone', 'retried');
+export const NO_WAY_ON = phaseSet('not_started', 'start_unknown', 'gone', 'retried');
 /**
  * Phases of a job that gives its thread up to a new job started there: it never ran, the agent
  * API forgot it, or it was tried again. Any other job keeps its thread (a mention there is a
@@ -96,7 +96,7 @@ export const ENDED = phaseSet('not_started', 'start_unknown', 'gone', 'retried')
  */
 export const THREAD_RELEASING_PHASES = phaseSet('not_started', 'gone', 'retried');
 /** Jobs with nothing running or being started: what retention may erase. */
-export const FINISHED = phaseSet('idle', 'not_started', 'start_unknown', 'gone', 'retried');
+export const AT_REST = phaseSet('idle', 'not_started', 'start_unknown', 'gone', 'retried');
 /** Phases a job may be tried again from ("Try again"), see {@link mayRetry}. */
 export const RETRYABLE = phaseSet('idle', 'not_started', 'start_unknown');
 
