@@ -81,7 +81,7 @@ describe('the named phase sets', () => {
   });
 
   it('are consistent with the table', () => {
-    // Ended: exactly the phases with no exit but being tried again as a new job.
+    // No way on: exactly the phases with no exit but being tried again as a new job.
     const onward = (p: JobPhase) => exits(p).filter((next) => next !== 'retried');
     expect(JOB_PHASES.filter((p) => onward(p).length === 0).sort()).toEqual([...NO_WAY_ON].sort());
     // Tried again: only from the phases that may be, and that gives the thread up.
