@@ -240,9 +240,7 @@ function buildJobs(
     loops: { outbox: parts.outbox, poller: parts.poller },
     access: parts.access,
     leases: parts.leases,
-    ...(options.verificationRetryMs !== undefined
-      ? { verificationRetryMs: options.verificationRetryMs }
-      : {}),
+    verificationRetryMs: options.verificationRetryMs,
     agentFor: parts.agentFor,
     projectFor: (channelId) => projectForChannel(config, channelId),
     names,

@@ -65,7 +65,7 @@ export interface JobServiceDeps {
   access: AccessPolicy;
   logger: Logger;
   /** First wait before an instruction waiting for verification is checked again, in milliseconds. */
-  verificationRetryMs?: number;
+  verificationRetryMs?: number | undefined;
   /**
    * How long an instance's claim on a job or follow-up lasts while it calls out for it (see
    * `cluster/lease.ts`): `agentWrite` over an agent API create or follow-up, `delivery` over the
