@@ -48,8 +48,8 @@ export interface StartOptions {
   store?: Store;
   /** Bounds of the background work (tests make them small); the defaults are in `util/tasks.ts`. */
   tasks?: TaskTrackerOptions;
-  /** First wait before a held instruction is checked again (tests make it short); default `HOLD_FIRST_RETRY_MS`. */
-  holdRetryMs?: number;
+  /** First wait before an instruction waiting for verification is checked again (tests make it short); default `VERIFICATION_FIRST_RETRY_MS`. */
+  verificationRetryMs?: number;
 }
 
 /** What every part is built on: settings derived once, the store, metrics and the yield gate. */
@@ -98,7 +98,7 @@ export function buildWork(
 ) {
   const { config, store, logger, hints, gate } = base;
   const { caller, identity } = side;
-  // Claims and holds last as long as the calls they guard (see cluster/lease.ts).
+  // Claims last as long as the calls they guard (see cluster/lease.ts).
   const leases = leasesFor(config.agent.timeoutMs);
   // POLL_MAX_RPS is the deployment's budget: instances sharing a store split it.
   const budget = createRequestBudget({ rate: () => config.poll.maxRps / membership.liveCount() });
@@ -240,7 +240,7 @@ function buildJobs(
     loops: { outbox: parts.outbox, poller: parts.poller },
     access: parts.access,
     leases: parts.leases,
-    ...(options.holdRetryMs !== undefined ? { holdRetryMs: options.holdRetryMs } : {}),
+    verificationRetryMs: options.verificationRetryMs,
     agentFor: parts.agentFor,
     projectFor: (channelId) => projectForChannel(config, channelId),
     names,

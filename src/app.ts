@@ -2,7 +2,7 @@ import { buildFoundation, buildReceiver, buildSlackSide, buildWork, type StartOp
 import { runningParts } from './app-parts.js';
 import { createMembership } from './cluster/membership.js';
 import type { Config } from './config/config.js';
-import { carryOnOrphans } from './jobs/carry-on.js';
+import { recoverOrphans } from './jobs/recover-orphans.js';
 import type { Logger } from './logging/logger.js';
 import type { Store } from './store/types.js';
 import { startParts, stopParts } from './util/parts.js';
@@ -73,7 +73,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     instanceId,
     timeoutMs: config.instanceTimeoutMs,
     logger,
-    onOrphans: carryOnOrphans(tasks, () => work.jobs),
+    onOrphans: recoverOrphans(tasks, () => work.jobs),
     // While every slot is taken, what waits stays in the store for a later round.
     canTakeOver: () => tasks.hasRoom,
     onClockOffset: (offsetMs) => metrics.hooks.clockOffset(offsetMs / 1000),

@@ -243,9 +243,9 @@ export const text = {
   followUpRestarted: (authorId: string) =>
     md`${userMention(authorId)} :grey_question: I restarted while sending your reply to the agent and cannot tell whether it arrived. I will not resend it; reply again if nothing happens.`,
   emptyFollowUp: () => md`:information_source: That reply has no text, so nothing was sent to the agent.`,
-  held: () =>
+  awaitingVerification: () =>
     md`:hourglass: Slack could not confirm who you are just now, so your instruction has not been sent to the agent yet. I have kept it and will check again; once Slack answers it is sent, or you are told why not.`,
-  heldTooLong: () =>
+  verificationTimedOut: () =>
     md`:warning: Slack could not confirm who you are for half an hour, so your instruction was not sent to the agent. Please send it again.`,
   notRetryable: () =>
     md`:information_source: This job cannot be tried again: it is no longer one whose start or latest run failed. Nothing was started.`,

@@ -1,11 +1,11 @@
 /**
- * How long a claim or hold on work lasts, and the longest call it guards. Both in milliseconds;
+ * How long a claim on work lasts, and the longest call it guards. Both in milliseconds;
  * the lease is timed by the store's clock, the call by this process's monotonic clock.
  */
 export interface Lease {
   /** The longest the guarded call (retries and their waits included) can take. */
   callMs: number;
-  /** How long the claim or hold lasts: the call, and a margin to get from the claim to the call. */
+  /** How long the claim lasts: the call, and a margin to get from the claim to the call. */
   leaseMs: number;
 }
 
@@ -25,38 +25,39 @@ export interface Leases {
 /** The least margin between a claim and the call it guards: a store round trip and the work between them. */
 const MIN_MARGIN_MS = 2_000;
 
-/** A claim or hold on a call that takes at most `callMs`: the call, and a margin to get from the claim to it. */
+/** A claim on a call that takes at most `callMs`: the call, and a margin to get from the claim to it. */
 export const leaseFor = (callMs: number): Lease => ({
   callMs,
   leaseMs: callMs + Math.max(MIN_MARGIN_MS, Math.ceil(callMs / 4)),
 });
 
 /** Thrown when the store answers renewals so slowly that no call can start inside the lease. */
-export class HoldTooSlowError extends Error {
-  override name = 'HoldTooSlowError';
+export class RenewalTooSlowError extends Error {
+  override name = 'RenewalTooSlowError';
 }
 
 const MAX_RENEWALS = 5;
 
 /**
- * Makes sure this instance's hold on work covers a call about to start that must not be made
- * twice: the call can start only if the hold has the whole call still ahead of it. A hold granted
+ * Makes sure this instance's claim on work covers a call about to start that must not be made
+ * twice: the call can start only if the claim has the whole call still ahead of it. A claim granted
  * at `grantedAt` (monotonic ms, read before the claim was asked for; the store's lease started
- * later) is used if it has; otherwise the hold is renewed (in the store, by its clock). False
+ * later) is used if it has; otherwise the claim is renewed (in the store, by its clock). False
  * when the work is no longer this instance's: the caller must not make the call. The monotonic
  * clock keeps counting while the process is frozen, so a process resumed after its lease ran
  * out renews (and learns it lost the work) instead of calling.
  */
 export async function readyForCall(
-  held: Lease,
+  lease: Lease,
   renew: () => Promise<boolean>,
   grantedAt: number | undefined,
   monotonic: () => number = () => performance.now(),
 ): Promise<boolean> {
   let since = grantedAt;
   for (let renewals = 0; ; renewals++) {
-    if (since !== undefined && monotonic() - since + held.callMs <= held.leaseMs) return true;
-    if (renewals === MAX_RENEWALS) throw new HoldTooSlowError('the store renewed a hold too slowly to call');
+    if (since !== undefined && monotonic() - since + lease.callMs <= lease.leaseMs) return true;
+    if (renewals === MAX_RENEWALS)
+      throw new RenewalTooSlowError('the store renewed a claim too slowly to call');
     const asked = monotonic();
     if (!(await renew())) return false;
     since = asked;

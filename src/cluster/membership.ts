@@ -5,7 +5,7 @@ import type { ClusterStore, Orphans, StoreLifecycle } from '../store/types.js';
 import { createLoop } from '../util/loop.js';
 
 export interface MembershipOptions {
-  store: Pick<ClusterStore, 'adoptOrphans' | 'heartbeat' | 'liveInstances' | 'retireInstance'> &
+  store: Pick<ClusterStore, 'takeOverOrphans' | 'heartbeat' | 'liveInstances' | 'retireInstance'> &
     Pick<StoreLifecycle, 'shared'>;
   instanceId: string;
   /**
@@ -94,7 +94,7 @@ export function createMembership(options: MembershipOptions): Membership {
 
   async function adopt(): Promise<void> {
     if (options.canTakeOver && !options.canTakeOver()) return;
-    const orphans = await store.adoptOrphans(instanceId, options.timeoutMs);
+    const orphans = await store.takeOverOrphans(instanceId, options.timeoutMs);
     if (orphans.jobs.length === 0 && orphans.runs.length === 0) return;
     logger.warn('taking over work a stopped instance left half done, or a busy one handed back', {
       jobs: orphans.jobs.map((j) => j.id),

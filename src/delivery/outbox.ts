@@ -95,9 +95,9 @@ export function createOutbox(options: OutboxOptions): Outbox {
     // The claim counted this attempt and recorded its start.
     const attempts = item.attempts;
     const renew = () => store.renewHold(options.instanceId, { outboxId: item.id }, options.lease.leaseMs);
-    const held = () => readyForCall(options.lease, renew, grantedAt, monotonic);
+    const claimCovers = () => readyForCall(options.lease, renew, grantedAt, monotonic);
     try {
-      const givenUp = await send(item, held);
+      const givenUp = await send(item, claimCovers);
       if (typeof givenUp === 'object') {
         await update({ nextAttemptAt: givenUp.laterAt, lastError: null, ...UNCLAIMED });
         return;
@@ -115,7 +115,8 @@ export function createOutbox(options: OutboxOptions): Outbox {
         return;
       }
       const code = error instanceof SlackCallError ? error.code : 'unexpected_error';
-      const rescued = error instanceof SlackCallError && error.permanent && (await rescue(item, code, held));
+      const rescued =
+        error instanceof SlackCallError && error.permanent && (await rescue(item, code, claimCovers));
       if (rescued === 'delivered') {
         await update({ deliveredAt: now(), lastError: code, ...UNCLAIMED });
         return;

@@ -41,7 +41,7 @@ type ThreadPost = Extract<OutboxPayload, { type: 'post' }>;
  * A thread post Slack refuses for good still has a reader, and is never lost to a layout: a
  * too-long text is shortened; a post whose blocks or metadata Slack refuses is sent again as its
  * plain text (without the metadata when that was refused); a thread that is gone (channel
- * archived, bot removed) is replaced by a direct message to the requester. `held` says whether
+ * archived, bot removed) is replaced by a direct message to the requester. `claimCovers` says whether
  * the delivery claim still covers a post about to start. Each costs one more post, made only
  * after Slack refused the first.
  */
@@ -74,14 +74,14 @@ export function createRescue(deps: {
     payload: ThreadPost,
     code: string,
     metadata: PostMetadata,
-    held: () => Promise<boolean>,
+    claimCovers: () => Promise<boolean>,
   ): Promise<RescueResult> {
     const at = { channel: payload.channel, threadTs: payload.threadTs };
     const whole = recordedMrkdwn(payload.text);
     const text = code === 'msg_too_long' ? truncateMrkdwn(whole, SHORTENED_POST_CHARS) : whole;
     let refused = code;
     if (!METADATA_REFUSED.has(code)) {
-      if (!(await held())) return 'claim_lost';
+      if (!(await claimCovers())) return 'claim_lost';
       try {
         await slack.postMessage({ ...at, text, metadata });
         if (BLOCKS_REFUSED.has(code))
@@ -97,7 +97,7 @@ export function createRescue(deps: {
       }
     }
     if (await unmarked(item, at, text)) return 'delivered';
-    if (!(await held())) return 'claim_lost';
+    if (!(await claimCovers())) return 'claim_lost';
     await slack.postMessage({ ...at, text });
     logger.warn('Slack refused a post’s metadata; it was sent without, and is found by its text', {
       outboxId: item.id,
@@ -113,11 +113,11 @@ export function createRescue(deps: {
     payload: ThreadPost,
     code: string,
     metadata: PostMetadata,
-    held: () => Promise<boolean>,
+    claimCovers: () => Promise<boolean>,
   ): Promise<RescueResult> {
     const job = item.jobId === null ? undefined : await store.getJob(item.jobId);
     if (!job) return 'not_rescued';
-    if (!(await held())) return 'claim_lost';
+    if (!(await claimCovers())) return 'claim_lost';
     const text = md`${rescueIntro(payload.channel, code)}\n${recordedMrkdwn(payload.text)}`;
     await slack.postMessage({ channel: job.requesterId, text, metadata });
     logger.warn('thread unavailable; told the requester directly', {
@@ -131,7 +131,7 @@ export function createRescue(deps: {
   return async function rescue(
     item: OutboxItem,
     code: string,
-    held: () => Promise<boolean>,
+    claimCovers: () => Promise<boolean>,
   ): Promise<RescueResult> {
     const payload = item.payload;
     if (payload.type !== 'post') return 'not_rescued';
@@ -142,8 +142,8 @@ export function createRescue(deps: {
     };
     const plain = code === 'msg_too_long' || BLOCKS_REFUSED.has(code) || METADATA_REFUSED.has(code);
     try {
-      if (plain) return await inThread(item, payload, code, metadata, held);
-      if (isChannelClosed(code)) return await toRequester(item, payload, code, metadata, held);
+      if (plain) return await inThread(item, payload, code, metadata, claimCovers);
+      if (isChannelClosed(code)) return await toRequester(item, payload, code, metadata, claimCovers);
       return 'not_rescued';
     } catch (error) {
       // A re-send in the thread is found again (by its metadata, or its text) if it was made.

@@ -31,7 +31,7 @@ export function createSender(options: SenderOptions) {
   const syncReaction = createReactionSync({ store, slack, logger });
 
   /** A thread post, not posted twice: after an attempt that never recorded its answer, looked for first. */
-  async function sendPost(item: OutboxItem, payload: Payload<'post'>, held: () => Promise<boolean>) {
+  async function sendPost(item: OutboxItem, payload: Payload<'post'>, claimCovers: () => Promise<boolean>) {
     const metadata = {
       eventType: payload.eventType,
       // The dedupe key is stable across restarts and names the run; the id is the fallback.
@@ -51,7 +51,7 @@ export function createSender(options: SenderOptions) {
         });
       if (found) return;
       // The look may have used up the claim: renewed before the post, or not posted at all.
-      if (!(await held())) throw new ClaimLost();
+      if (!(await claimCovers())) throw new ClaimLost();
     }
     await slack.postMessage({
       channel: payload.channel,
@@ -102,14 +102,14 @@ export function createSender(options: SenderOptions) {
 
   /**
    * Delivers an item; resolves to Slack's error code when it is given up without an error, or when to take it again.
-   * `held` says whether the claim still covers a call about to start (renewing it if needed).
+   * `claimCovers` says whether the claim still covers a call about to start (renewing it if needed).
    */
-  async function send(item: OutboxItem, held: () => Promise<boolean>): Promise<StepDelivery> {
+  async function send(item: OutboxItem, claimCovers: () => Promise<boolean>): Promise<StepDelivery> {
     const payload = item.payload;
-    if (!(await held())) throw new ClaimLost();
+    if (!(await claimCovers())) throw new ClaimLost();
     switch (payload.type) {
       case 'post':
-        await sendPost(item, payload, held);
+        await sendPost(item, payload, claimCovers);
         return;
       case 'update_root':
         await sendCardUpdate(item, payload);

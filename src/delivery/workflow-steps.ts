@@ -2,7 +2,7 @@ import type { RenderHints } from '../blocks/messages.js';
 import { waitText } from '../blocks/step-texts.js';
 import { waitOutputs } from '../blocks/wait-outputs.js';
 import type { StepCompletion, StepWait } from '../domain/outbox-payload.js';
-import { ENDED } from '../domain/phases.js';
+import { NO_WAY_ON } from '../domain/phases.js';
 import type { Logger } from '../logging/logger.js';
 import {
   isAnswerRefused,
@@ -64,8 +64,8 @@ export function createStepSender(options: StepSenderOptions) {
     // Only jobs a step started, whose id the workflow was given: never any job by its number.
     if (job?.origin !== 'workflow') return { error: waitText.noSuchJob() };
     const link = await threadLink(job.channelId, job.threadTs);
-    if (ENDED.has(job.phase) && job.lastOutcome === null) return { error: waitText.neverStarted(link) };
-    if (job.phase === 'idle' || ENDED.has(job.phase))
+    if (NO_WAY_ON.has(job.phase) && job.lastOutcome === null) return { error: waitText.neverStarted(link) };
+    if (job.phase === 'idle' || NO_WAY_ON.has(job.phase))
       return { outputs: waitOutputs(job, link, options.hints) };
     if (now() < payload.deadline) return undefined;
     return { error: waitText.stillRunning(Math.round(WAIT_LIMIT_MS / 60_000), link) };

@@ -1,4 +1,4 @@
-import { ENDED, type JobPhase, STILL_STARTING } from './phases.js';
+import { type JobPhase, NO_WAY_ON, STILL_STARTING } from './phases.js';
 
 /**
  * A job's thread as a Slack agent session (`agents.sessions.setStatus`): Slack shows a loading
@@ -43,6 +43,6 @@ export function sessionStatusOf(job: {
   // Someone pressed stop on this run: it goes on (the agent API cannot cancel it), unshown.
   if (STILL_STARTING.has(job.phase) || job.phase === 'active')
     return isStopped(job.stoppedRun, currentRun(job)) ? 'active' : 'processing';
-  if (ENDED.has(job.phase)) return 'closed';
+  if (NO_WAY_ON.has(job.phase)) return 'closed';
   return job.lastOutcome !== null && CLOSING_OUTCOMES.has(job.lastOutcome) ? 'closed' : 'active';
 }

@@ -1,8 +1,8 @@
 /**
  * Where a job is in its life.
  * - `accepted`: recorded when the command arrived; nothing else done yet.
- * - `posting`: the root message is being posted.
- * - `creating`: root message posted, create call being made.
+ * - `posting`: the status card is being posted.
+ * - `creating`: the card posted, create call being made.
  * - `active`: the agent is working; the poller watches it.
  * - `idle`: the latest run ended; a follow-up can start another.
  * - `not_started`: the create call was refused or never sent; nothing runs upstream.
@@ -42,10 +42,10 @@ export const FIRST_PHASE = 'accepted' satisfies JobPhase;
  * job's phase is checked against it ({@link enterPhase}, {@link moveJob}).
  */
 export const TRANSITIONS = {
-  // Access granted and the root being posted; or refused (length, access, limits, verification).
+  // Access granted and the card being posted; or refused (length, access, limits, verification).
   accepted: ['posting', 'not_started'],
-  // Root posted; or Slack refused it, or a restart left it unknown; a restart that finds Slack
-  // surely has no root message starts over.
+  // Card posted; or Slack refused it, or a restart left it unknown; a restart that finds Slack
+  // surely has no card starts over.
   posting: ['creating', 'not_started', 'accepted'],
   // The agent took the job; refused it; or its answer was lost (or a restart came in between).
   creating: ['active', 'not_started', 'start_unknown'],
@@ -78,7 +78,7 @@ export interface PhaseSet<S extends JobPhase> extends ReadonlySet<JobPhase> {
 const phaseSet = <const S extends JobPhase>(...phases: S[]): PhaseSet<S> =>
   new Set<JobPhase>(phases) as ReadonlySet<JobPhase> as PhaseSet<S>;
 
-/** Jobs still being started: the root message and the create call. Recovery takes them over. */
+/** Jobs still being started: the status card's post and the create call. Recovery takes them over. */
 export const STILL_STARTING = phaseSet('accepted', 'posting', 'creating');
 /** Jobs that exist upstream and take follow-ups: the agent works, or waits for the next one. */
 export const TAKES_FOLLOW_UPS = phaseSet('active', 'idle');
@@ -88,7 +88,7 @@ export const POLLED = phaseSet('active');
  * Jobs with no way on ({@link TRANSITIONS} lists no exit but being tried again as a new job): a
  * follow-up to them is refused.
  */
-export const ENDED = phaseSet('not_started', 'start_unknown', 'gone', 'retried');
+export const NO_WAY_ON = phaseSet('not_started', 'start_unknown', 'gone', 'retried');
 /**
  * Phases of a job that gives its thread up to a new job started there: it never ran, the agent
  * API forgot it, or it was tried again. Any other job keeps its thread (a mention there is a
@@ -96,7 +96,7 @@ export const ENDED = phaseSet('not_started', 'start_unknown', 'gone', 'retried')
  */
 export const THREAD_RELEASING_PHASES = phaseSet('not_started', 'gone', 'retried');
 /** Jobs with nothing running or being started: what retention may erase. */
-export const FINISHED = phaseSet('idle', 'not_started', 'start_unknown', 'gone', 'retried');
+export const AT_REST = phaseSet('idle', 'not_started', 'start_unknown', 'gone', 'retried');
 /** Phases a job may be tried again from ("Try again"), see {@link mayRetry}. */
 export const RETRYABLE = phaseSet('idle', 'not_started', 'start_unknown');
 

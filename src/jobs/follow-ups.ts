@@ -45,7 +45,7 @@ export interface FollowUpsDeps {
   /** What becomes of the replies, for the metrics endpoint. */
   metrics: Pick<MetricsHooks, 'instruction'>;
   now: () => number;
-  /** How long a batch is held while it is sent (see {@link JobServiceDeps.leases}). */
+  /** How long the claim on a batch lasts while it is sent (see {@link JobServiceDeps.leases}). */
   leases: Pick<Leases, 'agentWrite'>;
   monotonic: () => number;
 }
@@ -105,8 +105,8 @@ export function createFollowUps(deps: FollowUpsDeps): FollowUps {
     const agentJobId = job.agentJobId;
     if (!agentJobId) return;
     // Claimed atomically: each reply's task, and the flush after create, may all get here. The
-    // claim holds the batch for one follow-up call, timed by the store's clock; read before the
-    // claim is asked for, so the hold began later, never earlier.
+    // claim covers the batch for one follow-up call, timed by the store's clock; read before the
+    // claim is asked for, so the claim began later, never earlier.
     const grantedAt = deps.monotonic();
     const { leaseMs } = deps.leases.agentWrite;
     const runs = await store.claimReadyRuns(job.id, deps.instanceId, now(), leaseMs);

@@ -1,9 +1,9 @@
 import { refusalText, text } from '../blocks/messages.js';
 import type { InstructionRefusal } from '../blocks/step-texts.js';
 import type { Mrkdwn } from '../slack/mrkdwn.js';
-import type { Held, Holds } from './holds.js';
 import type { JobContext } from './job-context.js';
 import type { InstructionSurface } from './metrics-hooks.js';
+import type { VerificationWait, VerificationWaits } from './verification-waits.js';
 
 /**
  * An instruction refused: `said`, the words its author is told in the chat; `why`, the reason, for
@@ -18,7 +18,7 @@ export interface Refusal {
 export interface InstructionChecks {
   /**
    * Checks length and access, and counts the run against the hourly limits; returns the refusal
-   * to give, `held` when Slack could not say who the author is, or undefined when it may go.
+   * to give, `unverified` when Slack could not say who the author is (it waits for verification), or undefined when it may go.
    */
   refusal(
     runId: number,
@@ -29,17 +29,17 @@ export interface InstructionChecks {
      */
     who: { teamId: string | undefined; channelId: string; userId: string; contextChannelId: string | null },
     surface: InstructionSurface,
-  ): Promise<Refusal | 'held' | undefined>;
+  ): Promise<Refusal | 'unverified' | undefined>;
   /**
    * Keeps an instruction whose author Slack could not confirm, to be checked again; once it has
-   * waited too long, the refusal to give instead (undefined while it is held).
+   * waited too long, the refusal to give instead (undefined while it waits).
    */
-  holdOrGiveUp(held: Held, surface: InstructionSurface): Promise<Refusal | undefined>;
+  waitOrGiveUp(waiting: VerificationWait, surface: InstructionSurface): Promise<Refusal | undefined>;
 }
 
 export function createInstructionChecks(
   ctx: Pick<JobContext, 'access' | 'logger' | 'metrics' | 'settings'>,
-  holds: Pick<Holds, 'hold'>,
+  verification: Pick<VerificationWaits, 'wait'>,
 ): InstructionChecks {
   const { metrics, logger } = ctx;
   return {
@@ -59,7 +59,7 @@ export function createInstructionChecks(
       if (decision.allowed) return undefined;
       // Slack could not say who the author is: nothing goes to the agent until it can (counted
       // once it is sent or refused).
-      if (decision.reason === 'unverified') return 'held';
+      if (decision.reason === 'unverified') return 'unverified';
       metrics.instruction(surface, 'refused', decision.reason);
       logger.info('instruction refused', {
         reason: decision.reason,
@@ -69,10 +69,10 @@ export function createInstructionChecks(
       return { said: refusalText(decision), why: decision };
     },
 
-    async holdOrGiveUp(held, surface) {
-      if (await holds.hold(held)) return undefined;
+    async waitOrGiveUp(waiting, surface) {
+      if (await verification.wait(waiting)) return undefined;
       metrics.instruction(surface, 'refused', 'unverified');
-      return { said: text.heldTooLong(), why: { reason: 'held_too_long' } };
+      return { said: text.verificationTimedOut(), why: { reason: 'held_too_long' } };
     },
   };
 }

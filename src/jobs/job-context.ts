@@ -64,15 +64,15 @@ export interface JobServiceDeps {
   audiences: ChannelAudiences;
   access: AccessPolicy;
   logger: Logger;
-  /** First wait before an instruction held for verification is checked again, in milliseconds. */
-  holdRetryMs?: number;
+  /** First wait before an instruction waiting for verification is checked again, in milliseconds. */
+  verificationRetryMs?: number | undefined;
   /**
-   * How long an instance holds a job or follow-up while it calls out for it (see
+   * How long an instance's claim on a job or follow-up lasts while it calls out for it (see
    * `cluster/lease.ts`): `agentWrite` over an agent API create or follow-up, `delivery` over the
    * post of a job's status card.
    */
   leases: Pick<Leases, 'agentWrite' | 'delivery'>;
-  /** This process's monotonic clock (ms), which tells whether a hold still covers a call. */
+  /** This process's monotonic clock (ms), which tells whether a claim still covers a call. */
   monotonic?: () => number;
   /**
    * Runs background work (a batch whose window has passed) among the tracked tasks; false when

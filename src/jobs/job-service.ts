@@ -2,7 +2,6 @@ import type { Orphans } from '../store/types.js';
 import { createReplyCatchUp } from './catch-up.js';
 import { createEdits, type Edits, type WaitingWithdrawal } from './edits.js';
 import { createFollowUps } from './follow-ups.js';
-import { createHolds } from './holds.js';
 import { createInstructionChecks } from './instruction-checks.js';
 import { createJobContext, type JobServiceDeps } from './job-context.js';
 import { createRecovery } from './recovery.js';
@@ -10,6 +9,7 @@ import { createReplies, type Replies } from './replies.js';
 import { createJobAcceptance, type JobAcceptance } from './start/accept.js';
 import { createRetryAcceptance, type RetryAcceptance } from './start/retry.js';
 import { createJobStart, type JobStart } from './start/start-job.js';
+import { createVerificationWaits } from './verification-waits.js';
 
 export type { EditOutcome } from './edits.js';
 export type { JobServiceDeps } from './job-context.js';
@@ -42,13 +42,13 @@ export interface JobService
     WaitingWithdrawal {
   /**
    * Finishes or explains what a stopped process left half done (taken over with
-   * {@link ClusterStore.adoptOrphans}).
+   * {@link ClusterStore.takeOverOrphans}).
    */
   recover(orphans: Orphans): Promise<void>;
   /**
    * Leaves recorded work this instance has no background slot for to the store: the jobs still
    * to start and the follow-ups still to send lose their owner, and the next take-over round
-   * (this instance's or another's, see {@link ClusterStore.adoptOrphans}) carries them on. Never
+   * (this instance's or another's, see {@link ClusterStore.takeOverOrphans}) carries them on. Never
    * rejects: if the store cannot be written, the work stays this instance's and its next start
    * carries it on.
    */
@@ -69,11 +69,11 @@ export function createJobService(deps: JobServiceDeps): JobService {
   const ctx = createJobContext(deps);
   const { store, logger } = ctx;
   const followUps = createFollowUps(ctx);
-  const holds = createHolds({
+  const verification = createVerificationWaits({
     ...ctx,
-    ...(deps.holdRetryMs !== undefined ? { firstRetryMs: deps.holdRetryMs } : {}),
+    ...(deps.verificationRetryMs !== undefined ? { firstRetryMs: deps.verificationRetryMs } : {}),
   });
-  const checks = createInstructionChecks(ctx, holds);
+  const checks = createInstructionChecks(ctx, verification);
   const replies = createReplies(ctx, { checks, followUps });
   const catchUp = createReplyCatchUp({ ...ctx, accept: replies.acceptReply, process: replies.processReply });
   const start = createJobStart(ctx, { checks, dispatchReady: followUps.dispatchReady, catchUp });
@@ -93,7 +93,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
     async handBack({ jobIds = [], runIds = [] }) {
       if (jobIds.length === 0 && runIds.length === 0) return;
       try {
-        await store.releaseWork(ctx.instanceId, { jobIds, runIds });
+        await store.handBack(ctx.instanceId, { jobIds, runIds });
         logger.warn('no room for background work: left to the store for the next take-over round', {
           jobs: jobIds,
           runs: runIds,
@@ -109,7 +109,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
 
     stop() {
       followUps.stop();
-      holds.stop();
+      verification.stop();
     },
   };
 }

@@ -20,7 +20,7 @@ type Expect = { phase: JobPhase; runCount: number };
 
 /**
  * Finishes or explains what a stopped process left half done (taken over with
- * {@link ClusterStore.adoptOrphans}): one step per phase the job was left in, then the replies.
+ * {@link ClusterStore.takeOverOrphans}): one step per phase the job was left in, then the replies.
  */
 export function createRecovery(
   ctx: Pick<JobContext, 'store' | 'logger' | 'metrics' | 'now' | 'instanceId' | 'loops' | 'applyQueued'>,
@@ -37,7 +37,7 @@ export function createRecovery(
   }
 
   /**
-   * The create call was surely never made. If Slack has the root message, carry on from it; if
+   * The create call was surely never made. If Slack has the status card, carry on from it; if
    * it surely does not, start over; if Slack cannot say, tell the requester.
    */
   async function fromPosting(job: JobIn<'posting'>, expect: Expect, first: RunRecord | undefined) {
@@ -102,9 +102,9 @@ export function createRecovery(
     await parts.dispatchReady(job.id);
   }
 
-  async function recoverJob(adopted: JobRecord): Promise<void> {
-    // Only jobs still being started are taken over (see ClusterStore.adoptOrphans).
-    const job = { ...adopted, phase: expectPhase(adopted.phase, STILL_STARTING) };
+  async function recoverJob(takenOver: JobRecord): Promise<void> {
+    // Only jobs still being started are taken over (see ClusterStore.takeOverOrphans).
+    const job = { ...takenOver, phase: expectPhase(takenOver.phase, STILL_STARTING) };
     if (job.phase === 'accepted') logger.info('taking over a job still to start', { jobId: job.id });
     else logger.warn('job interrupted: the process starting it stopped', { jobId: job.id, phase: job.phase });
     const expect = { phase: job.phase, runCount: job.runCount };

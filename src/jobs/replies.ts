@@ -73,7 +73,7 @@ export function createReplies(
       },
       'reply',
     );
-    if (refused === 'held') {
+    if (refused === 'unverified') {
       const given = {
         kind: 'reply' as const,
         id: run.id,
@@ -82,7 +82,7 @@ export function createReplies(
         to,
         recheck: () => processReply(run.id, teamId),
       };
-      refused = await checks.holdOrGiveUp(given, 'reply');
+      refused = await checks.waitOrGiveUp(given, 'reply');
       if (!refused) return;
     }
     if (refused) return dropRun(job, run, 'refused', refused.said, to);

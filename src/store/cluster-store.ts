@@ -35,14 +35,14 @@ export interface ClusterStore {
    * same row. `instanceId` itself always counts as alive. On a store only one process uses
    * (SQLite) every other instance is an earlier run that is gone: its work is taken at once.
    */
-  adoptOrphans(instanceId: string, timeoutMs: number): Promise<Orphans>;
+  takeOverOrphans(instanceId: string, timeoutMs: number): Promise<Orphans>;
   /**
    * Gives back work `instanceId` holds but has no room to carry on now: those of the jobs still
    * to be started (`accepted`, `posting`, `creating`) and follow-ups still to be sent
    * (`pending`, `ready`, `sending`) that it owns lose their owner, so the next
-   * {@link ClusterStore.adoptOrphans} round, of any instance, takes them. Others are left as they are.
+   * {@link ClusterStore.takeOverOrphans} round, of any instance, takes them. Others are left as they are.
    */
-  releaseWork(instanceId: string, work: { jobIds: number[]; runIds: number[] }): Promise<void>;
+  handBack(instanceId: string, work: { jobIds: number[]; runIds: number[] }): Promise<void>;
   /**
    * Claims up to `limit` active jobs whose poll is due by `now` (a due time) for `instanceId`,
    * for `leaseMs`, so no other instance polls them meanwhile; concurrent claimers never get the

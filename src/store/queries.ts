@@ -1,4 +1,4 @@
-import { FINISHED, sqlList, THREAD_RELEASING_PHASES } from '../domain/phases.js';
+import { AT_REST, sqlList, THREAD_RELEASING_PHASES } from '../domain/phases.js';
 import { CLUSTER_QUERIES } from './queries/cluster.js';
 import { FEEDBACK_QUERIES } from './queries/feedback.js';
 import { OUTBOX_QUERIES } from './queries/outbox.js';
@@ -14,7 +14,7 @@ import type { Dialect } from './schema.js';
  */
 // The phase sets the queries filter on, written once with the job's phases.
 const RELEASING = sqlList(THREAD_RELEASING_PHASES);
-const ERASABLE = sqlList(FINISHED);
+const ERASABLE = sqlList(AT_REST);
 
 const JOBS = {
   /** A repeated trigger key returns no row: the start was recorded before. */

@@ -153,7 +153,7 @@ export interface OutboxStore {
    */
   updateOutbox(id: number, patch: OutboxPatch, instanceId?: string): Promise<boolean>;
   /**
-   * Earliest time (on the caller's clock, `now`) an undelivered item not held back behind another
+   * Earliest time (on the caller's clock, `now`) an undelivered item not queued behind another
    * can be taken: its next attempt, or the end of another instance's claim on it. Undefined when
    * there is none.
    */
@@ -162,7 +162,7 @@ export interface OutboxStore {
   latestCardUpdate(jobId: number): Promise<number | undefined>;
   /**
    * Marks the job's undelivered card updates up to `uptoId` delivered at `now` (one update that
-   * rendered the job after they were queued covers them), except those another instance holds.
+   * rendered the job after they were queued covers them), except those another instance has claimed.
    */
   supersedeCardUpdates(jobId: number, uptoId: number, instanceId: string, now: number): Promise<void>;
 }

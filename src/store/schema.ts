@@ -1,4 +1,4 @@
-import { FINISHED, STILL_STARTING, sqlList } from '../domain/phases.js';
+import { AT_REST, STILL_STARTING, sqlList } from '../domain/phases.js';
 import { AGENT_SESSIONS_MIGRATION } from './migrations/agent-sessions.js';
 import { HOLDS_MIGRATION } from './migrations/holds-timed-by-the-database.js';
 import { POLL_REFUSALS_MIGRATION } from './migrations/poll-refusals.js';
@@ -215,7 +215,7 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> 
     sql: `
       DROP INDEX jobs_finished;
       CREATE INDEX jobs_finished ON jobs (updated_at)
-        WHERE phase IN (${sqlList(FINISHED)});
+        WHERE phase IN (${sqlList(AT_REST)});
     `,
   },
   {

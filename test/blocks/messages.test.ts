@@ -221,8 +221,8 @@ describe('text', () => {
       restartedBeforePost: 'nothing was started',
       followUpJobGone: 'your reply was not sent',
       emptyFollowUp: 'nothing was sent to the agent',
-      held: 'has not been sent to the agent yet',
-      heldTooLong: 'was not sent to the agent',
+      awaitingVerification: 'has not been sent to the agent yet',
+      verificationTimedOut: 'was not sent to the agent',
       notRetryable: 'Nothing was started.',
       bareMention: 'Nothing was started.',
     };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { longestAgentCallMs, postPolicy } from '../../src/agent/retry-policies.js';
-import { HoldTooSlowError, readyForCall } from '../../src/cluster/lease.js';
+import { RenewalTooSlowError, readyForCall } from '../../src/cluster/lease.js';
 import { leasesFor } from '../../src/jobs/leases.js';
 
 describe('leases derived from the configuration', () => {
@@ -14,7 +14,7 @@ describe('leases derived from the configuration', () => {
     expect(delivery.leaseMs).toBeGreaterThan(delivery.callMs);
   });
 
-  it('grow with the agent API time-out: a slower API gets a longer hold', () => {
+  it('grow with the agent API time-out: a slower API gets a longer lease', () => {
     expect(leasesFor(60_000).agentWrite.leaseMs).toBeGreaterThan(
       leasesFor(6_000).agentWrite.leaseMs + 100_000,
     );
@@ -24,7 +24,7 @@ describe('leases derived from the configuration', () => {
 describe('readyForCall', () => {
   const lease = { callMs: 1_000, leaseMs: 1_500 };
 
-  it('uses a fresh hold without asking the store again', async () => {
+  it('uses a fresh claim without asking the store again', async () => {
     let renewals = 0;
     const clock = { at: 100 };
     const ready = await readyForCall(
@@ -36,7 +36,7 @@ describe('readyForCall', () => {
     expect([ready, renewals]).toEqual([true, 0]);
   });
 
-  it('renews a hold that may run out before the call ends, and refuses when the work was taken over', async () => {
+  it('renews a claim that may run out before the call ends, and refuses when the work was taken over', async () => {
     const clock = { at: 10_000 };
     let renewals = 0;
     expect(
@@ -58,12 +58,12 @@ describe('readyForCall', () => {
     ).toBe(false);
   });
 
-  it('gives up when the store renews too slowly for any call to start inside the hold', async () => {
+  it('gives up when the store renews too slowly for any call to start inside the lease', async () => {
     const clock = { at: 0 };
     const slow = async () => {
       clock.at += 600;
       return true;
     };
-    await expect(readyForCall(lease, slow, undefined, () => clock.at)).rejects.toThrow(HoldTooSlowError);
+    await expect(readyForCall(lease, slow, undefined, () => clock.at)).rejects.toThrow(RenewalTooSlowError);
   });
 });

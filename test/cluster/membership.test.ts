@@ -12,7 +12,7 @@ describe('membership take-over rounds', () => {
       shared: false,
       heartbeat: async () => Date.now(),
       liveInstances: async () => 1,
-      adoptOrphans: async () => {
+      takeOverOrphans: async () => {
         adoptions.push(Date.now());
         return left;
       },

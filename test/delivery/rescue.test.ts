@@ -6,7 +6,7 @@ import { useDeliveryWorld } from '../helpers/delivery-world.js';
 import { outboxOnStandIn } from '../helpers/gateway-on-stand-in.js';
 
 const ROOT = '1700000000.000100';
-const held = async () => true;
+const claimCovers = async () => true;
 const lost = async () => false;
 
 const w = useDeliveryWorld();
@@ -40,7 +40,7 @@ async function threadPost(text = DONE, blocks?: unknown[]) {
 describe('rescuing a thread post Slack refused for good', () => {
   it('posts a text refused as too long again, shortened, in its thread, with its metadata', async () => {
     const item = await threadPost(`Done. ${'A long summary line. '.repeat(400)}`);
-    expect(await rescue(item, 'msg_too_long', held)).toBe('delivered');
+    expect(await rescue(item, 'msg_too_long', claimCovers)).toBe('delivered');
     const [posted] = w.slack.threadPosts(ROOT);
     expect(posted?.text.length).toBeLessThanOrEqual(3_000);
     expect(posted?.text.startsWith('Done. A long summary line.')).toBe(true);
@@ -54,7 +54,7 @@ describe('rescuing a thread post Slack refused for good', () => {
     'tells the requester directly when the thread is closed to the bot (%s)',
     async (code) => {
       const item = await threadPost();
-      expect(await rescue(item, code, held)).toBe('delivered');
+      expect(await rescue(item, code, claimCovers)).toBe('delivered');
       expect(w.slack.callsTo('chat.postMessage')).toHaveLength(1);
       const [dm] = w.slack.messages;
       expect(dm?.channel).toBe('U0ALICE');
@@ -79,26 +79,26 @@ describe('rescuing a thread post Slack refused for good', () => {
   it('leaves any other refusal alone', async () => {
     const item = await threadPost();
     for (const code of ['restricted_action', 'invalid_auth', 'missing_scope', 'message_not_found'])
-      expect(await rescue(item, code, held)).toBe('not_rescued');
+      expect(await rescue(item, code, claimCovers)).toBe('not_rescued');
     expect(w.slack.calls).toEqual([]);
   });
 
   it('rescues only thread posts, and sends one to the requester only for a job it can still read', async () => {
     const item = await threadPost();
     const reaction: OutboxPayload = { type: 'reaction', channel: 'C0DOCS', ts: ROOT, name: 'eyes' };
-    expect(await rescue({ ...item, payload: reaction }, 'not_in_channel', held)).toBe('not_rescued');
-    expect(await rescue({ ...item, jobId: null }, 'not_in_channel', held)).toBe('not_rescued');
+    expect(await rescue({ ...item, payload: reaction }, 'not_in_channel', claimCovers)).toBe('not_rescued');
+    expect(await rescue({ ...item, jobId: null }, 'not_in_channel', claimCovers)).toBe('not_rescued');
     // Shortening needs no job: the post itself says where it goes.
-    expect(await rescue({ ...item, jobId: null }, 'msg_too_long', held)).toBe('delivered');
-    expect(await rescue({ ...item, jobId: 9_999 }, 'not_in_channel', held)).toBe('not_rescued');
+    expect(await rescue({ ...item, jobId: null }, 'msg_too_long', claimCovers)).toBe('delivered');
+    expect(await rescue({ ...item, jobId: 9_999 }, 'not_in_channel', claimCovers)).toBe('not_rescued');
     expect(w.slack.messages.map((m) => m.channel)).toEqual(['C0DOCS']);
   });
 
   it('gives up quietly when the rescue itself is refused, so the item is given up as it was', async () => {
     const item = await threadPost();
     w.slack.fail('chat.postMessage', { error: 'user_not_found' }, { error: 'msg_too_long' });
-    expect(await rescue(item, 'not_in_channel', held)).toBe('not_rescued');
-    expect(await rescue(item, 'msg_too_long', held)).toBe('not_rescued');
+    expect(await rescue(item, 'not_in_channel', claimCovers)).toBe('not_rescued');
+    expect(await rescue(item, 'msg_too_long', claimCovers)).toBe('not_rescued');
     expect(w.slack.messages).toEqual([]);
     expect(w.logged('rescue of a refused message failed')).toHaveLength(2);
   });
@@ -195,7 +195,7 @@ describe('a post whose blocks or metadata Slack refused, sent again as plain tex
     const item = await threadPost(DONE, BLOCKS);
     // The post was refused for its blocks; its plain re-send, for its metadata.
     w.slack.fail('chat.postMessage', { error: 'invalid_metadata_format' });
-    expect(await rescue(item, 'invalid_blocks', held)).toBe('delivered');
+    expect(await rescue(item, 'invalid_blocks', claimCovers)).toBe('delivered');
     expect(w.slack.callsTo('chat.postMessage')).toHaveLength(2);
     expect(w.slack.threadPosts(ROOT)).toMatchObject([{ text: DONE }]);
     expect(w.slack.threadPosts(ROOT)[0]?.metadata).toBeUndefined();
@@ -204,7 +204,7 @@ describe('a post whose blocks or metadata Slack refused, sent again as plain tex
   it('is not posted twice when a restart delivers it again: it is found by its text', async () => {
     const item = await threadPost(DONE, BLOCKS);
     // The first attempt posted it without metadata, and stopped before recording so.
-    expect(await rescue(item, 'invalid_metadata_format', held)).toBe('delivered');
+    expect(await rescue(item, 'invalid_metadata_format', claimCovers)).toBe('delivered');
     w.slack.fail('chat.postMessage', { error: 'invalid_metadata_format' });
     await outboxOnStandIn(w.store, w).deliver({ ...item, attempts: 2 });
     expect(rowOf(item.id).delivered_at).not.toBeNull();
@@ -232,16 +232,16 @@ describe('a post whose blocks or metadata Slack refused, sent again as plain tex
       text: recordedMrkdwn(DONE),
       metadata: { eventType: 'docs_agent_post', key: 'outcome:1:1' },
     });
-    expect(await rescue({ ...item, attempts: 2 }, 'invalid_metadata_format', held)).toBe('delivered');
+    expect(await rescue({ ...item, attempts: 2 }, 'invalid_metadata_format', claimCovers)).toBe('delivered');
     expect(w.slack.threadPosts(ROOT).filter((m) => m.metadata === undefined)).toHaveLength(1);
   });
 
   it('is posted anyway when Slack can never say whether it is there, and asked again when it cannot say now', async () => {
     const item = { ...(await threadPost(DONE, BLOCKS)), attempts: 2 };
     w.slack.fail('conversations.replies', { error: 'ratelimited' }, { error: 'missing_scope' });
-    expect(await rescue(item, 'invalid_metadata_format', held)).toBe('retry');
+    expect(await rescue(item, 'invalid_metadata_format', claimCovers)).toBe('retry');
     expect(w.slack.threadPosts(ROOT)).toEqual([]);
-    expect(await rescue(item, 'invalid_metadata_format', held)).toBe('delivered');
+    expect(await rescue(item, 'invalid_metadata_format', claimCovers)).toBe('delivered');
     expect(w.slack.threadPosts(ROOT)).toHaveLength(1);
   });
 
@@ -251,7 +251,7 @@ describe('a post whose blocks or metadata Slack refused, sent again as plain tex
     await outboxOnStandIn(w.store, w).deliver(item);
     expect(rowOf(item.id)).toMatchObject({ delivered_at: null, dead_at: null, last_error: 'invalid_blocks' });
     expect(w.slack.threadPosts(ROOT)).toEqual([]);
-    expect(await rescue({ ...item, attempts: 2 }, 'invalid_blocks', held)).toBe('delivered');
+    expect(await rescue({ ...item, attempts: 2 }, 'invalid_blocks', claimCovers)).toBe('delivered');
     expect(w.slack.threadPosts(ROOT)).toHaveLength(1);
   });
 

@@ -10,7 +10,7 @@ import { HINTS, useDeliveryWorld } from '../helpers/delivery-world.js';
 import { BOT_TOKEN } from '../helpers/slack-stand-in.js';
 
 const ROOT = '1700000000.000100';
-const held = async () => true;
+const claimCovers = async () => true;
 
 const w = useDeliveryWorld();
 let refreshed: string[];
@@ -62,7 +62,7 @@ describe('sending an outbox item', () => {
 
 describe('a thread post', () => {
   it('is posted in its thread with metadata naming its run and key', async () => {
-    await send(await w.claimed(threadPost()), held);
+    await send(await w.claimed(threadPost()), claimCovers);
     expect(w.slack.threadPosts(ROOT)).toMatchObject([
       {
         text: 'Done: <https://github.com/acme/docs/pull/7|the pull request>',
@@ -78,7 +78,7 @@ describe('a thread post', () => {
   it('is named by its outbox id when it has no key, and carries its blocks', async () => {
     const blocks = [{ type: 'section', text: { type: 'mrkdwn', text: 'Done' } }];
     const item = await w.claimed({ ...threadPost({ blocks }), dedupeKey: null });
-    await send(item, held);
+    await send(item, claimCovers);
     const [posted] = w.slack.threadPosts(ROOT);
     expect(posted?.blocks).toEqual(blocks);
     expect(posted?.metadata?.event_payload.key).toBe(`outbox-${item.id}`);
@@ -86,8 +86,8 @@ describe('a thread post', () => {
 
   it('is not posted again when an attempt that never recorded its answer had posted it', async () => {
     const item = await w.claimed(threadPost());
-    await send(item, held);
-    await send({ ...item, attempts: 2 }, held);
+    await send(item, claimCovers);
+    await send({ ...item, attempts: 2 }, claimCovers);
     expect(w.slack.callsTo('conversations.replies')).toHaveLength(1);
     expect(w.slack.threadPosts(ROOT)).toHaveLength(1);
   });
@@ -98,24 +98,24 @@ describe('a thread post', () => {
     // Held for the start of the attempt, lost while looking.
     await expect(send(item, async () => ++checks === 1)).rejects.toBeInstanceOf(ClaimLost);
     expect(w.slack.callsTo('chat.postMessage')).toEqual([]);
-    await send(item, held);
+    await send(item, claimCovers);
     expect(w.slack.threadPosts(ROOT)).toHaveLength(1);
   });
 
   it('waits when Slack cannot say now whether it has a copy, and posts when it never can', async () => {
     const item = { ...(await w.claimed(threadPost())), attempts: 2 };
     w.slack.fail('conversations.replies', { error: 'ratelimited' }, { error: 'missing_scope' });
-    await expect(send(item, held)).rejects.toMatchObject({ code: 'ratelimited' });
+    await expect(send(item, claimCovers)).rejects.toMatchObject({ code: 'ratelimited' });
     expect(w.slack.callsTo('chat.postMessage')).toEqual([]);
-    await send(item, held);
+    await send(item, claimCovers);
     expect(w.slack.threadPosts(ROOT)).toHaveLength(1);
   });
 
   it('passes Slack’s refusal on to the outbox, which decides about it', async () => {
     const item = await w.claimed(threadPost());
     w.slack.fail('chat.postMessage', { error: 'not_in_channel' }, { error: 'invalid_auth' });
-    await expect(send(item, held)).rejects.toMatchObject({ code: 'not_in_channel', permanent: true });
-    await expect(send(item, held)).rejects.toMatchObject({ code: 'invalid_auth', permanent: false });
+    await expect(send(item, claimCovers)).rejects.toMatchObject({ code: 'not_in_channel', permanent: true });
+    await expect(send(item, claimCovers)).rejects.toMatchObject({ code: 'invalid_auth', permanent: false });
   });
 });
 
@@ -135,7 +135,7 @@ describe('a status card update', () => {
     const { job, cardTs, update } = await cardJob();
     const item = await w.claimed(update());
     await w.store.apply({ jobId: job.id, job: { phase: 'idle', lastOutcome: 'completed_pr' } }, w.clock.at);
-    expect(await send(item, held)).toBeUndefined();
+    expect(await send(item, claimCovers)).toBeUndefined();
     const card = w.slack.messages.find((m) => m.ts === cardTs);
     expect(w.slack.callsTo('chat.update')).toHaveLength(1);
     expect(card?.text).not.toBe('card');
@@ -152,7 +152,7 @@ describe('a status card update', () => {
     await w.store.enqueue([update()], w.clock.at);
     const [first] = await w.store.claimOutbox('i-test', w.clock.at, 1, 10_000);
     if (!first) throw new Error('nothing due');
-    await send(first, held);
+    await send(first, claimCovers);
     expect(await w.store.latestCardUpdate(job.id)).toBeUndefined();
     expect(await w.store.claimOutbox('i-test', w.clock.at, 10, 10_000)).toEqual([]);
   });
@@ -161,10 +161,10 @@ describe('a status card update', () => {
     const { job, update } = await cardJob();
     const item = await w.claimed(update());
     w.slack.fail('agents.sessions.setStatus', { error: 'ratelimited' });
-    await expect(send(item, held)).rejects.toMatchObject({ code: 'ratelimited' });
+    await expect(send(item, claimCovers)).rejects.toMatchObject({ code: 'ratelimited' });
     expect(w.slack.callsTo('chat.update')).toEqual([]);
     w.slack.fail('chat.update', { error: 'message_not_found' });
-    await expect(send(item, held)).rejects.toMatchObject({ code: 'message_not_found' });
+    await expect(send(item, claimCovers)).rejects.toMatchObject({ code: 'message_not_found' });
     expect(w.slack.callsTo('reactions.add')).toEqual([]);
     expect(refreshed).toEqual([]);
     expect((await w.store.getJob(job.id))?.rootReaction).toBeNull();
@@ -173,8 +173,8 @@ describe('a status card update', () => {
   it('is nothing to do for a job the store no longer has', async () => {
     const { update } = await cardJob();
     const item = await w.claimed(update());
-    expect(await send({ ...item, jobId: null }, held)).toBeUndefined();
-    expect(await send({ ...item, jobId: 9_999 }, held)).toBeUndefined();
+    expect(await send({ ...item, jobId: null }, claimCovers)).toBeUndefined();
+    expect(await send({ ...item, jobId: 9_999 }, claimCovers)).toBeUndefined();
     expect(w.slack.callsTo('chat.update')).toEqual([]);
   });
 });
@@ -186,8 +186,8 @@ describe('the other kinds', () => {
       dedupeKey: 'received:41',
       payload: { type: 'reaction', channel: 'C0DOCS', ts: '1700000000.000300', name: 'eyes' },
     });
-    await send(item, held);
-    await send(item, held);
+    await send(item, claimCovers);
+    await send(item, claimCovers);
     expect(w.slack.reactionsOn('C0DOCS', '1700000000.000300')).toEqual(['eyes']);
   });
 
@@ -203,7 +203,7 @@ describe('the other kinds', () => {
         fallback: { channel: 'C0DOCS', user: 'U0ALICE' },
       },
     });
-    await send(item, held);
+    await send(item, claimCovers);
     expect(w.slack.responses).toEqual([
       {
         path: '/respond/cmd-1',
@@ -221,22 +221,22 @@ describe('the other kinds', () => {
       dedupeKey: 'refused:2',
       payload: { ...payload, fallback: { channel: 'C0DOCS', user: 'U0ALICE' } },
     });
-    await send(item, held);
+    await send(item, claimCovers);
     expect(w.slack.callsTo('chat.postEphemeral').map((c) => c.args)).toEqual([
       expect.objectContaining({ channel: 'C0DOCS', user: 'U0ALICE', text: 'Not here' }),
     ]);
-    await expect(send({ ...item, payload }, held)).rejects.toMatchObject({ code: 'expired_url' });
+    await expect(send({ ...item, payload }, claimCovers)).rejects.toMatchObject({ code: 'expired_url' });
   });
 
   it('sends an ephemeral note in its thread, or in the channel', async () => {
     const note = { type: 'ephemeral' as const, channel: 'C0DOCS', user: 'U0ALICE', text: 'Held' };
     await send(
       await w.claimed({ jobId: null, dedupeKey: 'held:job:1', payload: { ...note, threadTs: ROOT } }),
-      held,
+      claimCovers,
     );
     await send(
       await w.claimed({ jobId: null, dedupeKey: 'held:job:2', payload: { ...note, threadTs: null } }),
-      held,
+      claimCovers,
     );
     const sent = w.slack.callsTo('chat.postEphemeral').map((c) => c.args);
     expect(sent[0]).toMatchObject({ channel: 'C0DOCS', user: 'U0ALICE', text: 'Held', thread_ts: ROOT });
@@ -249,9 +249,9 @@ describe('the other kinds', () => {
       dedupeKey: 'notify:2:7',
       payload: { type: 'notify', channel: 'C0NOTIFY', text: 'Done', eventType: 'docs_agent_notification' },
     });
-    expect(await send(item, held)).toBeUndefined();
+    expect(await send(item, claimCovers)).toBeUndefined();
     w.slack.fail('chat.postMessage', { error: 'not_in_channel' });
-    expect(await send(item, held)).toBe('not_in_channel');
+    expect(await send(item, claimCovers)).toBe('not_in_channel');
   });
 
   it('hands a Workflow Builder step to the step sender, and gives it up without one', async () => {
@@ -262,7 +262,7 @@ describe('the other kinds', () => {
       deadline: w.clock.at + 60_000,
     };
     const item = await w.claimed({ jobId: null, dedupeKey: 'step-wait:Fx1', payload });
-    expect(await send(item, held)).toEqual({ laterAt: w.clock.at + 10_000 });
+    expect(await send(item, claimCovers)).toEqual({ laterAt: w.clock.at + 10_000 });
     expect(stepItems).toEqual([payload]);
     const without = createSender({
       store: w.store,
@@ -272,6 +272,6 @@ describe('the other kinds', () => {
       hints: HINTS,
       now: () => w.clock.at,
     });
-    expect(await without(item, held)).toBe('no_workflow_steps');
+    expect(await without(item, claimCovers)).toBe('no_workflow_steps');
   });
 });

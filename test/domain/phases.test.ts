@@ -2,17 +2,17 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  AT_REST,
   canMove,
-  ENDED,
   enterPhase,
   expectPhase,
-  FINISHED,
   FIRST_PHASE,
   IllegalPhaseChangeError,
   JOB_PHASES,
   type JobPhase,
   mayRetry,
   moveJob,
+  NO_WAY_ON,
   POLLED,
   RETRYABLE,
   STILL_STARTING,
@@ -49,9 +49,9 @@ describe('the transition table', () => {
     expect([...reachableFrom(FIRST_PHASE)].sort()).toEqual([...JOB_PHASES].sort());
   });
 
-  it('gives the finished phases their documented exits: a follow-up, or "Try again" after a failure', () => {
-    const finishedExits = Object.fromEntries([...FINISHED].map((phase) => [phase, [...exits(phase)].sort()]));
-    expect(finishedExits).toEqual({
+  it('gives the phases at rest their documented exits: a follow-up, or "Try again" after a failure', () => {
+    const atRestExits = Object.fromEntries([...AT_REST].map((phase) => [phase, [...exits(phase)].sort()]));
+    expect(atRestExits).toEqual({
       idle: ['active', 'gone', 'retried'],
       not_started: ['retried'],
       start_unknown: ['retried'],
@@ -68,29 +68,29 @@ describe('the transition table', () => {
 
   it('ends every path in a phase with no exit or one that takes follow-ups', () => {
     for (const phase of JOB_PHASES) {
-      const ends = [...reachableFrom(phase)].filter((p) => ENDED.has(p) || TAKES_FOLLOW_UPS.has(p));
+      const ends = [...reachableFrom(phase)].filter((p) => NO_WAY_ON.has(p) || TAKES_FOLLOW_UPS.has(p));
       expect(ends.length, phase).toBeGreaterThan(0);
     }
   });
 });
 
 describe('the named phase sets', () => {
-  it('split the phases into starting, taking follow-ups and ended', () => {
-    const all = [...STILL_STARTING, ...TAKES_FOLLOW_UPS, ...ENDED];
+  it('split the phases into starting, taking follow-ups and no way on', () => {
+    const all = [...STILL_STARTING, ...TAKES_FOLLOW_UPS, ...NO_WAY_ON];
     expect(all.sort()).toEqual([...JOB_PHASES].sort());
   });
 
   it('are consistent with the table', () => {
-    // Ended: exactly the phases with no exit but being tried again as a new job.
+    // No way on: exactly the phases with no exit but being tried again as a new job.
     const onward = (p: JobPhase) => exits(p).filter((next) => next !== 'retried');
-    expect(JOB_PHASES.filter((p) => onward(p).length === 0).sort()).toEqual([...ENDED].sort());
+    expect(JOB_PHASES.filter((p) => onward(p).length === 0).sort()).toEqual([...NO_WAY_ON].sort());
     // Tried again: only from the phases that may be, and that gives the thread up.
     expect(JOB_PHASES.filter((p) => canMove(p, 'retried')).sort()).toEqual([...RETRYABLE].sort());
     expect(THREAD_RELEASING_PHASES.has('retried')).toBe(true);
-    // Finished: nothing running or being started, so the ended ones and idle.
-    expect([...FINISHED].sort()).toEqual([...ENDED, 'idle'].sort());
-    // A job that gives up its thread has ended.
-    for (const phase of THREAD_RELEASING_PHASES) expect(ENDED.has(phase)).toBe(true);
+    // At rest: nothing running or being started, so those with no way on and idle.
+    expect([...AT_REST].sort()).toEqual([...NO_WAY_ON, 'idle'].sort());
+    // A job that gives up its thread has no way on.
+    for (const phase of THREAD_RELEASING_PHASES) expect(NO_WAY_ON.has(phase)).toBe(true);
     // The polled phase takes follow-ups, and the poller can end its run.
     for (const phase of POLLED) {
       expect(TAKES_FOLLOW_UPS.has(phase)).toBe(true);

@@ -94,8 +94,8 @@ export async function startHarness(
   }
   let app: RunningApp = await startApp(config, {
     logger: logger(),
-    // Held instructions are checked again within tests' patience.
-    holdRetryMs: 50,
+    // Instructions waiting for verification are checked again within tests' patience.
+    verificationRetryMs: 50,
     ...(options.tasks ? { tasks: options.tasks } : {}),
     ...(options.wrapStore ? { store: options.wrapStore(openSqliteStore(databasePath)) } : {}),
   });
@@ -157,7 +157,7 @@ export async function startHarness(
       await app.stop();
       app = await startApp(config, {
         logger: logger(),
-        holdRetryMs: 50,
+        verificationRetryMs: 50,
         ...(options.tasks ? { tasks: options.tasks } : {}),
       });
     },

@@ -10,11 +10,11 @@ import type { RenderHints } from '../../src/blocks/messages.js';
 import { readConfig, secretsOf } from '../../src/config/config.js';
 import { createReplyCatchUp } from '../../src/jobs/catch-up.js';
 import { createFollowUps } from '../../src/jobs/follow-ups.js';
-import { createHolds } from '../../src/jobs/holds.js';
 import { createInstructionChecks } from '../../src/jobs/instruction-checks.js';
 import { createJobContext, type JobContext, type JobServiceDeps } from '../../src/jobs/job-context.js';
 import { leasesFor } from '../../src/jobs/leases.js';
 import { createReplies } from '../../src/jobs/replies.js';
+import { createVerificationWaits } from '../../src/jobs/verification-waits.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { createSlackCaller } from '../../src/slack/caller.js';
 import { createChannelAudiences } from '../../src/slack/channel-audience.js';
@@ -105,19 +105,19 @@ export function createJobWorld(env: Record<string, string> = {}) {
     clock,
     /**
      * The flows the one under test calls, built from the real code as the job service builds
-     * them. Stop `holds` and `followUps` after the test (they keep timers).
+     * them. Stop `verification` and `followUps` after the test (they keep timers).
      */
     parts() {
       const followUps = createFollowUps(ctx);
-      const holds = createHolds({ ...ctx, firstRetryMs: 60_000 });
-      const checks = createInstructionChecks(ctx, holds);
+      const verification = createVerificationWaits({ ...ctx, firstRetryMs: 60_000 });
+      const checks = createInstructionChecks(ctx, verification);
       const replies = createReplies(ctx, { checks, followUps });
       const catchUp = createReplyCatchUp({
         ...ctx,
         accept: replies.acceptReply,
         process: replies.processReply,
       });
-      return { followUps, holds, checks, replies, catchUp };
+      return { followUps, verification, checks, replies, catchUp };
     },
     /** Moves the clock on by `ms`. */
     advance(ms: number) {

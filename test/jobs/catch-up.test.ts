@@ -162,7 +162,7 @@ describe('catch-up with the real replies', () => {
       expect(followUps.map((r) => r.messageTs)).toEqual(['1700000000.000200', '1700000000.000300']);
     } finally {
       parts.followUps.stop();
-      parts.holds.stop();
+      parts.verification.stop();
     }
   });
 });

@@ -1,17 +1,21 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { refusalText, text } from '../../src/blocks/messages.js';
-import { createHolds, HOLD_LIMIT_MS, type Holds } from '../../src/jobs/holds.js';
 import { createInstructionChecks, type InstructionChecks } from '../../src/jobs/instruction-checks.js';
 import { createJobContext } from '../../src/jobs/job-context.js';
+import {
+  createVerificationWaits,
+  VERIFICATION_LIMIT_MS,
+  type VerificationWaits,
+} from '../../src/jobs/verification-waits.js';
 import { TEAM } from '../helpers/fake-network.js';
 import { CHANNEL, createJobWorld, type JobWorld, REQUESTER } from '../helpers/job-world.js';
 
 let w: JobWorld;
-let holds: Holds;
+let verification: VerificationWaits;
 let checks: InstructionChecks;
 const metrics = { instruction: vi.fn(), runFinished: vi.fn(), feedback: vi.fn() };
 afterEach(async () => {
-  holds.stop();
+  verification.stop();
   await w.store.close();
 });
 
@@ -19,8 +23,8 @@ function setUp(env: Record<string, string> = {}) {
   w = createJobWorld({ MAX_PROMPT_CHARS: '40', ...env });
   metrics.instruction.mockClear();
   const ctx = createJobContext({ ...w.deps, metrics });
-  holds = createHolds({ ...ctx, firstRetryMs: 60_000 });
-  checks = createInstructionChecks(ctx, holds);
+  verification = createVerificationWaits({ ...ctx, firstRetryMs: 60_000 });
+  checks = createInstructionChecks(ctx, verification);
 }
 
 const who = (fields: Partial<Parameters<InstructionChecks['refusal']>[2]> = {}) => ({
@@ -87,22 +91,22 @@ describe('refusal', () => {
     expect(await checks.refusal(first.id, 'Go', who(), 'command')).toBeUndefined();
     const refusal = await checks.refusal(second.id, 'Go', who(), 'command');
     expect(refusal).toMatchObject({ why: { reason: 'rate', limit: 1, retryAt: expect.any(Date) } });
-    expect(refusal !== 'held' && refusal?.said).toContain('the most one person may');
+    expect(refusal !== 'unverified' && refusal?.said).toContain('the most one person may');
     expect(metrics.instruction).toHaveBeenCalledExactlyOnceWith('command', 'refused', 'rate');
   });
 
-  it('holds an instruction whose author Slack cannot confirm, counting nothing yet', async () => {
+  it('makes an instruction whose author Slack cannot confirm wait for verification, counting nothing yet', async () => {
     setUp();
     w.slack.userInfo.mockRejectedValue(new Error('ratelimited'));
     const { run } = await w.insertJob();
-    expect(await checks.refusal(run.id, 'Go', who(), 'shortcut')).toBe('held');
+    expect(await checks.refusal(run.id, 'Go', who(), 'shortcut')).toBe('unverified');
     expect(metrics.instruction).not.toHaveBeenCalled();
     expect(await uses()).toBe(0);
   });
 });
 
-describe('holdOrGiveUp', () => {
-  const held = async () => {
+describe('waitOrGiveUp', () => {
+  const waiting = async () => {
     const { job } = await w.insertJob();
     return {
       kind: 'job' as const,
@@ -114,20 +118,20 @@ describe('holdOrGiveUp', () => {
     };
   };
 
-  it('keeps an instruction held, telling its author once', async () => {
+  it('keeps an instruction waiting for verification, telling its author once', async () => {
     setUp();
-    const h = await held();
-    expect(await checks.holdOrGiveUp(h, 'command')).toBeUndefined();
+    const h = await waiting();
+    expect(await checks.waitOrGiveUp(h, 'command')).toBeUndefined();
     expect(w.outboxKeys()).toEqual([`held:job:${h.id}`]);
     expect(metrics.instruction).not.toHaveBeenCalled();
   });
 
-  it('gives up on one held too long: the refusal to give, counted as unverified', async () => {
+  it('gives up on one waiting too long: the refusal to give, counted as unverified', async () => {
     setUp();
-    const h = await held();
-    w.advance(HOLD_LIMIT_MS + 1);
-    expect(await checks.holdOrGiveUp(h, 'workflow')).toEqual({
-      said: text.heldTooLong(),
+    const h = await waiting();
+    w.advance(VERIFICATION_LIMIT_MS + 1);
+    expect(await checks.waitOrGiveUp(h, 'workflow')).toEqual({
+      said: text.verificationTimedOut(),
       why: { reason: 'held_too_long' },
     });
     expect(metrics.instruction).toHaveBeenCalledExactlyOnceWith('workflow', 'refused', 'unverified');

@@ -14,9 +14,12 @@ afterEach(async () => {
   await w.store.close();
 });
 
-function setUp(env: Record<string, string> = {}, holdRetryMs?: number) {
+function setUp(env: Record<string, string> = {}, verificationRetryMs?: number) {
   w = createJobWorld(env);
-  jobs = createJobService({ ...w.deps, ...(holdRetryMs !== undefined ? { holdRetryMs } : {}) });
+  jobs = createJobService({
+    ...w.deps,
+    ...(verificationRetryMs !== undefined ? { verificationRetryMs } : {}),
+  });
 }
 
 const command = () => jobs.acceptCommand(startRequest({ responseUrl: null }));
@@ -127,7 +130,7 @@ describe('handBack', () => {
 
   it('with nothing to leave, writes and logs nothing', async () => {
     setUp();
-    const release = vi.spyOn(w.store, 'releaseWork');
+    const release = vi.spyOn(w.store, 'handBack');
     await jobs.handBack({});
     await jobs.handBack({ jobIds: [], runIds: [] });
     expect(release).not.toHaveBeenCalled();
@@ -137,7 +140,7 @@ describe('handBack', () => {
   it('never rejects when the store cannot be written: the work stays this instance’s', async () => {
     setUp();
     const { job } = await w.insertJob();
-    vi.spyOn(w.store, 'releaseWork').mockRejectedValueOnce(new Error('database is locked'));
+    vi.spyOn(w.store, 'handBack').mockRejectedValueOnce(new Error('database is locked'));
     await expect(jobs.handBack({ jobIds: [job.id] })).resolves.toBeUndefined();
     expect((await w.job(job.id)).owner).toBe(INSTANCE);
     expect(

@@ -14,7 +14,7 @@ beforeEach(() => {
   w = createJobWorld();
   const parts = w.parts();
   stop = () => {
-    parts.holds.stop();
+    parts.verification.stop();
     parts.followUps.stop();
   };
   const start = createJobStart(w.ctx, {
@@ -33,7 +33,7 @@ afterEach(async () => {
   await w.store.close();
 });
 
-/** A job a stopped process left in `phase`, as {@link Store.adoptOrphans} hands it over. */
+/** A job a stopped process left in `phase`, as {@link Store.takeOverOrphans} hands it over. */
 async function leftIn(
   phase: JobPhase,
   fields: { threadTs?: string } = {},

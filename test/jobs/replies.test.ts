@@ -14,7 +14,7 @@ function build(env: Record<string, string> = {}) {
   const parts = w.parts();
   replies = parts.replies;
   stop = () => {
-    parts.holds.stop();
+    parts.verification.stop();
     parts.followUps.stop();
   };
 }

@@ -61,7 +61,7 @@ export function clusterContract(name: string, open: () => Promise<Store> | Store
     async function takeOverFromI1() {
       if (ctx.store.shared) await goQuiet();
       await ctx.store.heartbeat('i-2');
-      return ctx.store.adoptOrphans('i-2', TIMEOUT_MS);
+      return ctx.store.takeOverOrphans('i-2', TIMEOUT_MS);
     }
 
     it('returns the store’s time from a heartbeat, and counts who beat within the time-out', async () => {
@@ -189,7 +189,7 @@ export function sharedClusterContract(name: string, open: () => Promise<Store> |
       store = ctx.store;
     });
 
-    describe('adoptOrphans', () => {
+    describe('takeOverOrphans', () => {
       it('leaves the work of live instances alone and takes that of instances gone quiet', async () => {
         await store.heartbeat('i-live');
         await store.heartbeat('i-gone');
@@ -204,35 +204,35 @@ export function sharedClusterContract(name: string, open: () => Promise<Store> |
         expect(liveRun.run.owner).toBe('i-live');
 
         // i-gone has been quiet for longer than the time-out, i-live beat just now.
-        const taken = await store.adoptOrphans('i-next', TIMEOUT_MS);
+        const taken = await store.takeOverOrphans('i-next', TIMEOUT_MS);
         expect(ids(taken.jobs)).toEqual([gone.job.id]);
         expect(ids(taken.runs)).toEqual([goneRun.run.id]);
         expect(taken.runs[0]?.owner).toBe('i-next');
         expect((await store.getJob(live.job.id))?.owner).toBe('i-live');
 
         // Taken once: neither the adopter nor another instance gets them again.
-        expect(await store.adoptOrphans('i-next', TIMEOUT_MS)).toEqual({ jobs: [], runs: [] });
-        expect(await store.adoptOrphans('i-other', TIMEOUT_MS)).toEqual({ jobs: [], runs: [] });
+        expect(await store.takeOverOrphans('i-next', TIMEOUT_MS)).toEqual({ jobs: [], runs: [] });
+        expect(await store.takeOverOrphans('i-other', TIMEOUT_MS)).toEqual({ jobs: [], runs: [] });
         // Once i-live goes quiet too, its work is taken; the adopter counts as alive even with no
         // heartbeat of its own on record, so it does not take its own rows again.
         await goQuiet();
         await store.heartbeat('i-next');
-        const later = await store.adoptOrphans('i-other', TIMEOUT_MS);
+        const later = await store.takeOverOrphans('i-other', TIMEOUT_MS);
         expect([ids(later.jobs), ids(later.runs)]).toEqual([[live.job.id], [liveRun.run.id]]);
-        expect(await store.adoptOrphans('i-other', TIMEOUT_MS)).toEqual({ jobs: [], runs: [] });
+        expect(await store.takeOverOrphans('i-other', TIMEOUT_MS)).toEqual({ jobs: [], runs: [] });
       });
 
       it('takes the work of an instance that retired at once, whatever its last heartbeat', async () => {
         await store.heartbeat('i-old');
         const left = await store.insertJob(newJob('retired', { owner: 'i-old' }), createRun(), T0);
         expect(await store.renewHold('i-old', { jobId: left.job.id }, LONG_MS)).toBe(true);
-        expect((await store.adoptOrphans('i-next', LONG_MS)).jobs).toEqual([]);
+        expect((await store.takeOverOrphans('i-next', LONG_MS)).jobs).toEqual([]);
         // It stopped with a call under way: its hold stays until it runs out.
         await store.retireInstance('i-old', { keepHolds: true });
-        expect((await store.adoptOrphans('i-next', LONG_MS)).jobs).toEqual([]);
+        expect((await store.takeOverOrphans('i-next', LONG_MS)).jobs).toEqual([]);
         // It stopped cleanly: it is inside no call, so its hold ends with it.
         await store.retireInstance('i-old');
-        expect(ids((await store.adoptOrphans('i-next', LONG_MS)).jobs)).toEqual([left.job.id]);
+        expect(ids((await store.takeOverOrphans('i-next', LONG_MS)).jobs)).toEqual([left.job.id]);
       });
 
       it('releases the poll claims of gone instances, and only theirs; a delivery claim only once it ran out', async () => {
@@ -250,7 +250,7 @@ export function sharedClusterContract(name: string, open: () => Promise<Store> |
         expect(await store.dueJobs(T0 + 20, 10)).toEqual([]);
         expect(texts(await store.dueOutbox(T0 + 20, 10))).toEqual(['ran-out']);
 
-        await store.adoptOrphans('i-next', TIMEOUT_MS);
+        await store.takeOverOrphans('i-next', TIMEOUT_MS);
         expect(ids(await store.dueJobs(T0 + 20, 10))).toEqual([byGone?.id]);
         // A gone instance may be frozen inside the post its claim covers: held until it runs out.
         expect(texts(await store.dueOutbox(T0 + 20, 10))).toEqual(['ran-out']);
@@ -258,7 +258,7 @@ export function sharedClusterContract(name: string, open: () => Promise<Store> |
       });
     });
 
-    describe('releaseWork', () => {
+    describe('handBack', () => {
       it('gives a live instance’s unstarted jobs and unsent follow-ups back to the next adoption', async () => {
         await store.heartbeat('i-busy');
         const waiting = await store.insertJob(newJob('rel-accepted', { owner: 'i-busy' }), createRun(), T0);
@@ -273,9 +273,9 @@ export function sharedClusterContract(name: string, open: () => Promise<Store> |
         );
         // i-busy is alive: its work is not taken.
         await store.heartbeat('i-other');
-        expect(await store.adoptOrphans('i-next', LONG_MS)).toEqual({ jobs: [], runs: [] });
+        expect(await store.takeOverOrphans('i-next', LONG_MS)).toEqual({ jobs: [], runs: [] });
 
-        await store.releaseWork('i-busy', {
+        await store.handBack('i-busy', {
           jobIds: [waiting.job.id, other.job.id, active.job.id],
           runIds: [reply.run.id, sent.run.id],
         });
@@ -284,15 +284,15 @@ export function sharedClusterContract(name: string, open: () => Promise<Store> |
         expect((await store.getJob(active.job.id))?.owner).toBe('i-busy');
         expect((await store.getRun(sent.run.id))?.owner).toBe('i-busy');
         // Any instance's next round takes it, the releasing one's included.
-        const taken = await store.adoptOrphans('i-busy', LONG_MS);
+        const taken = await store.takeOverOrphans('i-busy', LONG_MS);
         expect([ids(taken.jobs), ids(taken.runs)]).toEqual([[waiting.job.id], [reply.run.id]]);
         expect(taken.jobs[0]?.phase).toBe('accepted');
         expect(taken.runs[0]?.state).toBe('pending');
-        expect(await store.adoptOrphans('i-next', LONG_MS)).toEqual({ jobs: [], runs: [] });
+        expect(await store.takeOverOrphans('i-next', LONG_MS)).toEqual({ jobs: [], runs: [] });
       });
 
       it('does nothing for an empty list', async () => {
-        await store.releaseWork('i-busy', { jobIds: [], runIds: [] });
+        await store.handBack('i-busy', { jobIds: [], runIds: [] });
       });
     });
 
@@ -305,7 +305,7 @@ export function sharedClusterContract(name: string, open: () => Promise<Store> |
         expect(await store.renewHold('i-1', { jobId: done.id }, RAN_OUT)).toBe(true);
         await goQuiet();
         // i-1 is gone by the store's clock; only the job whose hold ran out is taken.
-        expect(ids((await store.adoptOrphans('i-2', TIMEOUT_MS)).jobs)).toEqual([done.id]);
+        expect(ids((await store.takeOverOrphans('i-2', TIMEOUT_MS)).jobs)).toEqual([done.id]);
         expect((await store.getJob(held.id))?.owner).toBe('i-1');
       });
 

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { FINISHED } from '../../src/domain/phases.js';
+import { AT_REST } from '../../src/domain/phases.js';
 import { type Dialect, migrationsFor } from '../../src/store/schema.js';
 
 const DIALECTS: Dialect[] = ['sqlite', 'postgres'];
@@ -38,7 +38,7 @@ describe('the schema migrations', () => {
 
   it('rebuild the finished jobs’ index with every finished phase', () => {
     const v7 = migrationsFor('sqlite').find((m) => m.version === 7)?.sql ?? '';
-    for (const phase of FINISHED) expect(v7).toContain(`'${phase}'`);
+    for (const phase of AT_REST) expect(v7).toContain(`'${phase}'`);
   });
 
   it('build a working SQLite database when applied one after another', () => {

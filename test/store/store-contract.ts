@@ -281,7 +281,7 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
         expect(again.run.prompt).toBe('Original prompt');
         expect(await store.getRuns(first.job.id)).toEqual([first.run]);
         // Both would be left half done: exactly one job exists to take over.
-        expect(ids((await store.adoptOrphans('i-next', TIMEOUT_MS)).jobs)).toEqual([first.job.id]);
+        expect(ids((await store.takeOverOrphans('i-next', TIMEOUT_MS)).jobs)).toEqual([first.job.id]);
       });
 
       it('on a repeat, returns the first run as it is now, not a later follow-up', async () => {
@@ -720,7 +720,7 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
       });
     });
 
-    describe('adoptOrphans', () => {
+    describe('takeOverOrphans', () => {
       it('takes jobs left accepted, posting or creating, and follow-ups left pending or sending', async () => {
         const accepted = await job('int-accepted');
         const posting = await jobWith('int-posting', { phase: 'posting' });
@@ -748,7 +748,7 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
           T0 + 11,
         );
 
-        const found = await store.adoptOrphans('i-next', TIMEOUT_MS);
+        const found = await store.takeOverOrphans('i-next', TIMEOUT_MS);
         expect(byId(found.jobs).map((j) => [j.id, j.phase])).toEqual([
           [accepted.job.id, 'accepted'],
           [posting.id, 'posting'],
@@ -765,7 +765,7 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
 
       it('is empty when nothing was left half done', async () => {
         await jobWith('calm', { phase: 'active', nextPollAt: T0 + 10 });
-        expect(await store.adoptOrphans('i-next', TIMEOUT_MS)).toEqual({ jobs: [], runs: [] });
+        expect(await store.takeOverOrphans('i-next', TIMEOUT_MS)).toEqual({ jobs: [], runs: [] });
       });
     });
 
@@ -1056,7 +1056,7 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
         await store.claimRun(run.id, T0 + 1);
         const { run: fu } = await store.insertFollowUp(j.id, { ...followUp('6.1'), owner: 'i-gone' }, T0 + 2);
         await store.apply({ jobId: j.id, run: { id: fu.id, patch: { state: 'ready' } } }, T0 + 3);
-        const orphans = await store.adoptOrphans('i-live', TIMEOUT_MS);
+        const orphans = await store.takeOverOrphans('i-live', TIMEOUT_MS);
         expect(ids(orphans.runs)).toEqual([fu.id]);
       });
     });

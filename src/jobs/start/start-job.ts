@@ -19,10 +19,10 @@ import {
 } from '../agent-outcomes.js';
 import { createAssistantPane } from '../assistant-pane.js';
 import { createFirstPrompt } from '../first-prompt.js';
-import { STEP_HOLD_LIMIT_MS } from '../holds.js';
 import type { InstructionChecks } from '../instruction-checks.js';
 import { type JobContext, requesterTarget } from '../job-context.js';
 import { createJobPrivacyChecks } from '../job-privacy.js';
+import { STEP_VERIFICATION_LIMIT_MS } from '../verification-waits.js';
 import { stepAnswer } from '../workflow-steps.js';
 
 /** Starting an accepted job: the checks, the status card, and the create call upstream. */
@@ -61,11 +61,12 @@ export function createJobStart(
   /** Writes about a job being started apply only while this instance owns it. */
   const owner = { instanceId: ctx.instanceId, job: true };
   /**
-   * Holds the job, by the store's clock, for the whole of a call about to start that must not be
-   * made twice (the status card's post, the create call): no other instance takes it over while
-   * the call may be under way. False when it was taken over: the call must not be made.
+   * Whether this instance's claim on the job, renewed by the store's clock if needed, covers the
+   * whole of a call about to start that must not be made twice (the status card's post, the create
+   * call): no other instance takes it over while the call may be under way. False when it was
+   * taken over: the call must not be made.
    */
-  const held = (job: JobRecord, kind: 'agentWrite' | 'delivery') => {
+  const claimCovers = (job: JobRecord, kind: 'agentWrite' | 'delivery') => {
     const lease = ctx.leases[kind];
     const renew = () => store.renewHold(ctx.instanceId, { jobId: job.id }, lease.leaseMs);
     return readyForCall(lease, renew, undefined, ctx.monotonic);
@@ -73,9 +74,9 @@ export function createJobStart(
 
   async function createUpstream(job: JobIn<'creating'>, run: RunRecord): Promise<void> {
     const prompt = await firstPrompt(job, run);
-    // The hold covers the whole create call, timed by the store's clock: no other instance takes
+    // The claim covers the whole create call, timed by the store's clock: no other instance takes
     // the job over while the call may still be under way.
-    if (!(await held(job, 'agentWrite'))) {
+    if (!(await claimCovers(job, 'agentWrite'))) {
       logger.warn('another instance took this job over; not creating it', { jobId: job.id });
       return;
     }
@@ -148,7 +149,7 @@ export function createJobStart(
   /** Posts the status card: the thread's root for a command, a reply in the thread otherwise. */
   async function postCard(job: JobIn<'posting'>, run: RunRecord): Promise<void> {
     let cardTs: string;
-    if (!(await held(job, 'delivery'))) {
+    if (!(await claimCovers(job, 'delivery'))) {
       logger.warn('another instance took this job over; not posting its status card', { jobId: job.id });
       return;
     }
@@ -170,7 +171,7 @@ export function createJobStart(
         await cardRecorded(job, run, found);
         return;
       }
-      logger.warn('could not post the root message; job not started', { jobId: job.id, code });
+      logger.warn('could not post the status card; job not started', { jobId: job.id, code });
       metrics.instruction(job.origin, 'failed', 'slack');
       const note = isNotAMember(code) ? text.notInChannel(job.channelId) : text.cannotPost(code);
       await ctx.applyQueued(
@@ -244,17 +245,17 @@ export function createJobStart(
       job.origin,
     );
     await settled;
-    if (refused === 'held') {
+    if (refused === 'unverified') {
       const given = {
         kind: 'job' as const,
         id: job.id,
         jobId: job.id,
         since: job.createdAt,
-        ...(job.origin === 'workflow' ? { limitMs: STEP_HOLD_LIMIT_MS } : {}),
+        ...(job.origin === 'workflow' ? { limitMs: STEP_VERIFICATION_LIMIT_MS } : {}),
         to: requesterTarget(job),
         recheck: () => startJob(job.id),
       };
-      refused = await checks.holdOrGiveUp(given, job.origin);
+      refused = await checks.waitOrGiveUp(given, job.origin);
       if (!refused) return;
     }
     if (refused) {

@@ -25,7 +25,7 @@ export function postgresCluster(
         await write(db, 'endJobHoldsOf', { instanceId });
         await write(db, 'endRunHoldsOf', { instanceId });
       }),
-    adoptOrphans: (instanceId, timeoutMs) =>
+    takeOverOrphans: (instanceId, timeoutMs) =>
       transaction(async (db) => {
         // Serialises take-overs: each adopter sees what the one before it took.
         await exec(db, 'adoptionLockPostgres', { lock: ADOPTION_LOCK_KEY });
@@ -37,7 +37,7 @@ export function postgresCluster(
         await write(db, 'forgetDeadInstances', params);
         return { jobs: byId(jobs), runs: byId(runs) };
       }),
-    releaseWork: (instanceId, work) =>
+    handBack: (instanceId, work) =>
       transaction(async (db) => {
         for (const jobId of work.jobIds) await write(db, 'releaseJobWork', { jobId, instanceId });
         for (const runId of work.runIds) await write(db, 'releaseRunWork', { runId, instanceId });

@@ -1,15 +1,16 @@
 /**
  * Outbox statements, one text for SQLite and PostgreSQL with `:name` parameters. `{{lock}}`
- * marks where PostgreSQL locks the rows it claims, skipping those a concurrent claimer holds;
+ * marks where PostgreSQL locks the rows it claims, skipping those a concurrent claimer has locked;
  * SQLite has a single writer and needs none.
  */
 
 /**
- * A thread post is held back while an earlier post of its job is undelivered, and a status card
- * update while an earlier update of its card is (so an older rendering never lands last). Served
- * by the partial indexes `outbox_job_pending` and `outbox_job_card`.
+ * An item next in line: not queued behind an earlier one. A thread post is queued behind an
+ * earlier undelivered post of its job, and a status card update behind an earlier undelivered
+ * update of its card (so an older rendering never lands last). Served by the partial indexes
+ * `outbox_job_pending` and `outbox_job_card`.
  */
-const HELD = `(o.job_id IS NULL OR o.kind NOT IN ('post', 'update_root') OR NOT EXISTS (
+const NEXT_IN_LINE = `(o.job_id IS NULL OR o.kind NOT IN ('post', 'update_root') OR NOT EXISTS (
         SELECT 1 FROM outbox p
         WHERE p.job_id = o.job_id AND p.id < o.id AND p.delivered_at IS NULL AND p.dead_at IS NULL
           AND p.kind = 'post' AND o.kind = 'post')
@@ -42,7 +43,7 @@ export const OUTBOX_QUERIES = {
     WHERE id IN (
       SELECT o.id FROM outbox o
       WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.next_attempt_at <= :now
-        AND (o.claimed_until IS NULL OR o.claimed_until <= {{now}}) AND ${HELD}
+        AND (o.claimed_until IS NULL OR o.claimed_until <= {{now}}) AND ${NEXT_IN_LINE}
       ORDER BY o.next_attempt_at, o.id LIMIT :limit {{lock}})
     RETURNING *`,
   /**
@@ -52,15 +53,15 @@ export const OUTBOX_QUERIES = {
   dueOutbox: `
     SELECT * FROM outbox o
     WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.next_attempt_at <= :now
-      AND (o.claimed_until IS NULL OR o.claimed_until <= {{now}}) AND ${HELD}
+      AND (o.claimed_until IS NULL OR o.claimed_until <= {{now}}) AND ${NEXT_IN_LINE}
     ORDER BY o.next_attempt_at, o.id LIMIT :limit`,
   /**
-   * When the next deliverable item can be taken, on the caller's clock (`:now`): items held back
+   * When the next deliverable item can be taken, on the caller's clock (`:now`): items queued
    * behind an earlier post do not count. The end of a claim is the store's time, so it is moved
    * onto the caller's clock by the time it has left.
    */
   nextOutboxAt: `
     SELECT MIN(CASE WHEN o.claimed_until > {{now}} AND o.claimed_until - {{now}} + :now > o.next_attempt_at
       THEN o.claimed_until - {{now}} + :now ELSE o.next_attempt_at END) AS at
-    FROM outbox o WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND ${HELD}`,
+    FROM outbox o WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND ${NEXT_IN_LINE}`,
 } as const;

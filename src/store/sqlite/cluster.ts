@@ -35,7 +35,7 @@ export function sqliteCluster({ db, many, write }: Statements): TransactedCluste
     write('forgetDeadInstances', params);
     return { jobs, runs };
   });
-  const releaseWorkTx = db.transaction((instanceId: string, work: { jobIds: number[]; runIds: number[] }) => {
+  const handBackTx = db.transaction((instanceId: string, work: { jobIds: number[]; runIds: number[] }) => {
     for (const jobId of work.jobIds) write('releaseJobWork', { jobId, instanceId });
     for (const runId of work.runIds) write('releaseRunWork', { runId, instanceId });
   });
@@ -57,9 +57,9 @@ export function sqliteCluster({ db, many, write }: Statements): TransactedCluste
     async retireInstance(instanceId, options = {}) {
       retireTx.immediate(instanceId, options.keepHolds === true);
     },
-    adoptOrphans: async (instanceId, timeoutMs) => adoptTx.immediate(instanceId, timeoutMs),
-    async releaseWork(instanceId, work) {
-      releaseWorkTx.immediate(instanceId, work);
+    takeOverOrphans: async (instanceId, timeoutMs) => adoptTx.immediate(instanceId, timeoutMs),
+    async handBack(instanceId, work) {
+      handBackTx.immediate(instanceId, work);
     },
     async claimReadyRuns(jobId, instanceId, now, leaseMs) {
       return db

@@ -20,7 +20,7 @@ function setUp(env: Record<string, string> = {}) {
   const parts = w.parts();
   stopParts = () => {
     parts.followUps.stop();
-    parts.holds.stop();
+    parts.verification.stop();
   };
   // The job kernel's withdrawal (shared with deletions) and outbox writes, as the app hands them.
   const edits = createEdits(w.ctx, parts.followUps.dispatchReady);

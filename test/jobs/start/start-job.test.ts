@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgentBadRequestError, AgentOutcomeUnknownError } from '../../../src/agent/errors.js';
-import { STEP_HOLD_LIMIT_MS } from '../../../src/jobs/holds.js';
 import { createJobStart, type JobStart } from '../../../src/jobs/start/start-job.js';
+import { STEP_VERIFICATION_LIMIT_MS } from '../../../src/jobs/verification-waits.js';
 import { SlackCallError } from '../../../src/slack/slack-errors.js';
 import { CHANNEL, createJobWorld, type JobWorld, REQUESTER, T0 } from '../../helpers/job-world.js';
 import { BOT_USER_ID } from '../../helpers/slack-stand-in.js';
@@ -13,7 +13,7 @@ function build(env: Record<string, string> = {}) {
   w = createJobWorld(env);
   const parts = w.parts();
   stop = () => {
-    parts.holds.stop();
+    parts.verification.stop();
     parts.followUps.stop();
   };
   start = createJobStart(w.ctx, {
@@ -98,7 +98,7 @@ describe('startJob', () => {
     w.slack.userInfo.mockRejectedValue(new SlackCallError('users.info', 'request_timeout'));
     const { job: typed } = await w.insertJob();
     const { job: stepped } = await w.insertJob({ origin: 'workflow', triggerKey: 'step:Fx0HELD' });
-    w.advance(STEP_HOLD_LIMIT_MS + 1);
+    w.advance(STEP_VERIFICATION_LIMIT_MS + 1);
     await start.startJob(typed.id);
     await start.startJob(stepped.id);
     expect(w.agent.createJob).not.toHaveBeenCalled();

@@ -73,13 +73,13 @@ describe.runIf(server.ok)('PostgreSQL cluster, timed by the database’s clock',
     // Held by the gone instance until a minute from now, by the server's clock.
     expect(await store.renewHold('i-gone', { jobId: held.id }, 60_000)).toBe(true);
 
-    const taken = await other.adoptOrphans('i-new', 5_000);
+    const taken = await other.takeOverOrphans('i-new', 5_000);
     expect(taken.jobs.map((j) => [j.id, j.owner])).toEqual([[orphan.id, 'i-new']]);
     const { rows } = await store.pool.query('SELECT id FROM instances ORDER BY id');
     expect(rows.map((r) => r.id)).toEqual(['i-live']);
     // Once its hold has run out, the held job is taken over too.
     await store.pool.query(`UPDATE jobs SET owner_until = ${SERVER_NOW} - 1 WHERE id = $1`, [held.id]);
-    expect((await other.adoptOrphans('i-new', 5_000)).jobs.map((j) => j.id)).toEqual([held.id]);
+    expect((await other.takeOverOrphans('i-new', 5_000)).jobs.map((j) => j.id)).toEqual([held.id]);
   });
 
   it('gives each orphan to one of two instances taking over at the same time', async () => {
@@ -89,7 +89,10 @@ describe.runIf(server.ok)('PostgreSQL cluster, timed by the database’s clock',
       orphans.push((await store.insertJob(newJob(`o-${i}`, { owner: 'i-gone' }), createRun(), T0)).job.id);
     await store.heartbeat('i-a');
     await other.heartbeat('i-b');
-    const [a, b] = await Promise.all([store.adoptOrphans('i-a', 5_000), other.adoptOrphans('i-b', 5_000)]);
+    const [a, b] = await Promise.all([
+      store.takeOverOrphans('i-a', 5_000),
+      other.takeOverOrphans('i-b', 5_000),
+    ]);
     const ids = [...a.jobs, ...b.jobs].map((j) => j.id).sort((x, y) => x - y);
     expect(ids).toEqual(orphans);
   });

@@ -97,7 +97,7 @@ describe('SQLite take-over', () => {
       await store.enqueue([{ jobId: null, dedupeKey: null, payload: post('claimed') }], T0);
       expect(await store.claimOutbox('i-earlier', T0, 10, 60_000)).toHaveLength(1);
 
-      const taken = await store.adoptOrphans('i-now', 30_000);
+      const taken = await store.takeOverOrphans('i-now', 30_000);
       expect(taken.jobs.map((j) => [j.id, j.owner, j.ownerUntil])).toEqual([[job.id, 'i-now', null]]);
       expect(await store.dueOutbox(T0, 10)).toHaveLength(1);
       expect(await store.liveInstances(30_000)).toBe(0);

@@ -72,7 +72,7 @@ describe('the SQLite database file', () => {
     // Running the migrations again by hand is a no-op too.
     migrate(second.db);
     expect(migrationRows(second.db)).toEqual(applied);
-    expect((await second.adoptOrphans('i-test', Date.now())).jobs.map((j) => j.triggerKey)).toEqual([
+    expect((await second.takeOverOrphans('i-test', Date.now())).jobs.map((j) => j.triggerKey)).toEqual([
       'survives-migrate',
     ]);
     const tables = second.db

@@ -3,12 +3,13 @@ import type { TaskTracker } from '../util/tasks.js';
 import type { JobService } from './job-service.js';
 
 /**
- * Carries on work the store gave this instance (left by a stopped instance, or handed back when
- * no slot was free): one task per job or follow-up, and what finds no slot goes back. The job
+ * Recovers orphaned work the take-over round gave this instance (left by a stopped instance, or
+ * handed back when no slot was free): one task per job or follow-up, and what finds no slot is
+ * handed back again. The job
  * service is asked for when work arrives, because membership (which hands work over) is built
  * before it.
  */
-export function carryOnOrphans(
+export function recoverOrphans(
   tasks: Pick<TaskTracker, 'run'>,
   jobs: () => Pick<JobService, 'recover' | 'handBack'>,
 ): (orphans: Orphans) => void {

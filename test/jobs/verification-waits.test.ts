@@ -1,29 +1,29 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
-  createHolds,
-  type Held,
-  HOLD_LIMIT_MS,
-  HOLD_MAX_RETRY_MS,
-  type Holds,
-  STEP_HOLD_LIMIT_MS,
-} from '../../src/jobs/holds.js';
+  createVerificationWaits,
+  STEP_VERIFICATION_LIMIT_MS,
+  VERIFICATION_LIMIT_MS,
+  VERIFICATION_MAX_RETRY_MS,
+  type VerificationWait,
+  type VerificationWaits,
+} from '../../src/jobs/verification-waits.js';
 import { CHANNEL, createJobWorld, type JobWorld, REQUESTER } from '../helpers/job-world.js';
 
 const FIRST_RETRY_MS = 1_000;
 let w: JobWorld;
-let holds: Holds;
+let verification: VerificationWaits;
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
   w = createJobWorld();
-  holds = createHolds({ ...w.ctx, firstRetryMs: FIRST_RETRY_MS });
+  verification = createVerificationWaits({ ...w.ctx, firstRetryMs: FIRST_RETRY_MS });
 });
 afterEach(async () => {
-  holds.stop();
+  verification.stop();
   vi.useRealTimers();
   await w.store.close();
 });
 
-async function held(fields: Partial<Held> = {}): Promise<Held> {
+async function waiting(fields: Partial<VerificationWait> = {}): Promise<VerificationWait> {
   const { job } = await w.insertJob();
   return {
     kind: 'job',
@@ -36,11 +36,11 @@ async function held(fields: Partial<Held> = {}): Promise<Held> {
   };
 }
 
-describe('hold', () => {
-  it('tells the author once, however often the instruction is held', async () => {
-    const h = await held();
-    expect(await holds.hold(h)).toBe(true);
-    expect(await holds.hold(h)).toBe(true);
+describe('wait', () => {
+  it('tells the author once, however often the instruction waits', async () => {
+    const h = await waiting();
+    expect(await verification.wait(h)).toBe(true);
+    expect(await verification.wait(h)).toBe(true);
     const [note, ...more] = w.outbox();
     expect(more).toEqual([]);
     expect(note?.key).toBe(`held:job:${h.id}`);
@@ -50,55 +50,64 @@ describe('hold', () => {
   });
 
   it('checks again after the first wait, then waits twice as long each time, up to the cap', async () => {
-    const h = await held();
+    const h = await waiting();
     const waits: number[] = [];
     for (let attempt = 0; attempt < 8; attempt++) {
-      await holds.hold(h);
+      await verification.wait(h);
       const before = vi.mocked(h.recheck).mock.calls.length;
       let waited = 0;
       for (; vi.mocked(h.recheck).mock.calls.length === before && waited < 120_000; waited += 100)
         await vi.advanceTimersByTimeAsync(100);
       waits.push(waited);
     }
-    expect(waits).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 32_000, HOLD_MAX_RETRY_MS, HOLD_MAX_RETRY_MS]);
+    expect(waits).toEqual([
+      1_000,
+      2_000,
+      4_000,
+      8_000,
+      16_000,
+      32_000,
+      VERIFICATION_MAX_RETRY_MS,
+      VERIFICATION_MAX_RETRY_MS,
+    ]);
   });
 
-  it('gives up on an instruction held longer than the limit', async () => {
-    const h = await held();
-    w.advance(HOLD_LIMIT_MS + 1);
-    expect(await holds.hold(h)).toBe(false);
+  it('gives up on an instruction waiting longer than the limit', async () => {
+    const h = await waiting();
+    w.advance(VERIFICATION_LIMIT_MS + 1);
+    expect(await verification.wait(h)).toBe(false);
     expect(w.outbox()).toEqual([]);
-    await vi.advanceTimersByTimeAsync(HOLD_MAX_RETRY_MS);
+    await vi.advanceTimersByTimeAsync(VERIFICATION_MAX_RETRY_MS);
     expect(h.recheck).not.toHaveBeenCalled();
   });
 
   it('gives up on a workflow step’s job past its own, shorter limit, before Slack ends the step', async () => {
-    const h = await held({ limitMs: STEP_HOLD_LIMIT_MS });
-    expect(STEP_HOLD_LIMIT_MS).toBeLessThan(15 * 60_000);
-    w.advance(STEP_HOLD_LIMIT_MS);
-    expect(await holds.hold(h)).toBe(true);
+    const h = await waiting({ limitMs: STEP_VERIFICATION_LIMIT_MS });
+    expect(STEP_VERIFICATION_LIMIT_MS).toBeLessThan(15 * 60_000);
+    w.advance(STEP_VERIFICATION_LIMIT_MS);
+    expect(await verification.wait(h)).toBe(true);
     w.advance(1);
-    expect(await holds.hold(h)).toBe(false);
+    expect(await verification.wait(h)).toBe(false);
   });
 
   it('with no background slot free at the check, waits as long again', async () => {
-    const h = await held();
+    const h = await waiting();
     vi.mocked(w.deps.runTask).mockReturnValueOnce(false);
-    await holds.hold(h);
+    await verification.wait(h);
     await vi.advanceTimersByTimeAsync(FIRST_RETRY_MS);
     expect(h.recheck).not.toHaveBeenCalled();
     await vi.advanceTimersByTimeAsync(FIRST_RETRY_MS);
     expect(h.recheck).toHaveBeenCalledOnce();
   });
 
-  it('checks nothing again once stopped: what is held stays recorded', async () => {
-    const h = await held();
-    await holds.hold(h);
-    holds.stop();
-    await vi.advanceTimersByTimeAsync(HOLD_MAX_RETRY_MS);
+  it('checks nothing again once stopped: what waits stays recorded', async () => {
+    const h = await waiting();
+    await verification.wait(h);
+    verification.stop();
+    await vi.advanceTimersByTimeAsync(VERIFICATION_MAX_RETRY_MS);
     expect(h.recheck).not.toHaveBeenCalled();
-    expect(await holds.hold(h)).toBe(true);
-    await vi.advanceTimersByTimeAsync(HOLD_MAX_RETRY_MS);
+    expect(await verification.wait(h)).toBe(true);
+    await vi.advanceTimersByTimeAsync(VERIFICATION_MAX_RETRY_MS);
     expect(h.recheck).not.toHaveBeenCalled();
   });
 });

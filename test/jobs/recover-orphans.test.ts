@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { carryOnOrphans } from '../../src/jobs/carry-on.js';
 import { createJobService, type JobService } from '../../src/jobs/job-service.js';
+import { recoverOrphans } from '../../src/jobs/recover-orphans.js';
 import type { RunRecord } from '../../src/store/types.js';
 import { createTaskTracker, type TaskTracker } from '../../src/util/tasks.js';
 import { createJobWorld, type JobWorld } from '../helpers/job-world.js';
@@ -28,11 +28,11 @@ async function waitingFollowUp(): Promise<RunRecord> {
   return w.insertFollowUp(job.id);
 }
 
-describe('carryOnOrphans', () => {
+describe('recoverOrphans', () => {
   it('carries on each job and follow-up as its own task, and hands nothing back when all fit', async () => {
     const tasks = tracker({ concurrency: 4, maxQueued: 10 });
     // Membership is built before the job service: the service is asked for when work arrives.
-    const carryOn = carryOnOrphans(tasks, () => jobs as JobService);
+    const carryOn = recoverOrphans(tasks, () => jobs as JobService);
     jobs = createJobService(w.deps);
     const { job: first } = await w.insertJob();
     const { job: second } = await w.insertJob({}, 'Explain webhooks');
@@ -57,9 +57,9 @@ describe('carryOnOrphans', () => {
     const { job: left } = await w.insertJob({}, 'Explain webhooks');
     const run = await waitingFollowUp();
 
-    carryOnOrphans(tasks, () => jobs as JobService)({ jobs: [taken, left], runs: [run] });
+    recoverOrphans(tasks, () => jobs as JobService)({ jobs: [taken, left], runs: [run] });
     await tasks.real.drain(5_000);
-    // handBack is not awaited by carry-on: let its store write land.
+    // handBack is not awaited by recoverOrphans: let its store write land.
     await vi.waitFor(async () => expect((await w.job(left.id)).owner).toBeNull());
 
     expect(w.agent.createJob).toHaveBeenCalledOnce();
@@ -74,7 +74,7 @@ describe('carryOnOrphans', () => {
     const tasks = tracker({ concurrency: 1, maxQueued: 0 });
     jobs = createJobService(w.deps);
     const handBack = vi.spyOn(jobs, 'handBack');
-    carryOnOrphans(tasks, () => jobs as JobService)({ jobs: [], runs: [] });
+    recoverOrphans(tasks, () => jobs as JobService)({ jobs: [], runs: [] });
     expect(tasks.run).not.toHaveBeenCalled();
     expect(handBack).toHaveBeenCalledWith({ jobIds: [], runIds: [] });
     expect(w.logs.some((l) => l.includes('left to the store'))).toBe(false);
