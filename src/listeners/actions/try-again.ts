@@ -1,19 +1,12 @@
 import type { AllMiddlewareArgs, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { refusalText, text } from '../../blocks/messages.js';
-import { userIdSchema } from '../../slack/ids.js';
+import { clickersTeam, clickSchema } from '../../slack/interactions.js';
 import type { Mrkdwn } from '../../slack/mrkdwn.js';
 import { runRecorded } from '../background.js';
 import type { ListenerDeps } from '../types.js';
 
-const clickSchema = z.object({
-  team: z
-    .object({ id: z.string().min(1) })
-    .nullable()
-    .optional(),
-  user: z.object({ id: userIdSchema, team_id: z.string().min(1).optional() }),
-  channel: z.object({ id: z.string().min(1) }),
-  response_url: z.string().url().optional(),
+const retryClickSchema = clickSchema.extend({
   // Only the value matters, and only as a job id to read back from the store.
   actions: z.array(z.object({ value: z.string().regex(/^\d{1,15}$/) })).min(1),
 });
@@ -25,7 +18,7 @@ const clickSchema = z.object({
  */
 export function tryAgain(deps: Pick<ListenerDeps, 'jobs' | 'logger' | 'slack' | 'tasks'>) {
   return async ({ body, ack }: SlackActionMiddlewareArgs & AllMiddlewareArgs) => {
-    const parsed = clickSchema.safeParse(body);
+    const parsed = retryClickSchema.safeParse(body);
     if (!parsed.success) {
       await ack();
       deps.logger.warn('"Try again" click not understood', {
@@ -35,7 +28,7 @@ export function tryAgain(deps: Pick<ListenerDeps, 'jobs' | 'logger' | 'slack' | 
     }
     const click = parsed.data;
     const userId = click.user.id;
-    const teamId = click.user.team_id ?? click.team?.id ?? '';
+    const teamId = clickersTeam(click) ?? '';
     const channelId = click.channel.id;
     const responseUrl = click.response_url ?? null;
     /** A private answer to the person who clicked: a courtesy, left out when no slot is free. */
