@@ -247,8 +247,6 @@ export const text = {
     md`:hourglass: Slack could not confirm who you are just now, so your instruction has not been sent to the agent yet. I have kept it and will check again; once Slack answers it is sent, or you are told why not.`,
   verificationTimedOut: () =>
     md`:warning: Slack could not confirm who you are for half an hour, so your instruction was not sent to the agent. Please send it again.`,
-  notRetryable: () =>
-    md`:information_source: This job cannot be tried again: it is no longer one whose start or latest run failed. Nothing was started.`,
   bareMention: () =>
     md`:wave: Tell me what to do after the mention, e.g. \`@docs-agent Document the new rate limits\`. Inside a thread, I read the earlier messages as context. Nothing was started.`,
 };

@@ -1,7 +1,9 @@
 import type { App } from '@slack/bolt';
 import { FEEDBACK_ACTION_ID } from '../blocks/feedback.js';
+import { RETRY_ACTION_ID } from '../blocks/status-card.js';
 import { outcomeFeedback } from '../features/feedback/listener.js';
 import { agentSessionStopped } from '../features/stop/listener.js';
+import { tryAgain } from '../features/try-again/listener.js';
 import { registerActions } from './actions/index.js';
 import { registerAssistant } from './assistant/index.js';
 import { registerCommands } from './commands/index.js';
@@ -28,4 +30,5 @@ export function registerListeners(app: App, deps: ListenerDeps): void {
   // The features (src/features/), each handed the fields of these dependencies it declares.
   app.action(FEEDBACK_ACTION_ID, outcomeFeedback(deps));
   app.event('agent_session_stopped', agentSessionStopped(deps));
+  app.action(RETRY_ACTION_ID, tryAgain(deps));
 }

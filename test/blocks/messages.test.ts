@@ -223,7 +223,6 @@ describe('text', () => {
       emptyFollowUp: 'nothing was sent to the agent',
       awaitingVerification: 'has not been sent to the agent yet',
       verificationTimedOut: 'was not sent to the agent',
-      notRetryable: 'Nothing was started.',
       bareMention: 'Nothing was started.',
     };
     for (const [name, words] of Object.entries(said)) {

@@ -2,22 +2,14 @@ import type { AllMiddlewareArgs, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { parseFeedbackButtonValue } from '../../domain/feedback.js';
 import type { SlackGateway } from '../../slack/gateway.js';
-import { userIdSchema } from '../../slack/ids.js';
+import { clickersTeam, clickSchema } from '../../slack/interactions.js';
 import type { Mrkdwn } from '../../slack/mrkdwn.js';
 import type { TaskTracker } from '../../util/tasks.js';
 import { recordVote, type VoteDeps } from './record.js';
 import { feedbackText } from './wording.js';
 
 /** A press of `feedback_buttons` as Slack sends it (a `block_actions` payload). */
-const pressSchema = z.object({
-  // `null` in an organisation-wide install, where the person's workspace is `user.team_id`.
-  team: z
-    .object({ id: z.string().min(1) })
-    .nullable()
-    .optional(),
-  user: z.object({ id: userIdSchema, team_id: z.string().min(1).optional() }),
-  channel: z.object({ id: z.string().min(1) }),
-  response_url: z.string().url().optional(),
+const pressSchema = clickSchema.extend({
   actions: z.array(z.object({ type: z.literal('feedback_buttons'), value: z.string().max(2_000) })).min(1),
 });
 
@@ -43,7 +35,7 @@ export function outcomeFeedback(
       });
       return;
     }
-    const { team, user, channel, response_url: responseUrl } = parsed.data;
+    const { user, channel, response_url: responseUrl } = parsed.data;
     /** A private answer: a courtesy, left out when no slot is free. */
     const tell = (words: Mrkdwn) =>
       deps.tasks.run('answer a feedback press', () =>
@@ -55,7 +47,7 @@ export function outcomeFeedback(
       const outcome = await recordVote(deps, {
         ...vote,
         userId: user.id,
-        teamId: user.team_id ?? team?.id,
+        teamId: clickersTeam(parsed.data),
         channelId: channel.id,
       });
       await ack();

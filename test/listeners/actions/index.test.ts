@@ -27,7 +27,7 @@ describe('actions', () => {
     expect(ack).toHaveBeenCalledWith();
   });
 
-  it('answers “View pull request” and “Try again”, and no other action (feedback is its feature’s)', () => {
-    expect([...registered().keys()]).toEqual(['view_pull_request', 'retry_job']);
+  it('answers “View pull request”, and no other action (feedback and “Try again” are their features’)', () => {
+    expect([...registered().keys()]).toEqual(['view_pull_request']);
   });
 });

@@ -1,31 +1,39 @@
 import type { AllMiddlewareArgs, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { refusalText, text } from '../../blocks/messages.js';
-import { userIdSchema } from '../../slack/ids.js';
+import type { JobService } from '../../jobs/job-service.js';
+import type { Logger } from '../../logging/logger.js';
+import type { SlackGateway } from '../../slack/gateway.js';
+import { clickersTeam, clickSchema } from '../../slack/interactions.js';
 import type { Mrkdwn } from '../../slack/mrkdwn.js';
-import { runRecorded } from '../background.js';
-import type { ListenerDeps } from '../types.js';
+import type { TaskTracker } from '../../util/tasks.js';
+import { tryAgainText } from './wording.js';
 
-const clickSchema = z.object({
-  team: z
-    .object({ id: z.string().min(1) })
-    .nullable()
-    .optional(),
-  user: z.object({ id: userIdSchema, team_id: z.string().min(1).optional() }),
-  channel: z.object({ id: z.string().min(1) }),
-  response_url: z.string().url().optional(),
+const retryClickSchema = clickSchema.extend({
   // Only the value matters, and only as a job id to read back from the store.
   actions: z.array(z.object({ value: z.string().regex(/^\d{1,15}$/) })).min(1),
 });
+
+/**
+ * What "Try again" works with: the job kernel records the retry (it inserts a job this instance
+ * then starts, within the same checks and limits as any start) and starts it, or hands it back
+ * when no background slot is free; the click is answered privately.
+ */
+export interface TryAgainDeps {
+  jobs: Pick<JobService, 'acceptRetry' | 'startJob' | 'handBack'>;
+  slack: Pick<SlackGateway, 'respond' | 'postEphemeral'>;
+  tasks: Pick<TaskTracker, 'run'>;
+  logger: Logger;
+}
 
 /**
  * "Try again" on a status card: the retry is recorded before the click is acknowledged (if the
  * person may instruct the agent where the job was asked), then started in the background like
  * any job. A double click or a re-delivery finds the retry already recorded and does nothing more.
  */
-export function tryAgain(deps: Pick<ListenerDeps, 'jobs' | 'logger' | 'slack' | 'tasks'>) {
+export function tryAgain(deps: TryAgainDeps) {
   return async ({ body, ack }: SlackActionMiddlewareArgs & AllMiddlewareArgs) => {
-    const parsed = clickSchema.safeParse(body);
+    const parsed = retryClickSchema.safeParse(body);
     if (!parsed.success) {
       await ack();
       deps.logger.warn('"Try again" click not understood', {
@@ -35,7 +43,7 @@ export function tryAgain(deps: Pick<ListenerDeps, 'jobs' | 'logger' | 'slack' | 
     }
     const click = parsed.data;
     const userId = click.user.id;
-    const teamId = click.user.team_id ?? click.team?.id ?? '';
+    const teamId = clickersTeam(click) ?? '';
     const channelId = click.channel.id;
     const responseUrl = click.response_url ?? null;
     /** A private answer to the person who clicked: a courtesy, left out when no slot is free. */
@@ -63,11 +71,14 @@ export function tryAgain(deps: Pick<ListenerDeps, 'jobs' | 'logger' | 'slack' | 
     }
     // Acknowledged only once recorded: a crash before this leaves Slack showing the click failed.
     await ack();
-    if (outcome === 'not_retryable') tell(text.notRetryable());
+    if (outcome === 'not_retryable') tell(tryAgainText.notRetryable());
     else if (outcome !== 'repeat' && 'refused' in outcome) tell(refusalText(outcome.refused));
     else if (outcome !== 'repeat') {
       const id = outcome.job;
-      runRecorded(deps, 'start job', () => deps.jobs.startJob(id), { jobId: id });
+      // The job is recorded: with no background slot free it is left to the store, whose
+      // take-over round starts it (as the listeners' runRecorded does).
+      if (!deps.tasks.run('start job', () => deps.jobs.startJob(id)))
+        void deps.jobs.handBack({ jobIds: [id] });
     }
   };
 }

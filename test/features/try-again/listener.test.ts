@@ -1,5 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tryAgain } from '../../../src/listeners/actions/try-again.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { tryAgain } from '../../../src/features/try-again/listener.js';
 import { TEAM } from '../../helpers/fake-network.js';
 import { CHANNEL, REQUESTER } from '../../helpers/job-world.js';
 import {
@@ -59,6 +59,19 @@ describe('"Try again"', () => {
     expect(jobsAtAck).toEqual([2]);
     expect(w.agent.createJob).toHaveBeenCalledOnce();
     expect(w.slack.respond).not.toHaveBeenCalled();
+  });
+
+  it('with no background slot free, leaves the recorded retry to the take-over round, unstarted', async () => {
+    const job = await failedJob();
+    // The next piece of background work (the start) is turned away.
+    vi.mocked(w.deps.tasks.run).mockReturnValueOnce(false);
+    const { ack, jobsAtAck } = await click(String(job.id));
+    expect(ack).toHaveBeenCalledOnce();
+    expect(jobsAtAck).toEqual([2]);
+    const ownerOf = (id: number) =>
+      (w.store.db.prepare('SELECT owner FROM jobs WHERE id = ?').get(id) as { owner: string | null }).owner;
+    await vi.waitFor(() => expect(ownerOf(2)).toBeNull());
+    expect(w.agent.createJob).not.toHaveBeenCalled();
   });
 
   it('refuses, privately, someone who may not instruct the agent, and records nothing', async () => {
