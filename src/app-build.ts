@@ -1,6 +1,6 @@
 import { WebClient } from '@slack/web-api';
 import { createAccessPolicy } from './access/access-policy.js';
-import { agentsPerProject } from './agent/per-project.js';
+import { agentsPerProject } from './agent/client.js';
 import type { RenderHints } from './blocks/messages.js';
 import { type Membership, newInstanceId } from './cluster/membership.js';
 import type { Config } from './config/config.js';

@@ -1,4 +1,4 @@
-import { AGENT_HOURLY_LIMIT } from '../agent/limits.js';
+import { AGENT_HOURLY_LIMIT } from '../agent/schema.js';
 import type { Config } from '../config/config.js';
 import { projectOfRecord } from '../config/projects.js';
 import type { Logger } from '../logging/logger.js';

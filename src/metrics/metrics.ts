@@ -1,6 +1,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { AgentAnswer } from '../agent/schema.js';
 import { FEEDBACK_VALUES } from '../domain/feedback.js';
-import type { AgentAnswer, MetricsHooks } from '../jobs/metrics-hooks.js';
+import type { MetricsHooks } from '../jobs/metrics-hooks.js';
 import type { RunOutcome } from '../store/types.js';
 import { registerStoreGauges, type StoreGaugesOptions } from './store-gauges.js';
 
