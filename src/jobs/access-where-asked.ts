@@ -1,6 +1,6 @@
 import type { AccessDecision, AccessPolicy } from '../access/access-policy.js';
 import type { JobRecord } from '../store/types.js';
-import { withTimeout } from '../util/timeout.js';
+import { withTimeout } from '../util/waits.js';
 
 /**
  * Whether a person may instruct the agent where a job was asked, for a click or a press on it

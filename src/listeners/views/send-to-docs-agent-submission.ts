@@ -7,7 +7,7 @@ import { isDirectMessage } from '../../slack/conversations.js';
 import type { ConversationFacts } from '../../slack/gateway.js';
 import { isUserId, userIdSchema } from '../../slack/ids.js';
 import { escapeMrkdwn } from '../../slack/mrkdwn.js';
-import { withTimeout } from '../../util/timeout.js';
+import { withTimeout } from '../../util/waits.js';
 import { runRecorded } from '../background.js';
 import { failedFields } from '../events/unreadable.js';
 import type { ListenerDeps } from '../types.js';
