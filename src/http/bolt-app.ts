@@ -17,9 +17,8 @@ import { createSocketConnections } from '../slack/socket-connections.js';
 import type { AppTokenRefusedError, SocketEnvelope } from '../slack/socket-mode-client.js';
 import type { YieldGate } from '../util/yield-gate.js';
 import { answerPlain, countInFlight, createFrontServer, type Route } from './front-server.js';
-import { healthzRoute } from './healthz.js';
-import { screenRequests } from './interaction-screening.js';
-import { MAX_BODY_BYTES, screenRequest } from './request-screening.js';
+import { healthzRoute } from './health.js';
+import { MAX_BODY_BYTES, screenRequest, screenRequests } from './screening.js';
 
 export interface SlackAppOptions {
   config: Config;
