@@ -17,7 +17,7 @@ import { leasesFor } from './jobs/leases.js';
 import { createRunOutcomes } from './jobs/outcomes.js';
 import { registerListeners } from './listeners/index.js';
 import { createLogger, createRedactor, type Logger } from './logging/logger.js';
-import { setUpMetrics } from './metrics/setup.js';
+import { setUpMetrics } from './metrics/metrics.js';
 import { createRequestBudget } from './poller/budget.js';
 import { createPoller } from './poller/poller.js';
 import { createAgentSessions } from './slack/agent-sessions.js';
