@@ -10,7 +10,7 @@ import { createOutbox } from './delivery/outbox.js';
 import { createHomePublisher } from './home/home-publisher.js';
 import { createSlackApp } from './http/bolt-app.js';
 import { createHealth } from './http/health.js';
-import { countNotRecorded } from './jobs/count-not-recorded.js';
+import { countNotRecorded } from './http/not-recorded.js';
 import { outboxWrites } from './jobs/job-context.js';
 import { createJobService } from './jobs/job-service.js';
 import { leasesFor } from './jobs/leases.js';

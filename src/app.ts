@@ -2,7 +2,7 @@ import { buildFoundation, buildReceiver, buildSlackSide, buildWork, type StartOp
 import { runningParts, startParts, stopParts } from './app-parts.js';
 import { createMembership } from './cluster/membership.js';
 import type { Config } from './config/config.js';
-import { recoverOrphans } from './jobs/recover-orphans.js';
+import { recoverOrphans } from './jobs/recovery.js';
 import type { Logger } from './logging/logger.js';
 import type { Store } from './store/types.js';
 import { createTaskTracker } from './util/tasks.js';
