@@ -8,8 +8,6 @@ import type { Store } from './store/types.js';
 import { createTaskTracker } from './util/tasks.js';
 import { warmStart } from './warm-start.js';
 
-export type { StartOptions } from './app-build.js';
-
 export interface RunningApp {
   /** The HTTP port actually bound. */
   port: number;
