@@ -1,5 +1,4 @@
-import { codeSpan, joinMrkdwn, md } from '../slack/mrkdwn.js';
-import { truncateText } from '../slack/truncate.js';
+import { codeSpan, joinMrkdwn, md, truncateText } from '../slack/mrkdwn.js';
 
 /** Most file names a private note lists; the rest are counted. */
 const NOTE_FILES_LISTED = 5;

@@ -1,6 +1,6 @@
 import { stepExecutionOfKey } from '../domain/keys.js';
 import { STILL_STARTING, TAKES_FOLLOW_UPS } from '../domain/phases.js';
-import { isPrivateConversation } from '../slack/conversations.js';
+import { isPrivateConversation } from '../slack/ids.js';
 import { checkPullRequestUrl } from '../slack/links.js';
 import {
   blockQuote,
@@ -13,9 +13,9 @@ import {
   type Mrkdwn,
   md,
   truncateMrkdwn,
+  truncateText,
   userMention,
 } from '../slack/mrkdwn.js';
-import { truncateText } from '../slack/truncate.js';
 import type { JobRecord, RunOutcome } from '../store/types.js';
 
 export { agentErrorText, modalText, refusalText } from './refusal-texts.js';

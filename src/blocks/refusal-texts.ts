@@ -8,8 +8,7 @@ import {
   AgentUnauthorizedError,
   AgentUnavailableError,
 } from '../agent/errors.js';
-import { codeSpan, type Mrkdwn, md, slackDate } from '../slack/mrkdwn.js';
-import { truncateText } from '../slack/truncate.js';
+import { codeSpan, type Mrkdwn, md, slackDate, truncateText } from '../slack/mrkdwn.js';
 
 /**
  * Why something the person asked for was not done: the agent API's refusals, the access policy's,

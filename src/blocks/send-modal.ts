@@ -1,9 +1,15 @@
 import { type Block, context, LIMITS, plain } from '../slack/blocks.js';
-import { isDirectMessage } from '../slack/conversations.js';
-import { isUserId } from '../slack/ids.js';
+import { isDirectMessage, isUserId } from '../slack/ids.js';
 import { checkUrl } from '../slack/links.js';
-import { channelMention, escapeMrkdwn, link, md, mrkdwnToPlain, userMention } from '../slack/mrkdwn.js';
-import { truncateText } from '../slack/truncate.js';
+import {
+  channelMention,
+  escapeMrkdwn,
+  link,
+  md,
+  mrkdwnToPlain,
+  truncateText,
+  userMention,
+} from '../slack/mrkdwn.js';
 import { editText } from './edit-texts.js';
 
 /** The message shortcut ("Send to docs agent") and its modal. */

@@ -1,4 +1,4 @@
-import { AGENT_HOURLY_LIMIT } from '../agent/limits.js';
+import { AGENT_HOURLY_LIMIT } from '../agent/schema.js';
 import { projectOfRecord } from '../config/projects.js';
 import type { FeedbackTotals } from '../domain/feedback.js';
 import { type Block, context, fieldsSection, section } from '../slack/blocks.js';

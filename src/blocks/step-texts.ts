@@ -8,9 +8,8 @@ import {
   AgentUnauthorizedError,
   AgentUnavailableError,
 } from '../agent/errors.js';
-import { isPrivateConversation } from '../slack/conversations.js';
-import { isUserId, SLACK_ID } from '../slack/ids.js';
-import { truncateText } from '../slack/truncate.js';
+import { isPrivateConversation, isUserId, SLACK_ID } from '../slack/ids.js';
+import { truncateText } from '../slack/mrkdwn.js';
 
 /*
  * What a Workflow Builder step says when it cannot do its work. Slack shows a step's error as

@@ -11,23 +11,6 @@ import { createRetryAcceptance, type RetryAcceptance } from './start/retry.js';
 import { createJobStart, type JobStart } from './start/start-job.js';
 import { createVerificationWaits } from './verification-waits.js';
 
-export type { EditOutcome } from './edits.js';
-export type { JobServiceDeps } from './job-context.js';
-export type {
-  DeleteRequest,
-  DirectRequest,
-  EditRequest,
-  MentionOutcome,
-  MentionRequest,
-  ReplyRequest,
-  RetryOutcome,
-  RetryRequest,
-  ShortcutRequest,
-  StartRequest,
-  StepRequest,
-} from './requests.js';
-export type { SharedFile } from './shared-files.js';
-
 /**
  * The job rules. Every instruction is first *accepted* (recorded in the store, fast, before
  * Slack is acknowledged), then *processed* in the background; a crash in between leaves a row

@@ -1,7 +1,7 @@
 import { editText } from '../blocks/edit-texts.js';
 import { privateNote } from '../delivery/outbox-items.js';
 import { keys } from '../delivery/outbox-registry.js';
-import { truncateText } from '../slack/truncate.js';
+import { truncateText } from '../slack/mrkdwn.js';
 import type { NewOutboxItem } from '../store/types.js';
 
 /** A file shared with an instruction: the agent API takes text only, so only this reaches it. */

@@ -1,4 +1,5 @@
-import type { MentionOutcome } from '../jobs/job-service.js';
+import type { MentionOutcome } from '../jobs/requests.js';
+
 import type { ListenerDeps } from './types.js';
 
 /**

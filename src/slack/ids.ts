@@ -1,4 +1,7 @@
-/** What a Slack id is, read from its form: the one home of these rules. */
+/**
+ * What a Slack id is, read from its form (a person's, a workspace's, an organisation's), and what a
+ * conversation is, read from its id or name: the one home of these rules.
+ */
 
 import { z } from 'zod';
 
@@ -23,3 +26,47 @@ export const isEnterpriseId = (id: string): boolean => SLACK_ID.test(id) && id.s
  * `views.publish`) or written back into a message as a mention.
  */
 export const userIdSchema = z.string().refine(isUserId, { message: 'not a user id' });
+
+/** What the bot needs to know about a conversation before it starts a job there. */
+export interface ConversationFacts {
+  isMember: boolean;
+  isArchived: boolean;
+  /** A direct message or group direct message. */
+  isDirect: boolean;
+  /**
+   * Only its members can read it: a private channel, a direct message or a group direct message.
+   * True unless Slack says outright that the channel is not private.
+   */
+  isPrivate: boolean;
+}
+
+/**
+ * A direct message with the bot (its App Home "Messages" tab, or the assistant pane). Slack
+ * gives one-to-one conversations ids starting with `D`.
+ */
+export const isDirectMessage = (channelId: string): boolean => channelId.startsWith('D');
+
+/**
+ * A one-to-one or group direct message, as a slash command reports it: by its id, or by the name
+ * Slack gives such conversations (`directmessage`, `mpdm`), since a group DM's id looks like a
+ * private channel's.
+ */
+export const isDirectConversation = (channelId: string, channelName?: string): boolean =>
+  isDirectMessage(channelId) || channelName === 'directmessage' || channelName === 'mpdm';
+
+/**
+ * What a slash command's `channel_name` says of who can read the conversation: Slack names a
+ * private channel `privategroup` (and direct messages as above). Any other name says nothing
+ * sure, so Slack is asked (undefined).
+ */
+export const privateByChannelName = (channelName: string | undefined): 'private' | undefined =>
+  channelName === 'privategroup' || channelName === 'directmessage' || channelName === 'mpdm'
+    ? 'private'
+    : undefined;
+
+/**
+ * A conversation the bot cannot be invited to with `/invite`: a direct message, or a group
+ * direct message or legacy private group (ids starting with `G`).
+ */
+export const isPrivateConversation = (channelId: string): boolean =>
+  isDirectMessage(channelId) || channelId.startsWith('G');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isHumanMessage } from '../../src/slack/messages.js';
+import { followUpText, isAside, isHumanMessage, mentionsUser } from '../../src/slack/messages.js';
 
 describe('whether a message is a person’s own', () => {
   it('takes plain messages, "Also send to channel" replies and files with a comment', () => {
@@ -27,5 +27,96 @@ describe('whether a message is a person’s own', () => {
   it('refuses subtypes it does not know, and ones that are not text', () => {
     for (const subtype of ['', 'File_Share', 'thread_broadcast ', null, 0, false, ['file_share']])
       expect(isHumanMessage({ subtype }), JSON.stringify(subtype)).toBe(false);
+  });
+});
+
+const BOT = 'U0BOT';
+const all = { botUserId: BOT, mode: 'all' as const, asideMarker: '//' };
+const mention = { ...all, mode: 'mention' as const };
+
+describe('mentions of a user', () => {
+  it('finds a mention as Slack writes it, with or without a label', () => {
+    expect(mentionsUser('<@U0BOT> fix the typo', BOT)).toBe(true);
+    expect(mentionsUser('please <@U0BOT|docs-agent> fix it', BOT)).toBe(true);
+    // Enterprise Grid users have W… ids.
+    expect(mentionsUser('hi <@W0GRIDBOT|bot>', 'W0GRIDBOT')).toBe(true);
+  });
+
+  it('does not take look-alikes for a mention', () => {
+    for (const text of [
+      'U0BOT fix it',
+      '@U0BOT fix it',
+      '<@U0BOTTWIN> fix it',
+      '<@u0bot> fix it',
+      '<#U0BOT> fix it',
+      '&lt;@U0BOT&gt; fix it',
+      '<!channel> <!here> <!everyone>',
+      '<!subteam^S0DOCS|@docs-team> please',
+      '<@U0BOT fix it',
+    ])
+      expect(mentionsUser(text, BOT), text).toBe(false);
+  });
+
+  it('answers the same when asked again (no state kept between calls)', () => {
+    expect([mentionsUser('<@U0BOT>', BOT), mentionsUser('<@U0BOT>', BOT), mentionsUser('x', BOT)]).toEqual([
+      true,
+      true,
+      false,
+    ]);
+  });
+});
+
+describe('what a reply in a job’s thread asks of the agent', () => {
+  it('is the text without the bot’s mentions, spaces tidied, lines kept', () => {
+    expect(followUpText('<@U0BOT>  also fix   the <@U0BOT|docs> intro', all)).toBe('also fix the intro');
+    expect(followUpText('<@U0BOT> first:\n- one\n- two', all)).toBe('first:\n- one\n- two');
+  });
+
+  it('keeps everything that is not the bot’s mention: other people, channels, groups', () => {
+    const text =
+      '<@U0BOT> ask <@U0ALICE|alice> in <#C0DOCS|docs>, cc <!subteam^S0DOCS|@docs-team> <!channel>';
+    expect(followUpText(text, all)).toBe(
+      'ask <@U0ALICE|alice> in <#C0DOCS|docs>, cc <!subteam^S0DOCS|@docs-team> <!channel>',
+    );
+  });
+
+  it('does not let a label hide a second mention inside it', () => {
+    // The label ends at the first `>`: what follows is text, not part of the bot’s mention.
+    expect(followUpText('<@U0BOT|<@U0ALICE>> go', all)).toBe('> go');
+  });
+
+  it('in mention mode is only a reply that mentions the bot', () => {
+    expect(followUpText('fix the intro', mention)).toBeUndefined();
+    expect(followUpText('<@U0BOTTWIN> fix the intro', mention)).toBeUndefined();
+    expect(followUpText('<!channel> fix the intro', mention)).toBeUndefined();
+    expect(followUpText('fix the intro <@U0BOT>', mention)).toBe('fix the intro');
+  });
+
+  it('in mention mode is nothing while the bot’s own id is unknown', () => {
+    expect(followUpText('<@U0BOT> fix the intro', { ...mention, botUserId: undefined })).toBeUndefined();
+  });
+
+  it('in all mode is the whole text while the bot’s own id is unknown', () => {
+    expect(followUpText('<@U0BOT> fix the intro', { ...all, botUserId: undefined })).toBe(
+      '<@U0BOT> fix the intro',
+    );
+  });
+
+  it('is nothing for an aside, even after the bot’s mention', () => {
+    expect(followUpText('// just chatting', all)).toBeUndefined();
+    expect(followUpText('   // indented aside', all)).toBeUndefined();
+    expect(followUpText('<@U0BOT> // note to self', mention)).toBeUndefined();
+    expect(followUpText('see https://example.com // not an aside', all)).toBe(
+      'see https://example.com // not an aside',
+    );
+  });
+
+  it('takes every reply when asides are off', () => {
+    expect(isAside('// anything', '')).toBe(false);
+    expect(followUpText('// anything', { ...all, asideMarker: '' })).toBe('// anything');
+  });
+
+  it('is empty, not nothing, for a bare mention (the caller decides)', () => {
+    expect(followUpText('<@U0BOT>', mention)).toBe('');
   });
 });

@@ -3,8 +3,8 @@ import { cardUpdate, privateNote, threadPost } from '../../delivery/outbox-items
 import { keys } from '../../delivery/outbox-registry.js';
 import { currentRun, isStopped } from '../../domain/agent-session.js';
 import { POLLED, STILL_STARTING, TAKES_FOLLOW_UPS } from '../../domain/phases.js';
-import { accessWhereAsked } from '../../jobs/access-where-asked.js';
 import type { WaitingWithdrawal } from '../../jobs/edits.js';
+import { accessWhereAsked } from '../../jobs/instruction-checks.js';
 import type { OutboxWrites } from '../../jobs/job-context.js';
 import type { Logger } from '../../logging/logger.js';
 import { isUserId } from '../../slack/ids.js';

@@ -1,5 +1,5 @@
 import { text } from '../../blocks/messages.js';
-import { isDirectConversation, privateByChannelName } from '../../slack/conversations.js';
+import { isDirectConversation, privateByChannelName } from '../../slack/ids.js';
 import { runRecorded } from '../background.js';
 import type { ListenerDeps } from '../types.js';
 import type { Ack, Command } from './command-payload.js';

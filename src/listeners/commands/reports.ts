@@ -4,8 +4,8 @@ import { refusalText, text } from '../../blocks/messages.js';
 import { statusReport } from '../../blocks/status-report.js';
 import { servedProjects } from '../../config/projects.js';
 import type { CommandText } from '../../jobs/command-text.js';
-import { redactDeep } from '../../slack/redaction.js';
-import { withTimeout } from '../../util/timeout.js';
+import { redactDeep } from '../../logging/logger.js';
+import { withTimeout } from '../../util/waits.js';
 import type { ListenerDeps } from '../types.js';
 import type { Ack, Command } from './command-payload.js';
 

@@ -1,9 +1,8 @@
 import type { AllMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { type NotRecordedDeps, notRecorded } from '../../http/not-recorded.js';
-import { isDirectMessage } from '../../slack/conversations.js';
-import { followUpText } from '../../slack/mentions.js';
-import { isHumanMessage } from '../../slack/messages.js';
+import { isDirectMessage } from '../../slack/ids.js';
+import { followUpText, isHumanMessage } from '../../slack/messages.js';
 import { WHOLE_CONVERSATION } from '../../store/assistant-threads.js';
 import { carryOnMessage } from '../background.js';
 import type { ListenerDeps } from '../types.js';

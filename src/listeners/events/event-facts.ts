@@ -1,7 +1,8 @@
+import type { SharedFile } from '../../jobs/shared-files.js';
 /** Facts the event listeners read off an event the same way. */
 
 import { z } from 'zod';
-import type { SharedFile } from '../../jobs/job-service.js';
+
 import { userIdSchema } from '../../slack/ids.js';
 
 /**

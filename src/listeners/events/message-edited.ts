@@ -2,8 +2,7 @@ import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { editText } from '../../blocks/edit-texts.js';
 import { type NotRecordedDeps, notRecorded } from '../../http/not-recorded.js';
-import { followUpText } from '../../slack/mentions.js';
-import { isHumanMessage } from '../../slack/messages.js';
+import { followUpText, isHumanMessage } from '../../slack/messages.js';
 import type { ListenerDeps } from '../types.js';
 import { botUserIdOf, personMessage, sharedFiles } from './event-facts.js';
 

@@ -1,9 +1,8 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { type NotRecordedDeps, notRecorded } from '../../http/not-recorded.js';
-import { isDirectMessage } from '../../slack/conversations.js';
-import { followUpText, mentionsUser } from '../../slack/mentions.js';
-import { isHumanMessage } from '../../slack/messages.js';
+import { isDirectMessage } from '../../slack/ids.js';
+import { followUpText, isHumanMessage, mentionsUser } from '../../slack/messages.js';
 import { runRecorded } from '../background.js';
 import type { ListenerDeps } from '../types.js';
 import { authorTeam, botUserIdOf, fromApp, personMessage, sharedFiles } from './event-facts.js';

@@ -2,7 +2,7 @@ import type { AllMiddlewareArgs, SlackShortcutMiddlewareArgs } from '@slack/bolt
 import { z } from 'zod';
 import { type ModalMetadata, modalFiles, sendModal } from '../../blocks/send-modal.js';
 import { userIdSchema } from '../../slack/ids.js';
-import { permalink } from '../../slack/permalink.js';
+import { permalink } from '../../slack/links.js';
 import { sharedFiles } from '../events/event-facts.js';
 import type { ListenerDeps } from '../types.js';
 

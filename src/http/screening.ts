@@ -1,6 +1,48 @@
+import type { IncomingMessage } from 'node:http';
 import type { App, ReceiverEvent } from '@slack/bolt';
 import { z } from 'zod';
 import type { Logger } from '../logging/logger.js';
+
+/**
+ * What never reaches Bolt: a request refused before its body is read (no signature, a timestamp
+ * out of skew, an unknown body type, a body over the limit), and a signed payload Bolt would fail
+ * on or leave unanswered, answered here.
+ */
+
+/** Largest request body accepted on /slack/events. Slack's own payloads stay far below. */
+export const MAX_BODY_BYTES = 256 * 1024;
+/**
+ * Largest unsigned body passed on to Bolt. Slack's `ssl_check` requests are the only unsigned
+ * ones it sends (`ssl_check=1&token=…`); Bolt answers them and refuses any other unsigned body.
+ */
+export const MAX_UNSIGNED_BODY_BYTES = 1024;
+
+/** Slack refuses to sign for more than five minutes either way; so do we. */
+export const MAX_CLOCK_SKEW_S = 5 * 60;
+const BODY_TYPES = ['application/x-www-form-urlencoded', 'application/json'];
+
+/**
+ * Refuses what Bolt's own checks let through: far-future timestamps, unknown body types, huge
+ * bodies, and unsigned bodies too large to be Slack's `ssl_check`.
+ */
+export function screenRequest(
+  req: IncomingMessage,
+  nowMs = Date.now(),
+): { status: number; reason: string } | undefined {
+  const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  const length = Number(req.headers['content-length'] ?? Number.NaN);
+  const timestamp = Number(req.headers['x-slack-request-timestamp']);
+  if (!req.headers['x-slack-signature'] || !Number.isFinite(timestamp)) {
+    const sslCheck = type === 'application/x-www-form-urlencoded' && length <= MAX_UNSIGNED_BODY_BYTES;
+    return sslCheck ? undefined : { status: 401, reason: 'missing request signature' };
+  }
+  if (Math.abs(nowMs / 1000 - timestamp) > MAX_CLOCK_SKEW_S) {
+    return { status: 401, reason: 'stale or future request timestamp' };
+  }
+  if (!BODY_TYPES.includes(type)) return { status: 415, reason: 'unsupported content type' };
+  if (length > MAX_BODY_BYTES) return { status: 413, reason: 'body too large' };
+  return undefined;
+}
 
 /**
  * What Bolt 5.1 reads of an interactivity payload before any middleware runs (App.processEvent:

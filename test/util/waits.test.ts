@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { withTimeout } from '../../src/util/timeout.js';
+import { backoffMs, withTimeout } from '../../src/util/waits.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -21,5 +21,20 @@ describe('withTimeout', () => {
     vi.useFakeTimers();
     await expect(withTimeout(Promise.reject(new Error('refused')), 1_000)).rejects.toThrow('refused');
     expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe('backoffMs', () => {
+  it('waits the first delay after one failure, doubling with each further one', () => {
+    expect([1, 2, 3, 4].map((n) => backoffMs(1_000, n, 60_000))).toEqual([1_000, 2_000, 4_000, 8_000]);
+  });
+
+  it('never waits longer than the cap, nor less than the first delay', () => {
+    expect(backoffMs(1_000, 10, 60_000)).toBe(60_000);
+    expect(backoffMs(1_000, 0, 60_000)).toBe(1_000);
+  });
+
+  it('stays finite after very many failures', () => {
+    expect(backoffMs(1_000, 10_000, Number.POSITIVE_INFINITY)).toBe(1_000 * 2 ** 30);
   });
 });
