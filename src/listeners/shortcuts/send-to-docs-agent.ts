@@ -2,8 +2,8 @@ import type { AllMiddlewareArgs, SlackShortcutMiddlewareArgs } from '@slack/bolt
 import { z } from 'zod';
 import { type ModalMetadata, modalFiles, sendModal } from '../../blocks/send-modal.js';
 import { userIdSchema } from '../../slack/ids.js';
+import { sharedFiles } from '../../slack/messages.js';
 import { permalink } from '../../slack/permalink.js';
-import { sharedFiles } from '../events/event-facts.js';
 import type { ListenerDeps } from '../types.js';
 
 const shortcutSchema = z.object({
