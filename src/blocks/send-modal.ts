@@ -10,7 +10,7 @@ import {
   truncateText,
   userMention,
 } from '../slack/mrkdwn.js';
-import { editText } from './edit-texts.js';
+import { text } from './messages.js';
 
 /** The message shortcut ("Send to docs agent") and its modal. */
 export const SHORTCUT_CALLBACK_ID = 'send_to_docs_agent';
@@ -85,7 +85,7 @@ export function sendModal(args: {
     },
     context(md`${source} by ${from} in ${channelMention(metadata.channel)}`),
     // Said before the job starts: the agent gets the files' names, never their contents.
-    ...(metadata.files?.length ? [context(editText.filesUnseen(metadata.files))] : []),
+    ...(metadata.files?.length ? [context(text.filesUnseen(metadata.files))] : []),
     {
       type: 'input',
       block_id: BLOCK.channel,

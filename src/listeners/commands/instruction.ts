@@ -1,6 +1,6 @@
 import { text } from '../../blocks/messages.js';
+import { runRecorded } from '../../jobs/background.js';
 import { isDirectConversation, privateByChannelName } from '../../slack/ids.js';
-import { runRecorded } from '../background.js';
 import type { ListenerDeps } from '../types.js';
 import type { Ack, Command } from './command-payload.js';
 

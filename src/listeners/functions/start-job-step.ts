@@ -2,10 +2,10 @@ import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { stepText } from '../../blocks/step-texts.js';
 import { servesProject } from '../../config/projects.js';
+import { failedFields } from '../../http/unreadable.js';
+import { runRecorded } from '../../jobs/background.js';
 import { isDirectMessage, userIdSchema } from '../../slack/ids.js';
 import { mrkdwnToPlain } from '../../slack/mrkdwn.js';
-import { runRecorded } from '../background.js';
-import { failedFields } from '../events/unreadable.js';
 import type { ListenerDeps } from '../types.js';
 import { optionalInput, readStep } from './step-event.js';
 

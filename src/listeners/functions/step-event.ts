@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { failedFields } from '../../http/unreadable.js';
 import { STEP_TOKEN_MS } from '../../slack/function-steps.js';
-import { failedFields } from '../events/unreadable.js';
 import type { ListenerDeps } from '../types.js';
 
 /**

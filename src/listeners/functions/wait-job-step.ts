@@ -1,7 +1,7 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { stepText } from '../../blocks/step-texts.js';
-import { failedFields } from '../events/unreadable.js';
+import { failedFields } from '../../http/unreadable.js';
 import type { ListenerDeps } from '../types.js';
 import { readStep } from './step-event.js';
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { type ModalMetadata, modalFiles, sendModal } from '../../blocks/send-modal.js';
 import { userIdSchema } from '../../slack/ids.js';
 import { permalink } from '../../slack/links.js';
-import { sharedFiles } from '../events/event-facts.js';
+import { sharedFiles } from '../../slack/messages.js';
 import type { ListenerDeps } from '../types.js';
 
 const shortcutSchema = z.object({

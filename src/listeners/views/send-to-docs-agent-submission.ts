@@ -3,13 +3,12 @@ import { z } from 'zod';
 import { channelAllowed } from '../../access/access-policy.js';
 import { modalText as say } from '../../blocks/messages.js';
 import { BLOCK, INPUT_ACTION, type ModalMetadata } from '../../blocks/send-modal.js';
+import { failedFields } from '../../http/unreadable.js';
+import { runRecorded } from '../../jobs/background.js';
 import type { ConversationFacts } from '../../slack/ids.js';
-
 import { isDirectMessage, isUserId, userIdSchema } from '../../slack/ids.js';
 import { escapeMrkdwn } from '../../slack/mrkdwn.js';
 import { withTimeout } from '../../util/waits.js';
-import { runRecorded } from '../background.js';
-import { failedFields } from '../events/unreadable.js';
 import type { ListenerDeps } from '../types.js';
 
 /**
