@@ -7,6 +7,7 @@ import type { Logger } from './logging/logger.js';
 import type { Store } from './store/types.js';
 import { startParts, stopParts } from './util/parts.js';
 import { createTaskTracker } from './util/tasks.js';
+import { warmStart } from './warm-start.js';
 
 export type { StartOptions } from './app-build.js';
 
@@ -65,6 +66,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const base = await buildFoundation(config, options);
   const { logger, store, instanceId, metrics } = base;
   const side = buildSlackSide(base);
+  const { identity } = side;
   const tasks = createTaskTracker(logger, { gate: base.gate, ...options.tasks });
   const membership = createMembership({
     store,
@@ -87,7 +89,16 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     store,
     membership,
     receiver: slackApp,
-    warm: async () => ({ rehearsals: 0, requests: 0, ms: 0 }),
+    warm: (port) =>
+      warmStart({
+        store,
+        logger,
+        instanceId,
+        pollIntervalMs: config.poll.intervalMs,
+        identity,
+        port,
+        signingSecret: config.slack.appToken === undefined ? config.slack.signingSecret : undefined,
+      }),
     loops: [outbox, poller, retention, checkpoints],
     health,
     jobs,
