@@ -1,12 +1,12 @@
 import type { App } from '@slack/bolt';
 import { FEEDBACK_ACTION_ID } from '../blocks/feedback.js';
 import { RETRY_ACTION_ID } from '../blocks/status-card.js';
+import { docsAgentCommand } from '../features/command/listener.js';
 import { outcomeFeedback } from '../features/feedback/listener.js';
 import { agentSessionStopped } from '../features/stop/listener.js';
 import { tryAgain } from '../features/try-again/listener.js';
 import { registerActions } from './actions/index.js';
 import { registerAssistant } from './assistant/index.js';
-import { registerCommands } from './commands/index.js';
 import { registerEvents } from './events/index.js';
 import { registerFunctions } from './functions/index.js';
 import { learnInstallation } from './installation.js';
@@ -21,7 +21,6 @@ import { registerViews } from './views/index.js';
 export function registerListeners(app: App, deps: ListenerDeps): void {
   app.use(learnInstallation(deps.identity));
   registerAssistant(app, deps);
-  registerCommands(app, deps);
   registerEvents(app, deps);
   registerShortcuts(app, deps);
   registerViews(app, deps);
@@ -31,4 +30,12 @@ export function registerListeners(app: App, deps: ListenerDeps): void {
   app.action(FEEDBACK_ACTION_ID, outcomeFeedback(deps));
   app.event('agent_session_stopped', agentSessionStopped(deps));
   app.action(RETRY_ACTION_ID, tryAgain(deps));
+  // The app owns one command; matching any name keeps it working if a workspace renames it.
+  app.command(/^\/.+/, docsAgentCommand(deps));
 }
+
+/**
+ * Every way to use the bot, as `/docs-agent help` says it: the App Home shows it too, and is
+ * built before the listeners are registered, so the composition root reads it from this table.
+ */
+export { usage as guide } from '../features/command/wording.js';

@@ -143,6 +143,38 @@ describe('registerListeners', () => {
     }
   });
 
+  it('answers /docs-agent through the receiver, in the acknowledgement, privately', async () => {
+    const res = await app.command({ text: 'help' });
+    expect(res.status).toBe(200);
+    const answer = (await res.json()) as { response_type: string; text: string };
+    expect(answer.response_type).toBe('ephemeral');
+    expect(answer.text).toContain('/docs-agent list');
+  });
+
+  it('answers the command under any name a workspace gave it', async () => {
+    for (const command of ['/docs-agent-staging', '/docs']) {
+      const res = await app.command({ command, text: 'help' });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { text: string }).text).toContain('/docs-agent list');
+    }
+  });
+
+  it('records a command’s instruction before the receiver answers Slack', async () => {
+    const res = await app.command({ text: 'Document the rate limits', user_id: 'W0GRIDUSER' });
+    expect(res.status).toBe(200);
+    expect(await jobsOf('W0GRIDUSER')).toEqual([
+      expect.objectContaining({ origin: 'command', instruction: 'Document the rate limits' }),
+    ]);
+    await w.idle();
+  });
+
+  it('a command it cannot read is still answered, with a clear message', async () => {
+    const res = await app.command({ text: 'Document the rate limits', user_id: 'U0UNREAD', trigger_id: '' });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { text: string }).text).toContain('could not read that command');
+    expect(await jobsOf('U0UNREAD')).toEqual([]);
+  });
+
   it('routes the manifest’s shortcut, and the submission of the modal it opens', async () => {
     expect(manifest.features.shortcuts.length).toBeGreaterThan(0);
     for (const { callback_id } of manifest.features.shortcuts) {

@@ -1,18 +1,23 @@
 import { text } from '../../blocks/messages.js';
+import { type RecordedWorkDeps, runRecorded } from '../../jobs/background.js';
+import type { JobService } from '../../jobs/job-service.js';
+import type { Logger } from '../../logging/logger.js';
 import { isDirectConversation, privateByChannelName } from '../../slack/conversations.js';
-import { runRecorded } from '../background.js';
-import type { ListenerDeps } from '../types.js';
-import type { Ack, Command } from './command-payload.js';
+import type { Ack, Command } from './payload.js';
+import { commandText } from './wording.js';
 
 /** What accepting a typed instruction needs: the job service, and a slot to start it in. */
-export type InstructionDeps = Pick<ListenerDeps, 'jobs' | 'logger' | 'tasks'>;
+export interface InstructionDeps extends RecordedWorkDeps {
+  jobs: Pick<JobService, 'acceptCommand' | 'startJob' | 'handBack'>;
+  logger: Logger;
+}
 
 /** `/docs-agent <instruction>`: recorded, acknowledged, then started in the background. */
 export async function acceptInstruction(deps: InstructionDeps, body: Command, instruction: string, ack: Ack) {
   // In a direct message the command cannot be followed by its thread (and in a DM between other
   // people the bot cannot post at all): a direct message to the bot itself starts a job instead.
   if (isDirectConversation(body.channel_id, body.channel_name)) {
-    await ack({ response_type: 'ephemeral', text: text.directMessage() });
+    await ack({ response_type: 'ephemeral', text: commandText.directMessage() });
     return;
   }
   // Recorded before the acknowledgement: once Slack shows the command as sent, a crash cannot

@@ -1,14 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { refusalText, text } from '../../../src/blocks/messages.js';
-import type { CommandText } from '../../../src/jobs/command-text.js';
-import type { Command } from '../../../src/listeners/commands/command-payload.js';
-import { answerReport } from '../../../src/listeners/commands/reports.js';
-import type { ListenerDeps } from '../../../src/listeners/types.js';
+import { refusalText } from '../../../src/blocks/messages.js';
+import type { Command } from '../../../src/features/command/payload.js';
+import { answerReport, type ReportDeps } from '../../../src/features/command/reports.js';
+import { parseCommandText } from '../../../src/features/command/subcommands.js';
+import { commandText } from '../../../src/features/command/wording.js';
 import { TEAM, WORKSPACE_URL } from '../../helpers/fake-network.js';
 import { CHANNEL, REQUESTER } from '../../helpers/job-world.js';
 import { ackSpy, createListenerWorld, type ListenerWorld } from '../../helpers/listener-deps.js';
-
-type Asked = Extract<CommandText, { kind: 'list' | 'status' }>;
 
 const FAKE_KEY = 'mint_test-not-a-real-key-0001';
 let w: ListenerWorld;
@@ -20,11 +18,13 @@ afterEach(() => {
   return w.stop();
 });
 
-/** `/docs-agent list|status` from `user` in `channel`; the one answer it was given. */
-async function report(asked: Asked, fields: Partial<Command> = {}, deps: ListenerDeps = w.deps) {
+/** `/docs-agent <words>` (a subcommand) from `user` in `channel`; the one answer it was given. */
+async function report(words: string, fields: Partial<Command> = {}, deps: ReportDeps = w.deps) {
+  const asked = parseCommandText(words);
+  if (asked.kind !== 'subcommand') throw new Error(`${words} is not a subcommand`);
   const { ack } = ackSpy(w);
   const command: Command = {
-    text: asked.kind,
+    text: words,
     user_id: REQUESTER,
     channel_id: CHANNEL,
     team_id: TEAM,
@@ -39,9 +39,9 @@ async function report(asked: Asked, fields: Partial<Command> = {}, deps: Listene
   return { answer, json: JSON.stringify(answer) };
 }
 
-const mine: Asked = { kind: 'list', scope: 'mine' };
-const channel: Asked = { kind: 'list', scope: 'channel' };
-const status: Asked = { kind: 'status' };
+const mine = 'list';
+const channel = 'list channel';
+const status = 'status';
 
 describe('/docs-agent list', () => {
   beforeEach(async () => {
@@ -94,7 +94,7 @@ describe('/docs-agent status', () => {
       ({
         ...w.deps,
         store: { ...w.store, shared: true, liveInstances: async () => instances },
-      }) as ListenerDeps;
+      }) as ReportDeps;
     expect((await report(status, {}, deps(3))).json).toContain('*Instances*\\n3');
     expect((await report(status, {}, deps(0))).json).toContain('*Instances*\\n1');
   });
@@ -102,7 +102,7 @@ describe('/docs-agent status', () => {
   it('says the records cannot be read when the store fails', async () => {
     vi.spyOn(w.store, 'countActiveJobs').mockRejectedValueOnce(new Error('disk I/O error'));
     const { answer } = await report(status);
-    expect(answer).toEqual({ response_type: 'ephemeral', text: text.reportUnavailable() });
+    expect(answer).toEqual({ response_type: 'ephemeral', text: commandText.reportUnavailable() });
     expect(JSON.parse(w.logged('error', 'could not read the store for a report')[0] as string)).toMatchObject(
       {
         kind: 'status',

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { text } from '../../../src/blocks/messages.js';
-import type { Command } from '../../../src/listeners/commands/command-payload.js';
-import { acceptInstruction } from '../../../src/listeners/commands/instruction.js';
+import { acceptInstruction } from '../../../src/features/command/instruction.js';
+import type { Command } from '../../../src/features/command/payload.js';
+import { commandText } from '../../../src/features/command/wording.js';
 import { TEAM } from '../../helpers/fake-network.js';
 import { CHANNEL, REQUESTER } from '../../helpers/job-world.js';
 import { ackSpy, createListenerWorld, type ListenerWorld } from '../../helpers/listener-deps.js';
@@ -76,7 +77,7 @@ describe('acceptInstruction', () => {
     ['a D… conversation Slack did not name', { channel_id: 'D0DIRECT', channel_name: undefined }],
   ])('in %s: refused at once, privately, recording nothing', async (_what, fields) => {
     const { ack } = await instruct(fields);
-    expect(ack).toHaveBeenCalledWith({ response_type: 'ephemeral', text: text.directMessage() });
+    expect(ack).toHaveBeenCalledWith({ response_type: 'ephemeral', text: commandText.directMessage() });
     expect(w.jobCount()).toBe(0);
     expect(w.deps.tasks.run).not.toHaveBeenCalled();
   });

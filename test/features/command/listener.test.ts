@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { docsAgentCommand } from '../../../src/listeners/commands/docs-agent-command.js';
+import { docsAgentCommand } from '../../../src/features/command/listener.js';
 import { TEAM } from '../../helpers/fake-network.js';
 import { CHANNEL, REQUESTER } from '../../helpers/job-world.js';
 import { ackSpy, boltExtras, createListenerWorld, type ListenerWorld } from '../../helpers/listener-deps.js';

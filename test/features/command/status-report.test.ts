@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type StatusFacts, statusReport } from '../../src/blocks/status-report.js';
-import { blockProblems } from '../helpers/block-kit.js';
+import { type StatusFacts, statusReport } from '../../../src/features/command/status-report.js';
+import { blockProblems } from '../../helpers/block-kit.js';
 
 const NOW = 1_800_000_000_000;
 const facts = (fields: Partial<StatusFacts> = {}): StatusFacts => ({
