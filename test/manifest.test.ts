@@ -4,7 +4,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { SHORTCUT_CALLBACK_ID } from '../src/blocks/send-modal.js';
+import { SHORTCUT_CALLBACK_ID } from '../src/features/shortcut/modal.js';
 import { START_STEP_CALLBACK_ID } from '../src/listeners/functions/start-job-step.js';
 import { WAIT_STEP_CALLBACK_ID } from '../src/listeners/functions/wait-job-step.js';
 

@@ -18,7 +18,7 @@ import {
 import { truncateText } from '../slack/truncate.js';
 import type { JobRecord, RunOutcome } from '../store/types.js';
 
-export { agentErrorText, modalText, refusalText } from './refusal-texts.js';
+export { agentErrorText, refusalText } from './refusal-texts.js';
 
 /**
  * Everything the bot says in Slack, in one place so wording stays consistent. Every text is

@@ -3,6 +3,9 @@ import { FEEDBACK_ACTION_ID } from '../blocks/feedback.js';
 import { RETRY_ACTION_ID } from '../blocks/status-card.js';
 import { docsAgentCommand } from '../features/command/listener.js';
 import { outcomeFeedback } from '../features/feedback/listener.js';
+import { sendToDocsAgent } from '../features/shortcut/listener.js';
+import { MODAL_CALLBACK_ID, SHORTCUT_CALLBACK_ID } from '../features/shortcut/modal.js';
+import { sendToDocsAgentSubmission } from '../features/shortcut/submission.js';
 import { agentSessionStopped } from '../features/stop/listener.js';
 import { tryAgain } from '../features/try-again/listener.js';
 import { registerActions } from './actions/index.js';
@@ -10,9 +13,7 @@ import { registerAssistant } from './assistant/index.js';
 import { registerEvents } from './events/index.js';
 import { registerFunctions } from './functions/index.js';
 import { learnInstallation } from './installation.js';
-import { registerShortcuts } from './shortcuts/index.js';
 import type { ListenerDeps } from './types.js';
-import { registerViews } from './views/index.js';
 
 /**
  * Registers every Slack surface the app answers: the one table of listeners, and the only module
@@ -22,8 +23,6 @@ export function registerListeners(app: App, deps: ListenerDeps): void {
   app.use(learnInstallation(deps.identity));
   registerAssistant(app, deps);
   registerEvents(app, deps);
-  registerShortcuts(app, deps);
-  registerViews(app, deps);
   registerActions(app, deps);
   registerFunctions(app, deps);
   // The features (src/features/), each handed the fields of these dependencies it declares.
@@ -32,6 +31,9 @@ export function registerListeners(app: App, deps: ListenerDeps): void {
   app.action(RETRY_ACTION_ID, tryAgain(deps));
   // The app owns one command; matching any name keeps it working if a workspace renames it.
   app.command(/^\/.+/, docsAgentCommand(deps));
+  // The message shortcut opens its modal; the modal's submission starts the job.
+  app.shortcut(SHORTCUT_CALLBACK_ID, sendToDocsAgent(deps));
+  app.view(MODAL_CALLBACK_ID, sendToDocsAgentSubmission(deps));
 }
 
 /**

@@ -4,11 +4,11 @@ import { AgentBadRequestError, AgentRateLimitedError } from '../../src/agent/err
 import { homeView, jobListMessage } from '../../src/blocks/job-list.js';
 import { agentErrorText, cardText, outcomeText, refusalText, text } from '../../src/blocks/messages.js';
 import { rescueIntro } from '../../src/blocks/rescue-texts.js';
-import { sendModal } from '../../src/blocks/send-modal.js';
 import { outcomePost, statusCard } from '../../src/blocks/status-card.js';
 import { JOB_PHASES } from '../../src/domain/phases.js';
 import { JOB_PRIVACIES } from '../../src/domain/privacy.js';
 import { commandText, usage } from '../../src/features/command/wording.js';
+import { sendModal } from '../../src/features/shortcut/modal.js';
 import { md, recordedMrkdwn } from '../../src/slack/mrkdwn.js';
 import { permalink } from '../../src/slack/permalink.js';
 import { blockProblems, viewProblems } from '../helpers/block-kit.js';

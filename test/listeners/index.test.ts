@@ -2,11 +2,17 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { parse } from 'yaml';
 import { FEEDBACK_ACTION_ID } from '../../src/blocks/feedback.js';
-import { BLOCK, INPUT_ACTION, MODAL_CALLBACK_ID } from '../../src/blocks/send-modal.js';
 import { RETRY_ACTION_ID } from '../../src/blocks/status-card.js';
+import {
+  BLOCK,
+  INPUT_ACTION,
+  MODAL_CALLBACK_ID,
+  SHORTCUT_CALLBACK_ID,
+} from '../../src/features/shortcut/modal.js';
 import { registerListeners } from '../../src/listeners/index.js';
 import { WHOLE_CONVERSATION } from '../../src/store/assistant-threads.js';
 import { TEAM } from '../helpers/fake-network.js';
+import { CHANNEL } from '../helpers/job-world.js';
 import { type ListenerApp, startListenerApp } from '../helpers/listener-app.js';
 import { createListenerWorld, type ListenerWorld } from '../helpers/listener-deps.js';
 import { appMention, buttonClick, messageShortcut } from '../helpers/payloads.js';
@@ -55,6 +61,32 @@ async function replyInThread(channelId: string, channelType: string) {
     }),
   );
   return (await w.runs(job.id)).map((r) => r.prompt);
+}
+
+/** The send-to-agent modal submitted by `user`, as Slack sends it, about a message in `CHANNEL`. */
+function modalSubmission(user: string, viewId: string, instruction: string) {
+  const input = (value: Record<string, unknown>) => ({ [INPUT_ACTION]: value });
+  return {
+    type: 'view_submission',
+    team: { id: TEAM },
+    user: { id: user, team_id: TEAM },
+    api_app_id: 'A0APP',
+    trigger_id: `trigger.${viewId}`,
+    view: {
+      id: viewId,
+      type: 'modal',
+      callback_id: MODAL_CALLBACK_ID,
+      team_id: TEAM,
+      private_metadata: JSON.stringify({ channel: CHANNEL, ts: '1700000200.000200', author: 'U0AUTHOR' }),
+      state: {
+        values: {
+          [BLOCK.instruction]: input({ type: 'plain_text_input', value: instruction }),
+          [BLOCK.message]: input({ type: 'plain_text_input', value: 'How do I rotate keys?' }),
+          [BLOCK.channel]: input({ type: 'conversations_select', selected_conversation: CHANNEL }),
+        },
+      },
+    },
+  };
 }
 
 /** For each event the manifest subscribes to: one delivery of it, and what it must have done. */
@@ -205,6 +237,53 @@ describe('registerListeners', () => {
     };
     await delivered(await app.interact(submission));
     expect(await jobsOf('U0MODAL')).toEqual([expect.objectContaining({ origin: 'shortcut' })]);
+  });
+
+  it('opens the shortcut’s modal with its trigger, prefilled with the message', async () => {
+    const shortcut = messageShortcut({ ts: '1700000250.000250', text: 'Where is the SDK changelog?' });
+    expect(shortcut.callback_id).toBe(SHORTCUT_CALLBACK_ID);
+    const res = await app.interact(shortcut);
+    expect(res.status).toBe(200);
+    const [trigger, view] = w.slack.openView.mock.calls.at(-1) ?? [];
+    expect(trigger).toBe(shortcut.trigger_id);
+    expect(view).toMatchObject({ type: 'modal', callback_id: MODAL_CALLBACK_ID });
+    expect(JSON.stringify(view)).toContain('Where is the SDK changelog?');
+  });
+
+  it('answers the shortcut before views.open has answered: the acknowledgement never waits for the modal', async () => {
+    let answerOpen = () => {};
+    w.slack.openView.mockImplementationOnce(
+      () => new Promise<void>((resolve) => (answerOpen = () => resolve())),
+    );
+    const shortcut = messageShortcut({ ts: '1700000300.000300', text: 'Where are the webhook docs?' });
+    const sent = app.interact(shortcut);
+    // Slack waits 3 seconds; a listener that waits for views.open is not answered by then.
+    const first = await Promise.race([
+      sent.then(() => 'answered' as const),
+      new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), 2_500)),
+    ]);
+    answerOpen();
+    expect(first).toBe('answered');
+    expect((await sent).status).toBe(200);
+    expect(w.slack.openView.mock.calls.at(-1)?.[0]).toBe(shortcut.trigger_id);
+  });
+
+  it('closes the modal only once its job is recorded, and answers a refused one inside it', async () => {
+    const submit = (user: string, viewId: string, instruction: string) =>
+      app.interact(modalSubmission(user, viewId, instruction));
+    const res = await submit('U0ALICE', 'V0SUBMIT1', 'Write a guide');
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('');
+    expect(await jobsOf('U0ALICE')).toEqual([
+      expect.objectContaining({ origin: 'shortcut', instruction: 'Write a guide' }),
+    ]);
+    await w.idle();
+    const refused = await submit('U0BOB', 'V0SUBMIT2', '   ');
+    expect(refused.status).toBe(200);
+    const answer = (await refused.json()) as { response_action: string; errors: Record<string, string> };
+    expect(answer.response_action).toBe('errors');
+    expect(answer.errors[BLOCK.instruction]).toContain('Write what the docs agent should do');
+    expect(await jobsOf('U0BOB')).toEqual([]);
   });
 
   it('acknowledges every button the bot’s messages carry (Bolt answers an unrouted click 404)', async () => {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { BLOCK, INPUT_ACTION } from '../../../src/blocks/send-modal.js';
-import { sendToDocsAgentSubmission } from '../../../src/listeners/views/send-to-docs-agent-submission.js';
+import { BLOCK, INPUT_ACTION } from '../../../src/features/shortcut/modal.js';
+import { sendToDocsAgentSubmission } from '../../../src/features/shortcut/submission.js';
 import { SlackCallError } from '../../../src/slack/slack-errors.js';
 import { member, TEAM } from '../../helpers/fake-network.js';
 import { CHANNEL, REQUESTER } from '../../helpers/job-world.js';

@@ -6,9 +6,10 @@ import {
   MODAL_FILES,
   type ModalMetadata,
   modalFiles,
+  modalText,
   sendModal,
-} from '../../src/blocks/send-modal.js';
-import { viewProblems } from '../helpers/block-kit.js';
+} from '../../../src/features/shortcut/modal.js';
+import { viewProblems } from '../../helpers/block-kit.js';
 
 const PERMALINK = 'https://acme.slack.com/archives/C0DOCS/p1700000000000100';
 const META: ModalMetadata = {
@@ -119,5 +120,26 @@ describe('modalFiles', () => {
     expect(kept[0]?.name.startsWith('0-')).toBe(true);
     expect(kept[0]?.type).toHaveLength(50);
     expect(modalFiles([{ name: 'a.png', type: 'png' }])).toEqual([{ name: 'a.png', type: 'png' }]);
+  });
+});
+
+describe('modalText', () => {
+  it('is plain text (Slack parses no markup under a modal input)', () => {
+    const all = [
+      ...Object.entries(modalText)
+        .filter(([name]) => name !== 'tooLong')
+        .map(([, f]) => (f as () => string)()),
+      modalText.tooLong(12_345, 10_000),
+    ];
+    for (const said of all) {
+      expect(said).not.toMatch(/[<>*`]|&[a-z]+;|:[a-z_]+:/);
+      expect(said.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('gives an overlong instruction its length and the limit, with separators', () => {
+    expect(modalText.tooLong(12_345, 10_000)).toBe(
+      'That is 12,345 characters; the limit is 10,000. Shorten it, or send the rest as a follow-up in the job’s thread.',
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { sendToDocsAgent } from '../../../src/listeners/shortcuts/send-to-docs-agent.js';
+import { sendToDocsAgent } from '../../../src/features/shortcut/listener.js';
 import { SlackCallError } from '../../../src/slack/slack-errors.js';
 import { TEAM } from '../../helpers/fake-network.js';
 import { CHANNEL, REQUESTER } from '../../helpers/job-world.js';

@@ -1,10 +1,13 @@
 import type { AllMiddlewareArgs, SlackShortcutMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
-import { type ModalMetadata, modalFiles, sendModal } from '../../blocks/send-modal.js';
+import type { Config } from '../../config/config.js';
+import type { Logger } from '../../logging/logger.js';
+import type { SlackGateway } from '../../slack/gateway.js';
+import type { Identity } from '../../slack/identity.js';
 import { userIdSchema } from '../../slack/ids.js';
+import { sharedFiles } from '../../slack/messages.js';
 import { permalink } from '../../slack/permalink.js';
-import { sharedFiles } from '../events/event-facts.js';
-import type { ListenerDeps } from '../types.js';
+import { type ModalMetadata, modalFiles, sendModal } from './modal.js';
 
 const shortcutSchema = z.object({
   type: z.literal('message_action'),
@@ -23,11 +26,19 @@ const shortcutSchema = z.object({
   }),
 });
 
+/** What opening the modal takes: the workspace's address for the message's link, and `views.open`. */
+export interface ShortcutDeps {
+  config: Pick<Config, 'maxPromptChars'>;
+  identity: Pick<Identity, 'peek'>;
+  logger: Logger;
+  slack: Pick<SlackGateway, 'openView'>;
+}
+
 /**
  * "Send to docs agent" on a message: acknowledged first, then the modal opened, prefilled with
  * the message and its link.
  */
-export function sendToDocsAgent(deps: Pick<ListenerDeps, 'config' | 'identity' | 'logger' | 'slack'>) {
+export function sendToDocsAgent(deps: ShortcutDeps) {
   return async ({ shortcut, ack }: SlackShortcutMiddlewareArgs & AllMiddlewareArgs) => {
     await ack();
     const parsed = shortcutSchema.safeParse(shortcut);

@@ -1,10 +1,10 @@
-import { type Block, context, LIMITS, plain } from '../slack/blocks.js';
-import { isDirectMessage } from '../slack/conversations.js';
-import { isUserId } from '../slack/ids.js';
-import { checkUrl } from '../slack/links.js';
-import { channelMention, escapeMrkdwn, link, md, mrkdwnToPlain, userMention } from '../slack/mrkdwn.js';
-import { truncateText } from '../slack/truncate.js';
-import { editText } from './edit-texts.js';
+import { editText } from '../../blocks/edit-texts.js';
+import { type Block, context, LIMITS, plain } from '../../slack/blocks.js';
+import { isDirectMessage } from '../../slack/conversations.js';
+import { isUserId } from '../../slack/ids.js';
+import { checkUrl } from '../../slack/links.js';
+import { channelMention, escapeMrkdwn, link, md, mrkdwnToPlain, userMention } from '../../slack/mrkdwn.js';
+import { truncateText } from '../../slack/truncate.js';
 
 /** The message shortcut ("Send to docs agent") and its modal. */
 export const SHORTCUT_CALLBACK_ID = 'send_to_docs_agent';
@@ -107,3 +107,26 @@ export function sendModal(args: {
     blocks,
   };
 }
+
+/**
+ * Errors shown under the modal's inputs. Slack shows them as plain text (it parses no markup
+ * there), so they are plain strings and name channels in words.
+ */
+export const modalText = {
+  notUnderstood: () => 'I could not read this form. Close it and use the shortcut again.',
+  noInstruction: () => 'Write what the docs agent should do.',
+  tooLong: (length: number, max: number) =>
+    `That is ${length.toLocaleString('en-US')} characters; the limit is ${max.toLocaleString('en-US')}. Shorten it, or send the rest as a follow-up in the job’s thread.`,
+  noChannel: () => 'Pick the channel to run the job in.',
+  direct: () => 'Jobs run in channels, where everyone can follow the thread. Pick a channel.',
+  channelNotAllowed: () =>
+    'The docs agent is not enabled in that channel. Pick another channel, or ask an admin which channels it serves.',
+  channelMissing: () => 'I cannot see that channel. Pick a channel I am a member of.',
+  archived: () => 'That channel is archived. Pick another channel.',
+  notMember: () =>
+    'I am not a member of that channel, so I cannot post the job there. Invite me with /invite @docs-agent, or pick another channel.',
+  threadHasJob: () =>
+    'This message’s thread already has a docs agent job: reply in that thread to send it a follow-up, or pick another channel to start a new job.',
+  notRecorded: () =>
+    'I could not record that instruction, so nothing was started. Please try again in a moment.',
+};

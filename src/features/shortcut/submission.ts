@@ -1,16 +1,30 @@
 import type { AllMiddlewareArgs, SlackViewMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { channelAllowed } from '../../access/access-policy.js';
-import { modalText as say } from '../../blocks/messages.js';
-import { BLOCK, INPUT_ACTION, type ModalMetadata } from '../../blocks/send-modal.js';
+import type { Config } from '../../config/config.js';
+import { failedFields } from '../../http/unreadable.js';
+import { type RecordedWorkDeps, runRecorded } from '../../jobs/background.js';
+import type { JobService } from '../../jobs/job-service.js';
+import type { Logger } from '../../logging/logger.js';
 import { isDirectMessage } from '../../slack/conversations.js';
-import type { ConversationFacts } from '../../slack/gateway.js';
+import type { ConversationFacts, SlackGateway } from '../../slack/gateway.js';
 import { isUserId, userIdSchema } from '../../slack/ids.js';
 import { escapeMrkdwn } from '../../slack/mrkdwn.js';
+import type { UserNames } from '../../slack/user-names.js';
 import { withTimeout } from '../../util/timeout.js';
-import { runRecorded } from '../background.js';
-import { failedFields } from '../events/unreadable.js';
-import type { ListenerDeps } from '../types.js';
+import { BLOCK, INPUT_ACTION, type ModalMetadata, modalText as say } from './modal.js';
+
+/**
+ * What a submission takes: the settings it checks the inputs against, Slack's word on the channel
+ * and the author's name, and the job service that records and starts the job.
+ */
+export interface SubmissionDeps extends RecordedWorkDeps {
+  config: Pick<Config, 'maxPromptChars' | 'access'>;
+  slack: Pick<SlackGateway, 'conversationFacts'>;
+  names: Pick<UserNames, 'of'>;
+  logger: Logger;
+  jobs: Pick<JobService, 'acceptShortcut' | 'startJob' | 'handBack'>;
+}
 
 /**
  * How long the submission waits for Slack to say whether the bot is in the chosen channel, and
@@ -53,7 +67,7 @@ type Errors = Partial<Record<(typeof BLOCK)[keyof typeof BLOCK], string>>;
 
 /** Whether the bot is in the channel; undefined when Slack cannot say in time (then the job's own post decides). */
 const facts = (
-  deps: Pick<ListenerDeps, 'slack'>,
+  deps: Pick<SubmissionDeps, 'slack'>,
   channel: string,
 ): Promise<ConversationFacts | 'missing' | undefined> =>
   withTimeout(
@@ -66,7 +80,7 @@ const facts = (
   );
 
 /** The message author's name for the agent, if Slack gives it in time; the id otherwise. */
-async function authorName(deps: Pick<ListenerDeps, 'names'>, author: string): Promise<string> {
+async function authorName(deps: Pick<SubmissionDeps, 'names'>, author: string): Promise<string> {
   if (!isUserId(author)) return author;
   const names = await withTimeout(deps.names.of([author]), NAME_LOOKUP_MS);
   return names?.get(author) ?? author;
@@ -77,7 +91,7 @@ async function authorName(deps: Pick<ListenerDeps, 'names'>, author: string): Pr
  * when it was asked (and answered in time).
  */
 async function inputErrors(
-  deps: Pick<ListenerDeps, 'config' | 'slack'>,
+  deps: Pick<SubmissionDeps, 'config' | 'slack'>,
   instruction: string,
   channel: string,
 ): Promise<{ errors: Errors; known: Awaited<ReturnType<typeof facts>> }> {
@@ -104,9 +118,7 @@ async function inputErrors(
  * The modal submitted: checks what can be checked at once and answers problems inside the modal;
  * otherwise records the job and closes it.
  */
-export function sendToDocsAgentSubmission(
-  deps: Pick<ListenerDeps, 'config' | 'slack' | 'names' | 'logger' | 'jobs' | 'tasks'>,
-) {
+export function sendToDocsAgentSubmission(deps: SubmissionDeps) {
   return async ({ ack, body }: SlackViewMiddlewareArgs & AllMiddlewareArgs) => {
     const parsed = submissionSchema.safeParse(body);
     let metadata: ModalMetadata | undefined;
@@ -140,7 +152,7 @@ export function sendToDocsAgentSubmission(
       return;
     }
 
-    let accepted: Awaited<ReturnType<ListenerDeps['jobs']['acceptShortcut']>>;
+    let accepted: Awaited<ReturnType<JobService['acceptShortcut']>>;
     try {
       const author = await authorName(deps, metadata.author);
       accepted = await deps.jobs.acceptShortcut({
