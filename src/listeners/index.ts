@@ -8,10 +8,10 @@ import { MODAL_CALLBACK_ID, SHORTCUT_CALLBACK_ID } from '../features/shortcut/mo
 import { sendToDocsAgentSubmission } from '../features/shortcut/submission.js';
 import { agentSessionStopped } from '../features/stop/listener.js';
 import { tryAgain } from '../features/try-again/listener.js';
-import { registerActions } from './actions/index.js';
+import { START_STEP_CALLBACK_ID, startJobStep } from '../features/workflow-steps/start-job-step.js';
+import { WAIT_STEP_CALLBACK_ID, waitJobStep } from '../features/workflow-steps/wait-job-step.js';
 import { registerAssistant } from './assistant/index.js';
 import { registerEvents } from './events/index.js';
-import { registerFunctions } from './functions/index.js';
 import { learnInstallation } from './installation.js';
 import type { ListenerDeps } from './types.js';
 
@@ -23,8 +23,9 @@ export function registerListeners(app: App, deps: ListenerDeps): void {
   app.use(learnInstallation(deps.identity));
   registerAssistant(app, deps);
   registerEvents(app, deps);
-  registerActions(app, deps);
-  registerFunctions(app, deps);
+  // "View pull request" opens its URL in the browser; Slack still sends the click, and an
+  // unacknowledged click shows the person a warning.
+  app.action('view_pull_request', ({ ack }) => ack());
   // The features (src/features/), each handed the fields of these dependencies it declares.
   app.action(FEEDBACK_ACTION_ID, outcomeFeedback(deps));
   app.event('agent_session_stopped', agentSessionStopped(deps));
@@ -34,6 +35,11 @@ export function registerListeners(app: App, deps: ListenerDeps): void {
   // The message shortcut opens its modal; the modal's submission starts the job.
   app.shortcut(SHORTCUT_CALLBACK_ID, sendToDocsAgent(deps));
   app.view(MODAL_CALLBACK_ID, sendToDocsAgentSubmission(deps));
+  // The Workflow Builder steps (the manifest's `functions`). Bolt acknowledges each
+  // `function_executed` event itself; over HTTP the answer still waits for the listener, which
+  // records the step first.
+  app.function(START_STEP_CALLBACK_ID, startJobStep(deps));
+  app.function(WAIT_STEP_CALLBACK_ID, waitJobStep(deps));
 }
 
 /**

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { App } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { parse } from 'yaml';
 import { FEEDBACK_ACTION_ID } from '../../src/blocks/feedback.js';
@@ -17,7 +18,7 @@ import { type ListenerApp, startListenerApp } from '../helpers/listener-app.js';
 import { createListenerWorld, type ListenerWorld } from '../helpers/listener-deps.js';
 import { appMention, buttonClick, messageShortcut } from '../helpers/payloads.js';
 import { BOT_USER_ID } from '../helpers/slack-stand-in.js';
-import { functionExecuted } from '../helpers/workflow-steps.js';
+import { functionExecuted, userContext } from '../helpers/workflow-steps.js';
 
 /** What the manifest tells Slack this app answers. */
 const manifest = parse(readFileSync(new URL('../../manifest.yml', import.meta.url), 'utf8')) as {
@@ -26,11 +27,17 @@ const manifest = parse(readFileSync(new URL('../../manifest.yml', import.meta.ur
   functions: Record<string, unknown>;
 };
 
+/** A step execution's token, as Slack sends it with `function_executed`. */
+const STEP_TOKEN = 'xwfp-test-not-a-real-token';
+
 // One app for the whole file, as the app builds it: each test works in a conversation of its own.
 let w: ListenerWorld;
 let app: ListenerApp;
+/** Where the steps keep each execution's token, to answer it with. */
+const remember = vi.fn();
 beforeAll(async () => {
   w = createListenerWorld();
+  w.deps.steps = { remember };
   app = await startListenerApp(w, registerListeners);
 });
 afterAll(async () => {
@@ -87,6 +94,21 @@ function modalSubmission(user: string, viewId: string, instruction: string) {
       },
     },
   };
+}
+
+/** What the table registers with Bolt, read off an app that only records it: the actions, by id. */
+function registered() {
+  const actions = new Map<string, (args: { ack: () => Promise<void> }) => Promise<void>>();
+  const recorder = new Proxy(
+    {},
+    {
+      get: (_, method) => (id: string, handler: never) => {
+        if (method === 'action') actions.set(id, handler);
+      },
+    },
+  );
+  registerListeners(recorder as App, w.deps);
+  return { actions };
 }
 
 /** For each event the manifest subscribes to: one delivery of it, and what it must have done. */
@@ -286,6 +308,49 @@ describe('registerListeners', () => {
     expect(await jobsOf('U0BOB')).toEqual([]);
   });
 
+  it('routes the two Workflow Builder steps the manifest declares', () => {
+    expect(Object.keys(manifest.functions).sort()).toEqual([
+      'start_docs_agent_job',
+      'wait_for_docs_agent_job',
+    ]);
+  });
+
+  it('routes "Start a docs agent job": recorded before the receiver answers, its token kept', async () => {
+    const res = await app.event(
+      functionExecuted({
+        callbackId: 'start_docs_agent_job',
+        executionId: 'Fx0ROUTED1',
+        inputs: {
+          instruction: 'Document the CLI',
+          channel_id: CHANNEL,
+          user_context: userContext('W0STEPUSER'),
+        },
+        token: STEP_TOKEN,
+      }),
+    );
+    expect(res.status).toBe(200);
+    expect(await jobsOf('W0STEPUSER')).toEqual([
+      expect.objectContaining({ origin: 'workflow', triggerKey: expect.stringContaining('Fx0ROUTED1') }),
+    ]);
+    expect(remember).toHaveBeenCalledWith('Fx0ROUTED1', STEP_TOKEN, expect.any(Number));
+    await w.idle();
+  });
+
+  it('routes "Wait for a docs agent job": recorded as waiting before the receiver answers', async () => {
+    const res = await app.event(
+      functionExecuted({
+        callbackId: 'wait_for_docs_agent_job',
+        executionId: 'Fx0ROUTED2',
+        inputs: { job_id: 41 },
+        token: STEP_TOKEN,
+      }),
+    );
+    expect(res.status).toBe(200);
+    expect(w.outbox().map((r) => r.payload)).toContainEqual(
+      expect.objectContaining({ type: 'await_job', executionId: 'Fx0ROUTED2', job: 41 }),
+    );
+  });
+
   it('acknowledges every button the bot’s messages carry (Bolt answers an unrouted click 404)', async () => {
     for (const [action_id, value] of [
       ['view_pull_request', 'https://github.com/example/docs/pull/1'],
@@ -295,6 +360,20 @@ describe('registerListeners', () => {
       const click = buttonClick({ action_id, value }, { messageTs: '1700000000.000900' });
       expect((await app.interact(click)).status).toBe(200);
     }
+  });
+
+  it('acknowledges a click on “View pull request” with no words, so Slack shows the person no warning', async () => {
+    const { actions } = registered();
+    const ack = vi.fn(async () => {});
+    await actions.get('view_pull_request')?.({ ack });
+    expect(ack).toHaveBeenCalledOnce();
+    expect(ack).toHaveBeenCalledWith();
+  });
+
+  it('routes exactly the buttons the bot’s messages carry', () => {
+    expect([...registered().actions.keys()].sort()).toEqual(
+      ['view_pull_request', FEEDBACK_ACTION_ID, RETRY_ACTION_ID].sort(),
+    );
   });
 
   it('hands a press of the feedback buttons to the feedback feature, which records the vote', async () => {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { stepText } from '../../../src/blocks/step-texts.js';
-import { WAIT_STEP_CALLBACK_ID, waitJobStep } from '../../../src/listeners/functions/wait-job-step.js';
+import { WAIT_STEP_CALLBACK_ID, waitJobStep } from '../../../src/features/workflow-steps/wait-job-step.js';
+import { stepText } from '../../../src/features/workflow-steps/wording.js';
 import { STEP_TOKEN_MS, WAIT_LIMIT_MS } from '../../../src/slack/function-steps.js';
 import { mrkdwnToPlain } from '../../../src/slack/mrkdwn.js';
 import { boltEventArgs, createListenerWorld, type ListenerWorld } from '../../helpers/listener-deps.js';

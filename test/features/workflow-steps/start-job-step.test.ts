@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { stepText } from '../../../src/blocks/step-texts.js';
-import { START_STEP_CALLBACK_ID, startJobStep } from '../../../src/listeners/functions/start-job-step.js';
+import { START_STEP_CALLBACK_ID, startJobStep } from '../../../src/features/workflow-steps/start-job-step.js';
+import { stepText } from '../../../src/features/workflow-steps/wording.js';
 import { TEAM } from '../../helpers/fake-network.js';
 import { CHANNEL } from '../../helpers/job-world.js';
 import { boltEventArgs, createListenerWorld, type ListenerWorld } from '../../helpers/listener-deps.js';

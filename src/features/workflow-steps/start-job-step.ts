@@ -1,14 +1,15 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
-import { stepText } from '../../blocks/step-texts.js';
+import type { Config } from '../../config/config.js';
 import { servesProject } from '../../config/projects.js';
+import { failedFields } from '../../http/unreadable.js';
+import { type RecordedWorkDeps, runRecorded } from '../../jobs/background.js';
+import type { JobService } from '../../jobs/job-service.js';
 import { isDirectMessage } from '../../slack/conversations.js';
 import { userIdSchema } from '../../slack/ids.js';
 import { mrkdwnToPlain } from '../../slack/mrkdwn.js';
-import { runRecorded } from '../background.js';
-import { failedFields } from '../events/unreadable.js';
-import type { ListenerDeps } from '../types.js';
-import { optionalInput, readStep } from './step-event.js';
+import { optionalInput, readStep, type StepEventDeps } from './step-event.js';
+import { stepText } from './wording.js';
 
 /** The step's callback_id: the key of its definition under the manifest's `functions`. */
 export const START_STEP_CALLBACK_ID = 'start_docs_agent_job';
@@ -33,6 +34,14 @@ const inputsSchema = z.object({
 
 type StepInputs = z.infer<typeof inputsSchema>;
 
+/** What the step takes: the settings its inputs are checked against, and the job service. */
+export interface StartStepDeps extends StepEventDeps, RecordedWorkDeps {
+  config: Pick<Config, 'agent' | 'channelProjects' | 'workflowOnBehalfOf'>;
+  jobs: Pick<JobService, 'acceptStep' | 'refuseStep' | 'startJob' | 'handBack'>;
+  /** Socket Mode acknowledges events before listeners run: Slack will not deliver them again. */
+  socketMode: boolean;
+}
+
 /**
  * "Start a docs agent job" run by a workflow: records the job for the person who used the
  * workflow (or the one it names, where the operator allows it) in the channel it names, and
@@ -40,9 +49,7 @@ type StepInputs = z.infer<typeof inputsSchema>;
  * step is answered once the start is settled, by the outbox (see `jobs/workflow-steps.ts`): with
  * the job's id and thread, or with why it did not start, in words for the workflow's builder.
  */
-export function startJobStep(
-  deps: Pick<ListenerDeps, 'config' | 'jobs' | 'logger' | 'socketMode' | 'steps' | 'tasks'>,
-) {
+export function startJobStep(deps: StartStepDeps) {
   return async ({
     event,
     body,
@@ -98,7 +105,7 @@ export function startJobStep(
 }
 
 /** What makes the inputs unusable before anything is recorded; the job start checks the rest. */
-function inputProblem(deps: Pick<ListenerDeps, 'config'>, inputs: StepInputs): string | undefined {
+function inputProblem(deps: Pick<StartStepDeps, 'config'>, inputs: StepInputs): string | undefined {
   if (!mrkdwnToPlain(inputs.instruction).trim()) return stepText.noInstruction();
   if (isDirectMessage(inputs.channel_id)) return stepText.direct();
   if (inputs.project && !servesProject(deps.config, inputs.project)) return stepText.unknownProject();
@@ -114,7 +121,7 @@ function inputProblem(deps: Pick<ListenerDeps, 'config'>, inputs: StepInputs): s
  * listed person, past the allow-lists and the guest rule that judge them.
  */
 function personOf(
-  deps: Pick<ListenerDeps, 'config'>,
+  deps: Pick<StartStepDeps, 'config'>,
   inputs: StepInputs,
 ): { userId: string; named: boolean } | { refused: string } {
   const usedBy = inputs.user_context?.id;

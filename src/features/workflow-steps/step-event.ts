@@ -1,7 +1,14 @@
 import { z } from 'zod';
-import { STEP_TOKEN_MS } from '../../slack/function-steps.js';
-import { failedFields } from '../events/unreadable.js';
-import type { ListenerDeps } from '../types.js';
+import { failedFields } from '../../http/unreadable.js';
+import type { Logger } from '../../logging/logger.js';
+import { STEP_TOKEN_MS, type StepCompleter } from '../../slack/function-steps.js';
+
+/** What reading a step's event takes: the logs, and where each execution's token is kept. */
+export interface StepEventDeps {
+  logger: Logger;
+  /** Keeps the token each step execution carries, to answer it with. */
+  steps: Pick<StepCompleter, 'remember'>;
+}
 
 /**
  * The parts of a `function_executed` event (a Workflow Builder step of this app running) the
@@ -50,7 +57,7 @@ export interface ReadStep {
  * step's start); undefined (logged with the fields that failed, never their values) when it
  * cannot be read.
  */
-export function readStep(deps: Pick<ListenerDeps, 'logger' | 'steps'>, event: unknown): ReadStep | undefined {
+export function readStep(deps: StepEventDeps, event: unknown): ReadStep | undefined {
   const receivedAt = Date.now();
   const parsed = stepEventSchema.safeParse(event);
   if (!parsed.success) {

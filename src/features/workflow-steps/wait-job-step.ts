@@ -1,9 +1,9 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
-import { stepText } from '../../blocks/step-texts.js';
-import { failedFields } from '../events/unreadable.js';
-import type { ListenerDeps } from '../types.js';
-import { readStep } from './step-event.js';
+import { failedFields } from '../../http/unreadable.js';
+import type { JobService } from '../../jobs/job-service.js';
+import { readStep, type StepEventDeps } from './step-event.js';
+import { stepText } from './wording.js';
 
 /** The step's callback_id: the key of its definition under the manifest's `functions`. */
 export const WAIT_STEP_CALLBACK_ID = 'wait_for_docs_agent_job';
@@ -17,7 +17,7 @@ const inputsSchema = z.object({ job_id: z.coerce.number().int().positive() });
  * Both count from the step's start, however late Slack delivered its event: one delivered after
  * Slack ended the step is only logged (no answer can reach it).
  */
-export function waitJobStep(deps: Pick<ListenerDeps, 'jobs' | 'logger' | 'steps'>) {
+export function waitJobStep(deps: StepEventDeps & { jobs: Pick<JobService, 'awaitStep' | 'refuseStep'> }) {
   return async ({ event }: SlackEventMiddlewareArgs<'function_executed'> & AllMiddlewareArgs) => {
     const step = readStep(deps, event);
     if (!step) return;

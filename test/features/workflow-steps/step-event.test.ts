@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { optionalInput, readStep, stepStartedAt } from '../../../src/listeners/functions/step-event.js';
+import { optionalInput, readStep, stepStartedAt } from '../../../src/features/workflow-steps/step-event.js';
 import { createLogger } from '../../../src/logging/logger.js';
 import { functionExecuted } from '../../helpers/workflow-steps.js';
 
