@@ -27,6 +27,9 @@ export { agentErrorText, refusalText } from './refusal-texts.js';
 
 export const COMMAND = '/docs-agent';
 
+/** Most file names a private note lists; the rest are counted. */
+const NOTE_FILES_LISTED = 5;
+
 /** How this deployment presents jobs: follow-up mode, aside marker, trusted pull request hosts. */
 export interface RenderHints {
   mode: 'all' | 'mention';
@@ -227,6 +230,11 @@ export const text = {
     md`:hourglass: Slack could not confirm who you are just now, so your instruction has not been sent to the agent yet. I have kept it and will check again; once Slack answers it is sent, or you are told why not.`,
   verificationTimedOut: () =>
     md`:warning: Slack could not confirm who you are for half an hour, so your instruction was not sent to the agent. Please send it again.`,
-  bareMention: () =>
-    md`:wave: Tell me what to do after the mention, e.g. \`@docs-agent Document the new rate limits\`. Inside a thread, I read the earlier messages as context. Nothing was started.`,
+  /** Files shared with an instruction: the agent API takes text only, so their names are all it gets. */
+  filesUnseen: (files: readonly { name: string; type: string }[]) => {
+    const listed = files.slice(0, NOTE_FILES_LISTED).map((f) => codeSpan(truncateText(f.name, 80)));
+    const more = files.length - listed.length;
+    const names = joinMrkdwn(more > 0 ? [...listed, md`${more} more`] : listed, md`, `);
+    return md`:paperclip: Files do not reach the docs agent: it gets only their names and types (${names}), with your text. Paste what it needs from them into your message.`;
+  },
 };

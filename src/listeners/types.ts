@@ -41,9 +41,12 @@ export interface ListenerDeps {
   /**
    * Read-only views (lists, status, App Home) read the store directly, and so does what a
    * surface records itself (a feedback vote: `getJob`, `getRuns`, `recordFeedback`; a stop:
-   * `findJobByThread`, `getJob`, `getRuns`).
+   * `findJobByThread`, `getJob`, `getRuns`; an edit or deletion: `threadOfOpenMessage` too).
    */
-  store: Pick<JobsStore, 'findJobByThread' | 'countActiveJobs' | 'recentJobs' | 'getJob'> &
+  store: Pick<
+    JobsStore,
+    'findJobByThread' | 'threadOfOpenMessage' | 'countActiveJobs' | 'recentJobs' | 'getJob'
+  > &
     Pick<RunsStore, 'getRuns'> &
     Pick<AssistantThreadsStore, 'assistantThread' | 'recordAssistantThread'> &
     Pick<HomeViewsStore, 'recordHomeOpened'> &

@@ -1,5 +1,8 @@
 /** What a conversation is, read from what Slack gives: the one place these rules live. */
 
+import { z } from 'zod';
+import { SLACK_ID } from './ids.js';
+
 /** What the bot needs to know about a conversation before it starts a job there. */
 export interface ConversationFacts {
   isMember: boolean;
@@ -43,3 +46,37 @@ export const privateByChannelName = (channelName: string | undefined): 'private'
  */
 export const isPrivateConversation = (channelId: string): boolean =>
   isDirectMessage(channelId) || channelId.startsWith('G');
+
+/** The entities Slack names a channel with in an agent's context: a channel, or a message in one. */
+const CHANNEL_ENTITY = 'slack#/types/channel_id';
+const MESSAGE_ENTITY = 'slack#/types/message_context';
+
+const channelId = z.string().regex(SLACK_ID);
+/** What the person is looking at: entities ordered by relevance; `{}` when nothing is in view. */
+const contextSchema = z.object({
+  entities: z
+    .array(z.looseObject({ type: z.unknown(), value: z.unknown() }))
+    .optional()
+    .catch(undefined),
+});
+
+/**
+ * The channel the person is beside, read from an agent's context (`context` of
+ * `app_context_changed`, `app_context` of a message to the bot): the most relevant entity that
+ * names one, a channel or a message in a channel (a thread). Null when none does, or the context
+ * cannot be read; entities this app does not use are passed over.
+ */
+export function besideChannel(context: unknown): string | null {
+  const parsed = contextSchema.safeParse(context);
+  for (const entity of parsed.success ? (parsed.data.entities ?? []) : []) {
+    const value =
+      entity.type === CHANNEL_ENTITY
+        ? entity.value
+        : entity.type === MESSAGE_ENTITY
+          ? (entity.value as { channel_id?: unknown } | null)?.channel_id
+          : undefined;
+    const channel = channelId.safeParse(value);
+    if (channel.success) return channel.data;
+  }
+  return null;
+}

@@ -198,7 +198,6 @@ describe('text', () => {
       emptyFollowUp: 'nothing was sent to the agent',
       awaitingVerification: 'has not been sent to the agent yet',
       verificationTimedOut: 'was not sent to the agent',
-      bareMention: 'Nothing was started.',
     };
     for (const [name, words] of Object.entries(said)) {
       const note = (text[name as keyof typeof text] as () => string)();
@@ -231,5 +230,42 @@ describe('text', () => {
     expect(text.followUpRestarted('U0BOB').startsWith('<@U0BOB> :grey_question:')).toBe(true);
     expect(text.pollRefused('U0ALICE')).toContain("refuses this bot's API key");
     expect(text.restartedBeforeCreate('U0ALICE')).toContain('I will not resend it');
+  });
+});
+
+describe('text.filesUnseen', () => {
+  const file = (name: string, type = 'png') => ({ name, type });
+
+  it('lists the unseen files by name in code spans', () => {
+    expect(text.filesUnseen([file('spec.pdf', 'pdf'), file('diagram.png')])).toBe(
+      ':paperclip: Files do not reach the docs agent: it gets only their names and types (`spec.pdf`, `diagram.png`), with your text. Paste what it needs from them into your message.',
+    );
+  });
+
+  it('names five files and counts the rest', () => {
+    const files = Array.from({ length: 8 }, (_, i) => file(`f${i}.txt`));
+    const note = text.filesUnseen(files);
+    expect(note).toContain('(`f0.txt`, `f1.txt`, `f2.txt`, `f3.txt`, `f4.txt`, 3 more)');
+    expect(note).not.toContain('f5.txt');
+    expect(text.filesUnseen(files.slice(0, 5))).not.toContain('more');
+  });
+
+  it('shows hostile file names inert: no mention, no broadcast, no closing the code span', () => {
+    const note = text.filesUnseen([
+      file('<!channel> & <@U0EVE>.png'),
+      file('a`b`<https://phish.example|report>.pdf'),
+      file('two\nlines.txt'),
+    ]);
+    expect(note).toContain('`&lt;!channel&gt; &amp; &lt;@U0EVE&gt;.png`');
+    expect(note).toContain("`a'b'&lt;https://phish.example|report&gt;.pdf`");
+    expect(note).toContain('`two lines.txt`');
+    expect(note).not.toMatch(/<[!@#h]/);
+  });
+
+  it('shortens a long file name to 80 characters', () => {
+    const note = text.filesUnseen([file(`${'n'.repeat(200)}.pdf`)]);
+    const [, name] = /\(`([^`]*)`\)/.exec(note) ?? [];
+    expect(name).toHaveLength(80);
+    expect(name?.endsWith('…')).toBe(true);
   });
 });

@@ -77,7 +77,7 @@ describe('countNotRecorded', () => {
 
   it('leaves every other part of the job service as it is', () => {
     expect(jobs.withdrawWaiting).toBe(service.withdrawWaiting);
-    expect(jobs.acceptEdit).toBe(service.acceptEdit);
+    expect(jobs.withdrawInstruction).toBe(service.withdrawInstruction);
     expect(jobs.recover).toBe(service.recover);
     expect(jobs.acceptCommand).not.toBe(service.acceptCommand);
   });

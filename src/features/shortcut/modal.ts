@@ -1,4 +1,4 @@
-import { editText } from '../../blocks/edit-texts.js';
+import { text } from '../../blocks/messages.js';
 import { type Block, context, LIMITS, plain } from '../../slack/blocks.js';
 import { isDirectMessage } from '../../slack/conversations.js';
 import { isUserId } from '../../slack/ids.js';
@@ -79,7 +79,7 @@ export function sendModal(args: {
     },
     context(md`${source} by ${from} in ${channelMention(metadata.channel)}`),
     // Said before the job starts: the agent gets the files' names, never their contents.
-    ...(metadata.files?.length ? [context(editText.filesUnseen(metadata.files))] : []),
+    ...(metadata.files?.length ? [context(text.filesUnseen(metadata.files))] : []),
     {
       type: 'input',
       block_id: BLOCK.channel,
