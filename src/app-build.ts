@@ -15,7 +15,7 @@ import { outboxWrites } from './jobs/job-context.js';
 import { createJobService } from './jobs/job-service.js';
 import { leasesFor } from './jobs/leases.js';
 import { createRunOutcomes } from './jobs/outcomes.js';
-import { registerListeners } from './listeners/index.js';
+import { guide, registerListeners } from './listeners/index.js';
 import { createLogger, createRedactor, type Logger } from './logging/logger.js';
 import { setUpMetrics } from './metrics/metrics.js';
 import { createRequestBudget } from './poller/budget.js';
@@ -97,7 +97,7 @@ export function buildWork(
   membership: Pick<Membership, 'liveCount'>,
 ) {
   const { config, store, logger, hints, gate } = base;
-  const { caller, identity } = side;
+  const { caller, identity, backgroundSlack } = side;
   // Claims last as long as the calls they guard (see cluster/lease.ts).
   const leases = leasesFor(config.agent.timeoutMs);
   // POLL_MAX_RPS is the deployment's budget: instances sharing a store split it.
@@ -114,7 +114,7 @@ export function buildWork(
   });
   // Built bottom-up, each part handed what it calls: the outbox first (everything queues posts
   // for it), then the outcomes the poller records, the poller, and the job service that wakes both.
-  const home = createHomePublisher({ access, store, slack: side.backgroundSlack, identity, logger, hints });
+  const home = createHomePublisher({ access, store, slack: backgroundSlack, identity, logger, hints, guide });
   // Workflow Builder steps are answered by the outbox, once each (see workflow-builder.ts).
   const steps = createWorkflowSteps({ caller, store, identity, logger, gate, config });
   const outbox = buildOutbox(base, side, { home, steps, leases });

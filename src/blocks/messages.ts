@@ -18,7 +18,7 @@ import {
 } from '../slack/mrkdwn.js';
 import type { JobRecord, RunOutcome } from '../store/types.js';
 
-export { agentErrorText, modalText, refusalText } from './refusal-texts.js';
+export { agentErrorText, refusalText } from './refusal-texts.js';
 
 /**
  * Everything the bot says in Slack, in one place so wording stays consistent. Every text is
@@ -49,21 +49,6 @@ export function followUpHint(hints: RenderHints, where: Mrkdwn = md`this thread`
     ? md`${how} Start a reply with ${codeSpan(hints.asideMarker)} to keep it from the agent.`
     : how;
 }
-
-/** Every way to use the bot, in a few lines (`/docs-agent help`, the App Home). */
-export const usage = (hints: RenderHints): Mrkdwn =>
-  joinMrkdwn([
-    md`*docs-agent* runs the documentation agent on this team's docs and opens a pull request.`,
-    md`• \`/docs-agent &lt;instruction&gt;\`: start a job in this channel, e.g. \`/docs-agent Add a quickstart for the Python SDK\``,
-    md`• \`@docs-agent &lt;instruction&gt;\`: start a job right where you are; inside a thread, the earlier messages go to the agent as context.`,
-    md`• *Send to docs agent* (message menu ⋮ → More message shortcuts): start a job about any message.`,
-    md`• ${followUpHint(hints, md`a job’s thread`)}`,
-    md`• The status card at the top of the thread shows progress; the outcome and pull request are posted in the thread.`,
-    md`• \`/docs-agent list\` your recent jobs · \`/docs-agent list channel\` this channel’s · \`/docs-agent status\` quota and health · \`/docs-agent help\` this message.`,
-  ]);
-
-/** The help with this deployment's defaults, for messages that have no configuration at hand. */
-export const USAGE = usage({ mode: 'all', asideMarker: '//', prLinkHosts: [] });
 
 /** "24 hours", "45 minutes", "30 seconds". */
 export function duration(ms: number): Mrkdwn {
@@ -222,15 +207,10 @@ export const text = {
     md`:warning: I could not record that instruction, so nothing was started. Please try again in a moment.`,
   promptTooLong: (length: number, max: number) =>
     md`:straight_ruler: That instruction is ${count(length)} characters long; the limit is ${count(max)}. Nothing was sent. Please shorten it, or split it into a first instruction and follow-ups in the thread.`,
-  unknownSubcommand: (word: string, help: Mrkdwn = USAGE) =>
-    md`:information_source: ${codeSpan(truncateText(word, 100))} is not a /docs-agent subcommand, so nothing was started.\n${help}`,
-  reportUnavailable: () => md`:warning: I could not read my records just now. Please try again in a moment.`,
   notInChannel: (channelId: string) =>
     isPrivateConversation(channelId)
       ? md`:wave: I can't post in this conversation, so no job was started. Run /docs-agent in a channel I am in (invite me with \`/invite @docs-agent\`).`
       : md`:wave: I can't post in ${channelMention(channelId)}, so no job was started. Invite me with \`/invite @docs-agent\` and run the command again.`,
-  directMessage: () =>
-    md`:wave: /docs-agent runs jobs in channels, where the job's thread lets everyone follow along and reply. Run it in a channel I am in (invite me with \`/invite @docs-agent\`), or send me the instruction as a message in my Messages tab. Nothing was started.`,
   cannotPost: (reason: string) =>
     md`:warning: I couldn't post in this conversation (Slack said ${codeSpan(truncateText(reason, 100))}), so no job was started.`,
   restartedBeforeCreate: (requesterId: string) =>

@@ -8,8 +8,6 @@ import {
   quoteInstruction,
   statusLine,
   text,
-  USAGE,
-  usage,
 } from '../../src/blocks/messages.js';
 import { JOB_PHASES } from '../../src/domain/phases.js';
 import { md } from '../../src/slack/mrkdwn.js';
@@ -35,27 +33,6 @@ describe('followUpHint', () => {
 
   it('shows a configured marker inert', () => {
     expect(followUpHint({ ...HINTS, asideMarker: '<!here>`' })).toContain("`&lt;!here&gt;'`");
-  });
-});
-
-describe('usage', () => {
-  it('lists every way in, with the follow-up rule of the deployment', () => {
-    const guide = usage({ ...HINTS, mode: 'mention' });
-    for (const way of [
-      '`/docs-agent &lt;instruction&gt;`',
-      '`@docs-agent &lt;instruction&gt;`',
-      '*Send to docs agent*',
-    ]) {
-      expect(guide).toContain(way);
-    }
-    expect(guide).toContain('Mention @docs-agent in a job’s thread');
-    expect(USAGE).toContain('Reply in a job’s thread');
-    expect(USAGE).toContain('Start a reply with `//` to keep it from the agent.');
-    expect(guide).toContain('The status card at the top of the thread shows progress');
-    expect(guide).toContain(
-      '`/docs-agent list` your recent jobs · `/docs-agent list channel` this channel’s',
-    );
-    expect(guide).not.toMatch(ENTITY);
   });
 });
 
@@ -216,8 +193,6 @@ describe('text', () => {
   it('says in every note without arguments what did not happen, mentioning nobody', () => {
     const said: Record<string, string> = {
       notRecorded: 'nothing was started',
-      reportUnavailable: 'I could not read my records',
-      directMessage: 'Nothing was started.',
       restartedBeforePost: 'nothing was started',
       followUpJobGone: 'your reply was not sent',
       emptyFollowUp: 'nothing was sent to the agent',
@@ -233,14 +208,6 @@ describe('text', () => {
 
   it('gives lengths with thousands separators', () => {
     expect(text.promptTooLong(12_345, 10_000)).toContain('is 12,345 characters long; the limit is 10,000');
-  });
-
-  it('quotes an unknown subcommand inert and shortened, then the help', () => {
-    const said = text.unknownSubcommand(`<!channel>${'x'.repeat(200)}`);
-    const [, word] = /^:information_source: `([^`]*)`/.exec(said) ?? [];
-    expect(word?.startsWith('&lt;!channel&gt;')).toBe(true);
-    expect(said).toContain('is not a /docs-agent subcommand, so nothing was started.\n*docs-agent* runs');
-    expect(said).not.toContain('<!channel>');
   });
 
   it('tells apart a conversation the bot cannot be invited to from a channel it can', () => {

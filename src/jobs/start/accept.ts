@@ -1,4 +1,4 @@
-import { stepText } from '../../blocks/step-texts.js';
+import { threadHasJobText } from '../../blocks/step-texts.js';
 import { keys } from '../../delivery/outbox-registry.js';
 import { triggerKeys } from '../../domain/keys.js';
 import { THREAD_RELEASING_PHASES } from '../../domain/phases.js';
@@ -272,7 +272,7 @@ export function createJobAcceptance(
         null,
       );
       if (job.triggerKey !== triggerKey) {
-        await ctx.enqueue([stepFailure(request.executionId, null, stepText.threadHasJob())], now());
+        await ctx.enqueue([stepFailure(request.executionId, null, threadHasJobText())], now());
         return 'thread_taken';
       }
       if (!created) logger.info('repeated workflow step ignored', { jobId: job.id });
