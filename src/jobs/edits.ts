@@ -1,5 +1,5 @@
 import { editText } from '../blocks/edit-texts.js';
-import { type PrivateTarget, privateNote } from '../delivery/outbox-items.js';
+import { type PrivateTarget, privateNote } from '../delivery/kinds/private-note.js';
 import { keys } from '../delivery/outbox-registry.js';
 import { enterPhase, FIRST_PHASE } from '../domain/phases.js';
 import { mrkdwnToPlain } from '../slack/mrkdwn.js';

@@ -1,5 +1,5 @@
 import { editText } from '../blocks/edit-texts.js';
-import { privateNote } from '../delivery/outbox-items.js';
+import { privateNote } from '../delivery/kinds/private-note.js';
 import { keys } from '../delivery/outbox-registry.js';
 import { truncateText } from '../slack/truncate.js';
 import type { NewOutboxItem } from '../store/types.js';

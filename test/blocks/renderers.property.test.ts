@@ -10,9 +10,9 @@ import {
   text,
   usage,
 } from '../../src/blocks/messages.js';
-import { rescueIntro } from '../../src/blocks/rescue-texts.js';
 import { sendModal } from '../../src/blocks/send-modal.js';
 import { outcomePost, statusCard } from '../../src/blocks/status-card.js';
+import { rescueIntro } from '../../src/delivery/rescue.js';
 import { JOB_PHASES } from '../../src/domain/phases.js';
 import { JOB_PRIVACIES } from '../../src/domain/privacy.js';
 import { md, recordedMrkdwn } from '../../src/slack/mrkdwn.js';
