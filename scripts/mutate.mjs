@@ -26,9 +26,17 @@ export const MODULES = {
     mutate: ['src/jobs/start/accept.ts'],
     testFiles: ['test/jobs/start/accept.test.ts'],
   },
+  // The loop, and the sending of the kinds whose delivery must not post twice or be lost.
   outbox: {
-    mutate: ['src/delivery/outbox.ts', 'src/delivery/send.ts'],
-    testFiles: ['test/delivery/*.test.ts'],
+    mutate: [
+      'src/delivery/outbox.ts',
+      'src/delivery/outbox-registry.ts',
+      'src/delivery/kinds/thread-post.ts',
+      'src/delivery/kinds/card-update.ts',
+      'src/delivery/kinds/reaction.ts',
+      'src/delivery/kinds/private-note.ts',
+    ],
+    testFiles: ['test/delivery/**/*.test.ts'],
   },
   // The batching window is held by the unit tests, on fake timers. The app-level follow-up tests
   // wait on real timers: on two shared cores they time out under the instrumented code, and one

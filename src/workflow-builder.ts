@@ -1,5 +1,5 @@
 import type { Config } from './config/config.js';
-import { createStepSender, type StepSenderOptions } from './delivery/workflow-steps.js';
+import { createStepSender, type StepSenderOptions } from './delivery/kinds/workflow-step.js';
 import type { Logger } from './logging/logger.js';
 import type { SlackCaller } from './slack/caller.js';
 import { createStepCompleter } from './slack/function-steps.js';

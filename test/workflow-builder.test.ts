@@ -1,6 +1,6 @@
 import { WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { StepCompletion, StepWait } from '../src/domain/outbox-payload.js';
+import type { StepCompletion, StepWait } from '../src/delivery/kinds/workflow-step.js';
 import { createLogger, createRedactor } from '../src/logging/logger.js';
 import { createSlackCaller } from '../src/slack/caller.js';
 import { WAIT_LIMIT_MS } from '../src/slack/function-steps.js';
@@ -15,7 +15,7 @@ const POLL_MS = 7_000;
 const STEP_TOKEN = 'xwfp-1-test-step-token';
 
 const item = (payload: StepCompletion | StepWait) =>
-  ({ id: 9, jobId: 4, attempts: 1, payload }) as unknown as OutboxItem;
+  ({ id: 9, jobId: 4, attempts: 1, payload }) as unknown as OutboxItem<StepCompletion | StepWait>;
 
 describe('the app’s Workflow Builder answers', () => {
   let slack: SlackStandIn | undefined;
@@ -59,7 +59,7 @@ describe('the app’s Workflow Builder answers', () => {
       executionId: 'Fx1',
       result: { job: 4, channel: 'C0DOCS', threadTs: '1700000000.000100' },
     };
-    expect(await sender.send(item(payload), payload)).toBeUndefined();
+    expect(await sender.send(item(payload))).toBeUndefined();
     expect(slack.steps.completions).toEqual([
       {
         method: 'functions.completeSuccess',
@@ -84,7 +84,7 @@ describe('the app’s Workflow Builder answers', () => {
     };
     gate.requestStarted();
     let answered = false;
-    const sending = sender.send(item(payload), payload).then(() => {
+    const sending = sender.send(item(payload)).then(() => {
       answered = true;
     });
     // Well inside the gate's hold of a burst (a second): long enough for an unheld answer to arrive.
@@ -108,7 +108,7 @@ describe('the app’s Workflow Builder answers', () => {
     const deadline = Date.now() + WAIT_LIMIT_MS;
     const payload: StepWait = { type: 'await_job', executionId: 'Fx3', job: 4, deadline };
     const before = Date.now();
-    const delivery = await sender.send(item(payload), payload);
+    const delivery = await sender.send(item(payload));
     const laterAt = (delivery as { laterAt: number }).laterAt;
     expect(laterAt).toBeGreaterThanOrEqual(before + POLL_MS);
     expect(laterAt).toBeLessThanOrEqual(Date.now() + POLL_MS);

@@ -1,37 +1,14 @@
-import type { RenderHints } from '../blocks/messages.js';
 import { type Lease, readyForCall } from '../cluster/lease.js';
-import type { Logger } from '../logging/logger.js';
-import type { AgentSessions } from '../slack/agent-sessions.js';
-import type { SlackGateway } from '../slack/gateway.js';
 import { SlackCallError } from '../slack/slack-errors.js';
-import type { ClusterStore, JobsStore, OutboxItem, OutboxStore } from '../store/types.js';
+import type { ClusterStore, OutboxItem, OutboxStore } from '../store/types.js';
 import { createLoop, type Loop } from '../util/loop.js';
 import { backoffMs } from '../util/waits.js';
 import type { YieldGate } from '../util/yield-gate.js';
-import { parseOutboxPayload } from './outbox-registry.js';
-import { ClaimLost, createRescue } from './rescue.js';
-import { createSender } from './send.js';
-import type { createStepSender } from './workflow-steps.js';
+import { ClaimLost, type SendDeps } from './outbox-kind.js';
+import { createSender, parseOutboxPayload } from './outbox-registry.js';
 
-export interface OutboxOptions {
-  store: OutboxStore &
-    Pick<JobsStore, 'getJob' | 'setRootReaction'> &
-    Pick<ClusterStore, 'claimOutbox' | 'renewHold'>;
-  /** This process's instance id, under which it claims the items it delivers. */
-  instanceId: string;
-  slack: SlackGateway;
-  logger: Logger;
-  /** How follow-ups work, for the status card's hint. */
-  hints: RenderHints;
-  /** Slack's agent sessions: each card update also shows the job's state as its thread's session. */
-  sessions?: AgentSessions;
-  /**
-   * Refreshes a requester's App Home after their job's card changed. Declared here and
-   * connected by the composition root (the App Home publisher), so delivery never reaches up.
-   */
-  home?: { refresh(userId: string): Promise<void> };
-  /** Answers Workflow Builder steps; without it their items are given up. */
-  steps?: Pick<ReturnType<typeof createStepSender>, 'send'>;
+export interface OutboxOptions extends Omit<SendDeps, 'store' | 'now'> {
+  store: SendDeps['store'] & OutboxStore & Pick<ClusterStore, 'claimOutbox' | 'renewHold'>;
   /** Called when Slack refused an item for good and it is given up, for metrics. */
   onGivenUp?: () => void;
   /** What each round waits for first: Slack's requests go before it. Default: nothing. */
@@ -69,12 +46,11 @@ export interface Outbox extends Loop {
  * marked delivered only after Slack accepted it; failures are retried with backoff.
  */
 export function createOutbox(options: OutboxOptions): Outbox {
-  const { store, slack, logger } = options;
+  const { store, logger } = options;
   const now = options.now ?? Date.now;
   const monotonic = options.monotonic ?? (() => performance.now());
   const batchSize = options.batchSize ?? 10;
-  const rescue = createRescue({ slack, store, logger });
-  const send = createSender({ ...options, now });
+  const { send, rescue } = createSender({ ...options, now });
 
   /** Delivers an item claimed at `grantedAt` (this process's monotonic clock; now if not given). */
   async function deliver(stored: OutboxItem, grantedAt = monotonic()): Promise<void> {

@@ -1,11 +1,18 @@
-import { rescueIntro } from '../blocks/rescue-texts.js';
 import type { Logger } from '../logging/logger.js';
 import type { SlackGateway } from '../slack/gateway.js';
 import { CLOCK_MARGIN_S, type PostMetadata } from '../slack/message-listing.js';
-import { type Mrkdwn, md, recordedMrkdwn, truncateMrkdwn } from '../slack/mrkdwn.js';
+import {
+  channelMention,
+  codeSpan,
+  type Mrkdwn,
+  md,
+  recordedMrkdwn,
+  truncateMrkdwn,
+} from '../slack/mrkdwn.js';
 import { isChannelClosed, SlackCallError } from '../slack/slack-errors.js';
-import type { JobsStore, OutboxItem, OutboxPayload } from '../store/types.js';
-import { unkeyedPostKey } from './outbox-registry.js';
+import type { JobsStore, OutboxItem } from '../store/types.js';
+import type { ThreadPostPayload } from './kinds/thread-post.js';
+import { type ClaimCovers, type RescueResult, unkeyedPostKey } from './outbox-kind.js';
 
 /** Length a post refused as too long is cut to; Slack's limit is far above. */
 const SHORTENED_POST_CHARS = 3_000;
@@ -23,19 +30,11 @@ const METADATA_REFUSED: ReadonlySet<string> = new Set([
   'metadata_too_large',
 ]);
 
-/** The claim on an item was taken over before a post: the post is not made, nothing is written. */
-export class ClaimLost extends Error {
-  override name = 'ClaimLost';
-}
+/** The first line of a thread post sent directly to the requester because its thread is gone. */
+export const rescueIntro = (channel: string, code: string) =>
+  md`:information_source: I could not post in the job's thread in ${channelMention(channel)} (Slack said ${codeSpan(code)}), so here it is directly:`;
 
-/**
- * What a rescue did: the post is in Slack (`delivered`), no rescue helps (`not_rescued`: the item
- * is given up), another instance holds the item (`claim_lost`), or the re-send in its thread met a
- * refusal that may pass (`retry`: the item is tried again, and finds the re-send if it was made).
- */
-export type RescueResult = 'delivered' | 'not_rescued' | 'claim_lost' | 'retry';
-
-type ThreadPost = Extract<OutboxPayload, { type: 'post' }>;
+type ThreadPost = OutboxItem<ThreadPostPayload>;
 
 /**
  * A thread post Slack refuses for good still has a reader, and is never lost to a layout: a
@@ -70,11 +69,11 @@ export function createRescue(deps: {
 
   /** The post in its own thread as plain text: with its metadata, else (refused too) without. */
   async function inThread(
-    item: OutboxItem,
-    payload: ThreadPost,
+    item: ThreadPost,
+    payload: ThreadPostPayload,
     code: string,
     metadata: PostMetadata,
-    claimCovers: () => Promise<boolean>,
+    claimCovers: ClaimCovers,
   ): Promise<RescueResult> {
     const at = { channel: payload.channel, threadTs: payload.threadTs };
     const whole = recordedMrkdwn(payload.text);
@@ -109,11 +108,11 @@ export function createRescue(deps: {
 
   /** The post sent to the requester directly, its thread being closed to the bot. */
   async function toRequester(
-    item: OutboxItem,
-    payload: ThreadPost,
+    item: ThreadPost,
+    payload: ThreadPostPayload,
     code: string,
     metadata: PostMetadata,
-    claimCovers: () => Promise<boolean>,
+    claimCovers: ClaimCovers,
   ): Promise<RescueResult> {
     const job = item.jobId === null ? undefined : await store.getJob(item.jobId);
     if (!job) return 'not_rescued';
@@ -129,16 +128,16 @@ export function createRescue(deps: {
   }
 
   return async function rescue(
-    item: OutboxItem,
+    item: ThreadPost,
     code: string,
-    claimCovers: () => Promise<boolean>,
+    claimCovers: ClaimCovers,
   ): Promise<RescueResult> {
     const payload = item.payload;
-    if (payload.type !== 'post') return 'not_rescued';
     const metadata = {
       eventType: payload.eventType,
       key: item.dedupeKey ?? unkeyedPostKey(item.id),
-      fields: { ...payload.about, thread: payload.threadTs },
+      // What the post is about, facts a later release added too, and the thread it was meant for.
+      fields: { ...payload.about, thread: payload.threadTs } as PostMetadata['fields'],
     };
     const plain = code === 'msg_too_long' || BLOCKS_REFUSED.has(code) || METADATA_REFUSED.has(code);
     try {

@@ -1,10 +1,9 @@
 /*
- * Every key the bot records, in one place: the trigger key of each way a job starts and the
- * dedupe key of each kind of outbox item. Both are uniqueness keys in the store, so a request
- * Slack delivers again (a retried event, a second click) finds what it already made; outbox keys
- * are also the metadata a restarted bot reads back from Slack. Keys recorded by one release are
- * read by the next (a step's execution id is read back from its key), so a key's text never
- * changes (a test pins each one).
+ * The trigger key of each way a job starts: the job's uniqueness key in the store, so a request
+ * Slack delivers again (a retried event, a second click) finds the job it already made. Keys
+ * recorded by one release are read by the next (a step's execution id is read back from its key),
+ * so a key's text never changes (a test pins each one). The outbox's keys are its kinds'
+ * (`delivery/kinds/`).
  */
 
 const STEP_PREFIX = 'step:';
@@ -31,45 +30,3 @@ export const triggerKeys = {
 export function stepExecutionOfKey(triggerKey: string): string | undefined {
   return triggerKey.startsWith(STEP_PREFIX) ? triggerKey.slice(STEP_PREFIX.length) : undefined;
 }
-
-type JobKey = { jobId: number };
-type RunKey = { runId: number };
-type RunSeqKey = JobKey & { runSeq: number };
-
-/**
- * The dedupe key of each kind of outbox item (`delivery/outbox-registry.ts` says what each kind
- * is), from typed arguments.
- */
-export const outboxKeys = {
-  outcome: ({ jobId, runSeq }: RunSeqKey) => `outcome:${runSeq}:${jobId}`,
-  startError: ({ jobId }: JobKey) => `start-error:${jobId}`,
-  startUnknown: ({ jobId }: JobKey) => `start-unknown:${jobId}`,
-  pollRefused: ({ jobId, runCount }: JobKey & { runCount: number }) => `poll-refused:${runCount}:${jobId}`,
-  followUpError: ({ jobId, runId }: JobKey & RunKey) => `followup-error:${runId}:${jobId}`,
-  followUpUnknown: ({ jobId, runId }: JobKey & RunKey) => `followup-unknown:${runId}:${jobId}`,
-  notification: ({ jobId, runSeq }: RunSeqKey) => `notify:${runSeq}:${jobId}`,
-  requesterDm: ({ jobId, runSeq }: RunSeqKey) => `requester-dm:${runSeq}:${jobId}`,
-  stopped: ({ jobId, run, first }: JobKey & { run: number; first: number }) =>
-    `stopped:${run}:${first}:${jobId}`,
-  stopRefused: ({ jobId, eventTs }: JobKey & { eventTs: string }) => `stop-refused:${eventTs}:${jobId}`,
-  startRefused: ({ jobId }: JobKey) => `start-refused:${jobId}`,
-  refused: ({ jobId }: JobKey) => `refused:${jobId}`,
-  restartRefused: ({ jobId }: JobKey) => `restart-refused:${jobId}`,
-  dropped: ({ runId }: RunKey) => `dropped:${runId}`,
-  held: ({ kind, id }: { kind: 'job' | 'reply'; id: number }) => `held:${kind}:${id}`,
-  editedLate: ({ runId, version }: RunKey & { version: string }) => `edited-late:${runId}:${version}`,
-  deletedLate: ({ runId }: RunKey) => `deleted-late:${runId}`,
-  editRefused: ({ runId, version }: RunKey & { version: string }) => `edit-refused:${runId}:${version}`,
-  withdrawn: ({ runId }: RunKey) => `withdrawn:${runId}`,
-  filesUnseen: ({ channelId, messageTs }: { channelId: string; messageTs: string }) =>
-    `files:${channelId}:${messageTs}`,
-  received: ({ runId }: RunKey) => `received:${runId}`,
-  stepCompleted: ({ executionId }: { executionId: string }) => `step:${executionId}`,
-  stepWait: ({ executionId }: { executionId: string }) => `step-wait:${executionId}`,
-};
-
-/** The metadata key of a job's status card (`root:…` predates the name "status card"). */
-export const cardKey = (jobId: number) => `root:${jobId}`;
-
-/** The metadata key of a thread post queued without a dedupe key: its outbox id. */
-export const unkeyedPostKey = (outboxId: number) => `outbox-${outboxId}`;

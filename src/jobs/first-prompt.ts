@@ -1,6 +1,6 @@
 import type { AccessPolicy } from '../access/access-policy.js';
 import type { RenderHints } from '../blocks/messages.js';
-import { BOT_EVENT_TYPES } from '../delivery/outbox-items.js';
+import { BOT_EVENT_TYPES } from '../delivery/outbox-registry.js';
 import type { Logger } from '../logging/logger.js';
 import type { SlackGateway } from '../slack/gateway.js';
 import type { ThreadMessage } from '../slack/message-listing.js';

@@ -3,7 +3,7 @@ import type { AgentClient } from '../agent/client.js';
 import type { RenderHints } from '../blocks/messages.js';
 import type { Leases } from '../cluster/lease.js';
 import type { Config } from '../config/config.js';
-import type { PrivateTarget } from '../delivery/outbox-items.js';
+import type { PrivateTarget } from '../delivery/kinds/private-note.js';
 import type { Logger } from '../logging/logger.js';
 import type { ChannelAudiences } from '../slack/channel-audience.js';
 import type { SlackGateway } from '../slack/gateway.js';

@@ -1,7 +1,7 @@
 import type { RenderHints } from '../blocks/messages.js';
 import { channelNotification, requesterMessage } from '../blocks/notifications.js';
 import type { Config } from '../config/config.js';
-import { outcomeNotification } from '../delivery/outbox-items.js';
+import { outcomeNotification } from '../delivery/kinds/notification.js';
 import type { Logger } from '../logging/logger.js';
 import { isDirectMessage } from '../slack/ids.js';
 import type { JobRecord, NewOutboxItem, RunOutcome, RunRecord } from '../store/types.js';

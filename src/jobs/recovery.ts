@@ -1,5 +1,7 @@
 import { text } from '../blocks/messages.js';
-import { cardUpdate, privateNote, threadPost } from '../delivery/outbox-items.js';
+import { cardUpdate } from '../delivery/kinds/card-update.js';
+import { privateNote } from '../delivery/kinds/private-note.js';
+import { threadPost } from '../delivery/kinds/thread-post.js';
 import { keys } from '../delivery/outbox-registry.js';
 import { enterPhase, expectPhase, type JobPhase, moveJob, STILL_STARTING } from '../domain/phases.js';
 import type { JobIn, JobRecord, Orphans, RunRecord } from '../store/types.js';

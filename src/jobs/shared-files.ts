@@ -1,5 +1,5 @@
 import { text as say } from '../blocks/messages.js';
-import { privateNote } from '../delivery/outbox-items.js';
+import { privateNote } from '../delivery/kinds/private-note.js';
 import { keys } from '../delivery/outbox-registry.js';
 import type { SharedFile } from '../slack/messages.js';
 import { truncateText } from '../slack/mrkdwn.js';

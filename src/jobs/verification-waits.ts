@@ -1,5 +1,5 @@
 import { text } from '../blocks/messages.js';
-import { type PrivateTarget, privateNote } from '../delivery/outbox-items.js';
+import { type PrivateTarget, privateNote } from '../delivery/kinds/private-note.js';
 import { keys } from '../delivery/outbox-registry.js';
 import type { Logger } from '../logging/logger.js';
 import { backoffMs } from '../util/waits.js';

@@ -1,5 +1,5 @@
 import { type StepRefusal, stepRefusalText } from '../blocks/step-texts.js';
-import { keys } from '../delivery/outbox-registry.js';
+import { stepCompletion } from '../delivery/kinds/workflow-step.js';
 import { stepExecutionOfKey } from '../domain/keys.js';
 import type { JobRecord, NewOutboxItem } from '../store/types.js';
 
@@ -21,11 +21,7 @@ export function stepExecutionOf(job: Pick<JobRecord, 'origin' | 'triggerKey'>): 
  * activity, to the workflow's builder.
  */
 export function stepFailure(executionId: string, jobId: number | null, error: string): NewOutboxItem {
-  return {
-    jobId,
-    dedupeKey: keys.stepCompleted({ executionId }),
-    payload: { type: 'complete_step', executionId, result: { error: error.trim() } },
-  };
+  return stepCompletion(executionId, jobId, { error: error.trim() });
 }
 
 /**
@@ -44,14 +40,6 @@ export function stepAnswer(
     return [stepFailure(executionId, job.id, stepRefusalText(outcome.refused, subject))];
   }
   return [
-    {
-      jobId: job.id,
-      dedupeKey: keys.stepCompleted({ executionId }),
-      payload: {
-        type: 'complete_step',
-        executionId,
-        result: { job: job.id, channel: job.channelId, threadTs: outcome.threadTs },
-      },
-    },
+    stepCompletion(executionId, job.id, { job: job.id, channel: job.channelId, threadTs: outcome.threadTs }),
   ];
 }

@@ -3,11 +3,9 @@
  * times are epoch milliseconds.
  */
 
-import type { OutboxPayload } from '../domain/outbox-payload.js';
 import type { JobPhase } from '../domain/phases.js';
 import type { JobPrivacy } from '../domain/privacy.js';
 
-export type { OutboxPayload, PostAbout, PostKind } from '../domain/outbox-payload.js';
 export type { JobPrivacy } from '../domain/privacy.js';
 
 /**
@@ -174,14 +172,26 @@ export type NewRun = Pick<RunRecord, 'kind' | 'prompt' | 'authorId' | 'messageTs
   teamId?: string | null;
 };
 
-export interface NewOutboxItem {
+/**
+ * What an outbox item asks Slack to do, as the store keeps it: JSON whose `type` names its kind
+ * (stored beside it, for the indexes and the order of a job's posts). The store reads nothing
+ * else of it: each kind of item (`delivery/kinds/`) writes its payload, and reads it back with
+ * its schema.
+ */
+export interface StoredPayload {
+  type: string;
+  [field: string]: unknown;
+}
+
+/** An item to queue; `P`, its payload, is the writer's (the store keeps any {@link StoredPayload}). */
+export interface NewOutboxItem<P extends StoredPayload = StoredPayload> {
   jobId: number | null;
   /** Unique: enqueueing the same key twice keeps the first. */
   dedupeKey: string | null;
-  payload: OutboxPayload;
+  payload: P;
 }
 
-export interface OutboxItem extends NewOutboxItem {
+export interface OutboxItem<P extends StoredPayload = StoredPayload> extends NewOutboxItem<P> {
   id: number;
   attempts: number;
   nextAttemptAt: number;

@@ -5,11 +5,11 @@ import type {
   JobPrivacy,
   JobRecord,
   OutboxItem,
-  OutboxPayload,
   RunKind,
   RunOutcome,
   RunRecord,
   RunState,
+  StoredPayload,
   StoreFigures,
 } from './types.js';
 import type { CountedUses } from './uses.js';
@@ -129,7 +129,7 @@ export const parseRun = parser<RunRecord>(
 /** The payload is JSON text on SQLite and JSONB (already an object) on PostgreSQL. */
 const payload = z.preprocess(
   (value) => (typeof value === 'string' ? JSON.parse(value) : value),
-  z.custom<OutboxPayload>((value) => typeof (value as { type?: unknown } | null)?.type === 'string'),
+  z.custom<StoredPayload>((value) => typeof (value as { type?: unknown } | null)?.type === 'string'),
 );
 
 export const parseOutboxItem = parser<OutboxItem>(

@@ -17,13 +17,11 @@ export type {
   NewOutboxItem,
   NewRun,
   OutboxItem,
-  OutboxPayload,
-  PostAbout,
-  PostKind,
   RunKind,
   RunOutcome,
   RunRecord,
   RunState,
+  StoredPayload,
 } from './records.js';
 
 export type {

@@ -1,7 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createRescue } from '../../src/delivery/rescue.js';
+import type { ThreadPostPayload } from '../../src/delivery/kinds/thread-post.js';
+import { createRescue, rescueIntro } from '../../src/delivery/rescue.js';
 import { recordedMrkdwn } from '../../src/slack/mrkdwn.js';
-import type { NewOutboxItem, OutboxPayload } from '../../src/store/types.js';
+import type { NewOutboxItem } from '../../src/store/types.js';
 import { useDeliveryWorld } from '../helpers/delivery-world.js';
 import { outboxOnStandIn } from '../helpers/gateway-on-stand-in.js';
 
@@ -21,7 +22,7 @@ const BLOCKS = [{ type: 'section', text: { type: 'mrkdwn', text: DONE } }];
 /** A thread post about run 2 of a job in C0DOCS, claimed for delivery. */
 async function threadPost(text = DONE, blocks?: unknown[]) {
   const job = await w.job({ phase: 'idle', threadTs: ROOT, cardTs: ROOT });
-  const item: NewOutboxItem = {
+  const item: NewOutboxItem<ThreadPostPayload> = {
     jobId: job.id,
     dedupeKey: `outcome:2:${job.id}`,
     payload: {
@@ -83,10 +84,8 @@ describe('rescuing a thread post Slack refused for good', () => {
     expect(w.slack.calls).toEqual([]);
   });
 
-  it('rescues only thread posts, and sends one to the requester only for a job it can still read', async () => {
+  it('sends a post to the requester only for a job it can still read', async () => {
     const item = await threadPost();
-    const reaction: OutboxPayload = { type: 'reaction', channel: 'C0DOCS', ts: ROOT, name: 'eyes' };
-    expect(await rescue({ ...item, payload: reaction }, 'not_in_channel', claimCovers)).toBe('not_rescued');
     expect(await rescue({ ...item, jobId: null }, 'not_in_channel', claimCovers)).toBe('not_rescued');
     // Shortening needs no job: the post itself says where it goes.
     expect(await rescue({ ...item, jobId: null }, 'msg_too_long', claimCovers)).toBe('delivered');
@@ -260,5 +259,22 @@ describe('a post whose blocks or metadata Slack refused, sent again as plain tex
     expect(await rescue(item, 'invalid_blocks', lost)).toBe('claim_lost');
     expect(await rescue({ ...item, attempts: 2 }, 'invalid_metadata_format', lost)).toBe('claim_lost');
     expect(w.slack.callsTo('chat.postMessage')).toEqual([]);
+  });
+});
+
+describe('rescueIntro', () => {
+  it("names the job's channel as a link and what Slack said", () => {
+    expect(rescueIntro('C0DOCS', 'channel_not_found')).toBe(
+      ":information_source: I could not post in the job's thread in <#C0DOCS> (Slack said `channel_not_found`), so here it is directly:",
+    );
+  });
+
+  it('shows what is not a channel id as inert text, never as a mention or a link', () => {
+    const intro = rescueIntro('<!channel>', '<@U0EVE> `x`');
+    expect(intro).toContain('in &lt;!channel&gt; (Slack said');
+    expect(intro).toContain("`&lt;@U0EVE&gt; 'x'`");
+    expect(intro).not.toMatch(/<[!@]/);
+    // A user id is not a conversation: it is not linked either.
+    expect(rescueIntro('U0EVE', 'is_archived')).toContain('in U0EVE (');
   });
 });

@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  cardKey,
-  outboxKeys,
-  stepExecutionOfKey,
-  triggerKeys,
-  unkeyedPostKey,
-} from '../../src/domain/keys.js';
+import { stepExecutionOfKey, triggerKeys } from '../../src/domain/keys.js';
 
 describe('trigger keys', () => {
   // Recorded keys are read by later releases: their text must never change.
@@ -23,15 +17,5 @@ describe('trigger keys', () => {
     expect(stepExecutionOfKey(triggerKeys.step('Fx0EXEC'))).toBe('Fx0EXEC');
     expect(stepExecutionOfKey(triggerKeys.command('step:1'))).toBeUndefined();
     expect(stepExecutionOfKey(triggerKeys.retry(7))).toBeUndefined();
-  });
-});
-
-describe('outbox and card keys', () => {
-  it('keep the text earlier releases recorded', () => {
-    expect(outboxKeys.outcome({ jobId: 7, runSeq: 2 })).toBe('outcome:2:7');
-    expect(outboxKeys.held({ kind: 'reply', id: 9 })).toBe('held:reply:9');
-    expect(outboxKeys.filesUnseen({ channelId: 'C0DOCS', messageTs: '1.2' })).toBe('files:C0DOCS:1.2');
-    expect(cardKey(7)).toBe('root:7');
-    expect(unkeyedPostKey(12)).toBe('outbox-12');
   });
 });

@@ -1,12 +1,14 @@
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
+import type { SendDeps } from '../../src/delivery/outbox-kind.js';
 import { createLogger, type Logger } from '../../src/logging/logger.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import type { JobPatch, JobRecord, NewOutboxItem, OutboxItem } from '../../src/store/types.js';
+import type { JobPatch, JobRecord, NewOutboxItem, OutboxItem, StoredPayload } from '../../src/store/types.js';
 import { gatewayOnStandIn } from './gateway-on-stand-in.js';
+import { HINTS } from './rendering.js';
 import { BOT_TOKEN } from './slack-stand-in.js';
 
 export const T0 = Date.parse('2026-09-01T12:00:00.000Z');
-export { HINTS } from './rendering.js';
+export { HINTS };
 
 export async function deliveryWorld() {
   const { slack, gateway } = await gatewayOnStandIn();
@@ -36,13 +38,27 @@ export async function deliveryWorld() {
     return stored;
   }
 
-  /** Queues `item` and claims it back, as the outbox's round does: counted as its first attempt. */
-  async function claimed(item: NewOutboxItem): Promise<OutboxItem> {
+  /**
+   * Queues `item` and claims it back, as the outbox's round does: counted as its first attempt.
+   * Its payload comes back as it was written (the store keeps it as JSON).
+   */
+  async function claimed<P extends StoredPayload>(item: NewOutboxItem<P>): Promise<OutboxItem<P>> {
     await store.enqueue([item], clock.at);
     const [got] = await store.claimOutbox('i-test', clock.at, 1, 10_000);
     if (!got) throw new Error('nothing due');
-    return got;
+    return got as OutboxItem<P>;
   }
+
+  /** What the kinds' sending is built from, on this world (no sessions, App Home or steps). */
+  const sendDeps = (more: Partial<SendDeps> = {}): SendDeps => ({
+    store,
+    instanceId: 'i-test',
+    slack: gateway,
+    logger,
+    hints: HINTS,
+    now: () => clock.at,
+    ...more,
+  });
 
   return {
     slack,
@@ -55,6 +71,7 @@ export async function deliveryWorld() {
     clock,
     job,
     claimed,
+    sendDeps,
     /** Log lines that contain `text`. */
     logged: (text: string) => logs.filter((l) => l.includes(text)),
     /**

@@ -8,6 +8,7 @@ import { vi } from 'vitest';
 import { createAccessPolicy } from '../../src/access/access-policy.js';
 import type { RenderHints } from '../../src/blocks/messages.js';
 import { readConfig, secretsOf } from '../../src/config/config.js';
+import type { OutboxPayload } from '../../src/delivery/outbox-registry.js';
 import { createReplyCatchUp } from '../../src/jobs/catch-up.js';
 import { createFollowUps } from '../../src/jobs/follow-ups.js';
 import { createInstructionChecks } from '../../src/jobs/instruction-checks.js';
@@ -21,7 +22,7 @@ import { createChannelAudiences } from '../../src/slack/channel-audience.js';
 import { createIdentity } from '../../src/slack/identity.js';
 import { createUserNames } from '../../src/slack/user-names.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import type { JobRecord, NewJob, OutboxPayload, RunRecord } from '../../src/store/types.js';
+import type { JobRecord, NewJob, RunRecord } from '../../src/store/types.js';
 import { VALID_ENV } from './config.js';
 import { fakeAgent, fakeSlack, fakeWebClient, TEAM } from './fake-network.js';
 

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CARD_EVENT_TYPE, POST_EVENT_TYPE } from '../../src/delivery/outbox-registry.js';
+import { CARD_EVENT_TYPE } from '../../src/delivery/kinds/card-update.js';
+import { POST_EVENT_TYPE } from '../../src/delivery/kinds/thread-post.js';
 import { CONTEXT_AUTHORS_CHECKED, createFirstPrompt } from '../../src/jobs/first-prompt.js';
 import type { ThreadMessage } from '../../src/slack/message-listing.js';
 

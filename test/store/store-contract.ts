@@ -13,9 +13,9 @@ import type {
   NewOutboxItem,
   NewRun,
   OutboxItem,
-  OutboxPayload,
   RunRecord,
   Store,
+  StoredPayload,
 } from '../../src/store/types.js';
 
 /** A fixed clock: every time in the suite is an offset from here. */
@@ -42,7 +42,7 @@ export function followUp(messageTs: string, prompt = `Follow-up ${messageTs}`, a
   return { kind: 'follow_up', prompt, authorId, messageTs };
 }
 
-export function post(text: string, threadTs = '1700000000.000100'): OutboxPayload {
+export function post(text: string, threadTs = '1700000000.000100'): StoredPayload {
   return { type: 'post', channel: 'C0DOCS', threadTs, text, eventType: 'docs_agent_outcome' };
 }
 
@@ -1195,7 +1195,7 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
       });
 
       it('keeps payloads of every type intact', async () => {
-        const payloads: OutboxPayload[] = [
+        const payloads: StoredPayload[] = [
           post('Done: <https://github.com/example/docs/pull/7|PR #7> & more — “quoted”', '1700000000.000100'),
           { type: 'update_root', channel: 'C0DOCS', ts: '1700000000.000100' },
           { type: 'reaction', channel: 'C0DOCS', ts: '1700000000.000200', name: 'eyes' },

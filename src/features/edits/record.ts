@@ -1,5 +1,5 @@
 import type { Config } from '../../config/config.js';
-import { type PrivateTarget, privateNote } from '../../delivery/outbox-items.js';
+import { type PrivateTarget, privateNote } from '../../delivery/kinds/private-note.js';
 import { keys } from '../../delivery/outbox-registry.js';
 import type { OutboxWrites } from '../../jobs/job-context.js';
 import { withFiles } from '../../jobs/shared-files.js';

@@ -1,5 +1,7 @@
 import type { AccessPolicy } from '../../access/access-policy.js';
-import { cardUpdate, privateNote, threadPost } from '../../delivery/outbox-items.js';
+import { cardUpdate } from '../../delivery/kinds/card-update.js';
+import { privateNote } from '../../delivery/kinds/private-note.js';
+import { threadPost } from '../../delivery/kinds/thread-post.js';
 import { keys } from '../../delivery/outbox-registry.js';
 import { currentRun, isStopped } from '../../domain/agent-session.js';
 import { POLLED, STILL_STARTING, TAKES_FOLLOW_UPS } from '../../domain/phases.js';

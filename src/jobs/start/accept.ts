@@ -1,5 +1,5 @@
 import { threadHasJobText } from '../../blocks/step-texts.js';
-import { keys } from '../../delivery/outbox-registry.js';
+import { stepWait } from '../../delivery/kinds/workflow-step.js';
 import { triggerKeys } from '../../domain/keys.js';
 import { THREAD_RELEASING_PHASES } from '../../domain/phases.js';
 import type { ChannelAudience } from '../../slack/channel-audience.js';
@@ -284,8 +284,7 @@ export function createJobAcceptance(
     awaitStep(executionId, jobId, elapsedMs = 0) {
       // Already past for a step Slack delivered late: the outbox answers it at once.
       const deadline = now() - elapsedMs + WAIT_LIMIT_MS;
-      const payload = { type: 'await_job' as const, executionId, job: jobId, deadline };
-      return ctx.enqueue([{ jobId: null, dedupeKey: keys.stepWait({ executionId }), payload }], now());
+      return ctx.enqueue([stepWait(executionId, jobId, deadline)], now());
     },
   };
 }

@@ -1,5 +1,5 @@
 import { cardTsOf } from '../../blocks/status-card.js';
-import { cardUpdate } from '../../delivery/outbox-items.js';
+import { cardUpdate } from '../../delivery/kinds/card-update.js';
 import { triggerKeys } from '../../domain/keys.js';
 import { enterPhase, expectPhase, mayRetry, RETRYABLE } from '../../domain/phases.js';
 import { accessWhereAsked } from '../instruction-checks.js';

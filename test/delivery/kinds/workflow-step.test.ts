@@ -1,11 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { createStepSender } from '../../src/delivery/workflow-steps.js';
-import type { StepWait } from '../../src/domain/outbox-payload.js';
-import { createLogger } from '../../src/logging/logger.js';
-import { type StepResult, WAIT_LIMIT_MS } from '../../src/slack/function-steps.js';
-import { SlackCallError } from '../../src/slack/slack-errors.js';
-import type { JobRecord, OutboxItem } from '../../src/store/types.js';
-import { jobRecord } from '../helpers/job-record.js';
+import {
+  createStepSender,
+  type StepWait,
+  stepCompletion,
+  stepWait,
+} from '../../../src/delivery/kinds/workflow-step.js';
+import { createSender } from '../../../src/delivery/outbox-registry.js';
+import { createLogger } from '../../../src/logging/logger.js';
+import { type StepResult, WAIT_LIMIT_MS } from '../../../src/slack/function-steps.js';
+import { SlackCallError } from '../../../src/slack/slack-errors.js';
+import type { JobRecord, OutboxItem } from '../../../src/store/types.js';
+import { useDeliveryWorld } from '../../helpers/delivery-world.js';
+import { jobRecord } from '../../helpers/job-record.js';
 
 const START = 1_700_000_000_000;
 
@@ -35,12 +41,12 @@ function world(job: JobRecord, slackError?: SlackCallError, workspaceUrl = 'http
     deadline: START + WAIT_LIMIT_MS,
   };
   const item = (attempts: number) =>
-    ({ id: 5, jobId: null, attempts, payload: wait }) as unknown as OutboxItem;
+    ({ id: 5, jobId: null, attempts, payload: wait }) as unknown as OutboxItem<StepWait>;
   return {
     answers,
     logs,
     sender,
-    send: (attempts = 1) => sender.send(item(attempts), wait),
+    send: (attempts = 1) => sender.send(item(attempts)),
     advance: (ms: number) => {
       at += ms;
     },
@@ -165,5 +171,50 @@ describe('a "Wait for a docs agent job" step', () => {
     const w = world(workflowJob({ phase: 'idle', lastOutcome: 'completed_no_changes' }), outage);
     await expect(w.send(1)).rejects.toBe(outage);
     expect(w.logs).toEqual([]);
+  });
+});
+
+describe('a Workflow Builder step item', () => {
+  const delivery = useDeliveryWorld();
+  const claimCovers = async () => true;
+
+  it('answers a step once per execution, under the key earlier releases wrote', () => {
+    expect(stepCompletion('Fx0123ABC', 7, { job: 7, channel: 'C0DOCS', threadTs: '1.2' })).toEqual({
+      jobId: 7,
+      dedupeKey: 'step:Fx0123ABC',
+      payload: {
+        type: 'complete_step',
+        executionId: 'Fx0123ABC',
+        result: { job: 7, channel: 'C0DOCS', threadTs: '1.2' },
+      },
+    });
+    expect(stepCompletion('Fx0123ABD', null, { error: 'Not allowed here' }).payload.result).toEqual({
+      error: 'Not allowed here',
+    });
+    expect(stepWait('Fx0123ABE', 7, START)).toEqual({
+      jobId: null,
+      dedupeKey: 'step-wait:Fx0123ABE',
+      payload: { type: 'await_job', executionId: 'Fx0123ABE', job: 7, deadline: START },
+    });
+  });
+
+  it('is handed to the step sender, and given up without one', async () => {
+    const w = delivery;
+    const stepItems: unknown[] = [];
+    const send = createSender(
+      w.sendDeps({
+        steps: {
+          send: async (item) => {
+            stepItems.push(item.payload);
+            return { laterAt: w.clock.at + 10_000 };
+          },
+        },
+      }),
+    ).send;
+    const item = await w.claimed(stepWait('Fx1', 7, w.clock.at + 60_000));
+    expect(await send(item, claimCovers)).toEqual({ laterAt: w.clock.at + 10_000 });
+    expect(stepItems).toEqual([item.payload]);
+    const without = createSender(w.sendDeps()).send;
+    expect(await without(item, claimCovers)).toBe('no_workflow_steps');
   });
 });

@@ -1,21 +1,69 @@
-import type { RenderHints } from '../blocks/messages.js';
-import { waitText } from '../blocks/step-texts.js';
-import { waitOutputs } from '../blocks/wait-outputs.js';
-import type { StepCompletion, StepWait } from '../domain/outbox-payload.js';
-import { NO_WAY_ON } from '../domain/phases.js';
-import type { Logger } from '../logging/logger.js';
+import { z } from 'zod';
+import type { RenderHints } from '../../blocks/messages.js';
+import { waitText } from '../../blocks/step-texts.js';
+import { waitOutputs } from '../../blocks/wait-outputs.js';
+import { NO_WAY_ON } from '../../domain/phases.js';
+import type { Logger } from '../../logging/logger.js';
 import {
   isAnswerRefused,
   isExecutionClosed,
   type StepCompleter,
   type StepResult,
   WAIT_LIMIT_MS,
-} from '../slack/function-steps.js';
-import { checkUrl, permalink } from '../slack/links.js';
-import type { JobRecord, JobsStore, OutboxItem } from '../store/types.js';
+} from '../../slack/function-steps.js';
+import { checkUrl, permalink } from '../../slack/links.js';
+import type { JobRecord, JobsStore, NewOutboxItem, OutboxItem } from '../../store/types.js';
+import { type Delivery, outboxKind } from '../outbox-kind.js';
 
-/** What delivering a step item came to: done, given up (Slack's code), or look again at `laterAt`. */
-export type StepDelivery = undefined | string | { laterAt: number };
+/**
+ * A Workflow Builder step's answer (`functions.completeSuccess` or `completeError`): the job the
+ * step started, or why it did not start.
+ */
+const completeStepPayload = z.looseObject({
+  type: z.literal('complete_step'),
+  /** Slack's `function_execution_id`. */
+  executionId: z.string(),
+  result: z.union([
+    z.object({ job: z.number(), channel: z.string(), threadTs: z.string() }),
+    z.object({ error: z.string() }),
+  ]),
+});
+
+/**
+ * A "Wait for a docs agent job" step: answered once the job's latest run has ended, or failed
+ * at `deadline` (epoch ms), before Slack's own limit ends the step.
+ */
+const awaitJobPayload = z.looseObject({
+  type: z.literal('await_job'),
+  executionId: z.string(),
+  job: z.number(),
+  deadline: z.number(),
+});
+
+export type StepCompletion = z.infer<typeof completeStepPayload>;
+export type StepWait = z.infer<typeof awaitJobPayload>;
+
+/** A step's answer, once per step execution: the job it started, or why it did not start. */
+export function stepCompletion(
+  executionId: string,
+  jobId: number | null,
+  result: StepCompletion['result'],
+): NewOutboxItem<StepCompletion> {
+  return {
+    jobId,
+    dedupeKey: workflowSteps.items.stepCompleted({ executionId }),
+    payload: { type: 'complete_step', executionId, result },
+  };
+}
+
+/** A "Wait for a docs agent job" step on the job `job`, failed at `deadline` if still running. */
+export function stepWait(executionId: string, job: number, deadline: number): NewOutboxItem<StepWait> {
+  return {
+    jobId: null,
+    dedupeKey: workflowSteps.items.stepWait({ executionId }),
+    payload: { type: 'await_job', executionId, job, deadline },
+  };
+}
 
 export interface StepSenderOptions {
   store: Pick<JobsStore, 'getJob'>;
@@ -71,7 +119,8 @@ export function createStepSender(options: StepSenderOptions) {
   }
 
   return {
-    async send(item: OutboxItem, payload: StepCompletion | StepWait): Promise<StepDelivery> {
+    async send(item: OutboxItem<StepCompletion | StepWait>): Promise<Delivery> {
+      const { payload } = item;
       let result: StepResult | undefined;
       if (payload.type === 'complete_step') result = await startResult(payload);
       else {
@@ -102,3 +151,23 @@ export function createStepSender(options: StepSenderOptions) {
     },
   };
 }
+
+/** Sends the Workflow Builder items; built by the composition root (`workflow-builder.ts`), which has the step completer. */
+export type StepSender = ReturnType<typeof createStepSender>;
+
+/**
+ * The answers to Workflow Builder steps, once per step execution (Slack's `function_execution_id`),
+ * sent by the step sender the composition root builds; without one they are given up.
+ */
+export const workflowSteps = outboxKind({
+  payloads: [completeStepPayload, awaitJobPayload],
+  items: {
+    /** A "Start a docs agent job" step's answer. */
+    stepCompleted: ({ executionId }: { executionId: string }) => `step:${executionId}`,
+    /** A "Wait for a docs agent job" step, answered once its job's run ends. */
+    stepWait: ({ executionId }: { executionId: string }) => `step-wait:${executionId}`,
+  },
+  sender: ({ steps }) => ({
+    send: async (item) => (steps ? steps.send(item) : 'no_workflow_steps'),
+  }),
+});

@@ -1,0 +1,268 @@
+import { WebClient } from '@slack/web-api';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cardUpdate, createReactionSync } from '../../../src/delivery/kinds/card-update.js';
+import { createSender, type Sender } from '../../../src/delivery/outbox-registry.js';
+import { createAgentSessions } from '../../../src/slack/agent-sessions.js';
+import { createSlackCaller } from '../../../src/slack/caller.js';
+import { md } from '../../../src/slack/mrkdwn.js';
+import { openSqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
+import type { OutboxItem } from '../../../src/store/types.js';
+import { useDeliveryWorld } from '../../helpers/delivery-world.js';
+import { gatewayOnStandIn, outboxOnStandIn } from '../../helpers/gateway-on-stand-in.js';
+import { waitFor } from '../../helpers/http.js';
+import { jobRecord } from '../../helpers/job-record.js';
+import { BOT_TOKEN, type SlackStandIn } from '../../helpers/slack-stand-in.js';
+
+const ROOT = '1700000000.000100';
+const claimCovers = async () => true;
+
+const w = useDeliveryWorld();
+let refreshed: string[];
+let sender: Sender;
+beforeEach(async () => {
+  refreshed = [];
+  const client = new WebClient(BOT_TOKEN, { slackApiUrl: w.slack.apiUrl, retryConfig: { retries: 0 } });
+  sender = createSender(
+    w.sendDeps({
+      sessions: createAgentSessions(createSlackCaller({ client, logger: w.logger, redact: (text) => text })),
+      home: { refresh: async (userId) => void refreshed.push(userId) },
+    }),
+  );
+});
+const send = (item: OutboxItem<ReturnType<typeof cardUpdate>[number]['payload']>, covers = claimCovers) =>
+  sender.send(item, covers);
+
+describe('a status card update queued', () => {
+  it('update the status card where it is: its own message, or the root a command posted', () => {
+    expect(cardUpdate(jobRecord({ id: 7, cardTs: '1.1', threadTs: '1.0' }))).toEqual([
+      { jobId: 7, dedupeKey: null, payload: { type: 'update_root', channel: 'C0DOCS', ts: '1.1' } },
+    ]);
+    expect(
+      cardUpdate(jobRecord({ cardTs: null, threadTs: '1.0', origin: 'command' }))[0]?.payload,
+    ).toMatchObject({
+      ts: '1.0',
+    });
+    // A mention's thread root is someone else's message: no card until the bot posted one.
+    expect(cardUpdate(jobRecord({ cardTs: null, threadTs: '1.0', origin: 'mention' }))).toEqual([]);
+    expect(cardUpdate(jobRecord({ cardTs: null, threadTs: null }))).toEqual([]);
+  });
+});
+
+/** The sync under test, and what it acts on. */
+async function open() {
+  const sync = createReactionSync({ store: w.store, slack: w.gateway, logger: w.logger });
+  /** The emoji the store says the root carries. */
+  const recorded = async (id: number) => (await w.store.getJob(id))?.rootReaction;
+  return {
+    slack: w.slack,
+    store: w.store,
+    clock: w.clock,
+    job: w.job,
+    logged: w.logged,
+    sync,
+    recorded,
+    onRoot: () => w.slack.reactionsOn('C0DOCS', ROOT),
+  };
+}
+
+describe('the status emoji on a job thread’s root', () => {
+  it('is put on the root while the agent works, and recorded', async () => {
+    const root = await open();
+    const job = await root.job({ phase: 'active', threadTs: ROOT, cardTs: ROOT });
+    await root.sync(job);
+    expect(root.onRoot()).toEqual(['hourglass_flowing_sand']);
+    expect(await root.recorded(job.id)).toBe('hourglass_flowing_sand');
+  });
+
+  it('is swapped for the outcome’s: the old one taken off first', async () => {
+    const root = await open();
+    const active = await root.job({ phase: 'active', threadTs: ROOT, cardTs: ROOT });
+    await root.sync(active);
+    await root.store.apply(
+      { jobId: active.id, job: { phase: 'idle', lastOutcome: 'failed' } },
+      root.clock.at,
+    );
+    await root.sync((await root.store.getJob(active.id)) ?? active);
+    expect(root.slack.calls.map((c) => [c.method, c.args.name])).toEqual([
+      ['reactions.add', 'hourglass_flowing_sand'],
+      ['reactions.remove', 'hourglass_flowing_sand'],
+      ['reactions.add', 'x'],
+    ]);
+    expect(root.onRoot()).toEqual(['x']);
+    expect(await root.recorded(active.id)).toBe('x');
+  });
+
+  it('costs no Slack call when the root already shows the job’s state', async () => {
+    const root = await open();
+    const job = await root.job({
+      phase: 'idle',
+      lastOutcome: 'completed_pr',
+      threadTs: ROOT,
+      rootReaction: 'white_check_mark',
+    });
+    await root.sync(job);
+    expect(root.slack.calls).toEqual([]);
+  });
+
+  it('is left alone while the job has no thread', async () => {
+    const root = await open();
+    const job = await root.job({ phase: 'active', threadTs: null });
+    await root.sync(job);
+    expect(root.slack.calls).toEqual([]);
+    expect(await root.recorded(job.id)).toBeNull();
+  });
+
+  it('is taken off, and none put on, once a new job took the thread over', async () => {
+    const root = await open();
+    const job = await root.job({ phase: 'retried', threadTs: ROOT, rootReaction: 'x' });
+    root.slack.reactions.set(`C0DOCS:${ROOT}`, new Set(['x']));
+    await root.sync(job);
+    expect(root.slack.callsTo('reactions.add')).toEqual([]);
+    expect(root.onRoot()).toEqual([]);
+    expect(await root.recorded(job.id)).toBeNull();
+  });
+
+  it('goes on when someone already took the old emoji off', async () => {
+    const root = await open();
+    const job = await root.job({
+      phase: 'idle',
+      lastOutcome: 'archived',
+      threadTs: ROOT,
+      rootReaction: 'hourglass_flowing_sand',
+    });
+    await root.sync(job);
+    expect(root.onRoot()).toEqual(['file_cabinet']);
+    expect(await root.recorded(job.id)).toBe('file_cabinet');
+  });
+
+  it('never fails the card update when Slack refuses it; unrecorded, so the next update tries again', async () => {
+    const root = await open();
+    const job = await root.job({ phase: 'active', threadTs: ROOT });
+    root.slack.fail('reactions.add', { error: 'ratelimited' });
+    await expect(root.sync(job)).resolves.toBeUndefined();
+    expect(await root.recorded(job.id)).toBeNull();
+    expect(root.logged('could not update the status emoji')).toHaveLength(1);
+
+    root.slack.fail('reactions.add', { error: 'invalid_auth' });
+    await expect(root.sync(job)).resolves.toBeUndefined();
+    expect(await root.recorded(job.id)).toBeNull();
+
+    await root.sync(job);
+    expect(root.onRoot()).toEqual(['hourglass_flowing_sand']);
+    expect(await root.recorded(job.id)).toBe('hourglass_flowing_sand');
+  });
+});
+
+describe('a status card update', () => {
+  async function cardJob() {
+    const cardTs = await w.gateway.postMessage({ channel: 'C0DOCS', text: md`card` });
+    const job = await w.job({ phase: 'active', threadTs: cardTs, cardTs, runCount: 1, agentJobId: 'job_1' });
+    const update = () => {
+      const [item] = cardUpdate(job);
+      if (!item) throw new Error('no card to update');
+      return item;
+    };
+    return { job, cardTs, update };
+  }
+
+  it('renders the card from the job as it is now, with its session, emoji and the requester’s App Home', async () => {
+    const { job, cardTs, update } = await cardJob();
+    const item = await w.claimed(update());
+    await w.store.apply({ jobId: job.id, job: { phase: 'idle', lastOutcome: 'completed_pr' } }, w.clock.at);
+    expect(await send(item)).toBeUndefined();
+    const card = w.slack.messages.find((m) => m.ts === cardTs);
+    expect(w.slack.callsTo('chat.update')).toHaveLength(1);
+    expect(card?.text).not.toBe('card');
+    expect(JSON.stringify(card?.blocks)).toContain('Document the retry settings');
+    expect(w.slack.sessionOf('C0DOCS', cardTs)?.status).toBe('active');
+    expect(w.slack.reactionsOn('C0DOCS', cardTs)).toEqual(['white_check_mark']);
+    expect(refreshed).toEqual(['U0ALICE']);
+    expect(w.slack.invalid).toEqual([]);
+  });
+
+  it('covers the updates queued before it: they are not sent again', async () => {
+    const { job, update } = await cardJob();
+    await w.store.enqueue([update()], w.clock.at);
+    await w.store.enqueue([update()], w.clock.at);
+    const [first] = await w.store.claimOutbox('i-test', w.clock.at, 1, 10_000);
+    if (!first) throw new Error('nothing due');
+    // Its payload is the one queued above.
+    await send(first as OutboxItem<ReturnType<typeof update>['payload']>);
+    expect(await w.store.latestCardUpdate(job.id)).toBeUndefined();
+    expect(await w.store.claimOutbox('i-test', w.clock.at, 10, 10_000)).toEqual([]);
+  });
+
+  it('fails when Slack lost the card, or rate limits the session, and then touches nothing else', async () => {
+    const { job, update } = await cardJob();
+    const item = await w.claimed(update());
+    w.slack.fail('agents.sessions.setStatus', { error: 'ratelimited' });
+    await expect(send(item)).rejects.toMatchObject({ code: 'ratelimited' });
+    expect(w.slack.callsTo('chat.update')).toEqual([]);
+    w.slack.fail('chat.update', { error: 'message_not_found' });
+    await expect(send(item)).rejects.toMatchObject({ code: 'message_not_found' });
+    expect(w.slack.callsTo('reactions.add')).toEqual([]);
+    expect(refreshed).toEqual([]);
+    expect((await w.store.getJob(job.id))?.rootReaction).toBeNull();
+  });
+
+  it('is nothing to do for a job the store no longer has', async () => {
+    const { update } = await cardJob();
+    const item = await w.claimed(update());
+    expect(await send({ ...item, jobId: null })).toBeUndefined();
+    expect(await send({ ...item, jobId: 9_999 })).toBeUndefined();
+    expect(w.slack.callsTo('chat.update')).toEqual([]);
+  });
+});
+
+let standIn: SlackStandIn | undefined;
+afterEach(async () => {
+  await standIn?.close();
+  standIn = undefined;
+});
+
+describe('status card updates', () => {
+  it('sends a burst of card updates for one job as one chat.update of the latest state', async () => {
+    const world = await gatewayOnStandIn();
+    standIn = world.slack;
+    const { gateway, logger } = world;
+    const store = openSqliteStore(':memory:');
+    const cardTs = await gateway.postMessage({ channel: 'C0DOCS', text: md`card` });
+    const { job } = await store.insertJob(
+      {
+        teamId: 'T0TEST',
+        channelId: 'C0DOCS',
+        requesterId: 'U0ALICE',
+        instruction: 'Document retries',
+        triggerKey: 'burst',
+        responseUrl: null,
+        pollIntervalMs: 1_000,
+      },
+      { kind: 'create', prompt: 'Document retries', authorId: 'U0ALICE', messageTs: null },
+      Date.now(),
+    );
+    const update = {
+      jobId: job.id,
+      dedupeKey: null,
+      payload: { type: 'update_root' as const, channel: 'C0DOCS', ts: cardTs },
+    };
+    // Five changes, each queuing an update in the same write; the last makes it run 5.
+    for (let n = 1; n <= 5; n++)
+      await store.apply(
+        { jobId: job.id, job: { threadTs: cardTs, cardTs, runCount: n }, enqueue: [update] },
+        Date.now(),
+      );
+
+    const outbox = outboxOnStandIn(store, { gateway, logger });
+    outbox.start();
+    try {
+      await waitFor('every update done', async () => (await store.latestCardUpdate(job.id)) === undefined);
+    } finally {
+      await outbox.stop();
+    }
+    const updates = world.slack.callsTo('chat.update');
+    expect(updates).toHaveLength(1);
+    expect(JSON.stringify(updates[0]?.args.blocks)).toContain('*Runs*\\n5');
+    expect(world.slack.invalid).toEqual([]);
+    await store.close();
+  });
+});
