@@ -17,6 +17,7 @@ export type {
   DeleteRequest,
   DirectRequest,
   EditRequest,
+  FollowUpRequest,
   MentionOutcome,
   MentionRequest,
   ReplyRequest,
