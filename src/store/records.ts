@@ -135,8 +135,8 @@ export interface RunRecord {
    */
   runKey: string;
   /**
-   * ts of the Slack message that carried the instruction, if a message did: the follow-up the
-   * bot reacts to once the agent has it, and the source named in its posts' metadata.
+   * ts of the Slack message that carried the instruction, if a message did: what the bot reacts
+   * to once the agent has the follow-up, and the source its posts' metadata names.
    */
   messageTs: string | null;
   state: RunState;

@@ -21,7 +21,7 @@ export function postgresInserts(
   ): Promise<{ run: RunRecord; created: boolean }> {
     await exec(db, 'lockJobPostgres', { jobId });
     const params = newRunParams(jobId, run, now);
-    // A job's first run is recorded with the job, in its transaction: there is none to find.
+    // A first run (`create`) is recorded with its job, in one transaction: none can precede it.
     const existing =
       run.kind === 'follow_up'
         ? await one(db, 'runByKey', { jobId, runKey: params.runKey }, parseRun)

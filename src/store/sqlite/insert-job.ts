@@ -18,7 +18,7 @@ export interface SqliteStatements {
 export function sqliteInserts({ one, write, enqueueAll }: SqliteStatements) {
   const insertRun = (jobId: number, run: NewRun, now: number): { run: RunRecord; created: boolean } => {
     const params = newRunParams(jobId, run, now);
-    // A job's first run is recorded with the job, in its transaction: there is none to find.
+    // A first run (`create`) is recorded with its job, in one transaction: none can precede it.
     const existing =
       run.kind === 'follow_up' ? one('runByKey', { jobId, runKey: params.runKey }, parseRun) : undefined;
     if (existing) return { run: existing, created: false };
