@@ -74,5 +74,7 @@ export function countNotRecorded(jobs: JobService, metrics: Pick<MetricsHooks, '
     acceptShortcut: counted('shortcut', (request) => jobs.acceptShortcut(request)),
     acceptStep: counted('workflow', (request) => jobs.acceptStep(request)),
     acceptReply: counted('reply', (request) => jobs.acceptReply(request)),
+    // Every follow-up counts as a reply, whatever carried it.
+    acceptFollowUp: counted('reply', (request) => jobs.acceptFollowUp(request)),
   };
 }

@@ -10,7 +10,7 @@ import { CONTEXT_MESSAGES_READ } from './thread-context.js';
  * Replies posted in a mention's thread before its job was recorded were seen as replies in a
  * thread with no job (Slack may deliver a mention late, after a retry). Once the job exists,
  * they are read back from the thread and recorded as follow-ups; the store recognizes any it
- * already has by their ts.
+ * already has by their run key, a message's ts.
  */
 export function createReplyCatchUp(deps: {
   slack: SlackGateway;

@@ -1,17 +1,28 @@
 import { text } from '../blocks/messages.js';
+import { type RunSource, runKeyOf } from '../domain/keys.js';
 import { THREAD_RELEASING_PHASES } from '../domain/phases.js';
 import { mrkdwnToPlain } from '../slack/mrkdwn.js';
 import type { FollowUps } from './follow-ups.js';
 import type { InstructionChecks } from './instruction-checks.js';
 import type { JobContext } from './job-context.js';
-import type { ReplyRequest } from './requests.js';
+import type { FollowUpRequest, ReplyRequest } from './requests.js';
 import { filesNote, withFiles } from './shared-files.js';
 
-/** Replies in a job's thread: recorded first, then checked and handed to the follow-up batches. */
+/**
+ * Follow-ups to a job, replies in its thread or from any other source: recorded first, then
+ * checked and handed to the follow-up batches.
+ */
 export interface Replies {
   /** Records a reply in a job's thread. Returns the run's id, or undefined (no job, or a repeat). */
   acceptReply(request: ReplyRequest): Promise<number | undefined>;
-  /** Checks access and sends a recorded reply to the agent (or explains why not). */
+  /**
+   * Records a follow-up to a job from a source that is no message in its thread (a modal, a
+   * workflow step), keyed by that source, so the same submission delivered again is a repeat.
+   * Returns the run's id, or undefined (no such job, or a repeat); {@link Replies.processReply}
+   * then checks it and sends it in the job's next batch, as it does a reply.
+   */
+  acceptFollowUp(request: FollowUpRequest): Promise<number | undefined>;
+  /** Checks access and sends a recorded follow-up to the agent (or explains why not). */
   processReply(runId: number, teamId?: string): Promise<void>;
 }
 
@@ -23,26 +34,47 @@ export function createReplies(
   const { checks } = parts;
   const { dispatchReady, dropRun } = parts.followUps;
 
+  /** Records a follow-up to the job under the run key of its source; undefined for a repeat. */
+  async function record(
+    jobId: number,
+    source: RunSource,
+    by: { userId: string; teamId: string | undefined },
+    prompt: string,
+  ): Promise<number | undefined> {
+    const { run, created } = await store.insertFollowUp(
+      jobId,
+      {
+        kind: 'follow_up',
+        prompt,
+        authorId: by.userId,
+        runKey: runKeyOf(source),
+        // Only a message is reacted to once the agent has it, and named in the posts about it.
+        messageTs: source.kind === 'message' ? source.ts : null,
+        owner: ctx.instanceId,
+        teamId: by.teamId ?? null,
+      },
+      now(),
+    );
+    if (created) return run.id;
+    if (source.kind === 'message') logger.info('repeated reply ignored', { jobId, messageTs: source.ts });
+    else logger.info('repeated follow-up ignored', { jobId, runKey: run.runKey });
+    return undefined;
+  }
+
   async function acceptReply(request: ReplyRequest): Promise<number | undefined> {
     const job = await store.findJobByThread(request.channelId, request.threadTs);
     if (!job || (request.mentionsBot && THREAD_RELEASING_PHASES.has(job.phase))) return undefined;
     // Queued before the reply is recorded (once per message): a crash in between cannot lose it.
     const note = filesNote(job.id, request, request.files);
     if (note.length > 0) await ctx.enqueue(note, now());
-    const { run, created } = await store.insertFollowUp(
-      job.id,
-      {
-        kind: 'follow_up',
-        prompt: withFiles(mrkdwnToPlain(request.text).trim(), request.files ?? []),
-        authorId: request.userId,
-        messageTs: request.messageTs,
-        owner: ctx.instanceId,
-        teamId: request.teamId ?? null,
-      },
-      now(),
-    );
-    if (!created) logger.info('repeated reply ignored', { jobId: job.id, messageTs: request.messageTs });
-    return created ? run.id : undefined;
+    const prompt = withFiles(mrkdwnToPlain(request.text).trim(), request.files ?? []);
+    return record(job.id, { kind: 'message', ts: request.messageTs }, request, prompt);
+  }
+
+  async function acceptFollowUp(request: FollowUpRequest): Promise<number | undefined> {
+    const job = await store.getJob(request.jobId);
+    if (!job) return undefined;
+    return record(job.id, request.source, request, mrkdwnToPlain(request.text).trim());
   }
 
   async function processReply(runId: number, teamId?: string): Promise<void> {
@@ -98,5 +130,5 @@ export function createReplies(
     if (readied) await dispatchReady(job.id);
   }
 
-  return { acceptReply, processReply };
+  return { acceptReply, acceptFollowUp, processReply };
 }

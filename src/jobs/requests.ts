@@ -1,6 +1,7 @@
 /** What the listeners hand to the job service, already parsed and validated. */
 
 import type { AccessDecision } from '../access/access-policy.js';
+import type { RunSource } from '../domain/keys.js';
 import type { ChannelAudience } from '../slack/channel-audience.js';
 import type { SharedFile } from '../slack/messages.js';
 
@@ -100,6 +101,22 @@ export interface ReplyRequest {
   mentionsBot?: boolean;
   /** Files the message carried: the agent gets their names only, and the author is told. */
   files?: SharedFile[];
+}
+
+/**
+ * A follow-up to a job from a source that is no message in its thread (a modal's submission, a
+ * workflow step), already validated by its listener.
+ */
+export interface FollowUpRequest {
+  /** The job it follows up, as the source named it: not trusted until read back. */
+  jobId: number;
+  /** What carried it: its run key makes a second delivery of the same source a repeat. */
+  source: RunSource;
+  /** The author's workspace, when Slack said. */
+  teamId: string | undefined;
+  userId: string;
+  /** What the person asked (Slack mrkdwn). */
+  text: string;
 }
 
 /** A click on a status card's "Try again" button, already parsed by its listener. */

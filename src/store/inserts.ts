@@ -1,3 +1,4 @@
+import { implicitRunKey } from '../domain/keys.js';
 import type { JobRecord, NewJob, NewRun, RunRecord } from './types.js';
 
 /** The arguments of the `insertJob` statement, by name. */
@@ -27,6 +28,7 @@ export const newRunParams = (jobId: number, run: NewRun, now: number) => ({
   kind: run.kind,
   prompt: run.prompt,
   authorId: run.authorId,
+  runKey: run.runKey ?? implicitRunKey(run.messageTs),
   messageTs: run.messageTs,
   owner: run.owner ?? null,
   teamId: run.teamId ?? null,
@@ -91,6 +93,7 @@ export const insertedRun = (p: NewRunParams, { id, seq }: { id: number; seq: num
   kind: p.kind,
   prompt: p.prompt,
   authorId: p.authorId,
+  runKey: p.runKey,
   messageTs: p.messageTs,
   state: 'pending',
   error: null,

@@ -57,14 +57,19 @@ const RUNS = {
    * SQLite has one writer, PostgreSQL first takes `lockJobPostgres`.
    */
   insertRun: `
-    INSERT INTO runs (job_id, seq, kind, prompt, author_id, message_ts, state, owner, team_id, created_at)
+    INSERT INTO runs (job_id, seq, kind, prompt, author_id, run_key, message_ts, state, owner, team_id,
+      created_at)
     VALUES (:jobId, (SELECT COALESCE(MAX(seq), 0) + 1 FROM runs WHERE job_id = :jobId), :kind, :prompt,
-      :authorId, :messageTs, 'pending', :owner, :teamId, :now)
+      :authorId, :runKey, :messageTs, 'pending', :owner, :teamId, :now)
     RETURNING id, seq`,
   runById: 'SELECT * FROM runs WHERE id = :runId',
   /** What `Change.expectRun` is checked against; on PostgreSQL the row stays locked until commit. */
   lockedRun: 'SELECT * FROM runs WHERE id = :runId {{forUpdate}}',
-  runByMessage: 'SELECT * FROM runs WHERE job_id = :jobId AND message_ts = :messageTs',
+  /**
+   * Served by `runs_key`. A run recorded before runs had keys has none stored: its message's ts
+   * is its key, read here as the index reads it.
+   */
+  runByKey: 'SELECT * FROM runs WHERE job_id = :jobId AND COALESCE(run_key, message_ts) = :runKey',
   runsOfJob: 'SELECT * FROM runs WHERE job_id = :jobId ORDER BY seq',
   /** Served by `runs_open`: its cost follows the instructions in flight, not the history. */
   threadOfOpenMessage: `

@@ -126,7 +126,16 @@ export interface RunRecord {
   /** Plain-text prompt sent to the agent. */
   prompt: string;
   authorId: string;
-  /** ts of the Slack message that carried a follow-up. */
+  /**
+   * What identifies the run within its job: the run key of what carried its instruction
+   * (`runKeys` in `domain/keys.ts`), so the same source delivered again finds this run. A
+   * message's key is its ts.
+   */
+  runKey: string;
+  /**
+   * ts of the Slack message that carried the instruction, if a message did: what the bot reacts
+   * to once the agent has the follow-up, and the source its posts' metadata names.
+   */
   messageTs: string | null;
   state: RunState;
   error: string | null;
@@ -167,10 +176,18 @@ export type NewJob = Pick<
   };
 
 export type NewRun = Pick<RunRecord, 'kind' | 'prompt' | 'authorId' | 'messageTs'> & {
+  /**
+   * The run key of a source that is no Slack message (`runKeyOf` in `domain/keys.ts`). Left out,
+   * the run's key is its message's ts, or for a job's first run that no message carried `first`.
+   */
+  runKey?: string;
   jobId?: number;
   owner?: string | null;
   teamId?: string | null;
 };
+
+/** A follow-up: carried by a message (its key is the message's ts), or keyed by another source. */
+export type NewFollowUp = NewRun & ({ messageTs: string } | { runKey: string });
 
 /**
  * What an outbox item asks Slack to do, as the store keeps it: JSON whose `type` names its kind

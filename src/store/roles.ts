@@ -5,7 +5,15 @@
 import type { FeedbackTotals, FeedbackVote } from '../domain/feedback.js';
 import type { JobPhase } from '../domain/phases.js';
 import type { Change, OutboxPatch } from './changes.js';
-import type { JobRecord, NewJob, NewOutboxItem, NewRun, OutboxItem, RunRecord } from './records.js';
+import type {
+  JobRecord,
+  NewFollowUp,
+  NewJob,
+  NewOutboxItem,
+  NewRun,
+  OutboxItem,
+  RunRecord,
+} from './records.js';
 
 /** Hourly limits one use of the agent API (a first instruction or a follow-up) is counted against. */
 export interface UseQuota {
@@ -127,8 +135,8 @@ export interface JobsStore {
 
 /** Runs of a job: its first instruction and the follow-ups after it. */
 export interface RunsStore {
-  /** Inserts a follow-up run; the same message twice returns the existing run. */
-  insertFollowUp(jobId: number, run: NewRun, now: number): Promise<{ run: RunRecord; created: boolean }>;
+  /** Inserts a follow-up run; the same source twice (the same run key) returns the existing run. */
+  insertFollowUp(jobId: number, run: NewFollowUp, now: number): Promise<{ run: RunRecord; created: boolean }>;
   /** Moves a run from `pending` to `sending`; false if another caller already did. */
   claimRun(runId: number, now: number): Promise<boolean>;
   getRun(id: number): Promise<RunRecord | undefined>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { implicitRunKey } from '../domain/keys.js';
 import type {
   JobOrigin,
   JobPhase,
@@ -105,25 +106,29 @@ export const parseJob = parser<JobRecord>(
 
 export const parseRun = parser<RunRecord>(
   'run',
-  z.strictObject({
-    id: int,
-    jobId: int,
-    seq: int,
-    kind: word<RunKind>(),
-    prompt: text,
-    authorId: text,
-    messageTs: text.nullable(),
-    state: word<RunState>(),
-    error: text.nullable(),
-    outcome: word<RunOutcome>().nullable(),
-    owner: text.nullable(),
-    ownerUntil: time.nullable(),
-    teamId: text.nullable(),
-    createdAt: time,
-    reservedAt: time.nullable(),
-    sentAt: time.nullable(),
-    outcomeAt: time.nullable(),
-  }),
+  z
+    .strictObject({
+      id: int,
+      jobId: int,
+      seq: int,
+      kind: word<RunKind>(),
+      prompt: text,
+      authorId: text,
+      // Null in rows recorded before runs had keys (schema version 14), which keep their key implied.
+      runKey: text.nullable(),
+      messageTs: text.nullable(),
+      state: word<RunState>(),
+      error: text.nullable(),
+      outcome: word<RunOutcome>().nullable(),
+      owner: text.nullable(),
+      ownerUntil: time.nullable(),
+      teamId: text.nullable(),
+      createdAt: time,
+      reservedAt: time.nullable(),
+      sentAt: time.nullable(),
+      outcomeAt: time.nullable(),
+    })
+    .transform((run) => ({ ...run, runKey: run.runKey ?? implicitRunKey(run.messageTs) })),
 );
 
 /** The payload is JSON text on SQLite and JSONB (already an object) on PostgreSQL. */

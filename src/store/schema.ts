@@ -255,6 +255,22 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> 
   HOLDS_MIGRATION,
   AGENT_SESSIONS_MIGRATION,
   POLL_REFUSALS_MIGRATION,
+  {
+    version: 14,
+    name: 'runs keyed by what carried them',
+    // run_key: what identifies a run within its job, built from what carried its instruction
+    // (`runKeys` in domain/keys.ts): a message's ts (what told a job's replies apart before), the
+    // key of a source that is no message (a modal's view, a step's execution), or `first` for a
+    // job's first run that no message carried. The same source delivered again finds its run by
+    // it. Rows recorded before are not rewritten: their run_key stays null, their message's ts is
+    // their key (read as the index reads it) and a first run with neither is read as `first`.
+    // The index takes the place of runs_message, whose uniqueness it keeps.
+    sql: `
+      ALTER TABLE runs ADD COLUMN run_key TEXT;
+      DROP INDEX IF EXISTS runs_message;
+      CREATE UNIQUE INDEX runs_key ON runs (job_id, COALESCE(run_key, message_ts));
+    `,
+  },
 ];
 
 export function migrationsFor(dialect: Dialect): { version: number; name: string; sql: string }[] {

@@ -13,6 +13,7 @@ export type {
   JobOrigin,
   JobPrivacy,
   JobRecord,
+  NewFollowUp,
   NewJob,
   NewOutboxItem,
   NewRun,

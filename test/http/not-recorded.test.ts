@@ -125,6 +125,18 @@ describe('countNotRecorded', () => {
             text: 'Also the SDK',
           }),
       ],
+      // A follow-up a modal carried is a reply to the job all the same.
+      [
+        'reply',
+        () =>
+          jobs.acceptFollowUp({
+            jobId: 1,
+            source: { kind: 'modal', viewId: 'V0FIX' },
+            teamId: TEAM,
+            userId: REQUESTER,
+            text: 'Fix the table',
+          }),
+      ],
     ];
     for (const [surface, attempt] of attempts) {
       metrics.instruction.mockClear();

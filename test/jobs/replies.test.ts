@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AgentNotFoundError } from '../../src/agent/errors.js';
 import type { Replies } from '../../src/jobs/replies.js';
-import type { ReplyRequest } from '../../src/jobs/requests.js';
+import type { FollowUpRequest, ReplyRequest } from '../../src/jobs/requests.js';
 import { SlackCallError } from '../../src/slack/slack-errors.js';
 import type { JobPhase } from '../../src/store/types.js';
 import { guest, TEAM } from '../helpers/fake-network.js';
@@ -34,6 +35,17 @@ const reply = (fields: Partial<ReplyRequest> = {}): Promise<number | undefined> 
     messageTs: '1700000500.000500',
     userId: HELPER,
     text: 'Also cover the <https://example.com/sdk|SDK>',
+    ...fields,
+  });
+
+/** A follow-up to `jobId` submitted in a modal: no message carries it. */
+const fromModal = (jobId: number, fields: Partial<FollowUpRequest> = {}): Promise<number | undefined> =>
+  replies.acceptFollowUp({
+    jobId,
+    source: { kind: 'modal', viewId: 'V0FIX' },
+    teamId: TEAM,
+    userId: HELPER,
+    text: 'Fix the &lt;table&gt;',
     ...fields,
   });
 
@@ -75,6 +87,75 @@ describe('acceptReply', () => {
     const job = await jobIn('not_started');
     expect(await reply({ mentionsBot: true })).toBeUndefined();
     expect(await w.runs(job.id)).toHaveLength(1);
+  });
+});
+
+describe('acceptFollowUp', () => {
+  it('records a follow-up from a modal under the key of its view, with no message, once', async () => {
+    const job = await jobIn('active');
+    const runId = await fromModal(job.id);
+    expect(await w.store.getRun(runId ?? -1)).toMatchObject({
+      jobId: job.id,
+      kind: 'follow_up',
+      seq: 2,
+      state: 'pending',
+      authorId: HELPER,
+      teamId: TEAM,
+      owner: INSTANCE,
+      runKey: 'modal:V0FIX',
+      messageTs: null,
+      prompt: 'Fix the <table>',
+    });
+    // The same submission delivered again is a repeat; another view is a follow-up of its own.
+    expect(await fromModal(job.id, { text: 'Submitted again' })).toBeUndefined();
+    expect(await fromModal(job.id, { source: { kind: 'modal', viewId: 'V0MORE' } })).toBeTypeOf('number');
+    expect((await w.runs(job.id)).map((r) => r.runKey)).toEqual(['first', 'modal:V0FIX', 'modal:V0MORE']);
+    expect(w.logs.some((l) => l.includes('repeated follow-up ignored') && l.includes('modal:V0FIX'))).toBe(
+      true,
+    );
+    expect(w.outbox()).toEqual([]);
+  });
+
+  it('records nothing for a job that does not exist', async () => {
+    expect(await fromModal(404)).toBeUndefined();
+  });
+
+  it('is batched with the replies in the thread and sent with them, and only the replies get :eyes:', async () => {
+    const job = await jobIn('creating');
+    const replyId = (await reply()) ?? -1;
+    const modalId = (await fromModal(job.id)) ?? -1;
+    await replies.processReply(replyId);
+    await replies.processReply(modalId);
+    expect(w.agent.sendMessage).not.toHaveBeenCalled();
+    // The create call answered: both go, as one follow-up, in the order they came.
+    await w.store.apply({ jobId: job.id, job: { phase: 'active' } }, T0);
+    await replies.processReply(modalId);
+    expect(w.agent.sendMessage).toHaveBeenCalledOnce();
+    expect(w.agent.sendMessage).toHaveBeenCalledWith(
+      'job_test_1',
+      'Also cover the SDK (https://example.com/sdk)\n\nFix the <table>',
+    );
+    expect(await w.store.getRun(modalId)).toMatchObject({ state: 'sent', sentAt: T0 });
+    // One call to the agent for both: the job's run count moves on once.
+    expect(await w.job(job.id)).toMatchObject({ runCount: 2 });
+    // No message carried the modal's follow-up: there is nothing to react to.
+    expect(w.outbox().filter((r) => r.payload.type === 'reaction')).toEqual([
+      {
+        jobId: job.id,
+        key: `received:${replyId}`,
+        payload: { type: 'reaction', channel: CHANNEL, ts: '1700000500.000500', name: 'eyes' },
+      },
+    ]);
+  });
+
+  it('names no message as its source in the metadata of a post about it', async () => {
+    w.agent.sendMessage.mockRejectedValueOnce(new AgentNotFoundError('no such job'));
+    const job = await jobIn('active');
+    const runId = (await fromModal(job.id)) ?? -1;
+    await replies.processReply(runId);
+    expect(await w.store.getRun(runId)).toMatchObject({ state: 'failed' });
+    const post = w.outbox().find((r) => r.key === `followup-error:${runId}:${job.id}`);
+    expect(post?.payload).toMatchObject({ type: 'post', about: { kind: 'notice', run: 2, source: null } });
   });
 });
 

@@ -38,6 +38,7 @@ describe('the arguments of a job’s insert', () => {
       kind: 'create',
       prompt: 'Do it',
       authorId: 'U0ALICE',
+      runKey: 'first',
       messageTs: null,
       owner: null,
       teamId: null,
@@ -47,6 +48,12 @@ describe('the arguments of a job’s insert', () => {
       owner: 'i-2',
       teamId: 'T0OTHER',
     });
+  });
+
+  it('keys a run by its message, or by the key of the source it was given', () => {
+    expect(newRunParams(4, followUp('1.2'), T0).runKey).toBe('1.2');
+    const modal = { ...createRun(), kind: 'follow_up' as const, runKey: 'modal:V0FIX' };
+    expect(newRunParams(4, modal, T0)).toMatchObject({ runKey: 'modal:V0FIX', messageTs: null });
   });
 });
 

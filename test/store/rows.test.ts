@@ -8,6 +8,7 @@ const runRow = {
   kind: 'create',
   prompt: 'Document the flow',
   author_id: 'U0ALICE',
+  run_key: 'first',
   message_ts: null,
   state: 'pending',
   error: null,
@@ -29,6 +30,15 @@ describe('row parsers', () => {
       authorId: 'U0ALICE',
       createdAt: 1_700_000_000_000,
     });
+  });
+
+  it('read a run recorded before runs had keys with the key its message gives it', () => {
+    const before = { ...runRow, run_key: null };
+    expect(parseRun({ ...before, kind: 'follow_up', message_ts: '1700000000.000200' }).runKey).toBe(
+      '1700000000.000200',
+    );
+    expect(parseRun(before).runKey).toBe('first');
+    expect(parseRun({ ...runRow, run_key: 'modal:V0FIX' }).runKey).toBe('modal:V0FIX');
   });
 
   it('refuse a row with a column missing, added, or of another type', () => {

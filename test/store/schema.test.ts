@@ -14,6 +14,7 @@ describe('the schema migrations', () => {
     expect(versions).not.toContain(11);
     expect(versions).toContain(12);
     expect(versions).toContain(13);
+    expect(versions).toContain(14);
   });
 
   it('are the same migrations, in the same order, for both engines', () => {
@@ -58,7 +59,9 @@ describe('the schema migrations', () => {
           'poll_refusals',
         ]),
       );
-      expect(columns('runs')).toEqual(expect.arrayContaining(['team_id', 'reserved_at', 'owner_until']));
+      expect(columns('runs')).toEqual(
+        expect.arrayContaining(['team_id', 'reserved_at', 'owner_until', 'run_key']),
+      );
       expect(columns('feedback_votes')).toEqual(['job_id', 'run_seq', 'user_id', 'value', 'updated_at']);
     } finally {
       db.close();

@@ -9,6 +9,7 @@ import { JOB_PRIVACIES } from '../../src/domain/privacy.js';
 import type {
   JobPatch,
   JobRecord,
+  NewFollowUp,
   NewJob,
   NewOutboxItem,
   NewRun,
@@ -38,7 +39,11 @@ export function createRun(prompt = 'Document the flow'): NewRun {
   return { kind: 'create', prompt, authorId: 'U0ALICE', messageTs: null };
 }
 
-export function followUp(messageTs: string, prompt = `Follow-up ${messageTs}`, authorId = 'U0BOB'): NewRun {
+export function followUp(
+  messageTs: string,
+  prompt = `Follow-up ${messageTs}`,
+  authorId = 'U0BOB',
+): NewFollowUp {
   return { kind: 'follow_up', prompt, authorId, messageTs };
 }
 
@@ -163,6 +168,7 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
           kind: 'create',
           prompt: 'Prompt one',
           authorId: 'U0ALICE',
+          runKey: 'first',
           messageTs: null,
           state: 'pending',
           error: null,
@@ -357,6 +363,7 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
           kind: 'follow_up',
           prompt: 'Also the CLI',
           authorId: 'U0BOB',
+          runKey: '1700000000.000200',
           messageTs: '1700000000.000200',
           state: 'pending',
           error: null,
@@ -386,6 +393,49 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
 
         const next = await store.insertFollowUp(j.id, followUp('1700000000.000300'), T0 + 30);
         expect(next.run.seq).toBe(3);
+      });
+
+      it('recognises a follow-up from another source by its own key, with no message', async () => {
+        const { job: j } = await job('trigger-fu-keyed');
+        const modal = {
+          kind: 'follow_up' as const,
+          prompt: 'Fix the table',
+          authorId: 'U0BOB',
+          messageTs: null,
+        };
+        const once = await store.insertFollowUp(j.id, { ...modal, runKey: 'modal:V0FIX' }, T0 + 10);
+        expect(once.created).toBe(true);
+        expect(once.run).toMatchObject({ seq: 2, runKey: 'modal:V0FIX', messageTs: null });
+        expect(await store.getRun(once.run.id)).toEqual(once.run);
+
+        const again = await store.insertFollowUp(
+          j.id,
+          { ...modal, prompt: 'Submitted again', runKey: 'modal:V0FIX' },
+          T0 + 20,
+        );
+        expect(again).toEqual({ run: once.run, created: false });
+        // Another source, and a message, are runs of their own beside it.
+        const other = await store.insertFollowUp(j.id, { ...modal, runKey: 'modal:V0OTHER' }, T0 + 30);
+        const reply = await store.insertFollowUp(j.id, followUp('1700000000.000200'), T0 + 40);
+        expect([other.created, reply.created]).toEqual([true, true]);
+        expect(reply.run.runKey).toBe('1700000000.000200');
+        expect((await store.getRuns(j.id)).map((r) => r.runKey)).toEqual([
+          'first',
+          'modal:V0FIX',
+          'modal:V0OTHER',
+          '1700000000.000200',
+        ]);
+      });
+
+      it('keys a run a message started by that message: the same message as a follow-up is a repeat', async () => {
+        const { job: j, run: first } = await store.insertJob(
+          newJob('trigger-mention', { origin: 'mention', threadTs: '1700000000.000100' }),
+          { ...createRun(), messageTs: '1700000000.000100' },
+          T0,
+        );
+        expect(first.runKey).toBe('1700000000.000100');
+        const again = await store.insertFollowUp(j.id, followUp('1700000000.000100'), T0 + 10);
+        expect(again).toEqual({ run: first, created: false });
       });
 
       it('numbers each job on its own', async () => {

@@ -20,11 +20,13 @@ export function postgresInserts(
     now: number,
   ): Promise<{ run: RunRecord; created: boolean }> {
     await exec(db, 'lockJobPostgres', { jobId });
-    const existing = run.messageTs
-      ? await one(db, 'runByMessage', { jobId, messageTs: run.messageTs }, parseRun)
-      : undefined;
-    if (existing) return { run: existing, created: false };
     const params = newRunParams(jobId, run, now);
+    // A first run (`create`) is recorded with its job, in one transaction: none can precede it.
+    const existing =
+      run.kind === 'follow_up'
+        ? await one(db, 'runByKey', { jobId, runKey: params.runKey }, parseRun)
+        : undefined;
+    if (existing) return { run: existing, created: false };
     const inserted = await one(db, 'insertRun', params, parseRunNumber);
     if (!inserted) throw new Error(`run of job ${jobId} not recorded`);
     return { run: insertedRun(params, inserted), created: true };

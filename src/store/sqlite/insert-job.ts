@@ -17,11 +17,11 @@ export interface SqliteStatements {
  */
 export function sqliteInserts({ one, write, enqueueAll }: SqliteStatements) {
   const insertRun = (jobId: number, run: NewRun, now: number): { run: RunRecord; created: boolean } => {
-    const existing = run.messageTs
-      ? one('runByMessage', { jobId, messageTs: run.messageTs }, parseRun)
-      : undefined;
-    if (existing) return { run: existing, created: false };
     const params = newRunParams(jobId, run, now);
+    // A first run (`create`) is recorded with its job, in one transaction: none can precede it.
+    const existing =
+      run.kind === 'follow_up' ? one('runByKey', { jobId, runKey: params.runKey }, parseRun) : undefined;
+    if (existing) return { run: existing, created: false };
     const inserted = one('insertRun', params, parseRunNumber);
     if (!inserted) throw new Error(`run of job ${jobId} not recorded`);
     return { run: insertedRun(params, inserted), created: true };

@@ -215,6 +215,14 @@ describe('SQLite query plans', () => {
     expect(details.filter((d) => /^SCAN (jobs|runs)$/.test(d))).toEqual([]);
   });
 
+  it('finds a follow-up by its run key through runs_key, whether it was recorded with a key or before', () => {
+    const details = plan(q.runByKey, { jobId: 7, runKey: '1700000000.000001' });
+    expect(
+      details.some((d) => /USING INDEX runs_key \(job_id=\? AND <expr>=\?\)/.test(d)),
+      details.join('; '),
+    ).toBe(true);
+  });
+
   it('finds a job by thread through jobs_thread', () => {
     const details = plan(q.jobByThread, { channelId: 'C0CHAN1', threadTs: '1700000000.000001' });
     expect(
