@@ -15,7 +15,7 @@ import type { createStepSender } from './workflow-steps.js';
 export interface OutboxOptions {
   store: OutboxStore &
     Pick<JobsStore, 'getJob' | 'setRootReaction'> &
-    Pick<ClusterStore, 'claimOutbox' | 'renewHold'>;
+    Pick<ClusterStore, 'claimOutbox' | 'renewClaim'>;
   /** This process's instance id, under which it claims the items it delivers. */
   instanceId: string;
   slack: SlackGateway;
@@ -94,7 +94,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
     const item = { ...stored, payload: checked.payload };
     // The claim counted this attempt and recorded its start.
     const attempts = item.attempts;
-    const renew = () => store.renewHold(options.instanceId, { outboxId: item.id }, options.lease.leaseMs);
+    const renew = () => store.renewClaim(options.instanceId, { outboxId: item.id }, options.lease.leaseMs);
     const claimCovers = () => readyForCall(options.lease, renew, grantedAt, monotonic);
     try {
       const givenUp = await send(item, claimCovers);

@@ -68,7 +68,7 @@ export function createJobStart(
    */
   const claimCovers = (job: JobRecord, kind: 'agentWrite' | 'delivery') => {
     const lease = ctx.leases[kind];
-    const renew = () => store.renewHold(ctx.instanceId, { jobId: job.id }, lease.leaseMs);
+    const renew = () => store.renewClaim(ctx.instanceId, { jobId: job.id }, lease.leaseMs);
     return readyForCall(lease, renew, undefined, ctx.monotonic);
   };
 
