@@ -1,4 +1,5 @@
 import { AT_REST, sqlList, THREAD_RELEASING_PHASES } from '../domain/phases.js';
+import { FEEDBACK_QUERIES } from './feedback.js';
 import { CLUSTER_QUERIES } from './queries/cluster.js';
 import { OUTBOX_QUERIES } from './queries/outbox.js';
 import { USES_QUERIES } from './queries/uses.js';
@@ -134,21 +135,6 @@ const RETENTION = {
     SELECT context_channel_id FROM assistant_threads WHERE channel_id = :channelId AND thread_ts = :threadTs`,
 } as const;
 
-/** Feedback votes on outcome posts. */
-const FEEDBACK = {
-  /**
-   * One vote per person and outcome: a second press replaces the first. Changes no row when the
-   * same vote is pressed again, so the caller can tell a new or changed vote from a repeat.
-   */
-  recordFeedback: `
-    INSERT INTO feedback_votes (job_id, run_seq, user_id, value, updated_at)
-    VALUES (:jobId, :runSeq, :userId, :value, :now)
-    ON CONFLICT (job_id, run_seq, user_id)
-      DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at
-      WHERE feedback_votes.value <> excluded.value`,
-  feedbackTotals: 'SELECT value, COUNT(*) AS n FROM feedback_votes GROUP BY value',
-} as const;
-
 const SHARED = {
   ...JOBS,
   ...RUNS,
@@ -156,7 +142,7 @@ const SHARED = {
   ...CLUSTER_QUERIES,
   ...OUTBOX_QUERIES,
   ...USES_QUERIES,
-  ...FEEDBACK,
+  ...FEEDBACK_QUERIES,
 } as const;
 
 /**
