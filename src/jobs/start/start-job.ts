@@ -35,7 +35,7 @@ export interface JobStart {
   findCard(job: JobRecord): Promise<{ ts: string | undefined } | undefined>;
 }
 
-/** What starting a job reads: its records and holds, the calls out, the checks' and first prompt's inputs. */
+/** What starting a job reads: its records and claims, the calls out, the checks' and first prompt's inputs. */
 type JobStartContext = Pick<JobContext, 'store' | 'applyQueued' | 'instanceId' | 'leases' | 'now'> &
   Pick<JobContext, 'monotonic' | 'slack' | 'agentFor' | 'loops' | 'logger' | 'metrics'> &
   Pick<JobContext, 'access' | 'audiences' | 'names' | 'hints' | 'settings'>;
