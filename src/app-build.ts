@@ -1,22 +1,22 @@
 import { WebClient } from '@slack/web-api';
 import { createAccessPolicy } from './access/access-policy.js';
-import { agentsPerProject } from './agent/per-project.js';
+import { agentsPerProject } from './agent/client.js';
 import type { RenderHints } from './blocks/messages.js';
 import { type Membership, newInstanceId } from './cluster/membership.js';
-import type { Config } from './config/config.js';
-import { notifyChannelFor, secretsOf } from './config/config.js';
+import { type Config, secretsOf } from './config/config.js';
+import { notifyChannelFor } from './config/notify-channels.js';
 import { projectForChannel, projectOfRecord } from './config/projects.js';
 import { createOutbox } from './delivery/outbox.js';
 import { createHomePublisher } from './home/home-publisher.js';
 import { createSlackApp } from './http/bolt-app.js';
 import { createHealth } from './http/health.js';
-import { countNotRecorded } from './jobs/count-not-recorded.js';
+import { countNotRecorded } from './http/not-recorded.js';
 import { leasesFor, outboxWrites } from './jobs/job-context.js';
 import { createJobService } from './jobs/job-service.js';
 import { createRunOutcomes } from './jobs/outcomes.js';
-import { registerListeners } from './listeners/index.js';
+import { guide, registerListeners } from './listeners/index.js';
 import { createLogger, createRedactor, type Logger } from './logging/logger.js';
-import { setUpMetrics } from './metrics/setup.js';
+import { setUpMetrics } from './metrics/metrics.js';
 import { createRequestBudget } from './poller/budget.js';
 import { createPoller } from './poller/poller.js';
 import { createAgentSessions } from './slack/agent-sessions.js';
@@ -96,7 +96,7 @@ export function buildWork(
   membership: Pick<Membership, 'liveCount'>,
 ) {
   const { config, store, logger, hints, gate } = base;
-  const { caller, identity } = side;
+  const { caller, identity, backgroundSlack } = side;
   // Claims last as long as the calls they guard (see cluster/lease.ts).
   const leases = leasesFor(config.agent.timeoutMs);
   // POLL_MAX_RPS is the deployment's budget: instances sharing a store split it.
@@ -113,7 +113,7 @@ export function buildWork(
   });
   // Built bottom-up, each part handed what it calls: the outbox first (everything queues posts
   // for it), then the outcomes the poller records, the poller, and the job service that wakes both.
-  const home = createHomePublisher({ access, store, slack: side.backgroundSlack, identity, logger, hints });
+  const home = createHomePublisher({ access, store, slack: backgroundSlack, identity, logger, hints, guide });
   // Workflow Builder steps are answered by the outbox, once each (see workflow-builder.ts).
   const steps = createWorkflowSteps({ caller, store, identity, logger, gate, config });
   const outbox = buildOutbox(base, side, { home, steps, leases });

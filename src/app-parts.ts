@@ -2,10 +2,40 @@ import type { Membership } from './cluster/membership.js';
 import type { Health } from './http/health.js';
 import type { Logger } from './logging/logger.js';
 import type { Loop } from './util/loop.js';
-import type { Part } from './util/parts.js';
 import type { TaskTracker } from './util/tasks.js';
-import { withTimeout } from './util/timeout.js';
+import { withTimeout } from './util/waits.js';
 import type { WarmStart } from './warm-start.js';
+
+/**
+ * A named part of the running app: what starting it and stopping it take. Either may be absent
+ * (a part opened when built, or one whose stop another part's covers).
+ */
+export interface Part {
+  name: string;
+  start?: () => Promise<void> | void;
+  stop?: () => Promise<void> | void;
+}
+
+/**
+ * Starts the parts in order, each once the one before it has started. When one fails to start,
+ * the parts before it are stopped (backward, as {@link stopParts} does: the store is closed
+ * too) before the failure is passed on; the failing part undoes its own half-start.
+ */
+export async function startParts(parts: readonly Part[]): Promise<void> {
+  for (const [index, part] of parts.entries()) {
+    try {
+      await part.start?.();
+    } catch (error) {
+      await stopParts(parts.slice(0, index));
+      throw error;
+    }
+  }
+}
+
+/** Stops the parts in the reverse of their start order: what started last stops first. */
+export async function stopParts(parts: readonly Part[]): Promise<void> {
+  for (const part of [...parts].reverse()) await part.stop?.();
+}
 
 /** How long shutdown lets in-flight work finish before closing anyway, in milliseconds. */
 export const SHUTDOWN_GRACE_MS = 7_000;

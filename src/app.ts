@@ -1,15 +1,12 @@
 import { buildFoundation, buildReceiver, buildSlackSide, buildWork, type StartOptions } from './app-build.js';
-import { runningParts } from './app-parts.js';
+import { runningParts, startParts, stopParts } from './app-parts.js';
 import { createMembership } from './cluster/membership.js';
 import type { Config } from './config/config.js';
-import { recoverOrphans } from './jobs/recover-orphans.js';
+import { recoverOrphans } from './jobs/recovery.js';
 import type { Logger } from './logging/logger.js';
 import type { Store } from './store/types.js';
-import { startParts, stopParts } from './util/parts.js';
 import { createTaskTracker } from './util/tasks.js';
 import { warmStart } from './warm-start.js';
-
-export type { StartOptions } from './app-build.js';
 
 export interface RunningApp {
   /** The HTTP port actually bound. */

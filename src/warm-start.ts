@@ -3,7 +3,7 @@ import type { Identity } from './slack/identity.js';
 import { warmUpAckPath } from './slack/warm-up.js';
 import { rehearseInserts } from './store/rehearsal.js';
 import type { StoreLifecycle } from './store/types.js';
-import { withTimeout } from './util/timeout.js';
+import { withTimeout } from './util/waits.js';
 
 /** Longest start-up waits for Slack's `auth.test` before saying ready anyway, in milliseconds. */
 const IDENTITY_WAIT_MS = 500;

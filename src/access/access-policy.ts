@@ -1,11 +1,11 @@
-import { AGENT_HOURLY_LIMIT } from '../agent/limits.js';
+import { AGENT_HOURLY_LIMIT } from '../agent/schema.js';
 import type { Config } from '../config/config.js';
 import { projectOfRecord } from '../config/projects.js';
 import type { Logger } from '../logging/logger.js';
-import { isDirectMessage } from '../slack/conversations.js';
 import type { SlackGateway, SlackUser } from '../slack/gateway.js';
-import { SlackCallError } from '../slack/gateway.js';
 import type { Identity } from '../slack/identity.js';
+import { isDirectMessage } from '../slack/ids.js';
+import { SlackCallError } from '../slack/slack-errors.js';
 import type { UsesStore } from '../store/types.js';
 import { BoundedCache } from '../util/lru.js';
 import { createMembership } from './membership.js';

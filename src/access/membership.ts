@@ -1,6 +1,5 @@
 import type { SlackUser } from '../slack/gateway.js';
-import type { Identity } from '../slack/identity.js';
-import type { Installation } from '../slack/installation.js';
+import type { Identity, Installation } from '../slack/identity.js';
 
 /**
  * Who is inside the installation (see {@link Installation}): of its workspace, or of any

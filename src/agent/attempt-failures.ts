@@ -1,4 +1,3 @@
-import type { AgentAnswer } from './endpoints.js';
 import {
   type AgentApiError,
   AgentBadRequestError,
@@ -10,15 +9,35 @@ import {
   AgentUnauthorizedError,
   AgentUnavailableError,
 } from './errors.js';
-import { CONNECT_ERROR_CODES, errorCode } from './network-errors.js';
 import { MAX_RESPONSE_BYTES } from './response-body.js';
-import { type AgentJob, agentJobSchema, maskedJob } from './schema.js';
+import { type AgentAnswer, type AgentJob, agentJobSchema, maskedJob } from './schema.js';
 
 /*
  * What one attempt of an agent API request came to, read from how it ended: the job it answered,
  * or the typed failure the retry policy decides on. A POST that may have taken effect fails as
  * an unknown outcome, never as something safe to send again.
  */
+
+/** Errors raised before the request reached the API: it surely had no effect there. */
+export const CONNECT_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+
+/** The first `code` found on an error or its causes (fetch wraps the socket error). */
+export function errorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
+    const code = (current as Error & { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = current.cause;
+  }
+  return undefined;
+}
 
 /** One failed attempt, classified for the retry decision. */
 export class AttemptFailure extends Error {
@@ -149,4 +168,34 @@ export function failureOfStatus(
       ? new AgentOutcomeUnknownError(`${where}: ${detail || 'server error'}`, { status })
       : new AgentUnavailableError(`${where}: ${detail || 'server error'}`, { status });
   return new AttemptFailure(typed, noEffect, retryAfterMs());
+}
+
+/** Longest wait a rate-limit answer may ask for: the agent API's limits are hourly. */
+export const MAX_RETRY_AFTER_MS = 24 * 3_600_000;
+
+/** How long a rate-limit answer asks to wait, in milliseconds, at most {@link MAX_RETRY_AFTER_MS}. */
+export function parseRetryAfter(headers: Headers, nowMs: number): number | undefined {
+  const ms = retryAfterOf(headers, nowMs);
+  return ms === undefined || Number.isNaN(ms) ? undefined : Math.min(ms, MAX_RETRY_AFTER_MS);
+}
+
+/** Parses `Retry-After` (seconds or HTTP date) or a reset header into milliseconds from now. */
+function retryAfterOf(headers: Headers, nowMs: number): number | undefined {
+  const retryAfter = headers.get('retry-after');
+  if (retryAfter) {
+    const trimmed = retryAfter.trim();
+    if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+    // Only an HTTP date is valid otherwise; a negative number is not a date.
+    const date = /^-?[\d.]+$/.test(trimmed) ? Number.NaN : Date.parse(trimmed);
+    if (!Number.isNaN(date)) return Math.max(0, date - nowMs);
+  }
+  const reset = headers.get('x-ratelimit-reset') ?? headers.get('ratelimit-reset');
+  if (reset) {
+    const value = Number(reset);
+    if (Number.isFinite(value) && value >= 0) {
+      // Large values are epoch seconds, small ones a delta in seconds.
+      return value > 1e9 ? Math.max(0, value * 1000 - nowMs) : Math.round(value * 1000);
+    }
+  }
+  return undefined;
 }

@@ -1,13 +1,14 @@
 import pRetry, { AbortError } from 'p-retry';
+import { projectOfRecord } from '../config/projects.js';
 import type { Logger } from '../logging/logger.js';
 import {
   AttemptFailure,
   cutOffFailure,
   failureOfStatus,
   jobFromAnswer,
+  parseRetryAfter,
   unreachedFailure,
 } from './attempt-failures.js';
-import type { AgentAnswer, AgentEndpoint } from './endpoints.js';
 import { AgentApiError } from './errors.js';
 import {
   clipDetail,
@@ -16,12 +17,8 @@ import {
   MAX_RESPONSE_BYTES,
   readBodyCapped,
 } from './response-body.js';
-import { parseRetryAfter } from './retry-after.js';
 import { RETRY_FACTOR, type RetryPolicy, retryPolicies } from './retry-policies.js';
-import { type AgentJob, isSafeJobId } from './schema.js';
-
-export { clipDetail, MAX_ERROR_BODY_BYTES, MAX_RESPONSE_BYTES, readBodyCapped } from './response-body.js';
-export { MAX_RETRY_AFTER_MS, parseRetryAfter } from './retry-after.js';
+import { type AgentAnswer, type AgentEndpoint, type AgentJob, isSafeJobId } from './schema.js';
 
 /** The three operations of the agent API (Mintlify Admin API v2) the bot uses. */
 export interface AgentClient {
@@ -197,5 +194,30 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
     sendMessage: async (jobId, prompt) =>
       withRetry('send_message', policies.post, 'POST', `${jobPath(jobId)}/message`, { prompt }, 200),
     getJob: async (jobId) => withRetry('get_job', policies.get, 'GET', jobPath(jobId), undefined, 200),
+  };
+}
+
+/**
+ * One agent client per documentation project (`CHANNEL_PROJECTS`), made when a project is first
+ * used: every client shares the same options (key, budget, hooks), only the project differs.
+ */
+export function agentsPerProject(
+  options: Omit<AgentClientOptions, 'projectId'> & {
+    /** The deployment's project, for jobs whose project is null. */
+    defaultProject: string;
+    /** Wraps each client as it is made (the composition root holds it behind the yield gate). */
+    wrap: (client: AgentClient) => AgentClient;
+  },
+): (projectId: string | null) => AgentClient {
+  const { defaultProject, wrap, ...shared } = options;
+  const agents = new Map<string, AgentClient>();
+  return (projectId) => {
+    const id = projectOfRecord(projectId, defaultProject);
+    let agent = agents.get(id);
+    if (!agent) {
+      agent = wrap(createAgentClient({ ...shared, projectId: id }));
+      agents.set(id, agent);
+    }
+    return agent;
   };
 }

@@ -1,5 +1,17 @@
 import { z } from 'zod';
 
+/** The three agent API operations, as the client reports them (and as metric label values). */
+export type AgentEndpoint = 'create_job' | 'send_message' | 'get_job';
+
+/** How an agent API request ended: the HTTP status it answered, or no answer at all. */
+export type AgentAnswer = number | 'timeout' | 'network_error';
+
+/**
+ * Instructions the agent API accepts per project per hour (its documented limit). Project quotas
+ * default to it, and the status report counts against it.
+ */
+export const AGENT_HOURLY_LIMIT = 100;
+
 /** Statuses the API documents. Anything else is kept as-is and treated as still running. */
 export const TERMINAL_STATUSES = ['completed', 'archived', 'failed'] as const;
 export type TerminalStatus = (typeof TERMINAL_STATUSES)[number];

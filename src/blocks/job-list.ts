@@ -1,7 +1,7 @@
 import { type Audience, mayShowJob } from '../domain/privacy.js';
 import { type Block, context, divider, header, LIMITS, section } from '../slack/blocks.js';
-import { isDirectMessage } from '../slack/conversations.js';
-import { checkUrl } from '../slack/links.js';
+import { isDirectMessage } from '../slack/ids.js';
+import { checkUrl, permalink } from '../slack/links.js';
 import {
   channelMention,
   escapeMrkdwn,
@@ -12,10 +12,9 @@ import {
   mrkdwnToPlain,
   slackDate,
   truncateMrkdwn,
+  truncateText,
   userMention,
 } from '../slack/mrkdwn.js';
-import { permalink } from '../slack/permalink.js';
-import { truncateText } from '../slack/truncate.js';
 import type { JobRecord } from '../store/types.js';
 import { duration, pullRequestLink, type RenderHints, startedByWorkflow, statusLine } from './messages.js';
 import { cardTsOf } from './status-card.js';

@@ -1,5 +1,4 @@
-import { mrkdwnToPlain } from '../slack/mrkdwn.js';
-import { truncateText } from '../slack/truncate.js';
+import { mrkdwnToPlain, truncateText } from '../slack/mrkdwn.js';
 
 /**
  * A job's instruction as a one-line plain-text title (the assistant pane's thread, the agent

@@ -1,6 +1,6 @@
 import { stepExecutionOfKey } from '../domain/keys.js';
 import { STILL_STARTING, TAKES_FOLLOW_UPS } from '../domain/phases.js';
-import { isPrivateConversation } from '../slack/conversations.js';
+import { isPrivateConversation } from '../slack/ids.js';
 import { checkPullRequestUrl } from '../slack/links.js';
 import {
   blockQuote,
@@ -13,12 +13,12 @@ import {
   type Mrkdwn,
   md,
   truncateMrkdwn,
+  truncateText,
   userMention,
 } from '../slack/mrkdwn.js';
-import { truncateText } from '../slack/truncate.js';
 import type { JobRecord, RunOutcome } from '../store/types.js';
 
-export { agentErrorText, modalText, refusalText } from './refusal-texts.js';
+export { agentErrorText, refusalText } from './refusal-texts.js';
 
 /**
  * Everything the bot says in Slack, in one place so wording stays consistent. Every text is
@@ -26,6 +26,9 @@ export { agentErrorText, modalText, refusalText } from './refusal-texts.js';
  */
 
 export const COMMAND = '/docs-agent';
+
+/** Most file names a private note lists; the rest are counted. */
+const NOTE_FILES_LISTED = 5;
 
 /** How this deployment presents jobs: follow-up mode, aside marker, trusted pull request hosts. */
 export interface RenderHints {
@@ -46,21 +49,6 @@ export function followUpHint(hints: RenderHints, where: Mrkdwn = md`this thread`
     ? md`${how} Start a reply with ${codeSpan(hints.asideMarker)} to keep it from the agent.`
     : how;
 }
-
-/** Every way to use the bot, in a few lines (`/docs-agent help`, the App Home). */
-export const usage = (hints: RenderHints): Mrkdwn =>
-  joinMrkdwn([
-    md`*docs-agent* runs the documentation agent on this team's docs and opens a pull request.`,
-    md`• \`/docs-agent &lt;instruction&gt;\`: start a job in this channel, e.g. \`/docs-agent Add a quickstart for the Python SDK\``,
-    md`• \`@docs-agent &lt;instruction&gt;\`: start a job right where you are; inside a thread, the earlier messages go to the agent as context.`,
-    md`• *Send to docs agent* (message menu ⋮ → More message shortcuts): start a job about any message.`,
-    md`• ${followUpHint(hints, md`a job’s thread`)}`,
-    md`• The status card at the top of the thread shows progress; the outcome and pull request are posted in the thread.`,
-    md`• \`/docs-agent list\` your recent jobs · \`/docs-agent list channel\` this channel’s · \`/docs-agent status\` quota and health · \`/docs-agent help\` this message.`,
-  ]);
-
-/** The help with this deployment's defaults, for messages that have no configuration at hand. */
-export const USAGE = usage({ mode: 'all', asideMarker: '//', prLinkHosts: [] });
 
 /** "24 hours", "45 minutes", "30 seconds". */
 export function duration(ms: number): Mrkdwn {
@@ -219,15 +207,10 @@ export const text = {
     md`:warning: I could not record that instruction, so nothing was started. Please try again in a moment.`,
   promptTooLong: (length: number, max: number) =>
     md`:straight_ruler: That instruction is ${count(length)} characters long; the limit is ${count(max)}. Nothing was sent. Please shorten it, or split it into a first instruction and follow-ups in the thread.`,
-  unknownSubcommand: (word: string, help: Mrkdwn = USAGE) =>
-    md`:information_source: ${codeSpan(truncateText(word, 100))} is not a /docs-agent subcommand, so nothing was started.\n${help}`,
-  reportUnavailable: () => md`:warning: I could not read my records just now. Please try again in a moment.`,
   notInChannel: (channelId: string) =>
     isPrivateConversation(channelId)
       ? md`:wave: I can't post in this conversation, so no job was started. Run /docs-agent in a channel I am in (invite me with \`/invite @docs-agent\`).`
       : md`:wave: I can't post in ${channelMention(channelId)}, so no job was started. Invite me with \`/invite @docs-agent\` and run the command again.`,
-  directMessage: () =>
-    md`:wave: /docs-agent runs jobs in channels, where the job's thread lets everyone follow along and reply. Run it in a channel I am in (invite me with \`/invite @docs-agent\`), or send me the instruction as a message in my Messages tab. Nothing was started.`,
   cannotPost: (reason: string) =>
     md`:warning: I couldn't post in this conversation (Slack said ${codeSpan(truncateText(reason, 100))}), so no job was started.`,
   restartedBeforeCreate: (requesterId: string) =>
@@ -247,6 +230,11 @@ export const text = {
     md`:hourglass: Slack could not confirm who you are just now, so your instruction has not been sent to the agent yet. I have kept it and will check again; once Slack answers it is sent, or you are told why not.`,
   verificationTimedOut: () =>
     md`:warning: Slack could not confirm who you are for half an hour, so your instruction was not sent to the agent. Please send it again.`,
-  bareMention: () =>
-    md`:wave: Tell me what to do after the mention, e.g. \`@docs-agent Document the new rate limits\`. Inside a thread, I read the earlier messages as context. Nothing was started.`,
+  /** Files shared with an instruction: the agent API takes text only, so their names are all it gets. */
+  filesUnseen: (files: readonly { name: string; type: string }[]) => {
+    const listed = files.slice(0, NOTE_FILES_LISTED).map((f) => codeSpan(truncateText(f.name, 80)));
+    const more = files.length - listed.length;
+    const names = joinMrkdwn(more > 0 ? [...listed, md`${more} more`] : listed, md`, `);
+    return md`:paperclip: Files do not reach the docs agent: it gets only their names and types (${names}), with your text. Paste what it needs from them into your message.`;
+  },
 };

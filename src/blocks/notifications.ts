@@ -1,9 +1,8 @@
 import type { Config } from '../config/config.js';
 import { mayShowJob } from '../domain/privacy.js';
 import { type Block, LIMITS, section } from '../slack/blocks.js';
-import { checkUrl } from '../slack/links.js';
+import { checkUrl, permalink } from '../slack/links.js';
 import { channelMention, joinMrkdwn, link, type Mrkdwn, md, truncateMrkdwn } from '../slack/mrkdwn.js';
-import { permalink } from '../slack/permalink.js';
 import type { JobRecord, RunOutcome } from '../store/types.js';
 import { pullRequestLink, quoteInstruction, type RenderHints, statusLine } from './messages.js';
 import { cardTsOf, outcomePost } from './status-card.js';

@@ -8,12 +8,11 @@ import {
   AgentUnauthorizedError,
   AgentUnavailableError,
 } from '../agent/errors.js';
-import { codeSpan, type Mrkdwn, md, slackDate } from '../slack/mrkdwn.js';
-import { truncateText } from '../slack/truncate.js';
+import { codeSpan, type Mrkdwn, md, slackDate, truncateText } from '../slack/mrkdwn.js';
 
 /**
- * Why something the person asked for was not done: the agent API's refusals, the access policy's,
- * and a modal's input errors. Each names what was not done and what to do next.
+ * Why something the person asked for was not done: the agent API's refusals and the access
+ * policy's. Each names what was not done and what to do next.
  */
 
 /** Why an instruction did not reach the agent, in words for the person who gave it. */
@@ -71,26 +70,3 @@ export function refusalText(decision: { reason: RefusalReason; retryAt?: Date; l
   }
   return REFUSALS[decision.reason];
 }
-
-/**
- * Errors shown under a modal's inputs. Slack shows them as plain text (it parses no markup
- * there), so they are plain strings and name channels in words.
- */
-export const modalText = {
-  notUnderstood: () => 'I could not read this form. Close it and use the shortcut again.',
-  noInstruction: () => 'Write what the docs agent should do.',
-  tooLong: (length: number, max: number) =>
-    `That is ${length.toLocaleString('en-US')} characters; the limit is ${max.toLocaleString('en-US')}. Shorten it, or send the rest as a follow-up in the job’s thread.`,
-  noChannel: () => 'Pick the channel to run the job in.',
-  direct: () => 'Jobs run in channels, where everyone can follow the thread. Pick a channel.',
-  channelNotAllowed: () =>
-    'The docs agent is not enabled in that channel. Pick another channel, or ask an admin which channels it serves.',
-  channelMissing: () => 'I cannot see that channel. Pick a channel I am a member of.',
-  archived: () => 'That channel is archived. Pick another channel.',
-  notMember: () =>
-    'I am not a member of that channel, so I cannot post the job there. Invite me with /invite @docs-agent, or pick another channel.',
-  threadHasJob: () =>
-    'This message’s thread already has a docs agent job: reply in that thread to send it a follow-up, or pick another channel to start a new job.',
-  notRecorded: () =>
-    'I could not record that instruction, so nothing was started. Please try again in a moment.',
-};

@@ -1,15 +1,8 @@
+import type { LogLevel } from '../logging/logger.js';
 import { databasePassword } from '../logging/secrets.js';
-import { envSchema, type LogLevel } from './env-schema.js';
+import { envSchema } from './env-schema.js';
 import { blankToUndefined } from './fields.js';
 import type { NotifyChannels } from './notify-channels.js';
-
-export {
-  LOG_LEVELS,
-  type LogLevel,
-  MAX_METRICS_TOKEN_CHARS,
-  MIN_METRICS_TOKEN_CHARS,
-} from './env-schema.js';
-export { type NotifyChannels, notifyChannelFor } from './notify-channels.js';
 
 /** Validated configuration. Built once at start-up by {@link readConfig} and passed in. */
 export interface Config {

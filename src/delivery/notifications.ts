@@ -1,8 +1,8 @@
 import type { Logger } from '../logging/logger.js';
-import { type Blocks, SlackCallError, type SlackGateway } from '../slack/gateway.js';
+import type { Blocks, SlackGateway } from '../slack/gateway.js';
 import { CLOCK_MARGIN_S } from '../slack/message-listing.js';
 import { recordedMrkdwn } from '../slack/mrkdwn.js';
-import { isChannelClosed } from '../slack/slack-errors.js';
+import { isChannelClosed, SlackCallError } from '../slack/slack-errors.js';
 import type { OutboxItem, OutboxPayload } from '../store/types.js';
 import { unkeyedPostKey } from './outbox-registry.js';
 

@@ -1,7 +1,8 @@
 import { statusCard } from '../blocks/status-card.js';
 import type { OutboxPayload } from '../domain/outbox-payload.js';
-import { type Blocks, SlackCallError } from '../slack/gateway.js';
+import type { Blocks } from '../slack/gateway.js';
 import { recordedMrkdwn } from '../slack/mrkdwn.js';
+import { SlackCallError } from '../slack/slack-errors.js';
 import type { OutboxItem } from '../store/types.js';
 import { createNotificationSender } from './notifications.js';
 import type { OutboxOptions } from './outbox.js';

@@ -11,8 +11,7 @@ import {
   type StepResult,
   WAIT_LIMIT_MS,
 } from '../slack/function-steps.js';
-import { checkUrl } from '../slack/links.js';
-import { permalink } from '../slack/permalink.js';
+import { checkUrl, permalink } from '../slack/links.js';
 import type { JobRecord, JobsStore, OutboxItem } from '../store/types.js';
 
 /** What delivering a step item came to: done, given up (Slack's code), or look again at `laterAt`. */

@@ -1,9 +1,10 @@
 import type { AccessPolicy } from '../access/access-policy.js';
 import { HOME_LIMIT, homeRefusedView, homeView } from '../blocks/job-list.js';
-import { type RenderHints, refusalText, usage } from '../blocks/messages.js';
+import { type RenderHints, refusalText } from '../blocks/messages.js';
 import type { Logger } from '../logging/logger.js';
 import type { SlackGateway } from '../slack/gateway.js';
 import type { Identity } from '../slack/identity.js';
+import type { Mrkdwn } from '../slack/mrkdwn.js';
 import type { HomeViewsStore, JobsStore } from '../store/types.js';
 
 export interface HomePublisher {
@@ -21,6 +22,8 @@ export function createHomePublisher(deps: {
   identity: Identity;
   logger: Logger;
   hints: RenderHints;
+  /** Every way to use the bot, shown under the jobs: what `/docs-agent help` answers. */
+  guide: (hints: RenderHints) => Mrkdwn;
   now?: () => number;
 }): HomePublisher {
   const now = deps.now ?? Date.now;
@@ -41,7 +44,7 @@ export function createHomePublisher(deps: {
       const workspaceUrl = (await deps.identity.get())?.url;
       await deps.slack.publishHome(
         userId,
-        homeView(jobs, usage(deps.hints), {
+        homeView(jobs, deps.guide(deps.hints), {
           workspaceUrl,
           now: now(),
           prLinkHosts: deps.hints.prLinkHosts,

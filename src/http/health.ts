@@ -1,3 +1,5 @@
+import type { Route } from './front-server.js';
+
 /** What `/docs-agent status` reports about this instance, gathered as it runs. */
 export interface Health {
   /** Called with every HTTP status the agent API answered. */
@@ -22,5 +24,18 @@ export function createHealth(now: () => number = Date.now): Health {
     },
     pollerRunning: () => polling,
     startedAt: now(),
+  };
+}
+
+/** `/healthz`: 200 once the app is ready to serve, 503 before and while it stops. */
+export function healthzRoute(isReady: () => boolean): Route {
+  return {
+    method: 'GET',
+    path: '/healthz',
+    handle: (_req, res) => {
+      const ready = isReady();
+      res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ status: ready ? 'ok' : 'unavailable' }));
+    },
   };
 }

@@ -1,8 +1,7 @@
 import type { RenderHints } from '../blocks/messages.js';
 import type { Logger } from '../logging/logger.js';
 import type { SlackGateway } from '../slack/gateway.js';
-import { followUpText } from '../slack/mentions.js';
-import { isHumanMessage } from '../slack/messages.js';
+import { followUpText, isHumanMessage } from '../slack/messages.js';
 import type { JobRecord } from '../store/types.js';
 import type { ReplyRequest } from './requests.js';
 import { CONTEXT_MESSAGES_READ } from './thread-context.js';

@@ -1,4 +1,4 @@
-import { isDirectMessage } from '../slack/conversations.js';
+import { isDirectMessage } from '../slack/ids.js';
 import type { JobRecord } from '../store/types.js';
 import type { JobContext } from './job-context.js';
 

@@ -1,6 +1,5 @@
 import type { Orphans } from '../store/types.js';
 import { createReplyCatchUp } from './catch-up.js';
-import { createEdits, type Edits, type WaitingWithdrawal } from './edits.js';
 import { createFollowUps } from './follow-ups.js';
 import { createInstructionChecks } from './instruction-checks.js';
 import { createJobContext, type JobServiceDeps } from './job-context.js';
@@ -10,23 +9,7 @@ import { createJobAcceptance, type JobAcceptance } from './start/accept.js';
 import { createRetryAcceptance, type RetryAcceptance } from './start/retry.js';
 import { createJobStart, type JobStart } from './start/start-job.js';
 import { createVerificationWaits } from './verification-waits.js';
-
-export type { EditOutcome } from './edits.js';
-export type { JobServiceDeps } from './job-context.js';
-export type {
-  DeleteRequest,
-  DirectRequest,
-  EditRequest,
-  MentionOutcome,
-  MentionRequest,
-  ReplyRequest,
-  RetryOutcome,
-  RetryRequest,
-  ShortcutRequest,
-  StartRequest,
-  StepRequest,
-} from './requests.js';
-export type { SharedFile } from './shared-files.js';
+import { createWithdrawal, type WaitingWithdrawal } from './withdrawal.js';
 
 /**
  * The job rules. Every instruction is first *accepted* (recorded in the store, fast, before
@@ -38,7 +21,6 @@ export interface JobService
     RetryAcceptance,
     Pick<JobStart, 'startJob'>,
     Replies,
-    Edits,
     WaitingWithdrawal {
   /**
    * Finishes or explains what a stopped process left half done (taken over with
@@ -77,7 +59,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
   const replies = createReplies(ctx, { checks, followUps });
   const catchUp = createReplyCatchUp({ ...ctx, accept: replies.acceptReply, process: replies.processReply });
   const start = createJobStart(ctx, { checks, dispatchReady: followUps.dispatchReady, catchUp });
-  const edits = createEdits(ctx, followUps.dispatchReady);
+  const withdrawal = createWithdrawal(ctx, followUps.dispatchReady);
   const recovery = createRecovery(ctx, { ...start, ...replies, dispatchReady: followUps.dispatchReady });
 
   return {
@@ -85,9 +67,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
     ...createRetryAcceptance(ctx),
     startJob: start.startJob,
     ...replies,
-    acceptEdit: edits.acceptEdit,
-    acceptDelete: edits.acceptDelete,
-    withdrawWaiting: edits.withdrawWaiting,
+    ...withdrawal,
     recover: recovery.recover,
 
     async handBack({ jobIds = [], runIds = [] }) {

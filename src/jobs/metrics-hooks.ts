@@ -1,9 +1,7 @@
 import type { RefusalReason } from '../access/access-policy.js';
-import type { AgentAnswer, AgentEndpoint } from '../agent/endpoints.js';
+import type { AgentAnswer, AgentEndpoint } from '../agent/schema.js';
 import type { FeedbackValue } from '../domain/feedback.js';
 import type { RunOutcome } from '../store/types.js';
-
-export type { AgentAnswer, AgentEndpoint };
 
 /**
  * Where an instruction came from. A mention inside a thread that already has a job is that

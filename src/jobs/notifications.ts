@@ -3,7 +3,7 @@ import { channelNotification, requesterMessage } from '../blocks/notifications.j
 import type { Config } from '../config/config.js';
 import { outcomeNotification } from '../delivery/outbox-items.js';
 import type { Logger } from '../logging/logger.js';
-import { isDirectMessage } from '../slack/conversations.js';
+import { isDirectMessage } from '../slack/ids.js';
 import type { JobRecord, NewOutboxItem, RunOutcome, RunRecord } from '../store/types.js';
 import type { JobSettings } from './job-context.js';
 import type { JobPrivacyChecks } from './job-privacy.js';

@@ -2,7 +2,7 @@
 
 import type { AccessDecision } from '../access/access-policy.js';
 import type { ChannelAudience } from '../slack/channel-audience.js';
-import type { SharedFile } from './shared-files.js';
+import type { SharedFile } from '../slack/messages.js';
 
 /** A `/docs-agent <instruction>` command, already validated by its listener. */
 export interface StartRequest {
@@ -100,37 +100,6 @@ export interface ReplyRequest {
   mentionsBot?: boolean;
   /** Files the message carried: the agent gets their names only, and the author is told. */
   files?: SharedFile[];
-}
-
-/** Someone edited a message in a conversation: it may be an instruction still waiting. */
-export interface EditRequest {
-  channelId: string;
-  /** The thread the message is in (its own ts when it is a thread's root or stands alone). */
-  threadTs: string;
-  messageTs: string;
-  /** The message's author. */
-  userId: string;
-  /** This version of the message (Slack's `edited.ts`): notes about it are given once. */
-  version: string;
-  /** What the new text asks as a reply in a job's thread (undefined: an aside, or not for the bot). */
-  asReply: string | undefined;
-  /** What it asks as the instruction that started a job (undefined: an aside). */
-  asInstruction: string | undefined;
-  /** Files the edited message carries. */
-  files: SharedFile[];
-}
-
-/** Someone deleted a message in a conversation: it may be an instruction still waiting. */
-export interface DeleteRequest {
-  channelId: string;
-  /**
-   * The thread the message was in; undefined when Slack did not say (a `message_deleted` without
-   * `previous_message`, as Slack documents it): the store's own record of the message decides.
-   */
-  threadTs: string | undefined;
-  messageTs: string;
-  /** The deleted message's author; undefined when Slack did not say. */
-  userId: string | undefined;
 }
 
 /** A click on a status card's "Try again" button, already parsed by its listener. */

@@ -1,16 +1,9 @@
-import { editText } from '../blocks/edit-texts.js';
+import { text as say } from '../blocks/messages.js';
 import { privateNote } from '../delivery/outbox-items.js';
 import { keys } from '../delivery/outbox-registry.js';
-import { truncateText } from '../slack/truncate.js';
+import type { SharedFile } from '../slack/messages.js';
+import { truncateText } from '../slack/mrkdwn.js';
 import type { NewOutboxItem } from '../store/types.js';
-
-/** A file shared with an instruction: the agent API takes text only, so only this reaches it. */
-export interface SharedFile {
-  /** The file's name as its owner gave it (any text). */
-  name: string;
-  /** Slack's file type or MIME type, e.g. `pdf`, `image/png`. */
-  type: string;
-}
 
 /** Most files named in a prompt; the rest are counted. */
 export const PROMPT_FILES_LISTED = 20;
@@ -57,5 +50,5 @@ export function filesNote(
     threadTs: message.threadTs,
     responseUrl: null,
   };
-  return [privateNote(jobId, key, to, editText.filesUnseen(files))];
+  return [privateNote(jobId, key, to, say.filesUnseen(files))];
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { ThreadMessage } from '../slack/gateway.js';
-import { mrkdwnToPlain } from '../slack/mrkdwn.js';
-import { truncateText } from '../slack/truncate.js';
+import type { ThreadMessage } from '../slack/message-listing.js';
+
+import { mrkdwnToPlain, truncateText } from '../slack/mrkdwn.js';
 
 /** Most thread messages read back for context (Slack returns them oldest first). */
 export const CONTEXT_MESSAGES_READ = 1_000;

@@ -2,7 +2,7 @@ import { text } from '../blocks/messages.js';
 import { type PrivateTarget, privateNote } from '../delivery/outbox-items.js';
 import { keys } from '../delivery/outbox-registry.js';
 import type { Logger } from '../logging/logger.js';
-import { backoffMs } from '../util/backoff.js';
+import { backoffMs } from '../util/waits.js';
 import type { OutboxWrites } from './job-context.js';
 
 /** First wait before an instruction waiting for verification is checked again, in milliseconds. */

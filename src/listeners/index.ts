@@ -1,34 +1,66 @@
 import type { App } from '@slack/bolt';
 import { FEEDBACK_ACTION_ID } from '../blocks/feedback.js';
 import { RETRY_ACTION_ID } from '../blocks/status-card.js';
+import { appContextChanged } from '../features/agent-messaging/app-context-changed.js';
+import { assistantPane, screenAssistantEvents } from '../features/agent-messaging/assistant-pane.js';
+import { appHomeOpened } from '../features/app-home/listener.js';
+import { docsAgentCommand } from '../features/command/listener.js';
+import { messageDeleted, messageEdited } from '../features/edits/listener.js';
 import { outcomeFeedback } from '../features/feedback/listener.js';
+import { appMention } from '../features/messages/app-mention.js';
+import { directMessage } from '../features/messages/direct-message.js';
+import { threadReply } from '../features/messages/thread-reply.js';
+import { sendToDocsAgent } from '../features/shortcut/listener.js';
+import { MODAL_CALLBACK_ID, SHORTCUT_CALLBACK_ID } from '../features/shortcut/modal.js';
+import { sendToDocsAgentSubmission } from '../features/shortcut/submission.js';
 import { agentSessionStopped } from '../features/stop/listener.js';
 import { tryAgain } from '../features/try-again/listener.js';
-import { registerActions } from './actions/index.js';
-import { registerAssistant } from './assistant/index.js';
-import { registerCommands } from './commands/index.js';
-import { registerEvents } from './events/index.js';
-import { registerFunctions } from './functions/index.js';
+import { START_STEP_CALLBACK_ID, startJobStep } from '../features/workflow-steps/start-job-step.js';
+import { WAIT_STEP_CALLBACK_ID, waitJobStep } from '../features/workflow-steps/wait-job-step.js';
 import { learnInstallation } from './installation.js';
-import { registerShortcuts } from './shortcuts/index.js';
 import type { ListenerDeps } from './types.js';
-import { registerViews } from './views/index.js';
 
 /**
  * Registers every Slack surface the app answers: the one table of listeners, and the only module
  * outside `src/features` that imports a feature (the architecture test checks this).
  */
 export function registerListeners(app: App, deps: ListenerDeps): void {
+  // The features (src/features/) are each handed the fields of these dependencies they declare.
   app.use(learnInstallation(deps.identity));
-  registerAssistant(app, deps);
-  registerCommands(app, deps);
-  registerEvents(app, deps);
-  registerShortcuts(app, deps);
-  registerViews(app, deps);
-  registerActions(app, deps);
-  registerFunctions(app, deps);
-  // The features (src/features/), each handed the fields of these dependencies it declares.
+  // The assistant pane, screened first: Bolt's `Assistant` throws on a thread it cannot read,
+  // which would answer Slack 500. Bolt hands it every threaded direct message, so its messages
+  // listener is the messages feature's direct-message listener.
+  app.use(screenAssistantEvents(deps));
+  app.assistant(assistantPane(deps, directMessage(deps)));
+  // The app owns one command; matching any name keeps it working if a workspace renames it.
+  app.command(/^\/.+/, docsAgentCommand(deps));
+  app.event('message', threadReply(deps));
+  // Messages at the top of a direct message; threaded ones reach the assistant pane's listener.
+  app.event('message', directMessage(deps));
+  app.event('message', messageEdited(deps));
+  app.event('message', messageDeleted(deps));
+  app.event('app_mention', appMention(deps));
+  app.event('app_home_opened', appHomeOpened(deps));
+  // Agent messaging's Messages tab; the assistant pane's own events reach the pane above.
+  app.event('app_context_changed', appContextChanged(deps));
+  // The message shortcut opens its modal; the modal's submission starts the job.
+  app.shortcut(SHORTCUT_CALLBACK_ID, sendToDocsAgent(deps));
+  app.view(MODAL_CALLBACK_ID, sendToDocsAgentSubmission(deps));
+  // "View pull request" opens its URL in the browser; Slack still sends the click, and an
+  // unacknowledged click shows the person a warning.
+  app.action('view_pull_request', ({ ack }) => ack());
+  // The Workflow Builder steps (the manifest's `functions`). Bolt acknowledges each
+  // `function_executed` event itself; over HTTP the answer still waits for the listener, which
+  // records the step first.
+  app.function(START_STEP_CALLBACK_ID, startJobStep(deps));
+  app.function(WAIT_STEP_CALLBACK_ID, waitJobStep(deps));
   app.action(FEEDBACK_ACTION_ID, outcomeFeedback(deps));
   app.event('agent_session_stopped', agentSessionStopped(deps));
   app.action(RETRY_ACTION_ID, tryAgain(deps));
 }
+
+/**
+ * Every way to use the bot, as `/docs-agent help` says it: the App Home shows it too, and is
+ * built before the listeners are registered, so the composition root reads it from this table.
+ */
+export { usage as guide } from '../features/command/wording.js';

@@ -1,6 +1,6 @@
 import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
 import type { Identity } from '../slack/identity.js';
-import { installationOfId } from '../slack/installation.js';
+import { installationOfId } from '../slack/identity.js';
 
 interface BotAuthorization {
   team_id?: unknown;

@@ -6,11 +6,10 @@ import type { Health } from '../http/health.js';
 import type { OutboxWrites } from '../jobs/job-context.js';
 import type { JobService } from '../jobs/job-service.js';
 import type { MetricsHooks } from '../jobs/metrics-hooks.js';
-import type { Logger } from '../logging/logger.js';
+import type { Logger, Redact } from '../logging/logger.js';
 import type { StepCompleter } from '../slack/function-steps.js';
 import type { SlackGateway } from '../slack/gateway.js';
 import type { Identity } from '../slack/identity.js';
-import type { Redact } from '../slack/redaction.js';
 import type { UserNames } from '../slack/user-names.js';
 import type {
   AssistantThreadsStore,
@@ -41,9 +40,12 @@ export interface ListenerDeps {
   /**
    * Read-only views (lists, status, App Home) read the store directly, and so does what a
    * surface records itself (a feedback vote: `getJob`, `getRuns`, `recordFeedback`; a stop:
-   * `findJobByThread`, `getJob`, `getRuns`).
+   * `findJobByThread`, `getJob`, `getRuns`; an edit or deletion: `threadOfOpenMessage` too).
    */
-  store: Pick<JobsStore, 'findJobByThread' | 'countActiveJobs' | 'recentJobs' | 'getJob'> &
+  store: Pick<
+    JobsStore,
+    'findJobByThread' | 'threadOfOpenMessage' | 'countActiveJobs' | 'recentJobs' | 'getJob'
+  > &
     Pick<RunsStore, 'getRuns'> &
     Pick<AssistantThreadsStore, 'assistantThread' | 'recordAssistantThread'> &
     Pick<HomeViewsStore, 'recordHomeOpened'> &

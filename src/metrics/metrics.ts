@@ -1,7 +1,14 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { AgentAnswer } from '../agent/schema.js';
+import type { Config } from '../config/config.js';
+import { servedProjects } from '../config/projects.js';
 import { FEEDBACK_VALUES } from '../domain/feedback.js';
-import type { AgentAnswer, MetricsHooks } from '../jobs/metrics-hooks.js';
-import type { RunOutcome } from '../store/types.js';
+import { answerPlain, type Route } from '../http/front-server.js';
+import { type MetricsHooks, noMetrics } from '../jobs/metrics-hooks.js';
+import type { Logger } from '../logging/logger.js';
+import type { ReportsStore, RunOutcome, StoreLifecycle } from '../store/types.js';
 import { registerStoreGauges, type StoreGaugesOptions } from './store-gauges.js';
 
 /** Upper bounds of the agent API latency buckets, in seconds (its time-out defaults to 6 s). */
@@ -139,4 +146,66 @@ export function statusClass(answer: AgentAnswer): string {
 /** A Slack error code fit for a label: Slack's own are snake_case; anything else is cut down to that. */
 function labelSafe(code: string): string {
   return code.replace(/[^A-Za-z0-9_.]/g, '_').slice(0, MAX_CODE_CHARS) || 'unknown';
+}
+
+export interface MetricsRouteOptions {
+  /** The bearer token scrapers must send (`METRICS_TOKEN`). */
+  token: string;
+  metrics: Pick<Metrics, 'render'>;
+  logger: Logger;
+}
+
+const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+
+/**
+ * `GET /metrics`: the Prometheus text exposition, for requests carrying
+ * `Authorization: Bearer <token>`. Anything else gets 401 with `WWW-Authenticate: Bearer`.
+ * Tokens are compared as SHA-256 digests in constant time, so neither the time taken nor the
+ * length of what was sent tells a guesser how close it came. Nothing a request sends is logged.
+ */
+export function metricsRoute({ token, metrics, logger }: MetricsRouteOptions): Route {
+  const expected = digest(token);
+  const authorized = (req: IncomingMessage) => {
+    const presented = /^Bearer +([^\s]+) *$/i.exec(req.headers.authorization ?? '')?.[1];
+    return presented !== undefined && timingSafeEqual(digest(presented), expected);
+  };
+  return {
+    method: 'GET',
+    path: '/metrics',
+    async handle(req, res) {
+      if (!authorized(req)) {
+        logger.debug('metrics request without the right bearer token');
+        res.setHeader('www-authenticate', 'Bearer realm="metrics"');
+        return answerPlain(req, res, 401, 'unauthorized');
+      }
+      const { contentType, body } = await metrics.render();
+      res.writeHead(200, {
+        'content-type': contentType,
+        'content-length': Buffer.byteLength(body),
+        'cache-control': 'no-store',
+      });
+      res.end(body);
+      req.resume();
+    },
+  };
+}
+
+/**
+ * The metrics of one app start: with `METRICS_TOKEN` set, the hooks that count and the
+ * `GET /metrics` route; without it, hooks that do nothing and no route (`/metrics` is a 404).
+ */
+export function setUpMetrics(
+  config: Pick<Config, 'metricsToken' | 'agent' | 'channelProjects' | 'instanceTimeoutMs'>,
+  store: ReportsStore & Pick<StoreLifecycle, 'shared'>,
+  logger: Logger,
+): { hooks: MetricsHooks; routes: Route[] } {
+  if (config.metricsToken === undefined) return { hooks: noMetrics, routes: [] };
+  const metrics = createMetrics({
+    read: (usesSince, instanceTimeoutMs) => store.figures(usesSince, instanceTimeoutMs),
+    shared: store.shared,
+    projects: servedProjects(config),
+    instanceTimeoutMs: config.instanceTimeoutMs,
+    logger,
+  });
+  return { hooks: metrics.hooks, routes: [metricsRoute({ token: config.metricsToken, metrics, logger })] };
 }

@@ -1,6 +1,5 @@
 import type { SafeUrl } from './links.js';
-import { type Mrkdwn, truncateMrkdwn } from './mrkdwn.js';
-import { truncateText } from './truncate.js';
+import { type Mrkdwn, truncateMrkdwn, truncateText } from './mrkdwn.js';
 
 /**
  * Block Kit builders that keep every text within Slack's documented limits, so a long

@@ -1,6 +1,6 @@
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logging/logger.js';
-import { type Redact, redactDeep } from './redaction.js';
+import { type Redact, redactDeep } from '../logging/logger.js';
 import { SlackCallError, toSlackCallError } from './slack-errors.js';
 
 /**

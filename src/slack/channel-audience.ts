@@ -1,6 +1,6 @@
 import type { Logger } from '../logging/logger.js';
 import { BoundedCache } from '../util/lru.js';
-import { withTimeout } from '../util/timeout.js';
+import { withTimeout } from '../util/waits.js';
 import type { SlackGateway } from './gateway.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { SlackCaller } from './caller.js';
-import type { ConversationFacts } from './conversations.js';
+import type { ConversationFacts } from './ids.js';
 import {
   eventPayload,
   LISTING_PAGES,
@@ -9,10 +9,6 @@ import {
 } from './message-listing.js';
 import type { Mrkdwn } from './mrkdwn.js';
 import { SlackCallError, withRateLimitWait } from './slack-errors.js';
-
-export type { ConversationFacts } from './conversations.js';
-export { LISTING_PAGES, type PostMetadata, type ThreadMessage } from './message-listing.js';
-export { POST_MAX_RATE_LIMIT_WAIT_MS, SlackCallError } from './slack-errors.js';
 
 export interface SlackUser {
   /** The name people see: display name, else real name, else the account name. */

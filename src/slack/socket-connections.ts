@@ -1,7 +1,6 @@
 import type { WebClientOptions } from '@slack/web-api';
 import type { Logger, LogLevel } from '../logging/logger.js';
-import { backoffMs } from '../util/backoff.js';
-import { withTimeout } from '../util/timeout.js';
+import { backoffMs, withTimeout } from '../util/waits.js';
 import { toSlackCallError } from './slack-errors.js';
 import {
   AppTokenRefusedError,

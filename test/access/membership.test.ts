@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createMembership } from '../../src/access/membership.js';
-import type { Installation } from '../../src/slack/installation.js';
+import type { Installation } from '../../src/slack/identity.js';
 
 const WORKSPACE: Installation = { kind: 'workspace', teamId: 'T1' };
 const ORG: Installation = { kind: 'organization', enterpriseId: 'E0ACME' };

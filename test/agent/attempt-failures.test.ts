@@ -1,9 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
   AttemptFailure,
+  CONNECT_ERROR_CODES,
   cutOffFailure,
+  errorCode,
   failureOfStatus,
   jobFromAnswer,
+  MAX_RETRY_AFTER_MS,
+  parseRetryAfter,
   unreachedFailure,
 } from '../../src/agent/attempt-failures.js';
 import {
@@ -269,5 +273,61 @@ describe('failureOfStatus: what an error status means', () => {
       expect(get.noEffect).toBe(false);
       expect(fail(status, '', 'GET').error.message).toBe(`${WHERE}: server error`);
     }
+  });
+});
+
+const coded = (code: string, cause?: unknown) => Object.assign(new Error('failed', { cause }), { code });
+
+describe('errorCode', () => {
+  it("finds the code on an error's causes, as fetch wraps the socket error", () => {
+    expect(errorCode(new TypeError('fetch failed', { cause: coded('ECONNREFUSED') }))).toBe('ECONNREFUSED');
+    expect(errorCode(coded('ECONNRESET', coded('ENOTFOUND')))).toBe('ECONNRESET');
+  });
+
+  it('looks at most four errors deep, and at errors only', () => {
+    const deep = new Error('1', {
+      cause: new Error('2', {
+        cause: new Error('3', { cause: new Error('4', { cause: coded('EAI_AGAIN') }) }),
+      }),
+    });
+    expect(errorCode(deep)).toBeUndefined();
+    expect(errorCode({ code: 'ECONNREFUSED' })).toBeUndefined();
+    expect(errorCode(Object.assign(new Error('x'), { code: 42 }))).toBeUndefined();
+  });
+
+  it('counts only failures before the request left as connect errors', () => {
+    expect(CONNECT_ERROR_CODES.has('ECONNREFUSED')).toBe(true);
+    expect(CONNECT_ERROR_CODES.has('ECONNRESET')).toBe(false);
+  });
+});
+
+const RETRY_NOW = Date.UTC(2026, 0, 1, 12, 0, 0);
+const wait = (headers: Record<string, string>) => parseRetryAfter(new Headers(headers), RETRY_NOW);
+
+describe('parseRetryAfter', () => {
+  it('reads Retry-After in seconds, fractions rounded to milliseconds', () => {
+    expect(wait({ 'retry-after': '30' })).toBe(30_000);
+    expect(wait({ 'retry-after': ' 1.5 ' })).toBe(1_500);
+  });
+
+  it('reads Retry-After as an HTTP date, never below zero', () => {
+    expect(wait({ 'retry-after': 'Thu, 01 Jan 2026 12:00:45 GMT' })).toBe(45_000);
+    expect(wait({ 'retry-after': 'Thu, 01 Jan 2026 11:59:00 GMT' })).toBe(0);
+  });
+
+  it('reads a reset header as a delta or as epoch seconds', () => {
+    expect(wait({ 'x-ratelimit-reset': '20' })).toBe(20_000);
+    expect(wait({ 'ratelimit-reset': String(RETRY_NOW / 1000 + 90) })).toBe(90_000);
+  });
+
+  it('caps the wait at a day', () => {
+    expect(wait({ 'retry-after': '999999' })).toBe(MAX_RETRY_AFTER_MS);
+  });
+
+  it('ignores what is not a wait', () => {
+    expect(wait({})).toBeUndefined();
+    expect(wait({ 'retry-after': '-5' })).toBeUndefined();
+    expect(wait({ 'retry-after': 'soon' })).toBeUndefined();
+    expect(wait({ 'x-ratelimit-reset': '-1' })).toBeUndefined();
   });
 });

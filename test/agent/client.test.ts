@@ -1,12 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MAX_RETRY_AFTER_MS, parseRetryAfter } from '../../src/agent/attempt-failures.js';
 import {
+  type AgentClient,
   type AgentClientOptions,
-  clipDetail,
+  agentsPerProject,
   createAgentClient,
-  MAX_ERROR_BODY_BYTES,
-  MAX_RESPONSE_BYTES,
-  MAX_RETRY_AFTER_MS,
-  parseRetryAfter,
 } from '../../src/agent/client.js';
 import {
   AgentApiError,
@@ -19,6 +17,7 @@ import {
   AgentUnauthorizedError,
   AgentUnavailableError,
 } from '../../src/agent/errors.js';
+import { clipDetail, MAX_ERROR_BODY_BYTES, MAX_RESPONSE_BYTES } from '../../src/agent/response-body.js';
 import { getPolicy, postPolicy } from '../../src/agent/retry-policies.js';
 import { createLogger, createRedactor } from '../../src/logging/logger.js';
 import {
@@ -883,5 +882,93 @@ describe('redirects', () => {
       await other.close();
       await redirecting.close();
     }
+  });
+});
+
+describe('agentsPerProject', () => {
+  const OTHER_PROJECT = 'proj_handbook';
+
+  // A stand-in serving two projects, beside the one every other test here uses.
+  let projects: AgentStandIn;
+  let wrapped: AgentClient[];
+
+  beforeEach(async () => {
+    projects = await startAgentStandIn({ projects: [PROJECT_ID, OTHER_PROJECT] });
+    wrapped = [];
+  });
+
+  afterEach(async () => {
+    await projects.close();
+    expect(projects.violations).toEqual([]);
+  });
+
+  function agents() {
+    return agentsPerProject({
+      baseUrl: projects.url,
+      apiKey: API_KEY,
+      timeoutMs: 2_000,
+      logger: createLogger({ level: 'error', secrets: [API_KEY], write: () => undefined }),
+      redact: createRedactor([API_KEY]),
+      policies: {
+        get: { ...getPolicy, minTimeoutMs: 5, maxTimeoutMs: 20 },
+        post: { ...postPolicy, minTimeoutMs: 5, maxTimeoutMs: 20 },
+      },
+      defaultProject: PROJECT_ID,
+      wrap: (client) => {
+        wrapped.push(client);
+        return client;
+      },
+    });
+  }
+
+  it('makes one client per project, on first use, and hands the same one back after', () => {
+    const agentFor = agents();
+    expect(wrapped).toHaveLength(0);
+    const first = agentFor(OTHER_PROJECT);
+    expect(agentFor(OTHER_PROJECT)).toBe(first);
+    expect(wrapped).toHaveLength(1);
+    const other = agentFor(PROJECT_ID);
+    expect(other).not.toBe(first);
+    expect(wrapped).toHaveLength(2);
+  });
+
+  it("runs a job recorded without a project in the deployment's default, with that project's client", () => {
+    const agentFor = agents();
+    const unrecorded = agentFor(null);
+    expect(agentFor(PROJECT_ID)).toBe(unrecorded);
+    expect(wrapped).toHaveLength(1);
+  });
+
+  it('sends each client to its own project, with the shared key', async () => {
+    const agentFor = agents();
+    const inOther = await agentFor(OTHER_PROJECT).createJob('Document the handbook');
+    const inDefault = await agentFor(null).createJob('Document the CLI');
+    await agentFor(OTHER_PROJECT).getJob(inOther.id);
+    expect(projects.requests.map((r) => [r.op, r.projectId])).toEqual([
+      ['create', OTHER_PROJECT],
+      ['create', PROJECT_ID],
+      ['get', OTHER_PROJECT],
+    ]);
+    // A job lives in its project: the other project's client cannot reach it.
+    await expect(agentFor(PROJECT_ID).getJob(inOther.id)).rejects.toThrow(/404/);
+    expect(inDefault.id).not.toBe(inOther.id);
+  });
+
+  it('hands out what the wrapper returns, not the bare client', () => {
+    const guarded: AgentClient = {
+      createJob: async () => Promise.reject(new Error('held')),
+      sendMessage: async () => Promise.reject(new Error('held')),
+      getJob: async () => Promise.reject(new Error('held')),
+    };
+    const agentFor = agentsPerProject({
+      baseUrl: projects.url,
+      apiKey: API_KEY,
+      timeoutMs: 1_000,
+      logger: createLogger({ level: 'error', secrets: [API_KEY], write: () => undefined }),
+      redact: createRedactor([API_KEY]),
+      defaultProject: PROJECT_ID,
+      wrap: () => guarded,
+    });
+    expect(agentFor('proj_any')).toBe(guarded);
   });
 });

@@ -8,8 +8,6 @@ import {
   quoteInstruction,
   statusLine,
   text,
-  USAGE,
-  usage,
 } from '../../src/blocks/messages.js';
 import { JOB_PHASES } from '../../src/domain/phases.js';
 import { md } from '../../src/slack/mrkdwn.js';
@@ -35,27 +33,6 @@ describe('followUpHint', () => {
 
   it('shows a configured marker inert', () => {
     expect(followUpHint({ ...HINTS, asideMarker: '<!here>`' })).toContain("`&lt;!here&gt;'`");
-  });
-});
-
-describe('usage', () => {
-  it('lists every way in, with the follow-up rule of the deployment', () => {
-    const guide = usage({ ...HINTS, mode: 'mention' });
-    for (const way of [
-      '`/docs-agent &lt;instruction&gt;`',
-      '`@docs-agent &lt;instruction&gt;`',
-      '*Send to docs agent*',
-    ]) {
-      expect(guide).toContain(way);
-    }
-    expect(guide).toContain('Mention @docs-agent in a job’s thread');
-    expect(USAGE).toContain('Reply in a job’s thread');
-    expect(USAGE).toContain('Start a reply with `//` to keep it from the agent.');
-    expect(guide).toContain('The status card at the top of the thread shows progress');
-    expect(guide).toContain(
-      '`/docs-agent list` your recent jobs · `/docs-agent list channel` this channel’s',
-    );
-    expect(guide).not.toMatch(ENTITY);
   });
 });
 
@@ -216,14 +193,11 @@ describe('text', () => {
   it('says in every note without arguments what did not happen, mentioning nobody', () => {
     const said: Record<string, string> = {
       notRecorded: 'nothing was started',
-      reportUnavailable: 'I could not read my records',
-      directMessage: 'Nothing was started.',
       restartedBeforePost: 'nothing was started',
       followUpJobGone: 'your reply was not sent',
       emptyFollowUp: 'nothing was sent to the agent',
       awaitingVerification: 'has not been sent to the agent yet',
       verificationTimedOut: 'was not sent to the agent',
-      bareMention: 'Nothing was started.',
     };
     for (const [name, words] of Object.entries(said)) {
       const note = (text[name as keyof typeof text] as () => string)();
@@ -234,14 +208,6 @@ describe('text', () => {
 
   it('gives lengths with thousands separators', () => {
     expect(text.promptTooLong(12_345, 10_000)).toContain('is 12,345 characters long; the limit is 10,000');
-  });
-
-  it('quotes an unknown subcommand inert and shortened, then the help', () => {
-    const said = text.unknownSubcommand(`<!channel>${'x'.repeat(200)}`);
-    const [, word] = /^:information_source: `([^`]*)`/.exec(said) ?? [];
-    expect(word?.startsWith('&lt;!channel&gt;')).toBe(true);
-    expect(said).toContain('is not a /docs-agent subcommand, so nothing was started.\n*docs-agent* runs');
-    expect(said).not.toContain('<!channel>');
   });
 
   it('tells apart a conversation the bot cannot be invited to from a channel it can', () => {
@@ -264,5 +230,42 @@ describe('text', () => {
     expect(text.followUpRestarted('U0BOB').startsWith('<@U0BOB> :grey_question:')).toBe(true);
     expect(text.pollRefused('U0ALICE')).toContain("refuses this bot's API key");
     expect(text.restartedBeforeCreate('U0ALICE')).toContain('I will not resend it');
+  });
+});
+
+describe('text.filesUnseen', () => {
+  const file = (name: string, type = 'png') => ({ name, type });
+
+  it('lists the unseen files by name in code spans', () => {
+    expect(text.filesUnseen([file('spec.pdf', 'pdf'), file('diagram.png')])).toBe(
+      ':paperclip: Files do not reach the docs agent: it gets only their names and types (`spec.pdf`, `diagram.png`), with your text. Paste what it needs from them into your message.',
+    );
+  });
+
+  it('names five files and counts the rest', () => {
+    const files = Array.from({ length: 8 }, (_, i) => file(`f${i}.txt`));
+    const note = text.filesUnseen(files);
+    expect(note).toContain('(`f0.txt`, `f1.txt`, `f2.txt`, `f3.txt`, `f4.txt`, 3 more)');
+    expect(note).not.toContain('f5.txt');
+    expect(text.filesUnseen(files.slice(0, 5))).not.toContain('more');
+  });
+
+  it('shows hostile file names inert: no mention, no broadcast, no closing the code span', () => {
+    const note = text.filesUnseen([
+      file('<!channel> & <@U0EVE>.png'),
+      file('a`b`<https://phish.example|report>.pdf'),
+      file('two\nlines.txt'),
+    ]);
+    expect(note).toContain('`&lt;!channel&gt; &amp; &lt;@U0EVE&gt;.png`');
+    expect(note).toContain("`a'b'&lt;https://phish.example|report&gt;.pdf`");
+    expect(note).toContain('`two lines.txt`');
+    expect(note).not.toMatch(/<[!@#h]/);
+  });
+
+  it('shortens a long file name to 80 characters', () => {
+    const note = text.filesUnseen([file(`${'n'.repeat(200)}.pdf`)]);
+    const [, name] = /\(`([^`]*)`\)/.exec(note) ?? [];
+    expect(name).toHaveLength(80);
+    expect(name?.endsWith('…')).toBe(true);
   });
 });

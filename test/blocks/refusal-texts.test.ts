@@ -10,7 +10,7 @@ import {
   AgentUnauthorizedError,
   AgentUnavailableError,
 } from '../../src/agent/errors.js';
-import { agentErrorText, modalText, refusalText } from '../../src/blocks/refusal-texts.js';
+import { agentErrorText, refusalText } from '../../src/blocks/refusal-texts.js';
 
 const RESET = new Date('2026-09-01T13:00:00.000Z');
 const RESET_DATE = `<!date^${RESET.getTime() / 1000}^{time}|13:00 UTC>`;
@@ -121,27 +121,6 @@ describe('refusalText', () => {
   it('says "later" rather than failing for a time that is no time', () => {
     expect(refusalText({ reason: 'rate', limit: 5, retryAt: new Date(Number.NaN) })).toContain(
       'You can try again later.',
-    );
-  });
-});
-
-describe('modalText', () => {
-  it('is plain text (Slack parses no markup under a modal input)', () => {
-    const all = [
-      ...Object.entries(modalText)
-        .filter(([name]) => name !== 'tooLong')
-        .map(([, f]) => (f as () => string)()),
-      modalText.tooLong(12_345, 10_000),
-    ];
-    for (const said of all) {
-      expect(said).not.toMatch(/[<>*`]|&[a-z]+;|:[a-z_]+:/);
-      expect(said.length).toBeGreaterThan(0);
-    }
-  });
-
-  it('gives an overlong instruction its length and the limit, with separators', () => {
-    expect(modalText.tooLong(12_345, 10_000)).toBe(
-      'That is 12,345 characters; the limit is 10,000. Shorten it, or send the rest as a follow-up in the job’s thread.',
     );
   });
 });

@@ -2,21 +2,15 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AgentBadRequestError, AgentRateLimitedError } from '../../src/agent/errors.js';
 import { homeView, jobListMessage } from '../../src/blocks/job-list.js';
-import {
-  agentErrorText,
-  cardText,
-  outcomeText,
-  refusalText,
-  text,
-  usage,
-} from '../../src/blocks/messages.js';
+import { agentErrorText, cardText, outcomeText, refusalText, text } from '../../src/blocks/messages.js';
 import { rescueIntro } from '../../src/blocks/rescue-texts.js';
-import { sendModal } from '../../src/blocks/send-modal.js';
 import { outcomePost, statusCard } from '../../src/blocks/status-card.js';
 import { JOB_PHASES } from '../../src/domain/phases.js';
 import { JOB_PRIVACIES } from '../../src/domain/privacy.js';
+import { commandText, usage } from '../../src/features/command/wording.js';
+import { sendModal } from '../../src/features/shortcut/modal.js';
+import { permalink } from '../../src/slack/links.js';
 import { md, recordedMrkdwn } from '../../src/slack/mrkdwn.js';
-import { permalink } from '../../src/slack/permalink.js';
 import { blockProblems, viewProblems } from '../helpers/block-kit.js';
 import { jobRecord } from '../helpers/job-record.js';
 import { HINTS, RUN_OUTCOMES } from '../helpers/rendering.js';
@@ -253,7 +247,7 @@ describe('every renderer, over hostile strings from people and the agent API', (
     fc.assert(
       fc.property(hostile, hostile, (word, detail) => {
         const texts = [
-          text.unknownSubcommand(word),
+          commandText.unknownSubcommand(word, usage(HINTS)),
           text.cannotPost(word),
           text.notInChannel(word),
           text.followUpNoJob(word),

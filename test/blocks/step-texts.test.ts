@@ -9,13 +9,12 @@ import {
   AgentUnavailableError,
 } from '../../src/agent/errors.js';
 import {
-  ON_BEHALF_OF_SETTING,
   type StepRefusal,
   stepRefusalText,
-  stepText,
+  threadHasJobText,
   waitText,
 } from '../../src/blocks/step-texts.js';
-import { mrkdwnToPlain } from '../../src/slack/mrkdwn.js';
+import { chatHabits } from '../helpers/workflow-steps.js';
 
 const LINK = 'https://acme.slack.com/archives/C0DOCS/p1700000000000100';
 const SUBJECT = { userId: 'W0GRIDUSER', channelId: 'C0DOCS' };
@@ -96,18 +95,6 @@ const REFUSALS: [string, StepRefusal, string][] = [
   ['agent, anything else', { reason: 'agent', error: new Error('boom') }, 'Run the workflow again.'],
 ];
 
-/** What a text written for a chat would show that a workflow's activity must not. */
-function chatHabits(said: string): string[] {
-  const found: string[] = [];
-  if (/:[a-z0-9_+-]+:/.test(said)) found.push('an emoji code');
-  if (/\byou(r)?\b/i.test(said)) found.push('"you"');
-  if (/\bI\b/.test(said)) found.push('"I"');
-  if (/run \/docs-agent|run the command/i.test(said)) found.push('"run /docs-agent"');
-  if (/<[@#!]/.test(said)) found.push('Slack markup');
-  if (mrkdwnToPlain(said) !== said) found.push('text that is not plain');
-  return found;
-}
-
 describe('stepRefusalText', () => {
   it.each(REFUSALS)(
     '%s: says why, in the third person, and what the builder can change',
@@ -131,52 +118,11 @@ describe('stepRefusalText', () => {
   });
 });
 
-describe('stepText', () => {
-  const all: Record<keyof typeof stepText, string> = {
-    notUnderstood: stepText.notUnderstood(),
-    noInstruction: stepText.noInstruction(),
-    direct: stepText.direct(),
-    unknownProject: stepText.unknownProject(),
-    threadHasJob: stepText.threadHasJob(),
-    noPerson: stepText.noPerson(),
-    onBehalfOfRefused: stepText.onBehalfOfRefused('U0BOB', false),
-    onBehalfOfWithPerson: stepText.onBehalfOfWithPerson('U0BOB', 'U0ALICE'),
-    notRecorded: stepText.notRecorded(),
-  };
-
+describe('threadHasJobText', () => {
   it('says what the builder can change, with no chat habits', () => {
-    const advice: Record<keyof typeof stepText, string> = {
-      notUnderstood: "Check the step's settings in Workflow Builder.",
-      noInstruction: 'Give the step what the docs agent should do.',
-      direct: "A direct message cannot be the step's channel",
-      unknownProject: "Leave the project empty to use the channel's",
-      threadHasJob: 'Leave "Reply under message" empty to start a new thread',
-      noPerson: 'Start the workflow from a link, a button or a form',
-      onBehalfOfRefused: 'leave "On behalf of" empty',
-      onBehalfOfWithPerson: 'Leave "On behalf of" empty to start the job for @U0ALICE',
-      notRecorded: 'Run the workflow again in a few minutes.',
-    };
-    for (const [name, said] of Object.entries(all)) {
-      expect(said, name).toContain(advice[name as keyof typeof stepText]);
-      expect(chatHabits(said), name).toEqual([]);
-    }
-  });
-
-  it('refusing a named person names the setting, whether it is off or does not list them', () => {
-    const off = stepText.onBehalfOfRefused('U0BOB', false);
-    expect(off).toContain(`The step names @U0BOB in "On behalf of"`);
-    expect(off).toContain(`${ON_BEHALF_OF_SETTING} lists them, which is not set`);
-    const unlisted = stepText.onBehalfOfRefused('U0BOB', true);
-    expect(unlisted).toContain(`${ON_BEHALF_OF_SETTING} lists them, which does not list @U0BOB`);
-    expect(unlisted).toContain('Slack did not say who used this workflow');
-    expect(unlisted).toContain(`Ask the bot's operator to add @U0BOB to ${ON_BEHALF_OF_SETTING}`);
-    expect(ON_BEHALF_OF_SETTING).toBe('WORKFLOW_ON_BEHALF_OF_USER_IDS');
-  });
-
-  it("refusing to name someone in a workflow a person used says the job is that person's", () => {
-    const said = stepText.onBehalfOfWithPerson('U0SERVICE', 'U0ALICE');
-    expect(said).toContain("@U0ALICE used the workflow, and a job started by a person is that person's own");
-    expect(said).toContain(ON_BEHALF_OF_SETTING);
+    const said = threadHasJobText();
+    expect(said).toContain('Leave "Reply under message" empty to start a new thread');
+    expect(chatHabits(said)).toEqual([]);
   });
 });
 

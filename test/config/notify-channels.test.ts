@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { notifyChannelFor, readConfig } from '../../src/config/config.js';
+import { readConfig } from '../../src/config/config.js';
+import { notifyChannelFor } from '../../src/config/notify-channels.js';
 import { problemsOf, VALID_ENV } from '../helpers/config.js';
 
 const valid = { ...VALID_ENV, CHANNEL_PROJECTS: 'C0API:api-docs,C0SDK:sdk-docs' };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HOUR_MS } from '../../src/access/access-policy.js';
-import { AGENT_HOURLY_LIMIT } from '../../src/agent/limits.js';
+import { AGENT_HOURLY_LIMIT } from '../../src/agent/schema.js';
 import { PROJECT_ID } from '../helpers/agent-stand-in.js';
 import { useHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/http.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { stepRefusalText, stepText } from '../../src/blocks/step-texts.js';
-import { START_STEP_CALLBACK_ID } from '../../src/listeners/functions/start-job-step.js';
+import { stepRefusalText } from '../../src/blocks/step-texts.js';
+import { START_STEP_CALLBACK_ID } from '../../src/features/workflow-steps/start-job-step.js';
+import { stepText } from '../../src/features/workflow-steps/wording.js';
 import { useHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/http.js';
 import { functionExecuted, userContext } from '../helpers/workflow-steps.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { stepText } from '../../src/blocks/step-texts.js';
-import { START_STEP_CALLBACK_ID } from '../../src/listeners/functions/start-job-step.js';
+import { START_STEP_CALLBACK_ID } from '../../src/features/workflow-steps/start-job-step.js';
+import { stepText } from '../../src/features/workflow-steps/wording.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/http.js';
 import { eventEnvelope } from '../helpers/payloads.js';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { refusalText } from '../../src/blocks/messages.js';
-import { stepRefusalText, stepText } from '../../src/blocks/step-texts.js';
-import { START_STEP_CALLBACK_ID } from '../../src/listeners/functions/start-job-step.js';
+import { stepRefusalText } from '../../src/blocks/step-texts.js';
+import { START_STEP_CALLBACK_ID } from '../../src/features/workflow-steps/start-job-step.js';
+import { stepText } from '../../src/features/workflow-steps/wording.js';
 import { API_KEY } from '../helpers/agent-stand-in.js';
 import { useHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/http.js';

@@ -1,10 +1,10 @@
 import { WebClient } from '@slack/web-api';
 import { createOutbox, type Outbox, type OutboxOptions } from '../../src/delivery/outbox.js';
 import { leasesFor } from '../../src/jobs/job-context.js';
+import type { Redact } from '../../src/logging/logger.js';
 import { createLogger, type Logger } from '../../src/logging/logger.js';
 import { createSlackCaller } from '../../src/slack/caller.js';
 import { createSlackGateway, type SlackGateway } from '../../src/slack/gateway.js';
-import type { Redact } from '../../src/slack/redaction.js';
 import { BOT_TOKEN, type SlackStandIn, startSlackStandIn } from './slack-stand-in.js';
 
 export interface GatewayOnStandIn {

@@ -6,6 +6,7 @@
  */
 import { vi } from 'vitest';
 import { secretsOf } from '../../src/config/config.js';
+import { usage } from '../../src/features/command/wording.js';
 import { createHomePublisher } from '../../src/home/home-publisher.js';
 import { createHealth } from '../../src/http/health.js';
 import { outboxWrites } from '../../src/jobs/job-context.js';
@@ -51,6 +52,7 @@ export function createListenerWorld(
     identity: w.identity,
     logger: w.ctx.logger,
     hints: w.hints,
+    guide: usage,
     now: w.ctx.now,
   });
   const deps: ListenerDeps = {

@@ -1,3 +1,5 @@
+import { mrkdwnToPlain } from '../../src/slack/mrkdwn.js';
+
 /** A Workflow Builder step's answer as the Slack stand-in received it. */
 export interface StepCompletionCall {
   method: 'functions.completeSuccess' | 'functions.completeError';
@@ -95,3 +97,15 @@ export const USER_CONTEXT_SECRET = 'test-user-context-secret-0000';
  * (docs.slack.dev, "user_context type"): their id and a secret.
  */
 export const userContext = (id: string) => ({ id, secret: USER_CONTEXT_SECRET });
+
+/** What a text written for a chat would show that a workflow's activity must not. */
+export function chatHabits(said: string): string[] {
+  const found: string[] = [];
+  if (/:[a-z0-9_+-]+:/.test(said)) found.push('an emoji code');
+  if (/\byou(r)?\b/i.test(said)) found.push('"you"');
+  if (/\bI\b/.test(said)) found.push('"I"');
+  if (/run \/docs-agent|run the command/i.test(said)) found.push('"run /docs-agent"');
+  if (/<[@#!]/.test(said)) found.push('Slack markup');
+  if (mrkdwnToPlain(said) !== said) found.push('text that is not plain');
+  return found;
+}

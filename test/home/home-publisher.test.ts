@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createAccessPolicy } from '../../src/access/access-policy.js';
 import { HOME_LIMIT } from '../../src/blocks/job-list.js';
 import { readConfig } from '../../src/config/config.js';
+import { usage } from '../../src/features/command/wording.js';
 import { createHomePublisher, type HomePublisher } from '../../src/home/home-publisher.js';
 import { createSlackCaller } from '../../src/slack/caller.js';
 import { createIdentity } from '../../src/slack/identity.js';
@@ -40,6 +41,7 @@ function publisher(env: Record<string, string> = {}, installedTeam?: string): Ho
     identity,
     logger: w.logger,
     hints: HINTS,
+    guide: usage,
     now,
   });
 }
@@ -63,6 +65,7 @@ describe('the App Home', () => {
     expect(texts).toContain('https://test-team.slack.com/archives/C0DOCS/p1700000000000100');
     expect(texts).not.toContain('Bob’s own request');
     expect(texts).toContain('How to use docs-agent');
+    expect(texts).toContain(usage(HINTS));
     expect(w.slack.invalid).toEqual([]);
   });
 

@@ -1,5 +1,6 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { createHealth } from '../../src/http/health.js';
+import { createHealth, healthzRoute } from '../../src/http/health.js';
 
 describe('createHealth', () => {
   it('remembers when the agent API last answered with success, and only then', () => {
@@ -24,5 +25,36 @@ describe('createHealth', () => {
     expect(health.pollerRunning()).toBe(true);
     health.setPollerRunning(false);
     expect(health.pollerRunning()).toBe(false);
+  });
+});
+
+/** The route's answer to a GET, as status and JSON body. */
+function answer(ready: boolean) {
+  const sent: { status?: number; headers?: unknown; body?: string } = {};
+  const res = {
+    writeHead(status: number, headers: unknown) {
+      sent.status = status;
+      sent.headers = headers;
+    },
+    end(body: string) {
+      sent.body = body;
+    },
+  } as unknown as ServerResponse;
+  healthzRoute(() => ready).handle({} as IncomingMessage, res);
+  return { status: sent.status, headers: sent.headers, body: JSON.parse(sent.body ?? 'null') };
+}
+
+describe('/healthz', () => {
+  it('answers 200 once ready, 503 before', () => {
+    expect(answer(true)).toEqual({
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: { status: 'ok' },
+    });
+    expect(answer(false)).toMatchObject({ status: 503, body: { status: 'unavailable' } });
+  });
+
+  it('serves GET /healthz only', () => {
+    expect(healthzRoute(() => true)).toMatchObject({ method: 'GET', path: '/healthz' });
   });
 });

@@ -1,20 +1,23 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { text } from '../../src/blocks/messages.js';
-import { notRecorded } from '../../src/http/not-recorded.js';
+import { countNotRecorded, notRecorded } from '../../src/http/not-recorded.js';
+import { createJobService, type JobService } from '../../src/jobs/job-service.js';
 import { md } from '../../src/slack/mrkdwn.js';
-import { CHANNEL, REQUESTER } from '../helpers/job-world.js';
+import { TEAM } from '../helpers/fake-network.js';
+import { mentionRequest, shortcutRequest, startRequest, stepRequest } from '../helpers/job-requests.js';
+import { CHANNEL, createJobWorld, type JobWorld, REQUESTER } from '../helpers/job-world.js';
 import { createListenerWorld, type ListenerWorld } from '../helpers/listener-deps.js';
 
-let w: ListenerWorld;
-beforeEach(() => {
-  w = createListenerWorld();
-});
-afterEach(() => w.stop());
-
-const failure = new Error('SQLITE_BUSY: database is locked');
-const where = { channel: CHANNEL, user: REQUESTER, threadTs: '1700000000.000001' };
-
 describe('notRecorded', () => {
+  let w: ListenerWorld;
+  beforeEach(() => {
+    w = createListenerWorld();
+  });
+  afterEach(() => w.stop());
+
+  const failure = new Error('SQLITE_BUSY: database is locked');
+  const where = { channel: CHANNEL, user: REQUESTER, threadTs: '1700000000.000001' };
+
   it('over HTTP, on a first delivery or an early retry: passes the error on so Slack delivers it again', () => {
     for (const retryNum of [undefined, 1, 2]) {
       expect(() => notRecorded(w.deps, failure, { retryNum }, where)).toThrow(failure);
@@ -57,5 +60,83 @@ describe('notRecorded', () => {
     expect(w.slack.postEphemeral).not.toHaveBeenCalled();
     const [line] = w.logged('error', 'no room to tell the person');
     expect(JSON.parse(line as string)).toMatchObject({ channel: CHANNEL, user: REQUESTER });
+  });
+});
+
+describe('countNotRecorded', () => {
+  let w: JobWorld;
+  let service: JobService;
+  let jobs: JobService;
+  const metrics = { instruction: vi.fn() };
+  let closed = false;
+  beforeEach(() => {
+    w = createJobWorld();
+    closed = false;
+    metrics.instruction.mockClear();
+    service = createJobService(w.deps);
+    jobs = countNotRecorded(service, metrics);
+  });
+  afterEach(async () => {
+    service.stop();
+    if (!closed) await w.store.close();
+  });
+
+  /** The store stops answering: nothing can be recorded. */
+  async function storeGone() {
+    await w.store.close();
+    closed = true;
+  }
+
+  const command = () => jobs.acceptCommand(startRequest({ responseUrl: null }));
+
+  it('passes an instruction the store recorded through, counting nothing', async () => {
+    const id = await command();
+    expect(typeof id).toBe('number');
+    expect((await w.job(id as number)).instruction).toBe('Document the rate limits');
+    expect(metrics.instruction).not.toHaveBeenCalled();
+  });
+
+  it('counts an instruction the store could not record once per attempt, and lets the error through', async () => {
+    await storeGone();
+    await expect(command()).rejects.toThrow();
+    await expect(command()).rejects.toThrow();
+    expect(metrics.instruction.mock.calls).toEqual([
+      ['command', 'not_recorded'],
+      ['command', 'not_recorded'],
+    ]);
+  });
+
+  it('counts each place an instruction arrives from as its own surface', async () => {
+    await storeGone();
+    const attempts: [string, () => Promise<unknown>][] = [
+      ['mention', () => jobs.acceptMention(mentionRequest())],
+      ['direct', () => jobs.acceptDirect(mentionRequest({ channelId: 'D0DIRECT' }))],
+      ['shortcut', () => jobs.acceptShortcut(shortcutRequest())],
+      ['workflow', () => jobs.acceptStep(stepRequest({ executionId: 'Fx0TEST1' }))],
+      [
+        'reply',
+        () =>
+          jobs.acceptReply({
+            teamId: TEAM,
+            channelId: CHANNEL,
+            threadTs: '1700000000.000001',
+            messageTs: '1700000300.000300',
+            userId: REQUESTER,
+            text: 'Also the SDK',
+          }),
+      ],
+    ];
+    for (const [surface, attempt] of attempts) {
+      metrics.instruction.mockClear();
+      await expect(attempt(), surface).rejects.toThrow();
+      expect(metrics.instruction.mock.calls, surface).toEqual([[surface, 'not_recorded']]);
+    }
+  });
+
+  it('leaves every other part of the job service as it is', () => {
+    expect(jobs.withdrawWaiting).toBe(service.withdrawWaiting);
+    expect(jobs.withdrawInstruction).toBe(service.withdrawInstruction);
+    expect(jobs.recover).toBe(service.recover);
+    expect(jobs.acceptCommand).not.toBe(service.acceptCommand);
   });
 });

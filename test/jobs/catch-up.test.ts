@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createReplyCatchUp } from '../../src/jobs/catch-up.js';
 import type { ReplyRequest } from '../../src/jobs/requests.js';
-import type { ThreadMessage } from '../../src/slack/gateway.js';
+import type { ThreadMessage } from '../../src/slack/message-listing.js';
+
 import { BOT_ID, TEAM } from '../helpers/fake-network.js';
 import { CHANNEL, createJobWorld, type JobWorld } from '../helpers/job-world.js';
 import { BOT_USER_ID } from '../helpers/slack-stand-in.js';

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CARD_EVENT_TYPE, POST_EVENT_TYPE } from '../../src/delivery/outbox-registry.js';
 import { CONTEXT_AUTHORS_CHECKED, createFirstPrompt } from '../../src/jobs/first-prompt.js';
-import type { ThreadMessage } from '../../src/slack/gateway.js';
+import type { ThreadMessage } from '../../src/slack/message-listing.js';
+
 import type { NewJob } from '../../src/store/types.js';
 import { member, TEAM } from '../helpers/fake-network.js';
 import { createJobWorld, type JobWorld, REQUESTER } from '../helpers/job-world.js';

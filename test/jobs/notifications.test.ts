@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { notifyChannelFor } from '../../src/config/config.js';
+import { notifyChannelFor } from '../../src/config/notify-channels.js';
+
 import { projectOfRecord } from '../../src/config/projects.js';
 import { createJobPrivacyChecks } from '../../src/jobs/job-privacy.js';
 import { type NotifySettings, outcomeNotifications } from '../../src/jobs/notifications.js';

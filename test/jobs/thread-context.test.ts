@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { contextLines, fenceToken, peopleIn, withContext } from '../../src/jobs/thread-context.js';
-import type { ThreadMessage } from '../../src/slack/gateway.js';
+import type { ThreadMessage } from '../../src/slack/message-listing.js';
 
 const msg = (user: string | undefined, text: string, extra: Partial<ThreadMessage> = {}): ThreadMessage => ({
   ts: '1.1',

@@ -1,17 +1,30 @@
 import { readFileSync } from 'node:fs';
+import type { App } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { parse } from 'yaml';
 import { FEEDBACK_ACTION_ID } from '../../src/blocks/feedback.js';
-import { BLOCK, INPUT_ACTION, MODAL_CALLBACK_ID } from '../../src/blocks/send-modal.js';
 import { RETRY_ACTION_ID } from '../../src/blocks/status-card.js';
+import {
+  BLOCK,
+  INPUT_ACTION,
+  MODAL_CALLBACK_ID,
+  SHORTCUT_CALLBACK_ID,
+} from '../../src/features/shortcut/modal.js';
 import { registerListeners } from '../../src/listeners/index.js';
 import { WHOLE_CONVERSATION } from '../../src/store/assistant-threads.js';
 import { TEAM } from '../helpers/fake-network.js';
+import { CHANNEL } from '../helpers/job-world.js';
 import { type ListenerApp, startListenerApp } from '../helpers/listener-app.js';
 import { createListenerWorld, type ListenerWorld } from '../helpers/listener-deps.js';
-import { appMention, buttonClick, messageShortcut } from '../helpers/payloads.js';
+import {
+  appMention,
+  buttonClick,
+  messageChanged,
+  messageShortcut,
+  minimalDeletion,
+} from '../helpers/payloads.js';
 import { BOT_USER_ID } from '../helpers/slack-stand-in.js';
-import { functionExecuted } from '../helpers/workflow-steps.js';
+import { functionExecuted, userContext } from '../helpers/workflow-steps.js';
 
 /** What the manifest tells Slack this app answers. */
 const manifest = parse(readFileSync(new URL('../../manifest.yml', import.meta.url), 'utf8')) as {
@@ -20,11 +33,17 @@ const manifest = parse(readFileSync(new URL('../../manifest.yml', import.meta.ur
   functions: Record<string, unknown>;
 };
 
+/** A step execution's token, as Slack sends it with `function_executed`. */
+const STEP_TOKEN = 'xwfp-test-not-a-real-token';
+
 // One app for the whole file, as the app builds it: each test works in a conversation of its own.
 let w: ListenerWorld;
 let app: ListenerApp;
+/** Where the steps keep each execution's token, to answer it with. */
+const remember = vi.fn();
 beforeAll(async () => {
   w = createListenerWorld();
+  w.deps.steps = { remember };
   app = await startListenerApp(w, registerListeners);
 });
 afterAll(async () => {
@@ -55,6 +74,47 @@ async function replyInThread(channelId: string, channelType: string) {
     }),
   );
   return (await w.runs(job.id)).map((r) => r.prompt);
+}
+
+/** The send-to-agent modal submitted by `user`, as Slack sends it, about a message in `CHANNEL`. */
+function modalSubmission(user: string, viewId: string, instruction: string) {
+  const input = (value: Record<string, unknown>) => ({ [INPUT_ACTION]: value });
+  return {
+    type: 'view_submission',
+    team: { id: TEAM },
+    user: { id: user, team_id: TEAM },
+    api_app_id: 'A0APP',
+    trigger_id: `trigger.${viewId}`,
+    view: {
+      id: viewId,
+      type: 'modal',
+      callback_id: MODAL_CALLBACK_ID,
+      team_id: TEAM,
+      private_metadata: JSON.stringify({ channel: CHANNEL, ts: '1700000200.000200', author: 'U0AUTHOR' }),
+      state: {
+        values: {
+          [BLOCK.instruction]: input({ type: 'plain_text_input', value: instruction }),
+          [BLOCK.message]: input({ type: 'plain_text_input', value: 'How do I rotate keys?' }),
+          [BLOCK.channel]: input({ type: 'conversations_select', selected_conversation: CHANNEL }),
+        },
+      },
+    },
+  };
+}
+
+/** What the table registers with Bolt, read off an app that only records it: the actions, by id. */
+function registered() {
+  const actions = new Map<string, (args: { ack: () => Promise<void> }) => Promise<void>>();
+  const recorder = new Proxy(
+    {},
+    {
+      get: (_, method) => (id: string, handler: never) => {
+        if (method === 'action') actions.set(id, handler);
+      },
+    },
+  );
+  registerListeners(recorder as App, w.deps);
+  return { actions };
 }
 
 /** For each event the manifest subscribes to: one delivery of it, and what it must have done. */
@@ -143,6 +203,38 @@ describe('registerListeners', () => {
     }
   });
 
+  it('answers /docs-agent through the receiver, in the acknowledgement, privately', async () => {
+    const res = await app.command({ text: 'help' });
+    expect(res.status).toBe(200);
+    const answer = (await res.json()) as { response_type: string; text: string };
+    expect(answer.response_type).toBe('ephemeral');
+    expect(answer.text).toContain('/docs-agent list');
+  });
+
+  it('answers the command under any name a workspace gave it', async () => {
+    for (const command of ['/docs-agent-staging', '/docs']) {
+      const res = await app.command({ command, text: 'help' });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { text: string }).text).toContain('/docs-agent list');
+    }
+  });
+
+  it('records a command’s instruction before the receiver answers Slack', async () => {
+    const res = await app.command({ text: 'Document the rate limits', user_id: 'W0GRIDUSER' });
+    expect(res.status).toBe(200);
+    expect(await jobsOf('W0GRIDUSER')).toEqual([
+      expect.objectContaining({ origin: 'command', instruction: 'Document the rate limits' }),
+    ]);
+    await w.idle();
+  });
+
+  it('a command it cannot read is still answered, with a clear message', async () => {
+    const res = await app.command({ text: 'Document the rate limits', user_id: 'U0UNREAD', trigger_id: '' });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { text: string }).text).toContain('could not read that command');
+    expect(await jobsOf('U0UNREAD')).toEqual([]);
+  });
+
   it('routes the manifest’s shortcut, and the submission of the modal it opens', async () => {
     expect(manifest.features.shortcuts.length).toBeGreaterThan(0);
     for (const { callback_id } of manifest.features.shortcuts) {
@@ -175,6 +267,96 @@ describe('registerListeners', () => {
     expect(await jobsOf('U0MODAL')).toEqual([expect.objectContaining({ origin: 'shortcut' })]);
   });
 
+  it('opens the shortcut’s modal with its trigger, prefilled with the message', async () => {
+    const shortcut = messageShortcut({ ts: '1700000250.000250', text: 'Where is the SDK changelog?' });
+    expect(shortcut.callback_id).toBe(SHORTCUT_CALLBACK_ID);
+    const res = await app.interact(shortcut);
+    expect(res.status).toBe(200);
+    const [trigger, view] = w.slack.openView.mock.calls.at(-1) ?? [];
+    expect(trigger).toBe(shortcut.trigger_id);
+    expect(view).toMatchObject({ type: 'modal', callback_id: MODAL_CALLBACK_ID });
+    expect(JSON.stringify(view)).toContain('Where is the SDK changelog?');
+  });
+
+  it('answers the shortcut before views.open has answered: the acknowledgement never waits for the modal', async () => {
+    let answerOpen = () => {};
+    w.slack.openView.mockImplementationOnce(
+      () => new Promise<void>((resolve) => (answerOpen = () => resolve())),
+    );
+    const shortcut = messageShortcut({ ts: '1700000300.000300', text: 'Where are the webhook docs?' });
+    const sent = app.interact(shortcut);
+    // Slack waits 3 seconds; a listener that waits for views.open is not answered by then.
+    const first = await Promise.race([
+      sent.then(() => 'answered' as const),
+      new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), 2_500)),
+    ]);
+    answerOpen();
+    expect(first).toBe('answered');
+    expect((await sent).status).toBe(200);
+    expect(w.slack.openView.mock.calls.at(-1)?.[0]).toBe(shortcut.trigger_id);
+  });
+
+  it('closes the modal only once its job is recorded, and answers a refused one inside it', async () => {
+    const submit = (user: string, viewId: string, instruction: string) =>
+      app.interact(modalSubmission(user, viewId, instruction));
+    const res = await submit('U0ALICE', 'V0SUBMIT1', 'Write a guide');
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('');
+    expect(await jobsOf('U0ALICE')).toEqual([
+      expect.objectContaining({ origin: 'shortcut', instruction: 'Write a guide' }),
+    ]);
+    await w.idle();
+    const refused = await submit('U0BOB', 'V0SUBMIT2', '   ');
+    expect(refused.status).toBe(200);
+    const answer = (await refused.json()) as { response_action: string; errors: Record<string, string> };
+    expect(answer.response_action).toBe('errors');
+    expect(answer.errors[BLOCK.instruction]).toContain('Write what the docs agent should do');
+    expect(await jobsOf('U0BOB')).toEqual([]);
+  });
+
+  it('routes the two Workflow Builder steps the manifest declares', () => {
+    expect(Object.keys(manifest.functions).sort()).toEqual([
+      'start_docs_agent_job',
+      'wait_for_docs_agent_job',
+    ]);
+  });
+
+  it('routes "Start a docs agent job": recorded before the receiver answers, its token kept', async () => {
+    const res = await app.event(
+      functionExecuted({
+        callbackId: 'start_docs_agent_job',
+        executionId: 'Fx0ROUTED1',
+        inputs: {
+          instruction: 'Document the CLI',
+          channel_id: CHANNEL,
+          user_context: userContext('W0STEPUSER'),
+        },
+        token: STEP_TOKEN,
+      }),
+    );
+    expect(res.status).toBe(200);
+    expect(await jobsOf('W0STEPUSER')).toEqual([
+      expect.objectContaining({ origin: 'workflow', triggerKey: expect.stringContaining('Fx0ROUTED1') }),
+    ]);
+    expect(remember).toHaveBeenCalledWith('Fx0ROUTED1', STEP_TOKEN, expect.any(Number));
+    await w.idle();
+  });
+
+  it('routes "Wait for a docs agent job": recorded as waiting before the receiver answers', async () => {
+    const res = await app.event(
+      functionExecuted({
+        callbackId: 'wait_for_docs_agent_job',
+        executionId: 'Fx0ROUTED2',
+        inputs: { job_id: 41 },
+        token: STEP_TOKEN,
+      }),
+    );
+    expect(res.status).toBe(200);
+    expect(w.outbox().map((r) => r.payload)).toContainEqual(
+      expect.objectContaining({ type: 'await_job', executionId: 'Fx0ROUTED2', job: 41 }),
+    );
+  });
+
   it('acknowledges every button the bot’s messages carry (Bolt answers an unrouted click 404)', async () => {
     for (const [action_id, value] of [
       ['view_pull_request', 'https://github.com/example/docs/pull/1'],
@@ -184,6 +366,20 @@ describe('registerListeners', () => {
       const click = buttonClick({ action_id, value }, { messageTs: '1700000000.000900' });
       expect((await app.interact(click)).status).toBe(200);
     }
+  });
+
+  it('acknowledges a click on “View pull request” with no words, so Slack shows the person no warning', async () => {
+    const { actions } = registered();
+    const ack = vi.fn(async () => {});
+    await actions.get('view_pull_request')?.({ ack });
+    expect(ack).toHaveBeenCalledOnce();
+    expect(ack).toHaveBeenCalledWith();
+  });
+
+  it('routes exactly the buttons the bot’s messages carry', () => {
+    expect([...registered().actions.keys()].sort()).toEqual(
+      ['view_pull_request', FEEDBACK_ACTION_ID, RETRY_ACTION_ID].sort(),
+    );
   });
 
   it('hands a press of the feedback buttons to the feedback feature, which records the vote', async () => {
@@ -236,5 +432,174 @@ describe('registerListeners', () => {
     await delivered(res);
     expect(noted).toHaveBeenCalledWith('E0GRID');
     expect(w.slack.publishHome).toHaveBeenCalledWith('U0GRIDHOME', expect.anything());
+  });
+});
+
+/** A job the agent is working on, in a channel of its own; and a reply waiting in its thread. */
+async function jobWithWaitingReply(channelId: string, replyTs: string) {
+  const { job } = await w.activeJob({ channelId });
+  const threadTs = job.threadTs ?? '';
+  await w.jobs.acceptReply({
+    teamId: TEAM,
+    channelId,
+    threadTs,
+    messageTs: replyTs,
+    userId: 'U0HELPER',
+    text: 'Also cover the SDK',
+  });
+  const reply = async () => (await w.runs(job.id)).find((r) => r.messageTs === replyTs);
+  return { job, threadTs, reply };
+}
+
+const PANE_DM = 'D0ALICE';
+
+/** An assistant thread event as Slack's documentation shows it. */
+const threadEvent = (type: string, threadTs: string, context: Record<string, unknown> = {}) => ({
+  type,
+  assistant_thread: { user_id: 'U0ALICE', context, channel_id: PANE_DM, thread_ts: threadTs },
+  event_ts: threadTs,
+});
+
+/** A person's message in Alice's direct message with the bot. */
+const dm = (ts: string, text: string, threadTs?: string) => ({
+  type: 'message',
+  channel: PANE_DM,
+  channel_type: 'im',
+  user: 'U0ALICE',
+  text,
+  ts,
+  event_ts: ts,
+  ...(threadTs ? { thread_ts: threadTs } : {}),
+});
+
+describe('registerListeners: each event to its feature', () => {
+  it('routes a reply in a job’s thread to the job, as a follow-up', async () => {
+    const { job, threadTs } = await jobWithWaitingReply('C0REPLIES', '1700000300.000001');
+    const res = await app.event({
+      type: 'message',
+      channel: 'C0REPLIES',
+      channel_type: 'channel',
+      user: 'W0GRIDUSER',
+      text: 'Also mention the rate limits',
+      ts: '1700000300.000002',
+      thread_ts: threadTs,
+      event_ts: '1700000300.000002',
+    });
+    await delivered(res);
+    expect((await w.runs(job.id)).map((r) => r.prompt)).toContain('Also mention the rate limits');
+  });
+
+  it('routes a direct message at the top of the conversation: a new job', async () => {
+    await delivered(
+      await app.event({
+        type: 'message',
+        channel: 'D0DIRECT',
+        channel_type: 'im',
+        user: 'U0DIRECT',
+        text: 'Document the webhooks',
+        ts: '1700000400.000001',
+        event_ts: '1700000400.000001',
+      }),
+    );
+    expect(await w.store.recentJobs({ requesterId: 'U0DIRECT' }, 5)).toEqual([
+      expect.objectContaining({ origin: 'direct', threadTs: '1700000400.000001' }),
+    ]);
+  });
+
+  it('routes an edit of a waiting reply: its new text replaces the old', async () => {
+    const { threadTs, reply } = await jobWithWaitingReply('C0EDITS', '1700000500.000001');
+    await delivered(
+      await app.event(
+        messageChanged({
+          channel: 'C0EDITS',
+          ts: '1700000500.000001',
+          thread_ts: threadTs,
+          user: 'U0HELPER',
+          text: 'Also cover the CLI',
+          previous: 'Also cover the SDK',
+        }),
+      ),
+    );
+    expect(await reply()).toMatchObject({ prompt: 'Also cover the CLI' });
+  });
+
+  it('routes a deletion Slack sends in its smallest form (no previous_message): the waiting reply is withdrawn', async () => {
+    const { reply } = await jobWithWaitingReply('C0DELETES', '1700000600.000001');
+    await delivered(await app.event(minimalDeletion('C0DELETES', '1700000600.000001')));
+    expect(await reply()).toMatchObject({ state: 'failed', error: 'withdrawn' });
+  });
+
+  it('routes a mention: a job in the mention’s thread', async () => {
+    const mention = {
+      ...appMention({ text: `<@${BOT_USER_ID}> Document the CLI`, user: 'U0MENTIONS' }),
+      channel: 'C0MENTIONS',
+    };
+    await delivered(await app.event(mention));
+    expect(await w.store.recentJobs({ requesterId: 'U0MENTIONS' }, 5)).toEqual([
+      expect.objectContaining({ origin: 'mention', threadTs: mention.ts }),
+    ]);
+  });
+
+  it('routes the App Home opening: the person’s Home tab is published', async () => {
+    await delivered(
+      await app.event({
+        type: 'app_home_opened',
+        user: 'U0HOMETAB',
+        channel: 'D0HOMETAB',
+        tab: 'home',
+        event_ts: '1.2',
+      }),
+    );
+    expect(w.slack.publishHome).toHaveBeenCalledWith('U0HOMETAB', expect.objectContaining({ type: 'home' }));
+  });
+
+  it('routes a change of the Messages tab’s context: recorded for the whole conversation', async () => {
+    await delivered(
+      await app.event({
+        type: 'app_context_changed',
+        channel: 'D0CONTEXT',
+        user: 'U0ALICE',
+        context: { entities: [{ type: 'slack#/types/channel_id', value: 'C0API' }] },
+        event_ts: '1783536983.000002',
+      }),
+    );
+    expect(await w.store.assistantThread('D0CONTEXT', WHOLE_CONVERSATION)).toEqual({
+      contextChannelId: 'C0API',
+    });
+  });
+
+  it('answers an event it does not listen to, and an unreadable one, without a failure', async () => {
+    await delivered(await app.event({ type: 'reaction_added', user: 'U0ALICE', reaction: 'eyes' }));
+    await delivered(await app.event({ type: 'app_mention', user: 42, team: null }));
+    expect(w.logged('error', 'unhandled error in a listener')).toEqual([]);
+  });
+
+  it('a message in the pane’s thread reaches the direct-message listener: a job beside the pane’s channel', async () => {
+    const thread = '1729999327.300001';
+    await app.event(threadEvent('assistant_thread_started', thread, { channel_id: 'C0API' }));
+    const res = await app.event(dm('1729999327.300002', 'Document the rate limits', thread));
+    expect(res.status).toBe(200);
+    const [job] = await w.store.recentJobs({ requesterId: 'U0ALICE' }, 5);
+    expect(job).toMatchObject({
+      origin: 'direct',
+      threadTs: thread,
+      privacy: 'pane',
+      contextChannelId: 'C0API',
+    });
+    await w.idle();
+  });
+
+  it('an assistant event whose thread cannot be read is answered 200 and logged, never a server error', async () => {
+    const res = await app.event(
+      {
+        type: 'assistant_thread_started',
+        assistant_thread: { user_id: 'U0ALICE', channel_id: PANE_DM },
+        event_ts: '1.2',
+      },
+      { event_id: 'Ev0NOTHREAD' },
+    );
+    expect(res.status).toBe(200);
+    expect(w.logged('warn', 'assistant event not understood')).toHaveLength(1);
+    expect(w.logged('error', 'unhandled error in a listener')).toEqual([]);
   });
 });

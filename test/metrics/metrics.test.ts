@@ -1,7 +1,20 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readConfig } from '../../src/config/config.js';
+import { createFrontServer, type FrontServer } from '../../src/http/front-server.js';
+import { noMetrics } from '../../src/jobs/metrics-hooks.js';
 import { createLogger } from '../../src/logging/logger.js';
-import { AGENT_LATENCY_BUCKETS, createMetrics, statusClass } from '../../src/metrics/metrics.js';
-import type { StoreFigures } from '../../src/store/types.js';
+import {
+  AGENT_LATENCY_BUCKETS,
+  createMetrics,
+  metricsRoute,
+  setUpMetrics,
+  statusClass,
+} from '../../src/metrics/metrics.js';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { Store, StoreFigures } from '../../src/store/types.js';
+import { VALID_ENV } from '../helpers/config.js';
+import { tempDatabase } from '../helpers/harness.js';
+import { rawRequest } from '../helpers/http.js';
 import { parseExposition } from '../helpers/prometheus.js';
 
 const FIGURES: StoreFigures = {
@@ -121,5 +134,135 @@ describe('status classes', () => {
     expect(statusClass(599)).toBe('5xx');
     expect(statusClass('timeout')).toBe('timeout');
     expect(statusClass('network_error')).toBe('network_error');
+  });
+});
+
+const TOKEN = 'metrics-test-token-0000';
+const EXPOSITION = '# HELP docs_agent_example An example.\ndocs_agent_example 1\n';
+
+describe('GET /metrics behind a bearer token', () => {
+  let front: FrontServer | undefined;
+  afterEach(async () => {
+    await front?.stop();
+    front = undefined;
+  });
+
+  /** Serves the route alone; records each render and every log line (at debug). */
+  async function serve() {
+    const lines: string[] = [];
+    let renders = 0;
+    const logger = createLogger({ level: 'debug', secrets: [], write: (l) => lines.push(l) });
+    const route = metricsRoute({
+      token: TOKEN,
+      logger,
+      metrics: {
+        async render() {
+          renders++;
+          return { contentType: 'text/plain; version=0.0.4; charset=utf-8', body: EXPOSITION };
+        },
+      },
+    });
+    front = createFrontServer([route], logger);
+    const port = await front.listen(0);
+    const get = async (authorization?: string) => {
+      const res = await fetch(`http://127.0.0.1:${port}/metrics`, {
+        headers: authorization === undefined ? {} : { authorization },
+      });
+      return { res, body: await res.text() };
+    };
+    return { get, port, lines, renders: () => renders };
+  }
+
+  it('serves the exposition to the right token, uncached, with its content type and length', async () => {
+    const { get, renders } = await serve();
+    for (const header of [`Bearer ${TOKEN}`, `bearer ${TOKEN}`, `BEARER   ${TOKEN}  `]) {
+      const { res, body } = await get(header);
+      expect(res.status, header).toBe(200);
+      expect(body).toBe(EXPOSITION);
+      expect(res.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+      expect(res.headers.get('content-length')).toBe(String(Buffer.byteLength(EXPOSITION)));
+      expect(res.headers.get('cache-control')).toBe('no-store');
+    }
+    expect(renders()).toBe(3);
+  });
+
+  it('refuses anything else with a Bearer challenge, without computing the metrics or logging what was sent', async () => {
+    const { get, port, lines, renders } = await serve();
+    const wrong = [
+      undefined,
+      '',
+      'Bearer',
+      'Bearer ',
+      `Bearer ${TOKEN.slice(0, -1)}`,
+      `Bearer ${TOKEN}0`,
+      `Bearer ${TOKEN} ${TOKEN}`,
+      `Bearer\t${TOKEN}`,
+      `Token ${TOKEN}`,
+      `${TOKEN}`,
+      `Bearer ${TOKEN.toUpperCase()}`,
+      'Bearer guess-not-a-real-token-9999',
+    ];
+    for (const header of wrong) {
+      const { res, body } = await get(header);
+      expect(res.status, String(header)).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe('Bearer realm="metrics"');
+      expect(body).toBe('unauthorized');
+    }
+    // A query string carrying the token is no way in either.
+    expect((await rawRequest(port, { method: 'GET', path: `/metrics?token=${TOKEN}` })).status).toBe(401);
+    expect(renders()).toBe(0);
+    expect(lines.length).toBeGreaterThan(0);
+    const logged = lines.join('\n');
+    expect(logged).not.toContain(TOKEN.slice(0, 12));
+    expect(logged).not.toContain('guess-not-a-real-token');
+  });
+});
+
+describe('metrics of one app start', () => {
+  let store: Store | undefined;
+  afterEach(async () => {
+    await store?.close();
+    store = undefined;
+  });
+
+  const logger = createLogger({ level: 'error', secrets: [], write: () => undefined });
+
+  it('without METRICS_TOKEN: hooks that count nothing and no route', () => {
+    store = openSqliteStore(tempDatabase());
+    const { hooks, routes } = setUpMetrics(readConfig(VALID_ENV), store, logger);
+    expect(hooks).toBe(noMetrics);
+    expect(routes).toEqual([]);
+  });
+
+  it('with METRICS_TOKEN: one GET /metrics route showing what the hooks counted and every served project', async () => {
+    store = openSqliteStore(tempDatabase());
+    const config = readConfig({ ...VALID_ENV, METRICS_TOKEN: TOKEN, CHANNEL_PROJECTS: 'C0SDK:proj_sdk' });
+    const { hooks, routes } = setUpMetrics(config, store, logger);
+    expect(routes.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /metrics']);
+    hooks.outboxGivenUp();
+    hooks.feedback('negative');
+    let body = '';
+
+    const front = createFrontServer(routes, logger);
+    const port = await front.listen(0);
+    const get = (authorization: string) =>
+      fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization } });
+    try {
+      expect((await get('Bearer not-the-metrics-token')).status).toBe(401);
+      const res = await get(`Bearer ${TOKEN}`);
+      expect(res.status).toBe(200);
+      body = await res.text();
+    } finally {
+      await front.stop();
+    }
+    const m = parseExposition(body);
+    expect(m.value('docs_agent_outbox_given_up_total')).toBe(1);
+    expect(m.value('docs_agent_feedback_total', { value: 'negative' })).toBe(1);
+    // The store is read at scrape time.
+    expect(m.value('docs_agent_store_read_ok')).toBe(1);
+    const projects = m.samples
+      .filter((s) => s.name === 'docs_agent_agent_quota_used')
+      .map((s) => s.labels.project);
+    expect(projects).toEqual(['proj_test', 'proj_sdk']);
   });
 });

@@ -1,6 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSlackCaller } from '../../src/slack/caller.js';
-import { createIdentity, IDENTITY_RETRY_MS } from '../../src/slack/identity.js';
+import {
+  createIdentity,
+  createOrgWorkspaces,
+  IDENTITY_RETRY_MS,
+  installationOfAuthTest,
+  installationOfId,
+  WORKSPACES_CACHE_MS,
+  WORKSPACES_PAGE_SIZE,
+  WORKSPACES_PAGES,
+  WORKSPACES_RETRY_MS,
+} from '../../src/slack/identity.js';
 import { listen } from '../helpers/http.js';
 import { appSlackClient } from '../helpers/slack-client.js';
 import {
@@ -196,5 +206,125 @@ describe('the installation', () => {
     identity.noteInstallation(TEAM_ID);
     expect(await identity.organizationWorkspaces()).toBeUndefined();
     expect(slack.callsTo('auth.teams.list')).toHaveLength(0);
+  });
+});
+
+const ORG = { kind: 'organization', enterpriseId: 'E0ACME' };
+
+describe('the installation an id names', () => {
+  it('is a workspace for a T… id and an organisation for an E… id', () => {
+    expect(installationOfId('T0TEST')).toEqual({ kind: 'workspace', teamId: 'T0TEST' });
+    expect(installationOfId('E0ACME')).toEqual(ORG);
+  });
+
+  it('is none for anything else', () => {
+    for (const id of ['U0ALICE', 'W0BOT', 'C0DOCS', 't0test', 'T', 'T0 TEST', '', null, 42, undefined])
+      expect(installationOfId(id), String(id)).toBeUndefined();
+  });
+});
+
+describe('the installation auth.test describes', () => {
+  it('is the workspace of a workspace token', () => {
+    expect(installationOfAuthTest({ team_id: 'T0TEST' })).toEqual({ kind: 'workspace', teamId: 'T0TEST' });
+  });
+
+  it('is only the workspace of a token installed in one workspace of a Grid organisation', () => {
+    expect(
+      installationOfAuthTest({
+        team_id: 'T0ACMEDOCS',
+        enterprise_id: 'E0ACME',
+        is_enterprise_install: false,
+      }),
+    ).toEqual({ kind: 'workspace', teamId: 'T0ACMEDOCS' });
+  });
+
+  it.each([
+    ['no team_id', {}],
+    ['an empty team_id', { team_id: '' }],
+    ['the organisation’s id as team_id', { team_id: 'E0ACME' }],
+    ['a workspace’s id as team_id', { team_id: 'T0ACMEDOCS' }],
+  ])('is the organisation of an organisation-wide token, with %s', (_what, team) => {
+    expect(installationOfAuthTest({ ...team, enterprise_id: 'E0ACME', is_enterprise_install: true })).toEqual(
+      ORG,
+    );
+  });
+
+  it('is none when it names neither a workspace nor an organisation', () => {
+    expect(installationOfAuthTest({})).toBeUndefined();
+    expect(installationOfAuthTest({ team_id: '' })).toBeUndefined();
+    expect(installationOfAuthTest({ is_enterprise_install: true, team_id: 'T0ACMEDOCS' })).toBeUndefined();
+    expect(
+      installationOfAuthTest({ is_enterprise_install: true, enterprise_id: 'not-an-org' }),
+    ).toBeUndefined();
+  });
+});
+
+describe('an organisation’s workspaces (auth.teams.list)', () => {
+  let slack: SlackStandIn | undefined;
+  afterEach(async () => {
+    await slack?.close();
+    slack = undefined;
+  });
+
+  /** The list on the app's client, against the stand-in as an organisation of `workspaces`. */
+  async function orgOf(workspaces: string[]) {
+    slack = await startSlackStandIn();
+    slack.installOrgWide({ enterpriseId: 'E0ACME', workspaces, botUserId: 'W0BOT' });
+    const { caller, logger, lines } = appSlackClient(slack.apiUrl, { logLevel: 'warn' });
+    const clock = { now: 1_000_000 };
+    return { slack, lines, clock, org: createOrgWorkspaces(caller, logger, () => clock.now) };
+  }
+
+  const ids = (n: number) => Array.from({ length: n }, (_, i) => `T0WS${i}`);
+  const logged = (lines: string[], msg: string) =>
+    lines.map((l) => JSON.parse(l) as { msg: string }).filter((l) => l.msg.startsWith(msg));
+
+  it('reads every page, and keeps only workspace ids', async () => {
+    const { slack, org } = await orgOf([...ids(WORKSPACES_PAGE_SIZE + 5), 'not-a-team']);
+    const list = await org.list();
+    expect(list?.size).toBe(WORKSPACES_PAGE_SIZE + 5);
+    expect(list?.has('T0WS0')).toBe(true);
+    expect(list?.has(`T0WS${WORKSPACES_PAGE_SIZE + 4}`)).toBe(true);
+    expect(slack.callsTo('auth.teams.list').map((c) => c.args.cursor)).toEqual([
+      undefined,
+      String(WORKSPACES_PAGE_SIZE),
+    ]);
+  });
+
+  it(`reads at most ${WORKSPACES_PAGES} pages, and says the rest are decided person by person`, async () => {
+    const { slack, org, lines } = await orgOf(ids(WORKSPACES_PAGES * WORKSPACES_PAGE_SIZE + 1));
+    expect((await org.list())?.size).toBe(WORKSPACES_PAGES * WORKSPACES_PAGE_SIZE);
+    expect(slack.callsTo('auth.teams.list')).toHaveLength(WORKSPACES_PAGES);
+    expect(logged(lines, 'the organisation has more workspaces than are read')).toHaveLength(1);
+  });
+
+  it('asks again only once the list is old', async () => {
+    const { slack, org, clock } = await orgOf(['T0ACMEDOCS']);
+    await org.list();
+    clock.now += WORKSPACES_CACHE_MS - 1;
+    await org.list();
+    expect(slack.callsTo('auth.teams.list')).toHaveLength(1);
+    clock.now += 1;
+    slack.installOrgWide({
+      enterpriseId: 'E0ACME',
+      workspaces: ['T0ACMEDOCS', 'T0ACMENEW'],
+      botUserId: 'W0BOT',
+    });
+    expect([...((await org.list()) ?? [])]).toEqual(['T0ACMEDOCS', 'T0ACMENEW']);
+    expect(slack.callsTo('auth.teams.list')).toHaveLength(2);
+  });
+
+  it('fails closed: no list while Slack cannot say (an old one is not kept), asked again after a pause', async () => {
+    const { slack, org, clock, lines } = await orgOf(['T0ACMEDOCS']);
+    await org.list();
+    clock.now += WORKSPACES_CACHE_MS;
+    slack.fail('auth.teams.list', { error: 'internal_error' });
+    expect(await org.list()).toBeUndefined();
+    clock.now += WORKSPACES_RETRY_MS - 1;
+    expect(await org.list()).toBeUndefined();
+    expect(slack.callsTo('auth.teams.list')).toHaveLength(2);
+    clock.now += 1;
+    expect(await org.list()).toEqual(new Set(['T0ACMEDOCS']));
+    expect(logged(lines, 'auth.teams.list failed')).toHaveLength(1);
   });
 });

@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { isEnterpriseId, isTeamId, isUserId, SLACK_ID, userIdSchema } from '../../src/slack/ids.js';
+import {
+  isDirectConversation,
+  isDirectMessage,
+  isEnterpriseId,
+  isPrivateConversation,
+  isTeamId,
+  isUserId,
+  privateByChannelName,
+  SLACK_ID,
+  userIdSchema,
+} from '../../src/slack/ids.js';
 
 describe('Slack ids', () => {
   it('takes a person’s id, of a workspace or of an organisation', () => {
@@ -34,5 +44,41 @@ describe('workspace and organisation ids', () => {
       expect(isTeamId(id), id).toBe(false);
     for (const id of ['T0TEST', 'W0BOT', 'e0acme', 'E', 'E0ACME>', ''])
       expect(isEnterpriseId(id), id).toBe(false);
+  });
+});
+
+describe('what a conversation is, from its id and name', () => {
+  it('a direct message has a D… id', () => {
+    expect(isDirectMessage('D0ALICE')).toBe(true);
+    for (const id of ['C0DOCS', 'G0GROUP', 'W0GRIDUSER', 'U0ALICE', 'd0lower', ''])
+      expect(isDirectMessage(id), id).toBe(false);
+  });
+
+  it('a slash command from a direct or group direct message is direct, by id or by Slack’s name', () => {
+    expect(isDirectConversation('D0ALICE')).toBe(true);
+    expect(isDirectConversation('D0ALICE', 'privategroup')).toBe(true);
+    // A group DM's id looks like a private channel's: only its name tells.
+    expect(isDirectConversation('G0MPDM', 'mpdm')).toBe(true);
+    expect(isDirectConversation('C0MPDM', 'directmessage')).toBe(true);
+    expect(isDirectConversation('G0GROUP', 'privategroup')).toBe(false);
+    expect(isDirectConversation('C0DOCS', 'docs')).toBe(false);
+    expect(isDirectConversation('C0DOCS', 'mpdm-alice--bob-1')).toBe(false);
+    expect(isDirectConversation('C0DOCS')).toBe(false);
+  });
+
+  it('a channel name says "private" only for the names Slack gives private conversations', () => {
+    for (const name of ['privategroup', 'directmessage', 'mpdm'])
+      expect(privateByChannelName(name), name).toBe('private');
+    // A public channel may be named anything, "private" included: Slack is asked instead.
+    for (const name of [undefined, '', 'general', 'private', 'privategroups', 'PrivateGroup'])
+      expect(privateByChannelName(name), String(name)).toBeUndefined();
+  });
+
+  it('the bot cannot be invited to a direct message or a G… conversation', () => {
+    expect(isPrivateConversation('D0ALICE')).toBe(true);
+    expect(isPrivateConversation('G0GROUP')).toBe(true);
+    // Private channels made since 2021 have C… ids; those take /invite.
+    expect(isPrivateConversation('C0PRIVATE')).toBe(false);
+    expect(isPrivateConversation('C0DOCS')).toBe(false);
   });
 });

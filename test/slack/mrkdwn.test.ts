@@ -13,6 +13,7 @@ import {
   recordedMrkdwn,
   slackDate,
   truncateMrkdwn,
+  truncateText,
   userMention,
 } from '../../src/slack/mrkdwn.js';
 
@@ -134,5 +135,33 @@ describe('the builders', () => {
     expect(truncateMrkdwn(md`abcdefghij`, 5)).toHaveLength(5);
     expect(blockQuote(md`one\ntwo`)).toBe('>one\n>two');
     expect(recordedMrkdwn('<@U1> said')).toBe('<@U1> said');
+  });
+});
+
+describe('truncateText', () => {
+  it('leaves short text alone and cuts long text to the limit with an ellipsis', () => {
+    expect(truncateText('short', 10)).toBe('short');
+    const cut = truncateText('a'.repeat(50), 10);
+    expect(cut).toBe(`${'a'.repeat(9)}…`);
+    expect(cut.length).toBe(10);
+  });
+
+  it('never cuts inside a link, mention or channel entity', () => {
+    const text = 'See <https://docs.example.com/quickstart|the quickstart> now';
+    for (let max = 5; max < text.length; max++) {
+      const cut = truncateText(text, max);
+      expect(cut.length).toBeLessThanOrEqual(max);
+      const body = cut.slice(0, -1);
+      expect(body.split('<').length, cut).toBe(body.split('>').length);
+    }
+    expect(truncateText('Ask <@U0123ABCD> about it', 12)).toBe('Ask…');
+  });
+
+  it('never cuts inside an escape, an emoji code or a surrogate pair', () => {
+    expect(truncateText('Tom &amp; Jerry', 8)).toBe('Tom…');
+    expect(truncateText('Done :white_check_mark: ok', 12)).toBe('Done…');
+    const cut = truncateText('ab😀cd', 4);
+    expect(cut).toBe('ab…');
+    expect(cut.length).toBeLessThanOrEqual(4);
   });
 });

@@ -1,6 +1,6 @@
 import type { AccessDecision, AccessPolicy } from '../../access/access-policy.js';
 import type { FeedbackVote } from '../../domain/feedback.js';
-import { accessWhereAsked } from '../../jobs/access-where-asked.js';
+import { accessWhereAsked } from '../../jobs/instruction-checks.js';
 import type { MetricsHooks } from '../../jobs/metrics-hooks.js';
 import type { Logger } from '../../logging/logger.js';
 import type { FeedbackStore, JobsStore, RunsStore } from '../../store/types.js';

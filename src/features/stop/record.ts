@@ -3,9 +3,9 @@ import { cardUpdate, privateNote, threadPost } from '../../delivery/outbox-items
 import { keys } from '../../delivery/outbox-registry.js';
 import { currentRun, isStopped } from '../../domain/agent-session.js';
 import { POLLED, STILL_STARTING, TAKES_FOLLOW_UPS } from '../../domain/phases.js';
-import { accessWhereAsked } from '../../jobs/access-where-asked.js';
-import type { WaitingWithdrawal } from '../../jobs/edits.js';
+import { accessWhereAsked } from '../../jobs/instruction-checks.js';
 import type { OutboxWrites } from '../../jobs/job-context.js';
+import type { WaitingWithdrawal } from '../../jobs/withdrawal.js';
 import type { Logger } from '../../logging/logger.js';
 import { isUserId } from '../../slack/ids.js';
 import type { JobRecord, JobsStore, RunRecord, RunsStore } from '../../store/types.js';
@@ -42,7 +42,7 @@ export type StopOutcome = 'stopped' | 'repeat' | 'refused' | 'ignored';
 export interface StopDeps {
   store: Pick<JobsStore, 'findJobByThread' | 'getJob'> & Pick<RunsStore, 'getRuns'>;
   access: Pick<AccessPolicy, 'check'>;
-  jobs: WaitingWithdrawal;
+  jobs: Pick<WaitingWithdrawal, 'withdrawWaiting'>;
   outbox: OutboxWrites;
   logger: Logger;
   /** When the stop is recorded (ms since the epoch). Default: `Date.now`. */

@@ -1,10 +1,10 @@
-import { stepText } from '../../blocks/step-texts.js';
+import { threadHasJobText } from '../../blocks/step-texts.js';
 import { keys } from '../../delivery/outbox-registry.js';
 import { triggerKeys } from '../../domain/keys.js';
 import { THREAD_RELEASING_PHASES } from '../../domain/phases.js';
 import type { ChannelAudience } from '../../slack/channel-audience.js';
-import { isDirectMessage } from '../../slack/conversations.js';
 import { WAIT_LIMIT_MS } from '../../slack/function-steps.js';
+import { isDirectMessage } from '../../slack/ids.js';
 import { mrkdwnToPlain } from '../../slack/mrkdwn.js';
 import { WHOLE_CONVERSATION } from '../../store/assistant-threads.js';
 import type { JobPrivacy, JobRecord } from '../../store/types.js';
@@ -272,7 +272,7 @@ export function createJobAcceptance(
         null,
       );
       if (job.triggerKey !== triggerKey) {
-        await ctx.enqueue([stepFailure(request.executionId, null, stepText.threadHasJob())], now());
+        await ctx.enqueue([stepFailure(request.executionId, null, threadHasJobText())], now());
         return 'thread_taken';
       }
       if (!created) logger.info('repeated workflow step ignored', { jobId: job.id });

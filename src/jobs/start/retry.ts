@@ -2,7 +2,7 @@ import { cardTsOf } from '../../blocks/status-card.js';
 import { cardUpdate } from '../../delivery/outbox-items.js';
 import { triggerKeys } from '../../domain/keys.js';
 import { enterPhase, expectPhase, mayRetry, RETRYABLE } from '../../domain/phases.js';
-import { accessWhereAsked } from '../access-where-asked.js';
+import { accessWhereAsked } from '../instruction-checks.js';
 import type { JobContext } from '../job-context.js';
 import type { RetryOutcome, RetryRequest } from '../requests.js';
 

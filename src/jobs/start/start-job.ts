@@ -5,10 +5,9 @@ import { readyForCall } from '../../cluster/lease.js';
 import { cardUpdate, privateNote, threadPost } from '../../delivery/outbox-items.js';
 import { cardMetadata, keys } from '../../delivery/outbox-registry.js';
 import { enterPhase } from '../../domain/phases.js';
-import { SlackCallError } from '../../slack/gateway.js';
 import { CLOCK_MARGIN_S } from '../../slack/message-listing.js';
 import { md, mrkdwnToPlain, userMention } from '../../slack/mrkdwn.js';
-import { isNotAMember } from '../../slack/slack-errors.js';
+import { isNotAMember, SlackCallError } from '../../slack/slack-errors.js';
 import type { JobIn, JobRecord, RunRecord } from '../../store/types.js';
 import {
   errorMessage,

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { recordStop, type StopOutcome, type StopRequest } from '../../../src/features/stop/record.js';
-import { createEdits } from '../../../src/jobs/edits.js';
+import { createWithdrawal } from '../../../src/jobs/withdrawal.js';
 import type { NewJob } from '../../../src/store/types.js';
 import { TEAM } from '../../helpers/fake-network.js';
 import { CHANNEL, createJobWorld, INSTANCE, type JobWorld, REQUESTER } from '../../helpers/job-world.js';
@@ -23,8 +23,8 @@ function setUp(env: Record<string, string> = {}) {
     parts.verification.stop();
   };
   // The job kernel's withdrawal (shared with deletions) and outbox writes, as the app hands them.
-  const edits = createEdits(w.ctx, parts.followUps.dispatchReady);
-  stop = (request) => recordStop({ ...w.ctx, jobs: edits, outbox: w.ctx }, request);
+  const withdrawal = createWithdrawal(w.ctx, parts.followUps.dispatchReady);
+  stop = (request) => recordStop({ ...w.ctx, jobs: withdrawal, outbox: w.ctx }, request);
 }
 
 const press = (fields: Partial<StopRequest> = {}): StopRequest => ({

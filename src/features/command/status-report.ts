@@ -1,0 +1,73 @@
+import { AGENT_HOURLY_LIMIT } from '../../agent/schema.js';
+import { duration } from '../../blocks/messages.js';
+import { projectOfRecord } from '../../config/projects.js';
+import type { FeedbackTotals } from '../../domain/feedback.js';
+import { type Block, context, fieldsSection, section } from '../../slack/blocks.js';
+import { codeSpan, joinMrkdwn, type Mrkdwn, md } from '../../slack/mrkdwn.js';
+
+export interface StatusFacts {
+  /** Every project the deployment serves, the default first. */
+  projects: string[];
+  defaultProject: string;
+  /** Instructions sent in the last hour, per project (null: the default project). */
+  used: { projectId: string | null; count: number }[];
+  activeJobs: number;
+  pollerRunning: boolean;
+  lastAgentSuccessAt: number | undefined;
+  startedAt: number;
+  /** Instances sharing the store (1 on SQLite). */
+  instances: number;
+  /** Feedback on outcome posts: current votes, by value. */
+  feedback: FeedbackTotals;
+  now: number;
+}
+
+const ago = (ms: number) => md`${duration(Math.max(0, ms))} ago`;
+
+/** `/docs-agent status`: the projects' agent quota this hour and the bot's health. */
+export function statusReport(facts: StatusFacts): { text: Mrkdwn; blocks: Block[] } {
+  const usedBy = new Map<string, number>();
+  for (const u of facts.used) {
+    const id = projectOfRecord(u.projectId, facts.defaultProject);
+    usedBy.set(id, (usedBy.get(id) ?? 0) + u.count);
+  }
+  const quota = facts.projects.map((p) => {
+    const used = usedBy.get(p) ?? 0;
+    const left = Math.max(0, AGENT_HOURLY_LIMIT - used);
+    const mark =
+      left === 0 ? md`:red_circle:` : left < 20 ? md`:large_orange_circle:` : md`:large_green_circle:`;
+    return md`${mark} ${codeSpan(p)}: ${used} of ${AGENT_HOURLY_LIMIT} instructions used in the last hour (${left} left)`;
+  });
+  const poller = facts.pollerRunning
+    ? facts.activeJobs === 1
+      ? md`:large_green_circle: running, watching 1 active job`
+      : md`:large_green_circle: running, watching ${facts.activeJobs} active jobs`
+    : md`:red_circle: stopped (this instance is shutting down)`;
+  const api =
+    facts.lastAgentSuccessAt !== undefined
+      ? md`:large_green_circle: ${ago(facts.now - facts.lastAgentSuccessAt)}`
+      : md`:white_circle: none since this instance started ${ago(facts.now - facts.startedAt)}`;
+  const feedback = md`:thumbsup: ${facts.feedback.positive}  :thumbsdown: ${facts.feedback.negative}`;
+  const lines = [
+    md`*docs-agent status*`,
+    md`*Agent quota* (counted from this bot’s own record)`,
+    ...quota,
+    md`*Poller:* ${poller}`,
+    md`*Last successful agent API call:* ${api}`,
+    md`*Feedback on outcomes:* ${feedback}`,
+  ];
+  return {
+    text: joinMrkdwn(lines),
+    blocks: [
+      section(md`*docs-agent status*`),
+      section(md`*Agent quota* (counted from this bot’s own record)\n${joinMrkdwn(quota)}`),
+      fieldsSection([
+        md`*Poller*\n${poller}`,
+        md`*Last successful agent API call*\n${api}`,
+        md`*Instances*\n${facts.instances}`,
+        md`*Feedback on outcomes*\n${feedback}`,
+      ]),
+      context(md`The agent API allows 100 new jobs and follow-ups per project per hour.`),
+    ],
+  };
+}
