@@ -9,7 +9,7 @@ export interface Lease {
   leaseMs: number;
 }
 
-/** The leases of every kind of work, derived from the configuration by `jobs/leases.ts`. */
+/** The leases of every kind of work, derived from the configuration by `leasesFor` in `jobs/job-context.ts`. */
 export interface Leases {
   /** A job create or a follow-up: agent API POSTs, which must never be made twice. */
   agentWrite: Lease;

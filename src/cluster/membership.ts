@@ -51,7 +51,8 @@ export interface Membership {
   start(): void;
   /**
    * Stops heartbeating and forgets this instance, releasing its claims for the others. With
-   * `callsUnderWay` (work did not finish in time), its holds stay until they run out.
+   * `callsUnderWay` (work did not finish in time), its claims on the work those calls are for
+   * stay until they run out.
    */
   leave(options?: { callsUnderWay?: boolean }): Promise<void>;
   /** Instances sharing the store, this one included, as of the last heartbeat (at least 1). */
@@ -70,7 +71,7 @@ export function createMembership(options: MembershipOptions): Membership {
 
   let live = 1;
   /** The take-over in progress, if any: it never holds up the next heartbeat. */
-  let adopting: Promise<void> | undefined;
+  let takingOver: Promise<void> | undefined;
 
   /** When the clock warning was last logged (this host's clock); undefined: never. */
   let warnedAt: number | undefined;
@@ -92,7 +93,7 @@ export function createMembership(options: MembershipOptions): Membership {
     });
   }
 
-  async function adopt(): Promise<void> {
+  async function takeOver(): Promise<void> {
     if (options.canTakeOver && !options.canTakeOver()) return;
     const orphans = await store.takeOverOrphans(instanceId, options.timeoutMs);
     if (orphans.jobs.length === 0 && orphans.runs.length === 0) return;
@@ -111,13 +112,13 @@ export function createMembership(options: MembershipOptions): Membership {
     const storeTime = await store.heartbeat(instanceId);
     measure(storeTime, before, now());
     live = store.shared ? Math.max(1, await store.liveInstances(options.timeoutMs)) : 1;
-    if (adopting) return;
-    adopting = adopt()
+    if (takingOver) return;
+    takingOver = takeOver()
       .catch((error) => logger.error('taking over a stopped instance’s work failed; will retry', { error }))
       .finally(() => {
-        adopting = undefined;
+        takingOver = undefined;
       });
-    if (wait) await adopting;
+    if (wait) await takingOver;
   }
 
   const loop = createLoop({
@@ -139,8 +140,8 @@ export function createMembership(options: MembershipOptions): Membership {
     liveCount: () => live,
     async leave(leaving = {}) {
       await loop.stop();
-      await adopting;
-      await store.retireInstance(instanceId, { keepHolds: leaving.callsUnderWay === true });
+      await takingOver;
+      await store.retireInstance(instanceId, { callsUnderWay: leaving.callsUnderWay === true });
     },
   };
 }

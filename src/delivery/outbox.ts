@@ -8,7 +8,7 @@ import { ClaimLost, type SendDeps } from './outbox-kind.js';
 import { createSender, parseOutboxPayload } from './outbox-registry.js';
 
 export interface OutboxOptions extends Omit<SendDeps, 'store' | 'now'> {
-  store: SendDeps['store'] & OutboxStore & Pick<ClusterStore, 'claimOutbox' | 'renewHold'>;
+  store: SendDeps['store'] & OutboxStore & Pick<ClusterStore, 'claimOutbox' | 'renewClaim'>;
   /** Called when Slack refused an item for good and it is given up, for metrics. */
   onGivenUp?: () => void;
   /** What each round waits for first: Slack's requests go before it. Default: nothing. */
@@ -71,7 +71,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
     const item = { ...stored, payload: checked.payload };
     // The claim counted this attempt and recorded its start.
     const attempts = item.attempts;
-    const renew = () => store.renewHold(options.instanceId, { outboxId: item.id }, options.lease.leaseMs);
+    const renew = () => store.renewClaim(options.instanceId, { outboxId: item.id }, options.lease.leaseMs);
     const claimCovers = () => readyForCall(options.lease, renew, grantedAt, monotonic);
     try {
       const givenUp = await send(item, claimCovers);

@@ -29,7 +29,7 @@ export const BATCH_RETRY_MS = 5_000;
 export interface FollowUpsDeps {
   store: Pick<JobsStore, 'getJob'> &
     Pick<RunsStore, 'readyRuns'> &
-    Pick<ClusterStore, 'claimReadyRuns' | 'renewHold'>;
+    Pick<ClusterStore, 'claimReadyRuns' | 'renewClaim'>;
   instanceId: string;
   agentFor: (projectId: string | null) => AgentClient;
   logger: Logger;
@@ -110,7 +110,7 @@ export function createFollowUps(deps: FollowUpsDeps): FollowUps {
     const first = runs[0];
     if (!first) return;
     const runIds = runs.map((r) => r.id);
-    const renew = () => store.renewHold(deps.instanceId, { runIds }, leaseMs);
+    const renew = () => store.renewClaim(deps.instanceId, { runIds }, leaseMs);
     if (!(await readyForCall(deps.leases.agentWrite, renew, grantedAt, deps.monotonic))) {
       logger.warn('another instance took this follow-up over; not sending it', { jobId: job.id, runIds });
       return;

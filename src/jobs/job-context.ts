@@ -1,11 +1,19 @@
 import type { AccessPolicy } from '../access/access-policy.js';
 import type { AgentClient } from '../agent/client.js';
+import {
+  GET_MAX_RETRY_AFTER_MS,
+  getPolicy,
+  longestAgentCallMs,
+  POST_MAX_RETRY_AFTER_MS,
+  postPolicy,
+} from '../agent/retry-policies.js';
 import type { RenderHints } from '../blocks/messages.js';
-import type { Leases } from '../cluster/lease.js';
+import { type Leases, leaseFor } from '../cluster/lease.js';
 import type { Config } from '../config/config.js';
 import type { PrivateTarget } from '../delivery/kinds/private-note.js';
 import type { Logger } from '../logging/logger.js';
 import type { ChannelAudiences } from '../slack/channel-audience.js';
+import { SLACK_CALL_TIMEOUT_MS } from '../slack/client-options.js';
 import type { SlackGateway } from '../slack/gateway.js';
 import type { UserNames } from '../slack/user-names.js';
 import type {
@@ -138,3 +146,15 @@ export const requesterTarget = (job: JobRecord): PrivateTarget => ({
   threadTs: job.origin === 'command' ? null : job.threadTs,
   responseUrl: job.responseUrl,
 });
+
+/**
+ * Every lease, from the agent API time-out (`DOCS_AGENT_API_TIMEOUT_MS`) and the fixed Slack call
+ * time-out and retry policies: a claim lasts as long as the work it guards, whatever that is.
+ */
+export function leasesFor(agentTimeoutMs: number): Leases {
+  return {
+    agentWrite: leaseFor(longestAgentCallMs(agentTimeoutMs, postPolicy, POST_MAX_RETRY_AFTER_MS)),
+    agentRead: leaseFor(longestAgentCallMs(agentTimeoutMs, getPolicy, GET_MAX_RETRY_AFTER_MS)),
+    delivery: leaseFor(SLACK_CALL_TIMEOUT_MS),
+  };
+}

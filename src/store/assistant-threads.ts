@@ -1,6 +1,5 @@
-import type { Params } from './queries/named.js';
-import type { QueryName } from './queries.js';
-import { parseAssistantThread, type Row } from './rows.js';
+import { parseAssistantThread } from './rows.js';
+import type { Statements } from './statements.js';
 import type { Store } from './types.js';
 
 /**
@@ -12,14 +11,8 @@ export const WHOLE_CONVERSATION = '';
 
 type Methods = Pick<Store, 'recordAssistantThread' | 'touchAssistantThread' | 'assistantThread'>;
 
-/**
- * The assistant-thread methods, written once for both engines: each engine passes its own way
- * of running one named statement (synchronous on SQLite, awaited on PostgreSQL).
- */
-export function assistantThreadMethods(run: {
-  one: <T>(name: QueryName, params: Params, parse: (row: Row) => T) => T | undefined | Promise<T | undefined>;
-  write: (name: QueryName, params: Params) => unknown;
-}): Methods {
+/** The assistant-thread methods, written once for both engines over their {@link Statements}. */
+export function assistantThreadMethods(run: Pick<Statements, 'one' | 'write'>): Methods {
   return {
     async recordAssistantThread(thread, at) {
       await run.write('recordAssistantThread', { ...thread, at });

@@ -1,7 +1,10 @@
 /** What callers ask the store to change: patches of records, grouped into one atomic change. */
 
 import type { JobPhase } from '../domain/phases.js';
+import { enqueueAll } from './outbox.js';
 import type { JobRecord, NewOutboxItem, OutboxItem, RunRecord, RunState } from './records.js';
+import { parseJobState, parseRun } from './rows.js';
+import { type Operation, tx } from './statements.js';
 
 export type JobPatch = Partial<Omit<JobRecord, 'id' | 'createdAt' | 'teamId' | 'triggerKey' | 'owner'>>;
 export type RunPatch = Partial<
@@ -57,6 +60,9 @@ export interface Change {
   owner?: { instanceId: string; job?: boolean; runIds?: readonly number[] };
 }
 
+/** What a change's expectations are checked against of its job. */
+type JobState = { phase: string; runCount: number; owner: string | null };
+
 /**
  * Whether a change's expectations hold, given the job's phase, run count and owner, the expected
  * run's state, and the owners of the runs it names in `owner`, as read in the change's
@@ -64,7 +70,7 @@ export interface Change {
  */
 export function changeHolds(
   change: Change,
-  job: { phase: string; runCount: number; owner: string | null } | undefined,
+  job: JobState | undefined,
   run: { state: RunState } | undefined,
   runOwners: readonly (string | null | undefined)[] = [],
 ): boolean {
@@ -78,3 +84,32 @@ export function changeHolds(
 /** Whether the change must read the job's row before it applies. */
 export const readsJob = (change: Change): boolean =>
   change.expect !== undefined || change.owner?.job === true;
+
+/** One change in the caller's transaction; false (nothing written) when its expectations did not hold. */
+export function* applyChange(change: Change, now: number): Operation<boolean> {
+  const { jobId } = change;
+  let job: JobState | undefined;
+  if (readsJob(change)) job = yield* tx.one('jobState', { jobId }, parseJobState);
+  // Locked on PostgreSQL even when not read, so the changes to one job apply one at a time.
+  else yield* tx.lock('lockJobPostgres', { jobId });
+  const run = change.expectRun
+    ? yield* tx.one('lockedRun', { runId: change.expectRun.id }, parseRun)
+    : undefined;
+  const owners: (string | null | undefined)[] = [];
+  for (const runId of change.owner?.runIds ?? [])
+    owners.push((yield* tx.one('lockedRun', { runId }, parseRun))?.owner);
+  if (!changeHolds(change, job, run, owners)) return false;
+  yield* tx.update('jobs', jobId, { ...change.job, updatedAt: now });
+  if (change.incrementRunCount) yield* tx.write('incrementRunCount', { jobId });
+  for (const { id, patch } of [...(change.run ? [change.run] : []), ...(change.runs ?? [])])
+    yield* tx.update('runs', id, patch);
+  if (change.enqueue) yield* enqueueAll(change.enqueue, now);
+  return true;
+}
+
+/** Several changes in one transaction, in order, each as {@link applyChange}. */
+export function* applyChanges(changes: Change[], now: number): Operation<boolean[]> {
+  const results: boolean[] = [];
+  for (const change of changes) results.push(yield* applyChange(change, now));
+  return results;
+}

@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import type { Params } from './queries/named.js';
-import type { QueryName } from './queries.js';
-import type { Row } from './rows.js';
+import type { Statements } from './statements.js';
 import type { Store } from './types.js';
 
 /**
@@ -25,16 +23,25 @@ export type FeedbackTotals = Record<FeedbackValue, number>;
 
 type Methods = Pick<Store, 'recordFeedback' | 'feedbackTotals'>;
 
+/** Feedback votes on outcome posts; one text for SQLite and PostgreSQL (see `queries.ts`). */
+export const FEEDBACK_QUERIES = {
+  /**
+   * One vote per person and outcome: a second press replaces the first. Changes no row when the
+   * same vote is pressed again, so the caller can tell a new or changed vote from a repeat.
+   */
+  recordFeedback: `
+    INSERT INTO feedback_votes (job_id, run_seq, user_id, value, updated_at)
+    VALUES (:jobId, :runSeq, :userId, :value, :now)
+    ON CONFLICT (job_id, run_seq, user_id)
+      DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at
+      WHERE feedback_votes.value <> excluded.value`,
+  feedbackTotals: 'SELECT value, COUNT(*) AS n FROM feedback_votes GROUP BY value',
+} as const;
+
 const totalRow = z.object({ value: z.enum(FEEDBACK_VALUES), n: z.coerce.number().int() });
 
-/**
- * The feedback methods, written once for both engines: each engine passes its own way of running
- * one named statement (synchronous on SQLite, awaited on PostgreSQL).
- */
-export function feedbackMethods(run: {
-  many: <T>(name: QueryName, params: Params, parse: (row: Row) => T) => T[] | Promise<T[]>;
-  write: (name: QueryName, params: Params) => number | Promise<number>;
-}): Methods {
+/** The feedback methods, written once for both engines over their {@link Statements}. */
+export function feedbackMethods(run: Pick<Statements, 'many' | 'write'>): Methods {
   return {
     async recordFeedback({ jobId, runSeq, userId, value }, now) {
       return (await run.write('recordFeedback', { jobId, runSeq, userId, value, now })) > 0;

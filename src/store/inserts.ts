@@ -1,4 +1,7 @@
 import { implicitRunKey } from '../domain/keys.js';
+import { enqueueAll } from './outbox.js';
+import { parseId, parseJob, parseRun, parseRunNumber } from './rows.js';
+import { type Operation, tx } from './statements.js';
 import type { JobRecord, NewJob, NewRun, RunRecord } from './types.js';
 
 /** The arguments of the `insertJob` statement, by name. */
@@ -106,3 +109,66 @@ export const insertedRun = (p: NewRunParams, { id, seq }: { id: number; seq: num
   sentAt: null,
   outcomeAt: null,
 });
+
+/** What recording a job answers: the job and its first run, and whether they are new. */
+type Recorded = { job: JobRecord; run: RunRecord; created: boolean };
+
+/**
+ * Records a run of a job, with the rules of `RunsStore.insertFollowUp`: the same source twice
+ * (the same run key) is the run recorded the first time.
+ */
+export function* insertRun(
+  jobId: number,
+  run: NewRun,
+  now: number,
+): Operation<{ run: RunRecord; created: boolean }> {
+  yield* tx.lock('lockJobPostgres', { jobId });
+  const params = newRunParams(jobId, run, now);
+  // A first run (`create`) is recorded with its job, in one transaction: none can precede it.
+  const existing =
+    run.kind === 'follow_up'
+      ? yield* tx.one('runByKey', { jobId, runKey: params.runKey }, parseRun)
+      : undefined;
+  if (existing) return { run: existing, created: false };
+  const inserted = yield* tx.one('insertRun', params, parseRunNumber);
+  if (!inserted) throw new Error(`run of job ${jobId} not recorded`);
+  return { run: insertedRun(params, inserted), created: true };
+}
+
+/** A job recorded before (or in the way), with its first run. */
+function* found(existing: JobRecord | undefined, triggerKey: string): Operation<Recorded> {
+  if (!existing) throw new Error(`job ${triggerKey} neither inserted nor found`);
+  const run = yield* tx.one('firstRunOfJob', { jobId: existing.id }, parseRun);
+  if (!run) throw new Error(`job ${existing.id} has no first run`);
+  return { job: existing, run, created: false };
+}
+
+/** Records a job and its first run, with the rules of `JobsStore.insertJob`. */
+export function* insertJob(job: NewJob, firstRun: NewRun, now: number): Operation<Recorded> {
+  const { replaces, triggerKey } = job;
+  // A retry moves the job it replaces out of its thread's way first: only one retry gets to (on
+  // PostgreSQL a concurrent one waits for the row, then finds it moved, and the retry recorded).
+  if (replaces) {
+    const { jobId, from, to } = replaces;
+    if ((yield* tx.write('transitionJob', { jobId, from, to, now })) === 0) {
+      const retry = yield* tx.one('jobByTrigger', { triggerKey }, parseJob);
+      return yield* found(retry ?? (yield* tx.one('jobById', { jobId }, parseJob)), triggerKey);
+    }
+  }
+  // A thread holds one job: a second start in it returns the job already there.
+  const { channelId, threadTs } = job;
+  let inThread = threadTs ? yield* tx.one('jobByThread', { channelId, threadTs }, parseJob) : undefined;
+  if (inThread && (yield* tx.write('detachThread', { jobId: inThread.id, triggerKey })) === 1)
+    inThread = undefined;
+  const params = newJobParams(job, now);
+  const id = inThread ? undefined : (yield* tx.one('insertJob', params, parseId))?.id;
+  const inserted = id === undefined ? undefined : insertedJob(params, id);
+  if (!inserted)
+    return yield* found(inThread ?? (yield* tx.one('jobByTrigger', { triggerKey }, parseJob)), triggerKey);
+  const { run } = yield* insertRun(inserted.id, firstRun, now);
+  if (!replaces) return { job: inserted, run, created: true };
+  yield* tx.write('inheritRootReaction', { jobId: inserted.id, replacedId: replaces.jobId });
+  yield* enqueueAll(replaces.enqueue, now);
+  const current = yield* tx.one('jobById', { jobId: inserted.id }, parseJob);
+  return { job: current ?? inserted, run, created: true };
+}

@@ -1,20 +1,31 @@
+import type { NewOutboxItem } from './records.js';
 import { parseAt, parseMaxId, parseOutboxItem } from './rows.js';
-import type { Statements } from './statements.js';
+import { type Engine, type Operation, tx } from './statements.js';
 import type { OutboxStore } from './types.js';
 
 /**
- * The outbox's single-statement methods, written once for both engines over their
- * {@link Statements}; `enqueue` (several inserts in one transaction) stays with each engine.
+ * Queues outbox items in the caller's transaction: the change or the insert that asks for them,
+ * or an enqueue of its own. An item whose dedupe key is queued already is left out.
  */
-export function outboxMethods(run: Statements): Omit<OutboxStore, 'enqueue'> {
+export function* enqueueAll(items: NewOutboxItem[], now: number): Operation<void> {
+  for (const { jobId, dedupeKey, payload } of items) {
+    const kind = payload.type;
+    yield* tx.write('enqueue', { jobId, dedupeKey, kind, payload: JSON.stringify(payload), now });
+  }
+}
+
+/** The outbox's methods, written once for both engines over their {@link Engine}. */
+export function outboxMethods(engine: Engine): OutboxStore {
   return {
-    dueOutbox: async (now, limit) => run.many('dueOutbox', { now, limit }, parseOutboxItem),
-    updateOutbox: async (id, patch, instanceId) => (await run.update('outbox', id, patch, instanceId)) === 1,
-    nextOutboxAt: async (now) => (await run.one('nextOutboxAt', { now }, parseAt))?.at ?? undefined,
+    enqueue: (items, now) => engine.transaction(enqueueAll(items, now)),
+    dueOutbox: async (now, limit) => engine.many('dueOutbox', { now, limit }, parseOutboxItem),
+    updateOutbox: async (id, patch, instanceId) =>
+      (await engine.update('outbox', id, patch, instanceId)) === 1,
+    nextOutboxAt: async (now) => (await engine.one('nextOutboxAt', { now }, parseAt))?.at ?? undefined,
     latestCardUpdate: async (jobId) =>
-      (await run.one('latestCardUpdate', { jobId }, parseMaxId))?.id ?? undefined,
+      (await engine.one('latestCardUpdate', { jobId }, parseMaxId))?.id ?? undefined,
     async supersedeCardUpdates(jobId, uptoId, instanceId, now) {
-      await run.write('supersedeCardUpdates', { jobId, uptoId, instanceId, now });
+      await engine.write('supersedeCardUpdates', { jobId, uptoId, instanceId, now });
     },
   };
 }

@@ -1,8 +1,8 @@
 import { AT_REST, sqlList, THREAD_RELEASING_PHASES } from '../domain/phases.js';
+import { FEEDBACK_QUERIES } from './feedback.js';
 import { CLUSTER_QUERIES } from './queries/cluster.js';
-import { FEEDBACK_QUERIES } from './queries/feedback.js';
 import { OUTBOX_QUERIES } from './queries/outbox.js';
-import { POSTGRES_USES_QUERIES, USES_QUERIES } from './queries/uses.js';
+import { USES_QUERIES } from './queries/uses.js';
 import type { Dialect } from './schema.js';
 
 /**
@@ -151,18 +151,37 @@ const SHARED = {
 } as const;
 
 /**
- * Statements only PostgreSQL runs: there several instances share the store, so what SQLite's
- * single writer serialises by itself needs a lock.
+ * Advisory lock key held while taking over a gone instance's work, so two instances never both do
+ * (one more than the migrations' key, `MIGRATION_LOCK_KEY` in `postgres/migrate.ts`).
+ */
+const TAKE_OVER_LOCK_KEY = 7_204_118_534;
+/**
+ * First keys of the two-key advisory locks that serialise use reservations: one lock per person
+ * and one per project (the second key hashes the id), always taken in that order.
+ */
+const USER_USES_LOCK_KEY = 720_411;
+const PROJECT_USES_LOCK_KEY = 720_412;
+
+/**
+ * The locks a transaction takes (`TransactionStatements.lock`), which only PostgreSQL runs: there
+ * several instances share the store, so what SQLite's single writer serialises by itself needs a
+ * lock, held until the transaction ends.
  */
 export const POSTGRES_ONLY = {
-  /** Serialises run numbering per job (see `insertRun`). */
+  /** Serialises run numbering per job (see `insertRun`), and the changes to one job. */
   lockJobPostgres: 'SELECT id FROM jobs WHERE id = :jobId FOR UPDATE',
-  /** Serialises take-overs: each adopter sees what the one before it took, so no row is taken twice. */
-  adoptionLockPostgres: 'SELECT pg_advisory_xact_lock(:lock)',
-  ...POSTGRES_USES_QUERIES,
+  /** Serialises take-overs: each sees what the one before it took, so no row is taken twice. */
+  takeOverLockPostgres: `SELECT pg_advisory_xact_lock(${TAKE_OVER_LOCK_KEY})`,
+  /**
+   * Serialise use reservations per person and per project: the next reservation for this person
+   * or project (on any instance) waits, and its counts, read after that, include this one.
+   */
+  userUsesLockPostgres: `SELECT pg_advisory_xact_lock(${USER_USES_LOCK_KEY}, hashtext(:id))`,
+  projectUsesLockPostgres: `SELECT pg_advisory_xact_lock(${PROJECT_USES_LOCK_KEY}, hashtext(:id))`,
 } as const;
 
 export type QueryName = keyof typeof SHARED;
+export type LockName = keyof typeof POSTGRES_ONLY;
 
 /**
  * The database server's own time in epoch milliseconds, read when the statement runs (not when

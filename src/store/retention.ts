@@ -1,5 +1,7 @@
 import type { Logger } from '../logging/logger.js';
 import { createLoop, type Loop } from '../util/loop.js';
+import { parseId } from './rows.js';
+import { type Operation, tx } from './statements.js';
 import type { Erased, Store } from './types.js';
 
 export const DAY_MS = 86_400_000;
@@ -69,5 +71,25 @@ export function createRetentionSweep(options: RetentionOptions): RetentionSweep 
     // Keeping data forever needs no loop at all.
     start: () => (retentionDays === 0 ? undefined : loop.start()),
     sweep,
+  };
+}
+
+/** One round of {@link Store.eraseExpired}, in one transaction; `instruction` replaces each erased one. */
+export function* eraseExpired(
+  before: number,
+  instruction: string,
+  now: number,
+  limit: number,
+): Operation<Erased> {
+  const expired = yield* tx.many('expiredJobs', { before, limit }, parseId);
+  for (const { id: jobId } of expired) {
+    yield* tx.write('eraseJob', { jobId, before, erasedInstruction: instruction, now });
+    yield* tx.write('eraseRuns', { jobId, before });
+  }
+  return {
+    jobs: expired.length,
+    outboxItems: yield* tx.write('deleteDoneOutbox', { before, limit }),
+    homeViews: yield* tx.write('deleteOldHomeViews', { before }),
+    assistantThreads: yield* tx.write('deleteOldAssistantThreads', { before }),
   };
 }

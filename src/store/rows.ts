@@ -38,8 +38,9 @@ const toCamel = (key: string) => {
 };
 
 /**
- * A parser of one row type: camelCase keys, every column checked. Strict, so a column added,
- * dropped or renamed without its parser fails the first test that reads the row.
+ * A parser of one row type: camelCase keys, every column checked. Strict but for the tables read
+ * whole (see {@link TABLE_COLUMNS}), so a statement that reads a column its parser does not know
+ * fails the first test that runs it.
  */
 function parser<T>(what: string, schema: z.ZodType<T>): (row: Row) => T {
   return (row) => {
@@ -60,75 +61,80 @@ const text = z.string();
  */
 const word = <T extends string>() => z.custom<T>((value) => typeof value === 'string');
 
-export const parseJob = parser<JobRecord>(
-  'job',
-  z.strictObject({
-    id: int,
-    teamId: text,
-    channelId: text,
-    threadTs: text.nullable(),
-    cardTs: text.nullable(),
-    origin: word<JobOrigin>(),
-    projectId: text.nullable(),
-    contextTs: text.nullable(),
-    rootReaction: text.nullable(),
-    requesterId: text,
-    instruction: text,
-    triggerKey: text,
-    responseUrl: text.nullable(),
-    agentJobId: text.nullable(),
-    phase: word<JobPhase>(),
-    agentStatus: text.nullable(),
-    prLink: text.nullable(),
-    lastOutcome: word<RunOutcome>().nullable(),
-    repository: text.nullable(),
-    ref: text.nullable(),
-    model: text.nullable(),
-    runCount: int,
-    nextPollAt: time.nullable(),
-    pollIntervalMs: int,
-    pollFailures: int,
-    pollRefusals: int,
-    runStartedAt: time.nullable(),
-    lastError: text.nullable(),
-    owner: text.nullable(),
-    ownerUntil: time.nullable(),
-    claimedBy: text.nullable(),
-    claimedUntil: time.nullable(),
-    erasedAt: time.nullable(),
-    stoppedRun: int.nullable(),
-    privacy: word<JobPrivacy>(),
-    contextChannelId: text.nullable(),
-    createdAt: time,
-    updatedAt: time,
-  }),
-);
+/**
+ * The columns of each table read whole (`SELECT *`), by their camelCase names. A column this
+ * release does not know is passed over, not refused: a later release's migration adds columns
+ * while instances of this one still run (an overlapping deploy). That these name every column of
+ * this release's schema, no more and no fewer, is checked against the schema itself by its test.
+ */
+const jobColumns = {
+  id: int,
+  teamId: text,
+  channelId: text,
+  threadTs: text.nullable(),
+  cardTs: text.nullable(),
+  origin: word<JobOrigin>(),
+  projectId: text.nullable(),
+  contextTs: text.nullable(),
+  rootReaction: text.nullable(),
+  requesterId: text,
+  instruction: text,
+  triggerKey: text,
+  responseUrl: text.nullable(),
+  agentJobId: text.nullable(),
+  phase: word<JobPhase>(),
+  agentStatus: text.nullable(),
+  prLink: text.nullable(),
+  lastOutcome: word<RunOutcome>().nullable(),
+  repository: text.nullable(),
+  ref: text.nullable(),
+  model: text.nullable(),
+  runCount: int,
+  nextPollAt: time.nullable(),
+  pollIntervalMs: int,
+  pollFailures: int,
+  pollRefusals: int,
+  runStartedAt: time.nullable(),
+  lastError: text.nullable(),
+  owner: text.nullable(),
+  ownerUntil: time.nullable(),
+  claimedBy: text.nullable(),
+  claimedUntil: time.nullable(),
+  erasedAt: time.nullable(),
+  stoppedRun: int.nullable(),
+  privacy: word<JobPrivacy>(),
+  contextChannelId: text.nullable(),
+  createdAt: time,
+  updatedAt: time,
+};
+
+export const parseJob = parser<JobRecord>('job', z.object(jobColumns));
+
+const runColumns = {
+  id: int,
+  jobId: int,
+  seq: int,
+  kind: word<RunKind>(),
+  prompt: text,
+  authorId: text,
+  // Null in rows recorded before runs had keys (schema version 14), which keep their key implied.
+  runKey: text.nullable(),
+  messageTs: text.nullable(),
+  state: word<RunState>(),
+  error: text.nullable(),
+  outcome: word<RunOutcome>().nullable(),
+  owner: text.nullable(),
+  ownerUntil: time.nullable(),
+  teamId: text.nullable(),
+  createdAt: time,
+  reservedAt: time.nullable(),
+  sentAt: time.nullable(),
+  outcomeAt: time.nullable(),
+};
 
 export const parseRun = parser<RunRecord>(
   'run',
-  z
-    .strictObject({
-      id: int,
-      jobId: int,
-      seq: int,
-      kind: word<RunKind>(),
-      prompt: text,
-      authorId: text,
-      // Null in rows recorded before runs had keys (schema version 14), which keep their key implied.
-      runKey: text.nullable(),
-      messageTs: text.nullable(),
-      state: word<RunState>(),
-      error: text.nullable(),
-      outcome: word<RunOutcome>().nullable(),
-      owner: text.nullable(),
-      ownerUntil: time.nullable(),
-      teamId: text.nullable(),
-      createdAt: time,
-      reservedAt: time.nullable(),
-      sentAt: time.nullable(),
-      outcomeAt: time.nullable(),
-    })
-    .transform((run) => ({ ...run, runKey: run.runKey ?? implicitRunKey(run.messageTs) })),
+  z.object(runColumns).transform((run) => ({ ...run, runKey: run.runKey ?? implicitRunKey(run.messageTs) })),
 );
 
 /** The payload is JSON text on SQLite and JSONB (already an object) on PostgreSQL. */
@@ -137,28 +143,35 @@ const payload = z.preprocess(
   z.custom<StoredPayload>((value) => typeof (value as { type?: unknown } | null)?.type === 'string'),
 );
 
+const outboxColumns = {
+  id: int,
+  jobId: int.nullable(),
+  dedupeKey: text.nullable(),
+  // The payload's type, stored for the partial indexes; the item carries it in its payload.
+  kind: text,
+  payload,
+  attempts: int,
+  nextAttemptAt: time,
+  startedAt: time.nullable(),
+  deliveredAt: time.nullable(),
+  deadAt: time.nullable(),
+  lastError: text.nullable(),
+  claimedBy: text.nullable(),
+  claimedUntil: time.nullable(),
+  createdAt: time,
+};
+
 export const parseOutboxItem = parser<OutboxItem>(
   'outbox',
-  z
-    .strictObject({
-      id: int,
-      jobId: int.nullable(),
-      dedupeKey: text.nullable(),
-      // The payload's type, stored for the partial indexes; the item carries it in its payload.
-      kind: text,
-      payload,
-      attempts: int,
-      nextAttemptAt: time,
-      startedAt: time.nullable(),
-      deliveredAt: time.nullable(),
-      deadAt: time.nullable(),
-      lastError: text.nullable(),
-      claimedBy: text.nullable(),
-      claimedUntil: time.nullable(),
-      createdAt: time,
-    })
-    .transform(({ kind: _kind, ...item }) => item),
+  z.object(outboxColumns).transform(({ kind: _kind, ...item }) => item),
 );
+
+/** The columns of each table read whole, by table: what the schema's test holds them to. */
+export const TABLE_COLUMNS = {
+  jobs: Object.keys(jobColumns),
+  runs: Object.keys(runColumns),
+  outbox: Object.keys(outboxColumns),
+};
 
 /** A job's phase and run count, as `Change.expect` is checked. */
 export const parseJobState = parser(

@@ -1,5 +1,5 @@
 import type { Params } from './queries/named.js';
-import type { PatchedTable, QueryName } from './queries.js';
+import type { LockName, PatchedTable, QueryName } from './queries.js';
 import type { Row } from './rows.js';
 
 /**
@@ -22,4 +22,65 @@ export interface Statements {
     patch: Record<string, unknown>,
     claimant?: string,
   ): number | Promise<number>;
+}
+
+/** The statements inside a transaction: the same, and the locks it holds until it ends. */
+export interface TransactionStatements extends Statements {
+  /**
+   * Takes one of `LOCKS` in `queries.ts`: PostgreSQL's, which several instances share; nothing on
+   * SQLite, whose transactions all begin IMMEDIATE and so are serialised by its one writer.
+   */
+  lock(name: LockName, params: Params): unknown;
+}
+
+/** One statement of an {@link Operation}, run by the engine on its transaction's statements. */
+export type Step = (run: TransactionStatements) => unknown;
+
+/**
+ * An operation of several statements in one transaction, written once for both engines as a
+ * generator: each `yield*` of a {@link tx} step runs one statement, whose result the engine hands
+ * back, SQLite at once (the whole operation runs synchronously inside its transaction),
+ * PostgreSQL awaited on the transaction's connection.
+ */
+export type Operation<T> = Generator<Step, T, unknown>;
+
+/** The statements an {@link Operation} runs, one `yield*` each. */
+export const tx = {
+  *one<T>(name: QueryName, params: Params, parse: (row: Row) => T): Operation<T | undefined> {
+    return (yield (run) => run.one(name, params, parse)) as T | undefined;
+  },
+  *many<T>(name: QueryName, params: Params, parse: (row: Row) => T): Operation<T[]> {
+    return (yield (run) => run.many(name, params, parse)) as T[];
+  },
+  *write(name: QueryName, params: Params): Operation<number> {
+    return (yield (run) => run.write(name, params)) as number;
+  },
+  *update(table: PatchedTable, id: number, patch: Record<string, unknown>): Operation<number> {
+    return (yield (run) => run.update(table, id, patch)) as number;
+  },
+  *lock(name: LockName, params: Params): Operation<void> {
+    yield (run) => run.lock(name, params);
+  },
+};
+
+/** An engine: its statements, and its transactions, in which it runs {@link Operation}s. */
+export interface Engine extends Statements {
+  /** Runs `operation` in one transaction: all of its writes, or none when it throws. */
+  transaction<T>(operation: Operation<T>): Promise<T>;
+  /** Whether several processes may use the store at once (see `StoreLifecycle.shared`). */
+  readonly shared: boolean;
+}
+
+/** Runs an operation to its end synchronously: SQLite's statements answer at once. */
+export function runAtOnce<T>(operation: Operation<T>, run: TransactionStatements): T {
+  let step = operation.next();
+  while (!step.done) step = operation.next(step.value(run));
+  return step.value;
+}
+
+/** Runs an operation to its end, awaiting each statement: PostgreSQL's answer over the network. */
+export async function runAwaited<T>(operation: Operation<T>, run: TransactionStatements): Promise<T> {
+  let step = operation.next();
+  while (!step.done) step = operation.next(await step.value(run));
+  return step.value;
 }

@@ -1,5 +1,5 @@
-import { parseCountedUses, parseProjectUses } from './rows.js';
-import type { Statements } from './statements.js';
+import { parseCountedUses, parseProjectUses, parseReservation, parseUseOfRun } from './rows.js';
+import { type Engine, type Operation, tx } from './statements.js';
 import type { UseQuota, UseReservation, UsesStore } from './types.js';
 
 /** Uses counted in the window, and when the oldest of them was reserved (epoch ms). */
@@ -45,19 +45,41 @@ export const usesPerProject = (rows: { projectId: string | null; n: number }[]) 
   rows.map((row) => ({ projectId: row.projectId, count: row.n }));
 
 /**
- * The uses read by one statement each, written once for both engines over their
- * {@link Statements}; `reserveUse` (a check and a write serialised per person and project) stays
- * with each engine's transaction.
+ * Counts a run as one use if both limits allow (see `UsesStore.reserveUse`). The check and the
+ * write are serialised per person and per project: on SQLite by its one writer, on PostgreSQL by
+ * the locks, taken before the counts are read, so they include every reservation before this one.
  */
-export function useReadMethods(
-  run: Pick<Statements, 'one' | 'many'>,
-): Pick<UsesStore, 'instructionsSince' | 'recentInstructions'> {
+function* reserve(runId: number, quota: UseQuota, now: number): Operation<UseReservation> {
+  const { defaultProject } = quota;
+  const run = yield* tx.one('useOfRun', { runId, defaultProject }, parseUseOfRun);
+  if (!run) throw new UnknownRunError(runId);
+  yield* tx.lock('userUsesLockPostgres', { id: run.authorId });
+  yield* tx.lock('projectUsesLockPostgres', { id: run.project });
+  // Read again once serialised: another instance may have reserved the run meanwhile.
+  const current = yield* tx.one('runReservation', { runId }, parseReservation);
+  if (current && current.reservedAt !== null) return { reserved: true };
+  const since = now - quota.windowMs;
+  const none = { n: 0, oldest: null };
+  const user = yield* tx.one('recentInstructions', { userId: run.authorId, since }, parseCountedUses);
+  const project = yield* tx.one(
+    'projectUses',
+    { since, defaultProject, project: run.project },
+    parseCountedUses,
+  );
+  const decision = useDecision(quota, user ?? none, project ?? none, now);
+  if (decision.reserved) yield* tx.write('reserveRun', { runId, now });
+  return decision;
+}
+
+/** The uses, written once for both engines over their {@link Engine}. */
+export function useMethods(engine: Engine): UsesStore {
   return {
     instructionsSince: async (since) =>
-      usesPerProject(await run.many('instructionsSince', { since }, parseProjectUses)),
+      usesPerProject(await engine.many('instructionsSince', { since }, parseProjectUses)),
     async recentInstructions(userId, since) {
-      const row = await run.one('recentInstructions', { userId, since }, parseCountedUses);
+      const row = await engine.one('recentInstructions', { userId, since }, parseCountedUses);
       return { count: row?.n ?? 0, oldest: row?.oldest ?? null };
     },
+    reserveUse: (runId, quota, now) => engine.transaction(reserve(runId, quota, now)),
   };
 }

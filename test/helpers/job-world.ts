@@ -12,8 +12,12 @@ import type { OutboxPayload } from '../../src/delivery/outbox-registry.js';
 import { createReplyCatchUp } from '../../src/jobs/catch-up.js';
 import { createFollowUps } from '../../src/jobs/follow-ups.js';
 import { createInstructionChecks } from '../../src/jobs/instruction-checks.js';
-import { createJobContext, type JobContext, type JobServiceDeps } from '../../src/jobs/job-context.js';
-import { leasesFor } from '../../src/jobs/leases.js';
+import {
+  createJobContext,
+  type JobContext,
+  type JobServiceDeps,
+  leasesFor,
+} from '../../src/jobs/job-context.js';
 import { createReplies } from '../../src/jobs/replies.js';
 import { createVerificationWaits } from '../../src/jobs/verification-waits.js';
 import { createLogger } from '../../src/logging/logger.js';

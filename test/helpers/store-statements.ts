@@ -3,13 +3,14 @@ import type { Params } from '../../src/store/queries/named.js';
 import { type QueryName, queriesFor, updateStatement } from '../../src/store/queries.js';
 import type { Row } from '../../src/store/rows.js';
 import { migrate } from '../../src/store/sqlite/database-file.js';
-import type { Statements } from '../../src/store/statements.js';
+import { type Engine, runAtOnce, runAwaited, type Statements } from '../../src/store/statements.js';
 
 /**
  * A store area's {@link Statements} on a migrated in-memory SQLite database, for testing an area
- * written once without an engine around it. `awaited` hands every result back a turn later, as
- * PostgreSQL's pool does; otherwise at once, as SQLite does. `ran` lists the statements run. Given
- * `db` (an open SQLite store's, say, to record rows through its inserts), runs on it instead.
+ * written once without an engine around it, and an {@link Engine} of them, whose transactions run
+ * the operations on them. `awaited` hands every result back a turn later, as PostgreSQL's pool
+ * does; otherwise at once, as SQLite does. `ran` lists the statements run. Given `db` (an open
+ * SQLite store's, say, to record rows through its inserts), runs on it instead.
  */
 export function areaStatements(
   options: { awaited?: boolean; clock?: () => number; db?: Database.Database } = {},
@@ -41,7 +42,24 @@ export function areaStatements(
         return built ? db.prepare(built.sql).run(built.params).changes : 0;
       }),
   };
-  return { db, ran, statements };
+  const inside = { ...statements, lock: () => undefined };
+  const engine: Engine = {
+    ...statements,
+    shared: false,
+    async transaction(operation) {
+      if (!options.awaited) return db.transaction(() => runAtOnce(operation, inside)).immediate();
+      db.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await runAwaited(operation, inside);
+        db.exec('COMMIT');
+        return result;
+      } catch (error) {
+        db.exec('ROLLBACK');
+        throw error;
+      }
+    },
+  };
+  return { db, ran, statements, engine };
 }
 
 /** Both ways an engine hands back a statement's result: SQLite's at once, PostgreSQL's awaited. */

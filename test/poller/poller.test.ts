@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createAgentClient } from '../../src/agent/client.js';
 import { getPolicy } from '../../src/agent/retry-policies.js';
 import { keys } from '../../src/delivery/outbox-registry.js';
-import { leasesFor } from '../../src/jobs/leases.js';
+import { leasesFor } from '../../src/jobs/job-context.js';
 import { createRunOutcomes } from '../../src/jobs/outcomes.js';
 import { createLogger, createRedactor } from '../../src/logging/logger.js';
 import { createRequestBudget } from '../../src/poller/budget.js';

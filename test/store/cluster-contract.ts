@@ -1,6 +1,6 @@
 /**
  * How the store shares work between instances, run against every Store: heartbeats timed by the
- * store's clock, holds that outlast the calls they guard, and fencing (a write of an instance
+ * store's clock, claims that outlast the calls they guard, and fencing (a write of an instance
  * whose work was taken over is refused, for every kind of work). `sharedClusterContract` holds
  * what only a store several processes share (PostgreSQL) does; on SQLite one process uses the
  * file, so every other instance on record is gone at once.
@@ -57,7 +57,7 @@ export function clusterContract(name: string, open: () => Promise<Store> | Store
   describe(`Cluster contract: ${name}`, () => {
     const ctx = withStore(open);
 
-    /** `i-1` stops heartbeating; once it counts as gone, `i-2` takes over what it held. */
+    /** `i-1` stops heartbeating; once it counts as gone, `i-2` takes over what it owned. */
     async function takeOverFromI1() {
       if (ctx.store.shared) await goQuiet();
       await ctx.store.heartbeat('i-2');
@@ -74,11 +74,11 @@ export function clusterContract(name: string, open: () => Promise<Store> | Store
       expect((await ctx.store.figures(T0, LONG_MS)).liveInstances).toBe(1);
     });
 
-    it('renews a hold only for its owner', async () => {
+    it('renews a claim only for its owner', async () => {
       const { job: j } = await ctx.job('hold', { owner: 'i-1' });
-      expect(await ctx.store.renewHold('i-1', { jobId: j.id }, LONG_MS)).toBe(true);
+      expect(await ctx.store.renewClaim('i-1', { jobId: j.id }, LONG_MS)).toBe(true);
       expect((await ctx.store.getJob(j.id))?.ownerUntil).toBeGreaterThan(Date.now() + LONG_MS / 2);
-      expect(await ctx.store.renewHold('i-2', { jobId: j.id }, LONG_MS)).toBe(false);
+      expect(await ctx.store.renewClaim('i-2', { jobId: j.id }, LONG_MS)).toBe(false);
     });
 
     it('refuses writes about a job being started once it was taken over', async () => {
@@ -91,7 +91,7 @@ export function clusterContract(name: string, open: () => Promise<Store> | Store
       // i-1 comes back (it was frozen, or its clock ran slow): nothing it writes lands.
       const creating = { jobId: j.id, owner: mine, job: { phase: 'creating' as const } };
       expect(await ctx.store.apply({ ...creating, enqueue: [item(j.id, 'late')] }, T0 + 2)).toBe(false);
-      expect(await ctx.store.renewHold('i-1', { jobId: j.id }, LONG_MS)).toBe(false);
+      expect(await ctx.store.renewClaim('i-1', { jobId: j.id }, LONG_MS)).toBe(false);
       expect(await ctx.store.getJob(j.id)).toMatchObject({ phase: 'posting', owner: 'i-2' });
       expect(await ctx.store.dueOutbox(T0 + 10, 10)).toEqual([]);
       expect((await ctx.store.getRun(run.id))?.state).toBe('pending');
@@ -105,7 +105,7 @@ export function clusterContract(name: string, open: () => Promise<Store> | Store
       const active = await ctx.jobWith('fence-batch', { phase: 'active', agentJobId: 'a-1' });
       const { run: fu } = await ctx.store.insertFollowUp(active.id, { ...followUp('8.1'), owner: 'i-1' }, T0);
       await ctx.store.apply({ jobId: active.id, run: { id: fu.id, patch: { state: 'ready' } } }, T0 + 1);
-      // The hold has run out: i-1 froze inside the call longer than the call can last.
+      // The claim has run out: i-1 froze inside the call longer than the call can last.
       const batch = await ctx.store.claimReadyRuns(active.id, 'i-1', T0 + 2, RAN_OUT);
       expect(ids(batch)).toEqual([fu.id]);
       expect(ids((await takeOverFromI1()).runs)).toEqual([fu.id]);
@@ -116,14 +116,14 @@ export function clusterContract(name: string, open: () => Promise<Store> | Store
         incrementRunCount: true,
       };
       expect(await ctx.store.apply(sent, T0 + 3)).toBe(false);
-      expect(await ctx.store.renewHold('i-1', { runIds: [fu.id] }, LONG_MS)).toBe(false);
+      expect(await ctx.store.renewClaim('i-1', { runIds: [fu.id] }, LONG_MS)).toBe(false);
       expect(await ctx.store.getRun(fu.id)).toMatchObject({ state: 'sending', owner: 'i-2' });
       expect((await ctx.store.getJob(active.id))?.runCount).toBe(0);
     });
 
-    it('refuses what an instance decided about a held instruction once it was taken over', async () => {
+    it('refuses what an instance decided about an instruction waiting for verification once it was taken over', async () => {
       await ctx.store.heartbeat('i-1');
-      // A command and a reply, both held while Slack could not confirm their authors.
+      // A command and a reply, both waiting while Slack could not confirm their authors.
       const { job: held, run } = await ctx.job('fence-held', { owner: 'i-1' });
       const active = await ctx.jobWith('fence-held-reply', { phase: 'active' });
       const { run: reply } = await ctx.store.insertFollowUp(
@@ -157,18 +157,18 @@ export function clusterContract(name: string, open: () => Promise<Store> | Store
       const [theirs] = await ctx.store.claimOutbox('i-2', T0, 10, LONG_MS);
       expect(theirs?.id).toBe(mine?.id);
       const id = mine?.id ?? 0;
-      expect(await ctx.store.renewHold('i-1', { outboxId: id }, LONG_MS)).toBe(false);
+      expect(await ctx.store.renewClaim('i-1', { outboxId: id }, LONG_MS)).toBe(false);
       const done = { deliveredAt: T0 + 1, claimedBy: null, claimedUntil: null };
       expect(await ctx.store.updateOutbox(id, done, 'i-1')).toBe(false);
       expect(await ctx.store.nextOutboxAt(T0)).toBeDefined();
-      expect(await ctx.store.renewHold('i-2', { outboxId: id }, LONG_MS)).toBe(true);
+      expect(await ctx.store.renewClaim('i-2', { outboxId: id }, LONG_MS)).toBe(true);
       expect(await ctx.store.updateOutbox(id, done, 'i-2')).toBe(true);
       expect(await ctx.store.nextOutboxAt(T0)).toBeUndefined();
-      // Delivered: nothing is left to hold.
-      expect(await ctx.store.renewHold('i-2', { outboxId: id }, LONG_MS)).toBe(false);
+      // Delivered: nothing is left to claim.
+      expect(await ctx.store.renewClaim('i-2', { outboxId: id }, LONG_MS)).toBe(false);
     });
 
-    it('leaves a poll claim to its holder: another instance’s release does nothing', async () => {
+    it('leaves a poll claim to its claimant: another instance’s release does nothing', async () => {
       const a = await ctx.jobWith('fence-poll', { phase: 'active', nextPollAt: T0 });
       expect(ids(await ctx.store.claimDueJobs('i-1', T0, 10, RAN_OUT))).toEqual([a.id]);
       expect(ids(await ctx.store.claimDueJobs('i-2', T0, 10, LONG_MS))).toEqual([a.id]);
@@ -225,12 +225,12 @@ export function sharedClusterContract(name: string, open: () => Promise<Store> |
       it('takes the work of an instance that retired at once, whatever its last heartbeat', async () => {
         await store.heartbeat('i-old');
         const left = await store.insertJob(newJob('retired', { owner: 'i-old' }), createRun(), T0);
-        expect(await store.renewHold('i-old', { jobId: left.job.id }, LONG_MS)).toBe(true);
+        expect(await store.renewClaim('i-old', { jobId: left.job.id }, LONG_MS)).toBe(true);
         expect((await store.takeOverOrphans('i-next', LONG_MS)).jobs).toEqual([]);
-        // It stopped with a call under way: its hold stays until it runs out.
-        await store.retireInstance('i-old', { keepHolds: true });
+        // It stopped with a call under way: its claim stays until it runs out.
+        await store.retireInstance('i-old', { callsUnderWay: true });
         expect((await store.takeOverOrphans('i-next', LONG_MS)).jobs).toEqual([]);
-        // It stopped cleanly: it is inside no call, so its hold ends with it.
+        // It stopped cleanly: it is inside no call, so its claim ends with it.
         await store.retireInstance('i-old');
         expect(ids((await store.takeOverOrphans('i-next', LONG_MS)).jobs)).toEqual([left.job.id]);
       });
@@ -296,15 +296,15 @@ export function sharedClusterContract(name: string, open: () => Promise<Store> |
       });
     });
 
-    describe('holds and skewed clocks', () => {
-      it('never takes over a job whose gone owner may still be inside a call, until the hold runs out', async () => {
+    describe('claims and skewed clocks', () => {
+      it('never takes over a job whose gone owner may still be inside a call, until the claim runs out', async () => {
         await store.heartbeat('i-1');
         const { job: held } = await store.insertJob(newJob('held-call', { owner: 'i-1' }), createRun(), T0);
         const { job: done } = await store.insertJob(newJob('held-done', { owner: 'i-1' }), createRun(), T0);
-        expect(await store.renewHold('i-1', { jobId: held.id }, LONG_MS)).toBe(true);
-        expect(await store.renewHold('i-1', { jobId: done.id }, RAN_OUT)).toBe(true);
+        expect(await store.renewClaim('i-1', { jobId: held.id }, LONG_MS)).toBe(true);
+        expect(await store.renewClaim('i-1', { jobId: done.id }, RAN_OUT)).toBe(true);
         await goQuiet();
-        // i-1 is gone by the store's clock; only the job whose hold ran out is taken.
+        // i-1 is gone by the store's clock; only the job whose claim ran out is taken.
         expect(ids((await store.takeOverOrphans('i-2', TIMEOUT_MS)).jobs)).toEqual([done.id]);
         expect((await store.getJob(held.id))?.owner).toBe('i-1');
       });

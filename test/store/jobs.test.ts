@@ -5,10 +5,10 @@ import { areaStatements, HANDED_BACK } from '../helpers/store-statements.js';
 import { createRun, followUp, newJob, T0 } from './store-contract.js';
 
 for (const [handedBack, awaited] of HANDED_BACK) {
-  describe(`jobs' single statements, handed back ${handedBack}`, () => {
+  describe(`jobs and their runs, their statements handed back ${handedBack}`, () => {
     const store = openSqliteStore(':memory:');
-    const { ran, statements } = areaStatements({ awaited, db: store.db });
-    const jobs = jobMethods(statements);
+    const { ran, engine } = areaStatements({ awaited, db: store.db });
+    const jobs = jobMethods(engine);
     afterEach(() => {
       ran.length = 0;
     });
@@ -57,6 +57,19 @@ for (const [handedBack, awaited] of HANDED_BACK) {
       const { job } = await store.insertJob(newJob('react'), createRun(), T0);
       await jobs.setRootReaction(job.id, 'eyes');
       expect((await store.getJob(job.id))?.rootReaction).toBe('eyes');
+    });
+
+    it('reads a job’s runs, and claims a pending one once', async () => {
+      const { job, run } = await store.insertJob(newJob('runs'), createRun(), T0);
+      const { run: second } = await store.insertFollowUp(job.id, followUp('1700000000.000200'), T0 + 1);
+      expect((await jobs.getRun(run.id))?.kind).toBe('create');
+      expect(await jobs.getRun(second.id + 100)).toBeUndefined();
+      expect((await jobs.getRuns(job.id)).map((r) => r.id)).toEqual([run.id, second.id]);
+      expect((await jobs.pendingRuns(job.id)).map((r) => r.id)).toContain(second.id);
+      expect(await jobs.readyRuns(job.id)).toEqual([]);
+      expect(await jobs.claimRun(second.id, T0 + 2)).toBe(true);
+      expect(await jobs.claimRun(second.id, T0 + 3)).toBe(false);
+      expect((await jobs.getRun(second.id))?.state).toBe('sending');
     });
   });
 }

@@ -8,7 +8,7 @@ for (const [handedBack, awaited] of HANDED_BACK) {
   describe(`the outbox's single statements, handed back ${handedBack}`, () => {
     it('reads what is due, records an attempt, and says when the next one is wanted', async () => {
       const store = openSqliteStore(':memory:');
-      const outbox = outboxMethods(areaStatements({ awaited, db: store.db }).statements);
+      const outbox = outboxMethods(areaStatements({ awaited, db: store.db }).engine);
       expect(await outbox.nextOutboxAt(T0)).toBeUndefined();
       await store.enqueue([{ jobId: null, dedupeKey: null, payload: post('Hello') }], T0);
       const [item] = await outbox.dueOutbox(T0, 10);
@@ -25,7 +25,7 @@ for (const [handedBack, awaited] of HANDED_BACK) {
 
     it('finds the newest card update of a job and marks those up to it delivered', async () => {
       const store = openSqliteStore(':memory:');
-      const outbox = outboxMethods(areaStatements({ awaited, db: store.db }).statements);
+      const outbox = outboxMethods(areaStatements({ awaited, db: store.db }).engine);
       const { job } = await store.insertJob(newJob('card'), createRun(), T0);
       expect(await outbox.latestCardUpdate(job.id)).toBeUndefined();
       const card = { type: 'update_root', channel: 'C0DOCS', ts: '1700000000.000100' } as const;

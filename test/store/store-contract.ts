@@ -60,7 +60,7 @@ const ids = (records: Array<{ id: number }>) => records.map((r) => r.id);
 const byId = <T extends { id: number }>(records: T[]) => [...records].sort((a, b) => a.id - b.id);
 
 /**
- * Heartbeats, claims and holds are timed by the store's own clock (the server's on PostgreSQL),
+ * Heartbeats and claims are timed by the store's own clock (the server's on PostgreSQL),
  * not by the times the suite passes: an instance goes quiet by real time passing. One that beat
  * `QUIET_MS` ago is gone for a time-out of `TIMEOUT_MS`; one that beat just now is alive.
  */

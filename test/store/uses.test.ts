@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { UseQuota } from '../../src/store/types.js';
-import { UnknownRunError, useDecision, useReadMethods } from '../../src/store/uses.js';
+import { UnknownRunError, useDecision, useMethods } from '../../src/store/uses.js';
 import { areaStatements, HANDED_BACK } from '../helpers/store-statements.js';
 import { createRun, newJob } from './store-contract.js';
 
@@ -68,10 +68,10 @@ describe('a use reserved for a run the store does not hold', () => {
 });
 
 for (const [handedBack, awaited] of HANDED_BACK) {
-  describe(`uses read by one statement each, handed back ${handedBack}`, () => {
+  describe(`uses, their statements handed back ${handedBack}`, () => {
     it('counts a person’s reserved uses and each project’s since a time, none before any', async () => {
       const store = openSqliteStore(':memory:');
-      const uses = useReadMethods(areaStatements({ awaited, db: store.db }).statements);
+      const uses = useMethods(areaStatements({ awaited, db: store.db }).engine);
       expect(await uses.recentInstructions('U0ALICE', NOW - HOUR)).toEqual({ count: 0, oldest: null });
       expect(await uses.instructionsSince(NOW - HOUR)).toEqual([]);
       const { run } = await store.insertJob(newJob('uses'), createRun(), NOW - 1_000);

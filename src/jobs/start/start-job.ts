@@ -36,7 +36,7 @@ export interface JobStart {
   findCard(job: JobRecord): Promise<{ ts: string | undefined } | undefined>;
 }
 
-/** What starting a job reads: its records and holds, the calls out, the checks' and first prompt's inputs. */
+/** What starting a job reads: its records and claims, the calls out, the checks' and first prompt's inputs. */
 type JobStartContext = Pick<JobContext, 'store' | 'applyQueued' | 'instanceId' | 'leases' | 'now'> &
   Pick<JobContext, 'monotonic' | 'slack' | 'agentFor' | 'loops' | 'logger' | 'metrics'> &
   Pick<JobContext, 'access' | 'audiences' | 'names' | 'hints' | 'settings'>;
@@ -69,7 +69,7 @@ export function createJobStart(
    */
   const claimCovers = (job: JobRecord, kind: 'agentWrite' | 'delivery') => {
     const lease = ctx.leases[kind];
-    const renew = () => store.renewHold(ctx.instanceId, { jobId: job.id }, lease.leaseMs);
+    const renew = () => store.renewClaim(ctx.instanceId, { jobId: job.id }, lease.leaseMs);
     return readyForCall(lease, renew, undefined, ctx.monotonic);
   };
 

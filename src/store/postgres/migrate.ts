@@ -1,17 +1,11 @@
 import pg from 'pg';
-import { pgMigrations } from './migrations.js';
+import { migrationsFor } from '../schema.js';
+
+/** The schema migrations, in PostgreSQL's column types. */
+export const pgMigrations = migrationsFor('postgres');
 
 /** Advisory lock key held while migrating, so instances starting together migrate once. */
 export const MIGRATION_LOCK_KEY = 7_204_118_533;
-/** Advisory lock key held while taking over a gone instance's work, so two instances never both do. */
-export const ADOPTION_LOCK_KEY = 7_204_118_534;
-
-/**
- * First keys of the two-key advisory locks that serialise use reservations: one lock per person
- * and one per project (the second key hashes the id), always taken in that order.
- */
-export const USER_USES_LOCK = 720_411;
-export const PROJECT_USES_LOCK = 720_412;
 
 // BIGINT (epoch milliseconds) and COUNT come back as numbers, not strings.
 export const types = {

@@ -1,14 +1,21 @@
 import type pg from 'pg';
 import { type Params, toPostgres } from '../queries/named.js';
-import { type PatchedTable, POSTGRES_ONLY, type QueryName, queriesFor, updateStatement } from '../queries.js';
+import {
+  type LockName,
+  type PatchedTable,
+  POSTGRES_ONLY,
+  type QueryName,
+  queriesFor,
+  updateStatement,
+} from '../queries.js';
 import type { Row } from '../rows.js';
-import type { Statements } from '../statements.js';
+import type { TransactionStatements } from '../statements.js';
 
 /**
  * The store's statements on PostgreSQL, run by name with named parameters, and its transactions.
  */
 const queries = { ...queriesFor('postgres'), ...POSTGRES_ONLY };
-type Name = QueryName | keyof typeof POSTGRES_ONLY;
+type Name = QueryName | LockName;
 export type Queryable = Pick<pg.PoolClient, 'query'>;
 
 /** Runs a statement by name, its `:name` parameters bound as `$n`. */
@@ -42,12 +49,16 @@ export async function updateRow(
   return (await db.query(text, values)).rowCount ?? 0;
 }
 
-/** The store's {@link Statements} on the pool: each statement on whichever connection is free. */
-export const poolStatements = (pool: pg.Pool): Statements => ({
-  one: (name, params, parse) => one(pool, name, params, parse),
-  many: (name, params, parse) => many(pool, name, params, parse),
-  write: (name, params) => write(pool, name, params),
-  update: (table, id, patch, claimant) => updateRow(pool, table, id, patch, claimant),
+/**
+ * The store's statements on `db`: the pool (each statement on whichever connection is free), or
+ * one transaction's connection, whose locks last until it ends.
+ */
+export const statementsOn = (db: Queryable): TransactionStatements => ({
+  one: (name, params, parse) => one(db, name, params, parse),
+  many: (name, params, parse) => many(db, name, params, parse),
+  write: (name, params) => write(db, name, params),
+  update: (table, id, patch, claimant) => updateRow(db, table, id, patch, claimant),
+  lock: (name, params) => exec(db, name, params),
 });
 
 /** Runs `work` in one transaction on one connection of the pool. */

@@ -1,8 +1,8 @@
 import { STILL_STARTING, sqlList } from '../../domain/phases.js';
 
 /**
- * Statements that decide which instance owns what: heartbeats, poll claims, holds on half-done
- * work and take-overs. Every time they compare or write for that is `{{now}}`, the store's own
+ * Statements that decide which instance owns what: heartbeats, poll and delivery claims, the
+ * claims on half-done work, and take-overs. Every time they compare or write for that is `{{now}}`, the store's own
  * clock (PostgreSQL's `clock_timestamp()`; on SQLite, one process, the process's clock), never a
  * time an instance sent: instances whose clocks disagree still agree on who owns what. Instances
  * send durations (`:timeoutMs`, `:leaseMs`). A `:now` that remains is a due time (when a poll or
@@ -16,7 +16,7 @@ const ALIVE = 'SELECT id FROM instances WHERE heartbeat_at >= {{now}} - :timeout
 
 /**
  * Whether a half-done row's owner has lost it: it stopped heartbeating and is not (as far as its
- * last hold says) inside a call for it.
+ * last claim says) inside a call for it.
  */
 const OWNER_GONE = `(owner <> :instanceId AND owner NOT IN (${ALIVE})
         AND (owner_until IS NULL OR owner_until <= {{now}}))`;
@@ -32,12 +32,18 @@ export const CLUSTER_QUERIES = {
     RETURNING heartbeat_at AS at`,
   retireInstance: 'DELETE FROM instances WHERE id = :instanceId',
   liveInstances: 'SELECT COUNT(*) AS n FROM instances WHERE heartbeat_at >= {{now}} - :timeoutMs',
-  /** An instance that stops cleanly is inside no call: its holds end with it. */
-  releaseJobsOf: 'UPDATE jobs SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = :instanceId',
-  releaseOutboxOf: 'UPDATE outbox SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = :instanceId',
-  endJobHoldsOf: 'UPDATE jobs SET owner_until = NULL WHERE owner = :instanceId AND owner_until IS NOT NULL',
-  endRunHoldsOf: 'UPDATE runs SET owner_until = NULL WHERE owner = :instanceId AND owner_until IS NOT NULL',
-  /** Active jobs whose poll is due and that no instance holds; served by the index `jobs_due`. */
+  /** An instance that stops cleanly gives up its poll and delivery claims. */
+  releasePollClaimsOf:
+    'UPDATE jobs SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = :instanceId',
+  releaseDeliveryClaimsOf:
+    'UPDATE outbox SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = :instanceId',
+  /**
+   * Ends its claims on the jobs it was starting and the follow-ups it was sending: unless it
+   * stopped with calls still under way, it is inside no call for them.
+   */
+  endJobClaimsOf: 'UPDATE jobs SET owner_until = NULL WHERE owner = :instanceId AND owner_until IS NOT NULL',
+  endRunClaimsOf: 'UPDATE runs SET owner_until = NULL WHERE owner = :instanceId AND owner_until IS NOT NULL',
+  /** Active jobs whose poll is due and that no instance has claimed; served by the index `jobs_due`. */
   dueJobs: `
     SELECT * FROM jobs
     WHERE phase = 'active' AND next_poll_at <= :now AND ${UNCLAIMED}
@@ -45,8 +51,8 @@ export const CLUSTER_QUERIES = {
   /**
    * Claims due jobs for polling for `:leaseMs`. Taken in turns across channels (each channel's
    * most overdue job first, then each one's second, …), so a burst of jobs in one channel cannot
-   * starve another's. On PostgreSQL the chosen rows are locked skipping those a concurrent
-   * claimer holds, and re-checked, so claimers never wait on each other and never take the same job.
+   * starve another's. On PostgreSQL the chosen rows are locked, skipping those a concurrent
+   * claimer has locked, and re-checked: claimers never wait on each other nor take the same job.
    */
   claimDueJobs: `
     UPDATE jobs SET claimed_by = :instanceId, claimed_until = {{now}} + :leaseMs
@@ -69,7 +75,7 @@ export const CLUSTER_QUERIES = {
   releaseJob:
     'UPDATE jobs SET claimed_by = NULL, claimed_until = NULL WHERE id = :jobId AND claimed_by = :instanceId',
   /**
-   * The claimer owns the batch, so a take-over finds all of it, and holds it for `:leaseMs` (the
+   * The claimer owns the batch, so a take-over finds all of it, and claims it for `:leaseMs` (the
    * follow-up call). A run sent counts as a use even if it somehow was never reserved.
    */
   claimReadyRuns: `
@@ -77,17 +83,18 @@ export const CLUSTER_QUERIES = {
       reserved_at = COALESCE(reserved_at, :now)
     WHERE job_id = :jobId AND state = 'ready' AND kind = 'follow_up'
     RETURNING *`,
-  /** Extends the owner's hold on a job being started; no row when it is not (any more) the owner. */
-  holdJob: 'UPDATE jobs SET owner_until = {{now}} + :leaseMs WHERE id = :jobId AND owner = :instanceId',
-  holdRun: 'UPDATE runs SET owner_until = {{now}} + :leaseMs WHERE id = :runId AND owner = :instanceId',
+  /** Extends the owner's claim on a job being started; no row when it is not (any more) the owner. */
+  renewJobClaim: 'UPDATE jobs SET owner_until = {{now}} + :leaseMs WHERE id = :jobId AND owner = :instanceId',
+  renewRunClaim: 'UPDATE runs SET owner_until = {{now}} + :leaseMs WHERE id = :runId AND owner = :instanceId',
   /** Extends a delivery claim; no row when the claim is no longer this instance's. */
-  holdOutbox: `
+  renewDeliveryClaim: `
     UPDATE outbox SET claimed_until = {{now}} + :leaseMs
     WHERE id = :outboxId AND claimed_by = :instanceId AND delivered_at IS NULL AND dead_at IS NULL`,
-  // Take-over: `:instanceId` is the adopting instance, and who is alive is judged by the store's
+  // Take-over: `:instanceId` is the instance taking over, and who is alive is judged by the store's
   // clock. A poll is a read, safe to repeat: the poll claims of an instance not heard from are
-  // released at once. A delivery claim is released only once it has run out: its holder may be
-  // frozen inside the post the claim covers.
+  // released at once. A delivery claim is released only once it has run out: its claimant may be
+  // frozen inside the post the claim covers. Half-done work is taken once its owner's claim has
+  // run out.
   releaseDeadJobClaims: `
     UPDATE jobs SET claimed_by = NULL, claimed_until = NULL
     WHERE claimed_by IS NOT NULL AND claimed_by <> :instanceId AND claimed_by NOT IN (${ALIVE})`,
@@ -95,20 +102,20 @@ export const CLUSTER_QUERIES = {
     UPDATE outbox SET claimed_by = NULL, claimed_until = NULL
     WHERE claimed_by IS NOT NULL AND claimed_by <> :instanceId AND claimed_until <= {{now}}
       AND claimed_by NOT IN (${ALIVE})`,
-  adoptJobs: `
+  takeOverJobs: `
     UPDATE jobs SET owner = :instanceId, owner_until = NULL
     WHERE phase IN (${STARTING}) AND (owner IS NULL OR ${OWNER_GONE})
     RETURNING *`,
-  adoptRuns: `
+  takeOverRuns: `
     UPDATE runs SET owner = :instanceId, owner_until = NULL
     WHERE state IN ('pending', 'ready', 'sending') AND kind = 'follow_up' AND (owner IS NULL OR ${OWNER_GONE})
     RETURNING *`,
-  /** The job goes back to the take-over round (see `adoptJobs`). */
-  releaseJobWork: `
+  /** The job goes back to the take-over round (see `takeOverJobs`). */
+  handBackJob: `
     UPDATE jobs SET owner = NULL, owner_until = NULL
     WHERE id = :jobId AND owner = :instanceId AND phase IN (${STARTING})`,
-  /** The follow-up goes back to the take-over round (see `adoptRuns`). */
-  releaseRunWork: `
+  /** The follow-up goes back to the take-over round (see `takeOverRuns`). */
+  handBackRun: `
     UPDATE runs SET owner = NULL, owner_until = NULL
     WHERE id = :runId AND owner = :instanceId AND state IN ('pending', 'ready', 'sending') AND kind = 'follow_up'`,
   forgetDeadInstances:

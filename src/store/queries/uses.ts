@@ -34,20 +34,7 @@ export const USES_QUERIES = {
   useOfRun: `
     SELECT r.author_id AS author_id, r.reserved_at AS reserved_at, COALESCE(j.project_id, :defaultProject) AS project
     FROM runs r JOIN jobs j ON j.id = r.job_id WHERE r.id = :runId`,
+  /** A run's reservation, read again once the reservation is serialised (locked on PostgreSQL). */
+  runReservation: 'SELECT reserved_at FROM runs WHERE id = :runId {{forUpdate}}',
   reserveRun: 'UPDATE runs SET reserved_at = :now WHERE id = :runId AND reserved_at IS NULL',
-} as const;
-
-/**
- * PostgreSQL only: SQLite reserves inside `BEGIN IMMEDIATE`, as the database's one writer, so
- * reservations are serialised without them.
- */
-export const POSTGRES_USES_QUERIES = {
-  /**
-   * Held until commit: the next reservation for this person or project (on any instance) waits,
-   * and its counts, read after that, include this one. `:lock` is the first key, the second
-   * hashes `:id`.
-   */
-  usesLockPostgres: 'SELECT pg_advisory_xact_lock(:lock, hashtext(:id))',
-  /** Read again under the locks: another instance may have reserved the run meanwhile. */
-  runReservationPostgres: 'SELECT reserved_at FROM runs WHERE id = :runId FOR UPDATE',
 } as const;

@@ -1,7 +1,10 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
-import { migrations } from './migrations.js';
+import { migrationsFor } from '../schema.js';
+
+/** The schema migrations, in SQLite's column types. */
+export const migrations = migrationsFor('sqlite');
 
 /** Applies the numbered migrations that the database has not seen yet. */
 export function migrate(db: Database.Database): void {

@@ -1,7 +1,11 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MIGRATION_LOCK_KEY, migratePostgres, types } from '../../../src/store/postgres/migrate.js';
-import { pgMigrations } from '../../../src/store/postgres/migrations.js';
+import {
+  MIGRATION_LOCK_KEY,
+  migratePostgres,
+  pgMigrations,
+  types,
+} from '../../../src/store/postgres/migrate.js';
 import { waitFor } from '../../helpers/http.js';
 import {
   dropFreshSchema,

@@ -2,8 +2,7 @@ import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { migrate, preparePrivateFile } from '../../../src/store/sqlite/database-file.js';
-import { migrations } from '../../../src/store/sqlite/migrations.js';
+import { migrate, migrations, preparePrivateFile } from '../../../src/store/sqlite/database-file.js';
 import { openSqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
 import { storeFileEachTest } from '../../helpers/sqlite-file.js';
 import { createRun, newJob, T0 } from '../store-contract.js';

@@ -181,20 +181,20 @@ describe('SQLite query plans', () => {
   });
 
   it('takes over a gone instance’s work through partial indexes, never scanning every job or run', () => {
-    const adoption = { instanceId: 'i-1', timeoutMs: 30_000 };
+    const takeOver = { instanceId: 'i-1', timeoutMs: 30_000 };
     const plans = {
-      adoptJobs: plan(q.adoptJobs, adoption),
-      adoptRuns: plan(q.adoptRuns, adoption),
-      releaseDeadJobClaims: plan(q.releaseDeadJobClaims, adoption),
-      releaseDeadOutboxClaims: plan(q.releaseDeadOutboxClaims, adoption),
+      takeOverJobs: plan(q.takeOverJobs, takeOver),
+      takeOverRuns: plan(q.takeOverRuns, takeOver),
+      releaseDeadJobClaims: plan(q.releaseDeadJobClaims, takeOver),
+      releaseDeadOutboxClaims: plan(q.releaseDeadOutboxClaims, takeOver),
     };
     expect(
-      plans.adoptJobs.some((d) => /USING INDEX jobs_interrupted\b/.test(d)),
-      plans.adoptJobs.join('; '),
+      plans.takeOverJobs.some((d) => /USING INDEX jobs_interrupted\b/.test(d)),
+      plans.takeOverJobs.join('; '),
     ).toBe(true);
     expect(
-      plans.adoptRuns.some((d) => /USING INDEX runs_open\b/.test(d)),
-      plans.adoptRuns.join('; '),
+      plans.takeOverRuns.some((d) => /USING INDEX runs_open\b/.test(d)),
+      plans.takeOverRuns.join('; '),
     ).toBe(true);
     expect(plans.releaseDeadJobClaims.some((d) => /USING (COVERING )?INDEX jobs_claimed\b/.test(d))).toBe(
       true,
