@@ -7,6 +7,8 @@ import { type Config, secretsOf } from './config/config.js';
 import { notifyChannelFor } from './config/notify-channels.js';
 import { projectForChannel, projectOfRecord } from './config/projects.js';
 import { createOutbox } from './delivery/outbox.js';
+import { usage as guide } from './features/command/wording.js';
+import { feedbackBlock } from './features/feedback/buttons.js';
 import { createHomePublisher } from './home/home-publisher.js';
 import { createSlackApp } from './http/bolt-app.js';
 import { createHealth } from './http/health.js';
@@ -14,7 +16,7 @@ import { countNotRecorded } from './http/not-recorded.js';
 import { leasesFor, outboxWrites } from './jobs/job-context.js';
 import { createJobService } from './jobs/job-service.js';
 import { createRunOutcomes } from './jobs/outcomes.js';
-import { guide, registerListeners } from './listeners/index.js';
+import { registerListeners } from './listeners/index.js';
 import { createLogger, createRedactor, type Logger } from './logging/logger.js';
 import { setUpMetrics } from './metrics/metrics.js';
 import { createRequestBudget } from './poller/budget.js';
@@ -34,12 +36,8 @@ import type { TaskTracker, TaskTrackerOptions } from './util/tasks.js';
 import { createYieldGate, gated } from './util/yield-gate.js';
 import { createWorkflowSteps } from './workflow-builder.js';
 
-/*
- * The build sections of the composition root, in the order `startApp` runs them: the foundation
- * (settings derived once, the store, metrics, the yield gate), Slack as the app calls it, the
- * work (access, outbox, outcomes, poller, job service, upkeep loops) and the receiver with its
- * listeners. Each section is handed what the ones before it built.
- */
+// The build sections of the composition root, in the order `startApp` runs them (the foundation,
+// Slack as the app calls it, the work, the receiver), each handed what the ones before it built.
 
 export interface StartOptions {
   logger?: Logger;
@@ -187,6 +185,7 @@ function buildOutcomes(
     settings: config,
     ...outboxWrites(store, outbox),
     audiences,
+    belowOutcome: (jobId, runSeq) => [feedbackBlock(jobId, runSeq)],
     notify: {
       channelFor: (projectId) =>
         notifyChannelFor(config.notify.channels, projectOfRecord(projectId, config.agent.projectId)),

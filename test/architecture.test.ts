@@ -98,11 +98,15 @@ function moduleImports(files: string[]): ModuleImport[] {
   );
 }
 
-/**
- * The one module outside src/features that imports features: the table that registers every
- * listener, each feature's among them.
- */
+/** The table that registers every listener, each feature's among them. */
 const REGISTERS_LISTENERS = 'listeners/index.ts';
+
+/**
+ * The modules outside src/features that import features: the table of listeners, and the
+ * composition root, which hands the kernel what features contribute to it (the feedback
+ * buttons every outcome post carries, the command's help the App Home shows).
+ */
+const IMPORT_FEATURES = new Set([REGISTERS_LISTENERS, 'app.ts', 'app-build.ts', 'app-parts.ts']);
 
 /**
  * The feature a module belongs to: the folder under src/features it is in (`features/<name>`),
@@ -119,10 +123,10 @@ function crossFeatureImports(imports: ModuleImport[]): string[] {
     .map(described);
 }
 
-/** Imports of a feature from outside src/features, but by the table that registers every listener. */
+/** Imports of a feature from outside src/features, but by the table of listeners and the composition root. */
 function importsOfFeatures(imports: ModuleImport[]): string[] {
   return imports
-    .filter(({ from, to }) => !featureOf(from) && featureOf(to) && from !== REGISTERS_LISTENERS)
+    .filter(({ from, to }) => !featureOf(from) && featureOf(to) && !IMPORT_FEATURES.has(from))
     .map(described);
 }
 
@@ -240,25 +244,28 @@ describe('the shape of src/', () => {
     ]);
   });
 
-  it(`lets nothing outside src/features import a feature but ${REGISTERS_LISTENERS}`, () => {
+  it(`lets nothing outside src/features import a feature but ${REGISTERS_LISTENERS} and the composition root`, () => {
     // The exception is where the features really are registered: a table moved elsewhere fails here.
     const registered = imports.filter(({ from, to }) => from === REGISTERS_LISTENERS && featureOf(to));
     expect(registered).not.toEqual([]);
     expect(importsOfFeatures(imports)).toEqual([]);
   });
 
-  it('finds a module below the features that imports one, and lets the registration table do so', () => {
+  it('finds a module outside the features that imports one, and lets the registration table and the composition root do so', () => {
     const found = importsOfFeatures([
       { from: REGISTERS_LISTENERS, to: 'features/feedback/listener.ts' },
-      { from: 'jobs/outcomes.ts', to: 'features/feedback/wording.ts' },
+      { from: 'app-build.ts', to: 'features/feedback/buttons.ts' },
+      { from: 'jobs/outcomes.ts', to: 'features/feedback/buttons.ts' },
       { from: 'listeners/actions/index.ts', to: 'features/feedback/listener.ts' },
-      { from: 'app-build.ts', to: 'features/feedback/record.ts' },
-      { from: 'jobs/outcomes.ts', to: 'blocks/feedback.ts' },
+      { from: 'workflow-builder.ts', to: 'features/workflow-steps/wording.ts' },
+      { from: 'metrics/metrics.ts', to: 'features/feedback/record.ts' },
+      { from: 'jobs/outcomes.ts', to: 'store/feedback.ts' },
     ]);
     expect(found).toEqual([
-      'jobs/outcomes.ts imports features/feedback/wording.ts',
+      'jobs/outcomes.ts imports features/feedback/buttons.ts',
       'listeners/actions/index.ts imports features/feedback/listener.ts',
-      'app-build.ts imports features/feedback/record.ts',
+      'workflow-builder.ts imports features/workflow-steps/wording.ts',
+      'metrics/metrics.ts imports features/feedback/record.ts',
     ]);
   });
 

@@ -1,6 +1,6 @@
 import type { RefusalReason } from '../access/access-policy.js';
 import type { AgentAnswer, AgentEndpoint } from '../agent/schema.js';
-import type { FeedbackValue } from '../domain/feedback.js';
+import type { FeedbackValue } from '../store/feedback.js';
 import type { RunOutcome } from '../store/types.js';
 
 /**

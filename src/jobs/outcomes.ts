@@ -1,11 +1,11 @@
 import type { AgentJob } from '../agent/schema.js';
-import { feedbackBlock } from '../blocks/feedback.js';
 import { text } from '../blocks/messages.js';
 import { outcomePost } from '../blocks/status-card.js';
 import { cardUpdate } from '../delivery/kinds/card-update.js';
 import { threadPost } from '../delivery/kinds/thread-post.js';
 import { keys } from '../delivery/outbox-registry.js';
 import { enterPhase, expectPhase, POLLED } from '../domain/phases.js';
+import type { Block } from '../slack/blocks.js';
 import type { JobPatch, JobRecord, RunOutcome } from '../store/types.js';
 import { fromAgentJob } from './agent-outcomes.js';
 import type { JobContext } from './job-context.js';
@@ -30,6 +30,12 @@ export type RunOutcomesDeps = Pick<
 > & {
   /** Outcomes told outside the job's thread (`NOTIFY_*`). Default: the thread only. */
   notify?: NotifySettings;
+  /**
+   * What the features put below the outcome on every outcome post, for the outcome (job and
+   * run) it is: the feedback buttons. Handed in by the composition root, so the kernel renders
+   * them without knowing the feature.
+   */
+  belowOutcome: (jobId: number, runSeq: number) => Block[];
 };
 
 export function createRunOutcomes(ctx: RunOutcomesDeps): RunOutcomes {
@@ -73,7 +79,7 @@ export function createRunOutcomes(ctx: RunOutcomesDeps): RunOutcomes {
                     text: post.text,
                     run: latest,
                     covers: open,
-                    blocks: [...post.blocks, feedbackBlock(job.id, latest.seq)],
+                    blocks: [...post.blocks, ...ctx.belowOutcome(job.id, latest.seq)],
                   }),
                 ]
               : []),

@@ -1,11 +1,11 @@
 import type { App } from '@slack/bolt';
-import { FEEDBACK_ACTION_ID } from '../blocks/feedback.js';
 import { RETRY_ACTION_ID } from '../blocks/status-card.js';
 import { appContextChanged } from '../features/agent-messaging/app-context-changed.js';
 import { assistantPane, screenAssistantEvents } from '../features/agent-messaging/assistant-pane.js';
 import { appHomeOpened } from '../features/app-home/listener.js';
 import { docsAgentCommand } from '../features/command/listener.js';
 import { messageDeleted, messageEdited } from '../features/edits/listener.js';
+import { FEEDBACK_ACTION_ID } from '../features/feedback/buttons.js';
 import { outcomeFeedback } from '../features/feedback/listener.js';
 import { appMention } from '../features/messages/app-mention.js';
 import { directMessage } from '../features/messages/direct-message.js';
@@ -21,8 +21,9 @@ import { learnInstallation } from './installation.js';
 import type { ListenerDeps } from './types.js';
 
 /**
- * Registers every Slack surface the app answers: the one table of listeners, and the only module
- * outside `src/features` that imports a feature (the architecture test checks this).
+ * Registers every Slack surface the app answers: the one table of listeners. Outside
+ * `src/features`, only it and the composition root import a feature (the architecture test
+ * checks this).
  */
 export function registerListeners(app: App, deps: ListenerDeps): void {
   // The features (src/features/) are each handed the fields of these dependencies they declare.
@@ -58,9 +59,3 @@ export function registerListeners(app: App, deps: ListenerDeps): void {
   app.event('agent_session_stopped', agentSessionStopped(deps));
   app.action(RETRY_ACTION_ID, tryAgain(deps));
 }
-
-/**
- * Every way to use the bot, as `/docs-agent help` says it: the App Home shows it too, and is
- * built before the listeners are registered, so the composition root reads it from this table.
- */
-export { usage as guide } from '../features/command/wording.js';

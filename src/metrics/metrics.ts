@@ -4,10 +4,10 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { AgentAnswer } from '../agent/schema.js';
 import type { Config } from '../config/config.js';
 import { servedProjects } from '../config/projects.js';
-import { FEEDBACK_VALUES } from '../domain/feedback.js';
 import { answerPlain, type Route } from '../http/front-server.js';
 import { type MetricsHooks, noMetrics } from '../jobs/metrics-hooks.js';
 import type { Logger } from '../logging/logger.js';
+import { FEEDBACK_VALUES } from '../store/feedback.js';
 import type { ReportsStore, RunOutcome, StoreLifecycle } from '../store/types.js';
 import { registerStoreGauges, type StoreGaugesOptions } from './store-gauges.js';
 

@@ -1,7 +1,25 @@
 import { z } from 'zod';
-import { FEEDBACK_VALUES, type FeedbackTotals } from '../domain/feedback.js';
 import type { Statements } from './statements.js';
 import type { Store } from './types.js';
+
+/**
+ * Feedback on an outcome post: one vote per person and outcome, an outcome being one run of a
+ * job. These are the vote as stored, counted and reported; the buttons and their value are the
+ * feedback feature's (`features/feedback/`).
+ */
+export type FeedbackValue = 'positive' | 'negative';
+
+export const FEEDBACK_VALUES: readonly FeedbackValue[] = ['positive', 'negative'];
+
+/** The outcome a vote is about, and the vote. */
+export interface FeedbackVote {
+  jobId: number;
+  runSeq: number;
+  value: FeedbackValue;
+}
+
+/** Votes counted so far, by value. */
+export type FeedbackTotals = Record<FeedbackValue, number>;
 
 type Methods = Pick<Store, 'recordFeedback' | 'feedbackTotals'>;
 

@@ -2,9 +2,10 @@
  * The store's roles: each module outside the store asks for the roles it uses, and `Store` (in
  * `types.ts`) is all of them, which both engines implement.
  */
-import type { FeedbackTotals, FeedbackVote } from '../domain/feedback.js';
+
 import type { JobPhase } from '../domain/phases.js';
 import type { Change, OutboxPatch } from './changes.js';
+import type { FeedbackTotals, FeedbackVote } from './feedback.js';
 import type {
   JobRecord,
   NewFollowUp,

@@ -4,11 +4,16 @@ import type { JobRecord } from '../../src/store/types.js';
 import { agentJob } from '../helpers/fake-network.js';
 import { CHANNEL, createJobWorld, INSTANCE, type JobWorld, REQUESTER, T0 } from '../helpers/job-world.js';
 
+/** What the features put below every outcome: here, a block naming the outcome it was asked for. */
+const belowOutcome = (jobId: number, runSeq: number) => [
+  { type: 'divider', block_id: `below:${jobId}:${runSeq}` },
+];
+
 let w: JobWorld;
 let outcomes: RunOutcomes;
 beforeEach(() => {
   w = createJobWorld();
-  outcomes = createRunOutcomes(w.ctx);
+  outcomes = createRunOutcomes({ ...w.ctx, belowOutcome });
 });
 afterEach(() => w.store.close());
 
@@ -75,6 +80,10 @@ describe('finishRun', () => {
     const text = JSON.stringify(post?.payload);
     expect(text).toContain(`<@${REQUESTER}>`);
     expect(text).toContain('<@U0HELPER>');
+    // Below the outcome, what the features put there for the run the post answers (the latest).
+    expect(post?.payload).toMatchObject({
+      blocks: [{ type: 'section' }, { type: 'divider', block_id: `below:${job.id}:2` }],
+    });
     expect((await w.runs(job.id)).map((r) => r.outcome)).toEqual([
       'completed_no_changes',
       'completed_no_changes',
@@ -133,6 +142,7 @@ describe('finishRun with notifications (NOTIFY_*)', () => {
   const notifying = (on: 'pr' | 'all') =>
     createRunOutcomes({
       ...w.ctx,
+      belowOutcome,
       notify: {
         channelFor: (projectId) => (projectId === null || projectId === 'proj_test' ? 'C0NEWS' : undefined),
         on,

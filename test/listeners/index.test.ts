@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import type { App } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { parse } from 'yaml';
-import { FEEDBACK_ACTION_ID } from '../../src/blocks/feedback.js';
 import { RETRY_ACTION_ID } from '../../src/blocks/status-card.js';
+import { FEEDBACK_ACTION_ID } from '../../src/features/feedback/buttons.js';
 import {
   BLOCK,
   INPUT_ACTION,

@@ -59,7 +59,7 @@ beforeEach(async () => {
     },
     instanceId: INSTANCE,
     agentFor: () => client,
-    outcomes: createRunOutcomes(world.ctx),
+    outcomes: createRunOutcomes({ ...world.ctx, belowOutcome: () => [] }),
     logger: world.deps.logger,
     settings: world.config.poll,
     lease: leasesFor(world.config.agent.timeoutMs).agentRead,

@@ -1,9 +1,9 @@
 import { AGENT_HOURLY_LIMIT } from '../../agent/schema.js';
 import { duration } from '../../blocks/messages.js';
 import { projectOfRecord } from '../../config/projects.js';
-import type { FeedbackTotals } from '../../domain/feedback.js';
 import { type Block, context, fieldsSection, section } from '../../slack/blocks.js';
 import { codeSpan, joinMrkdwn, type Mrkdwn, md } from '../../slack/mrkdwn.js';
+import type { FeedbackTotals } from '../../store/feedback.js';
 
 export interface StatusFacts {
   /** Every project the deployment serves, the default first. */

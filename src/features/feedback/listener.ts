@@ -1,10 +1,10 @@
 import type { AllMiddlewareArgs, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
-import { parseFeedbackButtonValue } from '../../domain/feedback.js';
 import type { SlackGateway } from '../../slack/gateway.js';
 import { clickersTeam, clickSchema } from '../../slack/interactions.js';
 import type { Mrkdwn } from '../../slack/mrkdwn.js';
 import type { TaskTracker } from '../../util/tasks.js';
+import { parseFeedbackButtonValue } from './buttons.js';
 import { recordVote, type VoteDeps } from './record.js';
 import { feedbackText } from './wording.js';
 

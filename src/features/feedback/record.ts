@@ -1,8 +1,8 @@
 import type { AccessDecision, AccessPolicy } from '../../access/access-policy.js';
-import type { FeedbackVote } from '../../domain/feedback.js';
 import { accessWhereAsked } from '../../jobs/instruction-checks.js';
 import type { MetricsHooks } from '../../jobs/metrics-hooks.js';
 import type { Logger } from '../../logging/logger.js';
+import type { FeedbackVote } from '../../store/feedback.js';
 import type { FeedbackStore, JobsStore, RunsStore } from '../../store/types.js';
 
 /**

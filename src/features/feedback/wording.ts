@@ -1,6 +1,6 @@
 import type { RefusalReason } from '../../access/access-policy.js';
-import type { FeedbackValue } from '../../domain/feedback.js';
 import { type Mrkdwn, md } from '../../slack/mrkdwn.js';
+import type { FeedbackValue } from '../../store/feedback.js';
 
 const shown: Record<FeedbackValue, Mrkdwn> = { positive: md`:thumbsup:`, negative: md`:thumbsdown:` };
 

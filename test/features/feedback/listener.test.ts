@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FEEDBACK_ACTION_ID } from '../../../src/blocks/feedback.js';
+import { FEEDBACK_ACTION_ID } from '../../../src/features/feedback/buttons.js';
 import { outcomeFeedback } from '../../../src/features/feedback/listener.js';
 import { feedbackText } from '../../../src/features/feedback/wording.js';
 import type { JobRecord } from '../../../src/store/types.js';

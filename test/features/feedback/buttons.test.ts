@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { FEEDBACK_ACTION_ID, feedbackBlock } from '../../src/blocks/feedback.js';
-import { parseFeedbackButtonValue } from '../../src/domain/feedback.js';
-import { blockProblems } from '../helpers/block-kit.js';
+import {
+  FEEDBACK_ACTION_ID,
+  feedbackBlock,
+  feedbackButtonValue,
+  parseFeedbackButtonValue,
+} from '../../../src/features/feedback/buttons.js';
+import { blockProblems } from '../../helpers/block-kit.js';
 
 describe('feedbackBlock', () => {
   it('is a context_actions block of feedback buttons Slack accepts', () => {
@@ -35,5 +39,26 @@ describe('feedbackBlock', () => {
     expect(buttons?.positive_button.text.text).toBe('👍');
     expect(buttons?.negative_button.accessibility_label).toBe('This outcome was not useful');
     expect(buttons?.positive_button.accessibility_label).toBe('This outcome was useful');
+  });
+});
+
+describe('feedback button values', () => {
+  it('name the vote and the outcome, and read back to the same vote', () => {
+    const vote = { jobId: 42, runSeq: 3, value: 'negative' as const };
+    expect(feedbackButtonValue(vote)).toBe('negative:42:3');
+    expect(parseFeedbackButtonValue('negative:42:3')).toEqual(vote);
+    expect(parseFeedbackButtonValue('positive:1:1')).toEqual({ jobId: 1, runSeq: 1, value: 'positive' });
+  });
+
+  it('read nothing from a value this app did not make', () => {
+    for (const raw of [
+      'neutral:1:1',
+      'positive:0:1',
+      'positive:1:01',
+      'positive:1',
+      'positive:12345678901:1',
+      ' positive:1:1',
+    ])
+      expect(parseFeedbackButtonValue(raw)).toBeUndefined();
   });
 });
