@@ -8,7 +8,10 @@ import type { AccessDecision } from '../access/access-policy.js';
 import type { RunSource } from '../domain/keys.js';
 import type { SharedFile } from '../slack/messages.js';
 
-/** `@docs-agent <instruction>`: in a channel, or inside an existing thread. */
+/**
+ * A message that starts a job in its thread: `@docs-agent <instruction>`, in a channel or inside
+ * an existing thread, or a message to the bot in a direct message (`features/messages/record.ts`).
+ */
 export interface MentionRequest {
   teamId: string;
   channelId: string;

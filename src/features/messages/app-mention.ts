@@ -28,7 +28,7 @@ export const bareMentionText = () =>
 export type MentionDeps = NotRecordedDeps &
   MessageRecordDeps & {
     config: Pick<Config, 'followUps'>;
-    jobs: Pick<JobService, 'recordMessage' | 'usePane' | 'startJob' | 'processReply' | 'handBack'>;
+    jobs: Pick<JobService, 'recordMessage' | 'startJob' | 'processReply' | 'handBack'>;
   };
 
 /**

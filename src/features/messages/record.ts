@@ -11,9 +11,8 @@ import { channelPrivacy, type JobRecording } from '../../jobs/start/accept.js';
  */
 export type DirectRequest = MentionRequest;
 
-/** What recording a message works with: the job kernel's recording, and what it reports. */
+/** What recording a message works with: what it reports (and the job kernel's recording). */
 export interface MessageRecordDeps {
-  jobs: Pick<JobRecording, 'recordMessage' | 'usePane'>;
   metrics: Pick<MetricsHooks, 'instruction'>;
 }
 
@@ -21,7 +20,10 @@ export interface MessageRecordDeps {
  * Records a mention: a new job in its thread, or, where the thread already has a job, a
  * follow-up to it. Undefined when it is a repeat.
  */
-export function recordMention(deps: MessageRecordDeps, request: MentionRequest): Promise<MentionOutcome> {
+export function recordMention(
+  deps: MessageRecordDeps & { jobs: Pick<JobRecording, 'recordMessage'> },
+  request: MentionRequest,
+): Promise<MentionOutcome> {
   return recordCounted(deps.metrics, 'mention', () =>
     deps.jobs.recordMessage(request, {
       origin: 'mention',
@@ -41,7 +43,10 @@ export function recordMention(deps: MessageRecordDeps, request: MentionRequest):
  * job: it runs on that channel's project and is checked against that channel, wherever the
  * pane is by then. Undefined when it is a repeat, or has no text.
  */
-export function recordDirect(deps: MessageRecordDeps, request: DirectRequest): Promise<MentionOutcome> {
+export function recordDirect(
+  deps: MessageRecordDeps & { jobs: Pick<JobRecording, 'recordMessage' | 'usePane'> },
+  request: DirectRequest,
+): Promise<MentionOutcome> {
   return recordCounted(deps.metrics, 'direct', async () => {
     const pane = await deps.jobs.usePane(request.channelId, request.threadTs);
     return deps.jobs.recordMessage(request, {
