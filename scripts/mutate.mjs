@@ -22,9 +22,25 @@ export const MODULES = {
     mutate: ['src/access/**/*.ts'],
     testFiles: ['test/access/*.test.ts'],
   },
+  // A new job's recording: the kernel's, and each place one starts from (a comma splits the lists).
   accept: {
-    mutate: ['src/jobs/start/accept.ts'],
-    testFiles: ['test/jobs/start/accept.test.ts'],
+    mutate: [
+      'src/jobs/start/accept.ts',
+      'src/features/command/record.ts',
+      'src/features/messages/record.ts',
+      'src/features/shortcut/record.ts',
+      'src/features/workflow-steps/record.ts',
+    ],
+    testFiles: [
+      'test/jobs/start/accept.test.ts',
+      'test/features/command/record.test.ts',
+      'test/features/messages/record.test.ts',
+      'test/features/shortcut/record.test.ts',
+      'test/features/workflow-steps/record.test.ts',
+      // A step's refusal, its wait and a thread another job took are answered through its listener.
+      'test/features/workflow-steps/start-job-step.test.ts',
+      'test/features/workflow-steps/wait-job-step.test.ts',
+    ],
   },
   // The loop, and the sending of the kinds whose delivery must not post twice or be lost.
   outbox: {

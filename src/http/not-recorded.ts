@@ -51,30 +51,32 @@ export function notRecorded(
 }
 
 /**
- * The job service, counting every instruction it could not record as it arrived (the store
- * failed): the listeners then tell the person, or let Slack deliver the event again, and each
- * such attempt counts once as `not_recorded`.
+ * Records through `record`, counting a failure (the store failed) as `not_recorded` for the
+ * surface the instruction arrived by: the listeners then tell the person, or let Slack deliver
+ * the event again, and each such attempt counts once. The error goes on as it was.
+ */
+export async function recordCounted<R>(
+  metrics: Pick<MetricsHooks, 'instruction'>,
+  surface: InstructionSurface,
+  record: () => Promise<R>,
+): Promise<R> {
+  try {
+    return await record();
+  } catch (error) {
+    metrics.instruction(surface, 'not_recorded');
+    throw error;
+  }
+}
+
+/**
+ * The job service, counting every follow-up it could not record as it arrived (see
+ * {@link recordCounted}); each place a new job starts from counts its own recording.
  */
 export function countNotRecorded(jobs: JobService, metrics: Pick<MetricsHooks, 'instruction'>): JobService {
-  const counted =
-    <A extends unknown[], R>(surface: InstructionSurface, accept: (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
-      try {
-        return await accept(...args);
-      } catch (error) {
-        metrics.instruction(surface, 'not_recorded');
-        throw error;
-      }
-    };
   return {
     ...jobs,
-    acceptCommand: counted('command', (request) => jobs.acceptCommand(request)),
-    acceptMention: counted('mention', (request) => jobs.acceptMention(request)),
-    acceptDirect: counted('direct', (request) => jobs.acceptDirect(request)),
-    acceptShortcut: counted('shortcut', (request) => jobs.acceptShortcut(request)),
-    acceptStep: counted('workflow', (request) => jobs.acceptStep(request)),
-    acceptReply: counted('reply', (request) => jobs.acceptReply(request)),
+    acceptReply: (request) => recordCounted(metrics, 'reply', () => jobs.acceptReply(request)),
     // Every follow-up counts as a reply, whatever carried it.
-    acceptFollowUp: counted('reply', (request) => jobs.acceptFollowUp(request)),
+    acceptFollowUp: (request) => recordCounted(metrics, 'reply', () => jobs.acceptFollowUp(request)),
   };
 }

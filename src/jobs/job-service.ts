@@ -5,19 +5,21 @@ import { createInstructionChecks } from './instruction-checks.js';
 import { createJobContext, type JobServiceDeps } from './job-context.js';
 import { createRecovery } from './recovery.js';
 import { createReplies, type Replies } from './replies.js';
-import { createJobAcceptance, type JobAcceptance } from './start/accept.js';
+import { createJobRecording, type JobRecording } from './start/accept.js';
 import { createRetryAcceptance, type RetryAcceptance } from './start/retry.js';
 import { createJobStart, type JobStart } from './start/start-job.js';
 import { createVerificationWaits } from './verification-waits.js';
 import { createWithdrawal, type WaitingWithdrawal } from './withdrawal.js';
 
 /**
- * The job rules. Every instruction is first *accepted* (recorded in the store, fast, before
- * Slack is acknowledged), then *processed* in the background; a crash in between leaves a row
- * that {@link JobService.recover} picks up.
+ * The life of a job, whatever started it. Every instruction is first *accepted* (recorded in the
+ * store, fast, before Slack is acknowledged: a new job through {@link JobRecording.recordJob}, each
+ * place one starts from building its own, a follow-up through {@link Replies.acceptFollowUp}), then
+ * *processed* in the background; a crash in between leaves a row that {@link JobService.recover}
+ * picks up.
  */
 export interface JobService
-  extends JobAcceptance,
+  extends JobRecording,
     RetryAcceptance,
     Pick<JobStart, 'startJob'>,
     Replies,
@@ -63,7 +65,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
   const recovery = createRecovery(ctx, { ...start, ...replies, dispatchReady: followUps.dispatchReady });
 
   return {
-    ...createJobAcceptance(ctx, replies.acceptReply),
+    ...createJobRecording(ctx, replies.acceptReply),
     ...createRetryAcceptance(ctx),
     startJob: start.startJob,
     ...replies,

@@ -1,25 +1,17 @@
-/** What the listeners hand to the job service, already parsed and validated. */
+/**
+ * What the listeners hand to the job kernel, already parsed and validated: the messages that start
+ * a job in their thread, follow-ups and "Try again". Each other place a job starts from keeps its
+ * own request beside its recording (`features/<name>/record.ts`).
+ */
 
 import type { AccessDecision } from '../access/access-policy.js';
 import type { RunSource } from '../domain/keys.js';
-import type { ChannelAudience } from '../slack/channel-audience.js';
 import type { SharedFile } from '../slack/messages.js';
 
-/** A `/docs-agent <instruction>` command, already validated by its listener. */
-export interface StartRequest {
-  teamId: string;
-  channelId: string;
-  userId: string;
-  /** The instruction as typed (Slack mrkdwn). */
-  text: string;
-  /** Slack's trigger id: unique per invocation, so a repeat never starts a second job. */
-  triggerId: string;
-  responseUrl: string | null;
-  /** Who can read the channel, when the command said (`channel_name`); undefined: Slack is asked. */
-  audience?: ChannelAudience | undefined;
-}
-
-/** `@docs-agent <instruction>`: in a channel, or inside an existing thread. */
+/**
+ * A message that starts a job in its thread: `@docs-agent <instruction>`, in a channel or inside
+ * an existing thread, or a message to the bot in a direct message (`features/messages/record.ts`).
+ */
 export interface MentionRequest {
   teamId: string;
   channelId: string;
@@ -33,57 +25,8 @@ export interface MentionRequest {
   files?: SharedFile[];
 }
 
-/**
- * A message to the bot in a direct message: at the top (a new job whose thread is the message)
- * or in a thread (the assistant pane's, or under an earlier message). The same facts as a
- * mention: `channelId` is the direct message conversation (`D…`).
- */
-export type DirectRequest = MentionRequest;
-
 /** What a mention (or a direct message) became. */
 export type MentionOutcome = { job: number } | { reply: number } | undefined;
-
-/** The message shortcut's modal, submitted and validated. */
-export interface ShortcutRequest {
-  teamId: string;
-  userId: string;
-  /** Where the job runs: the message's own channel (then in its thread) or one the user picked. */
-  channelId: string;
-  /** The instruction typed in the modal, Slack-encoded (`&`, `<`, `>` escaped) like a command's. */
-  instruction: string;
-  /** The message the shortcut was used on, as the user left it in the modal (Slack-encoded). */
-  message: {
-    channelId: string;
-    ts: string;
-    threadTs: string | undefined;
-    text: string;
-    author: string;
-    /** Files the message carries: the agent gets their names only (the modal said so). */
-    files?: SharedFile[];
-  };
-  permalink: string | undefined;
-  /** The modal's view id: unique per submission. */
-  viewId: string;
-  /** Who can read the chosen channel, as Slack said when the modal was submitted; undefined: asked again. */
-  audience?: ChannelAudience | undefined;
-}
-
-/** A Workflow Builder step "Start a docs agent job", its inputs already validated. */
-export interface StepRequest {
-  teamId: string;
-  /** On whose behalf: every check is made for this person. */
-  userId: string;
-  /** Where the status card and the job's thread go. */
-  channelId: string;
-  /** A message of that channel to start the job's thread under; undefined: a new thread. */
-  threadTs: string | undefined;
-  /** The instruction as the workflow gave it (Slack-encoded, like a command's). */
-  instruction: string;
-  /** A documentation project the deployment serves; undefined: the channel's. */
-  projectId: string | undefined;
-  /** Slack's `function_execution_id`: unique per run of the step, so a repeat starts nothing. */
-  executionId: string;
-}
 
 /** A human reply in some thread, already filtered by its listener. */
 export interface ReplyRequest {

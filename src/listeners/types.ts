@@ -35,8 +35,11 @@ export interface ListenerDeps {
   logger: Logger;
   /** The outbox writes (write, then wake) of a surface that records itself (a stop tells its thread). */
   outbox: OutboxWrites;
-  /** What a surface that records itself reports, for the metrics endpoint (a feedback vote). */
-  metrics: Pick<MetricsHooks, 'feedback'>;
+  /**
+   * What a surface that records itself reports, for the metrics endpoint (a feedback vote, an
+   * instruction the store could not record).
+   */
+  metrics: Pick<MetricsHooks, 'feedback' | 'instruction'>;
   /**
    * Read-only views (lists, status, App Home) read the store directly, and so does what a
    * surface records itself (a feedback vote: `getJob`, `getRuns`, `recordFeedback`; a stop:
@@ -66,6 +69,7 @@ export interface ListenerDeps {
     | 'access'
     | 'instanceTimeoutMs'
     | 'suggestedPrompts'
+    | 'threadContextMaxChars'
     | 'workflowOnBehalfOf'
   >;
   hints: RenderHints;

@@ -1,10 +1,55 @@
 /**
- * The requests the listeners hand to the job service, with the test workspace's values; each
- * builder takes the fields a test cares about.
+ * The requests the listeners hand to their recording, with the test workspace's values; each
+ * builder takes the fields a test cares about. And each place a job starts from, recording
+ * through a job kernel as its listener does.
  */
-import type { MentionRequest, ShortcutRequest, StartRequest, StepRequest } from '../../src/jobs/requests.js';
+import { recordCommand, type StartRequest } from '../../src/features/command/record.js';
+import { type DirectRequest, recordDirect, recordMention } from '../../src/features/messages/record.js';
+import { recordShortcut, type ShortcutRequest } from '../../src/features/shortcut/record.js';
+import { recordStep, type StepRequest } from '../../src/features/workflow-steps/record.js';
+import { createFollowUps } from '../../src/jobs/follow-ups.js';
+import { createInstructionChecks } from '../../src/jobs/instruction-checks.js';
+import { type MetricsHooks, noMetrics } from '../../src/jobs/metrics-hooks.js';
+import { createReplies } from '../../src/jobs/replies.js';
+import type { MentionRequest, ReplyRequest } from '../../src/jobs/requests.js';
+import { createJobRecording, type JobRecording } from '../../src/jobs/start/accept.js';
+import { createVerificationWaits } from '../../src/jobs/verification-waits.js';
 import { TEAM } from './fake-network.js';
-import { CHANNEL, REQUESTER } from './job-world.js';
+import { CHANNEL, type JobWorld, REQUESTER } from './job-world.js';
+
+/**
+ * The job kernel's recording of new jobs alone, in the world `w`: a message in a thread with a
+ * job is handed to `acceptReply` (default: the kernel's own replies).
+ */
+export function jobRecording(
+  w: Pick<JobWorld, 'ctx'>,
+  acceptReply?: (request: ReplyRequest) => Promise<number | undefined>,
+): JobRecording {
+  const replies = createReplies(w.ctx, {
+    checks: createInstructionChecks(w.ctx, createVerificationWaits(w.ctx)),
+    followUps: createFollowUps(w.ctx),
+  });
+  return createJobRecording(w.ctx, acceptReply ?? replies.acceptReply);
+}
+
+/**
+ * The recording of each place a job starts from, on `jobs` (a job service, or the kernel's
+ * recording alone) in the world `w`: what each listener calls before Slack is acknowledged.
+ */
+export function recordingOf(
+  jobs: JobRecording,
+  w: Pick<JobWorld, 'ctx' | 'config'>,
+  metrics: Pick<MetricsHooks, 'instruction'> = noMetrics,
+) {
+  const deps = { jobs, logger: w.ctx.logger, metrics, config: w.config, outbox: w.ctx, now: w.ctx.now };
+  return {
+    command: (request: StartRequest) => recordCommand(deps, request),
+    mention: (request: MentionRequest) => recordMention(deps, request),
+    direct: (request: DirectRequest) => recordDirect(deps, request),
+    shortcut: (request: ShortcutRequest) => recordShortcut(deps, request),
+    step: (request: StepRequest) => recordStep(deps, request),
+  };
+}
 
 /** A slash command. */
 export const startRequest = (fields: Partial<StartRequest> = {}): StartRequest => ({

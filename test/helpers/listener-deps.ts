@@ -61,7 +61,7 @@ export function createListenerWorld(
     tasks,
     logger: w.ctx.logger,
     outbox: outboxWrites(w.store, w.deps.loops.outbox),
-    metrics: { feedback: vi.fn() },
+    metrics: { feedback: vi.fn(), instruction: vi.fn() },
     store: w.store,
     slack: w.slack,
     identity: w.identity,

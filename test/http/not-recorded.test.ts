@@ -4,7 +4,13 @@ import { countNotRecorded, notRecorded } from '../../src/http/not-recorded.js';
 import { createJobService, type JobService } from '../../src/jobs/job-service.js';
 import { md } from '../../src/slack/mrkdwn.js';
 import { TEAM } from '../helpers/fake-network.js';
-import { mentionRequest, shortcutRequest, startRequest, stepRequest } from '../helpers/job-requests.js';
+import {
+  mentionRequest,
+  recordingOf,
+  shortcutRequest,
+  startRequest,
+  stepRequest,
+} from '../helpers/job-requests.js';
 import { CHANNEL, createJobWorld, type JobWorld, REQUESTER } from '../helpers/job-world.js';
 import { createListenerWorld, type ListenerWorld } from '../helpers/listener-deps.js';
 
@@ -67,6 +73,7 @@ describe('countNotRecorded', () => {
   let w: JobWorld;
   let service: JobService;
   let jobs: JobService;
+  let record: ReturnType<typeof recordingOf>;
   const metrics = { instruction: vi.fn() };
   let closed = false;
   beforeEach(() => {
@@ -75,6 +82,8 @@ describe('countNotRecorded', () => {
     metrics.instruction.mockClear();
     service = createJobService(w.deps);
     jobs = countNotRecorded(service, metrics);
+    // Each place a job starts from counts its own recording, with its surface's label.
+    record = recordingOf(jobs, w, metrics);
   });
   afterEach(async () => {
     service.stop();
@@ -87,7 +96,7 @@ describe('countNotRecorded', () => {
     closed = true;
   }
 
-  const command = () => jobs.acceptCommand(startRequest({ responseUrl: null }));
+  const command = () => record.command(startRequest({ responseUrl: null }));
 
   it('passes an instruction the store recorded through, counting nothing', async () => {
     const id = await command();
@@ -109,10 +118,10 @@ describe('countNotRecorded', () => {
   it('counts each place an instruction arrives from as its own surface', async () => {
     await storeGone();
     const attempts: [string, () => Promise<unknown>][] = [
-      ['mention', () => jobs.acceptMention(mentionRequest())],
-      ['direct', () => jobs.acceptDirect(mentionRequest({ channelId: 'D0DIRECT' }))],
-      ['shortcut', () => jobs.acceptShortcut(shortcutRequest())],
-      ['workflow', () => jobs.acceptStep(stepRequest({ executionId: 'Fx0TEST1' }))],
+      ['mention', () => record.mention(mentionRequest())],
+      ['direct', () => record.direct(mentionRequest({ channelId: 'D0DIRECT' }))],
+      ['shortcut', () => record.shortcut(shortcutRequest())],
+      ['workflow', () => record.step(stepRequest({ executionId: 'Fx0TEST1' }))],
       [
         'reply',
         () =>
@@ -149,6 +158,7 @@ describe('countNotRecorded', () => {
     expect(jobs.withdrawWaiting).toBe(service.withdrawWaiting);
     expect(jobs.withdrawInstruction).toBe(service.withdrawInstruction);
     expect(jobs.recover).toBe(service.recover);
-    expect(jobs.acceptCommand).not.toBe(service.acceptCommand);
+    expect(jobs.recordJob).toBe(service.recordJob);
+    expect(jobs.acceptReply).not.toBe(service.acceptReply);
   });
 });

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createJobService, type JobService } from '../../src/jobs/job-service.js';
 import { TEAM } from '../helpers/fake-network.js';
-import { startRequest } from '../helpers/job-requests.js';
+import { recordingOf, startRequest } from '../helpers/job-requests.js';
 import { CHANNEL, createJobWorld, INSTANCE, type JobWorld, REQUESTER } from '../helpers/job-world.js';
 
 const THREAD = '1700000000.000001';
@@ -22,7 +22,7 @@ function setUp(env: Record<string, string> = {}, verificationRetryMs?: number) {
   });
 }
 
-const command = () => jobs.acceptCommand(startRequest({ responseUrl: null }));
+const command = () => recordingOf(jobs, w).command(startRequest({ responseUrl: null }));
 
 const replyIn = (messageTs: string, text = 'Also the SDK') =>
   jobs.acceptReply({

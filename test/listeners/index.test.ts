@@ -398,7 +398,7 @@ describe('registerListeners', () => {
   });
 
   it('a threaded direct message is taken once, though two listeners read direct messages', async () => {
-    const accept = vi.spyOn(w.deps.jobs, 'acceptDirect');
+    const accept = vi.spyOn(w.deps.jobs, 'recordMessage');
     onTestFinished(() => accept.mockRestore());
     const root = {
       type: 'message',

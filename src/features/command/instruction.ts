@@ -1,15 +1,14 @@
 import { text } from '../../blocks/messages.js';
 import { type RecordedWorkDeps, runRecorded } from '../../jobs/background.js';
 import type { JobService } from '../../jobs/job-service.js';
-import type { Logger } from '../../logging/logger.js';
 import { isDirectConversation, privateByChannelName } from '../../slack/ids.js';
 import type { Ack, Command } from './payload.js';
+import { type CommandRecordDeps, recordCommand } from './record.js';
 import { commandText } from './wording.js';
 
-/** What accepting a typed instruction needs: the job service, and a slot to start it in. */
-export interface InstructionDeps extends RecordedWorkDeps {
-  jobs: Pick<JobService, 'acceptCommand' | 'startJob' | 'handBack'>;
-  logger: Logger;
+/** What accepting a typed instruction needs: its recording, the job service, and a slot to start it in. */
+export interface InstructionDeps extends RecordedWorkDeps, CommandRecordDeps {
+  jobs: Pick<JobService, 'recordJob' | 'startJob' | 'handBack'>;
 }
 
 /** `/docs-agent <instruction>`: recorded, acknowledged, then started in the background. */
@@ -24,7 +23,7 @@ export async function acceptInstruction(deps: InstructionDeps, body: Command, in
   // lose it (the next start carries on or explains).
   let jobId: number | undefined;
   try {
-    jobId = await deps.jobs.acceptCommand({
+    jobId = await recordCommand(deps, {
       teamId: body.team_id,
       channelId: body.channel_id,
       userId: body.user_id,

@@ -5,6 +5,7 @@ import { type NotRecordedDeps, notRecorded } from '../../http/not-recorded.js';
 import { logUnreadable } from '../../http/unreadable.js';
 import { carryOnMessage } from '../../jobs/background.js';
 import type { JobService } from '../../jobs/job-service.js';
+import type { MentionOutcome } from '../../jobs/requests.js';
 import {
   authorTeam,
   botUserIdOf,
@@ -15,6 +16,7 @@ import {
   sharedFiles,
 } from '../../slack/messages.js';
 import { md } from '../../slack/mrkdwn.js';
+import { type MessageRecordDeps, recordMention } from './record.js';
 
 const mentionSchema = personMessage.extend({ channel: z.string().min(1) });
 
@@ -23,10 +25,11 @@ export const bareMentionText = () =>
   md`:wave: Tell me what to do after the mention, e.g. \`@docs-agent Document the new rate limits\`. Inside a thread, I read the earlier messages as context. Nothing was started.`;
 
 /** What a mention is read, recorded and carried on with. */
-export type MentionDeps = NotRecordedDeps & {
-  config: Pick<Config, 'followUps'>;
-  jobs: Pick<JobService, 'acceptMention' | 'startJob' | 'processReply' | 'handBack'>;
-};
+export type MentionDeps = NotRecordedDeps &
+  MessageRecordDeps & {
+    config: Pick<Config, 'followUps'>;
+    jobs: Pick<JobService, 'recordMessage' | 'startJob' | 'processReply' | 'handBack'>;
+  };
 
 /**
  * `@docs-agent <instruction>`: starts a job where the conversation is (the mention's message,
@@ -54,9 +57,9 @@ export function appMention(deps: MentionDeps) {
     const where = { channel: mention.channel, user: mention.user, ...(thread ? { threadTs: thread } : {}) };
     // Recorded before Slack is answered (the receiver answers after this listener): a crash
     // cannot lose it, and Slack's retry is recognized by the message's ts.
-    let outcome: Awaited<ReturnType<typeof deps.jobs.acceptMention>>;
+    let outcome: MentionOutcome;
     try {
-      outcome = await deps.jobs.acceptMention({
+      outcome = await recordMention(deps, {
         teamId,
         channelId: mention.channel,
         userId: mention.user,

@@ -5,6 +5,7 @@ import { type NotRecordedDeps, notRecorded } from '../../http/not-recorded.js';
 import { logUnreadable } from '../../http/unreadable.js';
 import { carryOnMessage } from '../../jobs/background.js';
 import type { JobService } from '../../jobs/job-service.js';
+import type { MentionOutcome } from '../../jobs/requests.js';
 import { besideChannel, isDirectMessage } from '../../slack/ids.js';
 import {
   authorTeam,
@@ -17,6 +18,7 @@ import {
 } from '../../slack/messages.js';
 import { WHOLE_CONVERSATION } from '../../store/assistant-threads.js';
 import type { AssistantThreadsStore } from '../../store/types.js';
+import { type MessageRecordDeps, recordDirect } from './record.js';
 
 // The bot's own posts (its status card, outcomes) and other apps' do not parse.
 const directSchema = personMessage.extend({ channel_type: z.literal('im'), channel: z.string().min(1) });
@@ -25,11 +27,12 @@ const directSchema = personMessage.extend({ channel_type: z.literal('im'), chann
 type MessageArgs = Pick<AllMiddlewareArgs, 'context'> & { event: unknown; body: unknown };
 
 /** What a direct message is read, recorded and carried on with. */
-export type DirectMessageDeps = NotRecordedDeps & {
-  config: Pick<Config, 'followUps'>;
-  jobs: Pick<JobService, 'acceptDirect' | 'startJob' | 'processReply' | 'handBack'>;
-  store: Pick<AssistantThreadsStore, 'recordAssistantThread'>;
-};
+export type DirectMessageDeps = NotRecordedDeps &
+  MessageRecordDeps & {
+    config: Pick<Config, 'followUps'>;
+    jobs: Pick<JobService, 'recordMessage' | 'usePane' | 'startJob' | 'processReply' | 'handBack'>;
+    store: Pick<AssistantThreadsStore, 'recordAssistantThread'>;
+  };
 
 /**
  * What the person was looking at when they wrote (agent messaging): Slack sends it with the
@@ -80,10 +83,10 @@ export function directMessage(deps: DirectMessageDeps) {
 
     // Recorded before Slack is answered (the receiver answers after this listener): a crash
     // cannot lose it, and Slack's retry is recognized by the message's ts.
-    let outcome: Awaited<ReturnType<typeof deps.jobs.acceptDirect>>;
+    let outcome: MentionOutcome;
     try {
       await recordAppContext(deps, message.channel, raw, message.ts);
-      outcome = await deps.jobs.acceptDirect({
+      outcome = await recordDirect(deps, {
         teamId,
         channelId: message.channel,
         userId: message.user,

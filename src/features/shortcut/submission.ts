@@ -13,17 +13,18 @@ import { escapeMrkdwn } from '../../slack/mrkdwn.js';
 import type { UserNames } from '../../slack/user-names.js';
 import { withTimeout } from '../../util/waits.js';
 import { BLOCK, INPUT_ACTION, type ModalMetadata, modalText as say } from './modal.js';
+import { recordShortcut, type ShortcutRecordDeps } from './record.js';
 
 /**
  * What a submission takes: the settings it checks the inputs against, Slack's word on the channel
  * and the author's name, and the job service that records and starts the job.
  */
-export interface SubmissionDeps extends RecordedWorkDeps {
-  config: Pick<Config, 'maxPromptChars' | 'access'>;
+export interface SubmissionDeps extends RecordedWorkDeps, ShortcutRecordDeps {
+  config: Pick<Config, 'maxPromptChars' | 'access' | 'threadContextMaxChars'>;
   slack: Pick<SlackGateway, 'conversationFacts'>;
   names: Pick<UserNames, 'of'>;
   logger: Logger;
-  jobs: Pick<JobService, 'acceptShortcut' | 'startJob' | 'handBack'>;
+  jobs: Pick<JobService, 'recordJob' | 'startJob' | 'handBack'>;
 }
 
 /**
@@ -152,10 +153,10 @@ export function sendToDocsAgentSubmission(deps: SubmissionDeps) {
       return;
     }
 
-    let accepted: Awaited<ReturnType<JobService['acceptShortcut']>>;
+    let accepted: Awaited<ReturnType<typeof recordShortcut>>;
     try {
       const author = await authorName(deps, metadata.author);
-      accepted = await deps.jobs.acceptShortcut({
+      accepted = await recordShortcut(deps, {
         teamId: user.team_id ?? parsed.data.team?.id ?? '',
         userId: user.id,
         channelId: channel,

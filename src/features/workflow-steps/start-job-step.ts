@@ -7,6 +7,7 @@ import { type RecordedWorkDeps, runRecorded } from '../../jobs/background.js';
 import type { JobService } from '../../jobs/job-service.js';
 import { isDirectMessage, userIdSchema } from '../../slack/ids.js';
 import { mrkdwnToPlain } from '../../slack/mrkdwn.js';
+import { recordStep, refuseStep, type StepRecordDeps } from './record.js';
 import { optionalInput, readStep, type StepEventDeps } from './step-event.js';
 import { stepText } from './wording.js';
 
@@ -34,9 +35,9 @@ const inputsSchema = z.object({
 type StepInputs = z.infer<typeof inputsSchema>;
 
 /** What the step takes: the settings its inputs are checked against, and the job service. */
-export interface StartStepDeps extends StepEventDeps, RecordedWorkDeps {
+export interface StartStepDeps extends StepEventDeps, RecordedWorkDeps, StepRecordDeps {
   config: Pick<Config, 'agent' | 'channelProjects' | 'workflowOnBehalfOf'>;
-  jobs: Pick<JobService, 'acceptStep' | 'refuseStep' | 'startJob' | 'handBack'>;
+  jobs: Pick<JobService, 'recordJob' | 'startJob' | 'handBack'>;
   /** Socket Mode acknowledges events before listeners run: Slack will not deliver them again. */
   socketMode: boolean;
 }
@@ -64,13 +65,13 @@ export function startJobStep(deps: StartStepDeps) {
       deps.logger.warn('workflow step inputs not understood', { fields: failedFields(parsed.error) });
     }
     try {
-      if (!parsed.success) return await deps.jobs.refuseStep(executionId, stepText.notUnderstood());
+      if (!parsed.success) return await refuseStep(deps, executionId, stepText.notUnderstood());
       const inputs = parsed.data;
       const problem = inputProblem(deps, inputs);
-      if (problem) return await deps.jobs.refuseStep(executionId, problem);
+      if (problem) return await refuseStep(deps, executionId, problem);
       const person = personOf(deps, inputs);
-      if ('refused' in person) return await deps.jobs.refuseStep(executionId, person.refused);
-      const accepted = await deps.jobs.acceptStep({
+      if ('refused' in person) return await refuseStep(deps, executionId, person.refused);
+      const accepted = await recordStep(deps, {
         teamId: (body as { team_id?: string }).team_id ?? context.teamId ?? '',
         userId: person.userId,
         channelId: inputs.channel_id,

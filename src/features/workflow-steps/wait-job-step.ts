@@ -1,7 +1,7 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { failedFields } from '../../http/unreadable.js';
-import type { JobService } from '../../jobs/job-service.js';
+import { awaitStep, refuseStep, type StepAnswerDeps } from './record.js';
 import { readStep, type StepEventDeps } from './step-event.js';
 import { stepText } from './wording.js';
 
@@ -17,15 +17,15 @@ const inputsSchema = z.object({ job_id: z.coerce.number().int().positive() });
  * Both count from the step's start, however late Slack delivered its event: one delivered after
  * Slack ended the step is only logged (no answer can reach it).
  */
-export function waitJobStep(deps: StepEventDeps & { jobs: Pick<JobService, 'awaitStep' | 'refuseStep'> }) {
+export function waitJobStep(deps: StepEventDeps & StepAnswerDeps) {
   return async ({ event }: SlackEventMiddlewareArgs<'function_executed'> & AllMiddlewareArgs) => {
     const step = readStep(deps, event);
     if (!step) return;
     const { executionId, elapsedMs } = step;
     const parsed = inputsSchema.safeParse(step.inputs);
     // A store failure is passed on: Slack's error answer brings the event again.
-    if (parsed.success) return deps.jobs.awaitStep(executionId, parsed.data.job_id, elapsedMs);
+    if (parsed.success) return awaitStep(deps, executionId, parsed.data.job_id, elapsedMs);
     deps.logger.warn('workflow step inputs not understood', { fields: failedFields(parsed.error) });
-    await deps.jobs.refuseStep(executionId, stepText.notUnderstood());
+    await refuseStep(deps, executionId, stepText.notUnderstood());
   };
 }

@@ -33,19 +33,24 @@ async function instruct(fields: Partial<Command> = {}, instruction = 'Document t
 
 describe('acceptInstruction', () => {
   it('records the job, then acknowledges with no words, then starts it in the background', async () => {
-    const accept = vi.spyOn(w.deps.jobs, 'acceptCommand');
+    const accept = vi.spyOn(w.deps.jobs, 'recordJob');
     const { ack, jobsAtAck } = await instruct();
     expect(ack).toHaveBeenCalledWith();
     expect(jobsAtAck).toEqual([1]);
-    expect(accept).toHaveBeenCalledWith({
-      teamId: TEAM,
-      channelId: CHANNEL,
-      userId: REQUESTER,
-      text: 'Document the rate limits',
-      triggerId: 'trigger-instruction-1',
-      responseUrl: 'https://hooks.slack.com/commands/T0TEST/1/test',
-      audience: undefined,
-    });
+    expect(accept).toHaveBeenCalledWith(
+      {
+        teamId: TEAM,
+        channelId: CHANNEL,
+        requesterId: REQUESTER,
+        instruction: 'Document the rate limits',
+        triggerKey: 'command:trigger-instruction-1',
+        responseUrl: 'https://hooks.slack.com/commands/T0TEST/1/test',
+        // The command did not say who can read the channel: Slack is asked as the job starts.
+        privacy: 'unknown',
+      },
+      'Document the rate limits',
+      null,
+    );
     await w.idle();
     expect(w.agent.createJob).toHaveBeenCalledWith('Document the rate limits');
   });
@@ -63,7 +68,7 @@ describe('acceptInstruction', () => {
   });
 
   it('without a response_url: recorded with none', async () => {
-    const accept = vi.spyOn(w.deps.jobs, 'acceptCommand');
+    const accept = vi.spyOn(w.deps.jobs, 'recordJob');
     await instruct({ response_url: undefined });
     expect(accept.mock.calls[0]?.[0].responseUrl).toBeNull();
   });
@@ -91,7 +96,7 @@ describe('acceptInstruction', () => {
   });
 
   it('when the store cannot record it: says so privately, and starts nothing', async () => {
-    vi.spyOn(w.deps.jobs, 'acceptCommand').mockRejectedValueOnce(new Error('disk I/O error'));
+    vi.spyOn(w.deps.jobs, 'recordJob').mockRejectedValueOnce(new Error('disk I/O error'));
     const { ack } = await instruct();
     expect(ack).toHaveBeenCalledWith({ response_type: 'ephemeral', text: text.notRecorded() });
     expect(w.logged('error', 'could not record a command')).toHaveLength(1);

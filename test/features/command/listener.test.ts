@@ -87,7 +87,7 @@ describe('/docs-agent <instruction>', () => {
   });
 
   it('says so when the store cannot record it, and starts nothing', async () => {
-    vi.spyOn(w.deps.jobs, 'acceptCommand').mockRejectedValueOnce(new Error('disk I/O error'));
+    vi.spyOn(w.deps.jobs, 'recordJob').mockRejectedValueOnce(new Error('disk I/O error'));
     const { ack } = await send();
     expect(answerOf(ack)).toContain('could not record that instruction');
     expect(w.logged('error', 'could not record a command')).toHaveLength(1);

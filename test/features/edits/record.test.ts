@@ -5,10 +5,10 @@ import {
   recordDelete,
   recordEdit,
 } from '../../../src/features/edits/record.js';
-import { createJobAcceptance } from '../../../src/jobs/start/accept.js';
 import { createWithdrawal } from '../../../src/jobs/withdrawal.js';
 import type { RunState } from '../../../src/store/types.js';
 import { TEAM } from '../../helpers/fake-network.js';
+import { jobRecording, recordingOf } from '../../helpers/job-requests.js';
 import { CHANNEL, createJobWorld, INSTANCE, type JobWorld, REQUESTER } from '../../helpers/job-world.js';
 
 const THREAD = '1700000000.000001';
@@ -60,8 +60,10 @@ async function reply(state: RunState = 'pending', messageTs = REPLY_TS) {
 
 /** A job a mention asked for, recorded and not yet started: its first instruction is the mention. */
 async function mentioned() {
-  const accept = createJobAcceptance(w.ctx, async () => undefined);
-  const outcome = await accept.acceptMention({
+  const outcome = await recordingOf(
+    jobRecording(w, async () => undefined),
+    w,
+  ).mention({
     teamId: TEAM,
     channelId: CHANNEL,
     userId: REQUESTER,

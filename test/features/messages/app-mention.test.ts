@@ -72,7 +72,7 @@ describe('app_mention', () => {
 
   it('reads a mention whose author is not a user id as unreadable: logged by field, no one addressed', async () => {
     // Slack's last retry with the store down would tell the author privately: not this one.
-    vi.spyOn(w.deps.jobs, 'acceptMention').mockRejectedValue(new Error('disk I/O error'));
+    vi.spyOn(w.deps.jobs, 'recordMessage').mockRejectedValue(new Error('disk I/O error'));
     await mention({ user: '<!channel>' }, { retryNum: 3 });
     await w.idle();
     expect(w.jobCount()).toBe(0);
@@ -97,7 +97,7 @@ describe('app_mention', () => {
 
   describe('when the store cannot record it', () => {
     beforeEach(() => {
-      vi.spyOn(w.deps.jobs, 'acceptMention').mockRejectedValue(new Error('disk I/O error'));
+      vi.spyOn(w.deps.jobs, 'recordMessage').mockRejectedValue(new Error('disk I/O error'));
     });
 
     it('over HTTP, fails the event so Slack delivers it again, and says nothing yet', async () => {
@@ -116,7 +116,7 @@ describe('app_mention', () => {
     it('in Socket Mode (no re-delivery), tells the person privately at once', async () => {
       await w.stop();
       w = createListenerWorld({}, { socketMode: true });
-      vi.spyOn(w.deps.jobs, 'acceptMention').mockRejectedValue(new Error('disk I/O error'));
+      vi.spyOn(w.deps.jobs, 'recordMessage').mockRejectedValue(new Error('disk I/O error'));
       await mention();
       await w.idle();
       expect(w.slack.postEphemeral).toHaveBeenCalledOnce();

@@ -89,7 +89,7 @@ describe('a direct message to the bot', () => {
   });
 
   it('from an Enterprise Grid member: recorded for the author’s own workspace', async () => {
-    const accept = vi.spyOn(w.deps.jobs, 'acceptDirect');
+    const accept = vi.spyOn(w.deps.jobs, 'recordMessage');
     await dm({ user: 'W0GRIDUSER', user_team: 'E0GRID' });
     await dm({ ts: '1700000700.000200', user: 'W0GRIDUSER', source_team: 'T0SOURCE' });
     await dm({ ts: '1700000700.000300' });
@@ -101,7 +101,7 @@ describe('a direct message to the bot', () => {
   });
 
   it('a file shared with a comment: the files go with the instruction, by name and type', async () => {
-    const accept = vi.spyOn(w.deps.jobs, 'acceptDirect');
+    const accept = vi.spyOn(w.deps.jobs, 'recordMessage');
     await dm({ subtype: 'file_share', files: [{ id: 'F0SPEC', name: 'spec.pdf', filetype: 'pdf' }] });
     expect(accept.mock.calls[0]?.[0].files).toEqual([{ name: 'spec.pdf', type: 'pdf' }]);
   });
@@ -155,7 +155,7 @@ describe('a direct message to the bot', () => {
 
   describe('when the store cannot record it', () => {
     beforeEach(() => {
-      vi.spyOn(w.deps.jobs, 'acceptDirect').mockRejectedValue(new Error('disk I/O error'));
+      vi.spyOn(w.deps.jobs, 'recordMessage').mockRejectedValue(new Error('disk I/O error'));
     });
 
     it('over HTTP, fails the event so Slack delivers it again', async () => {

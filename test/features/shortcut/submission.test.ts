@@ -168,7 +168,7 @@ describe('the send-to-agent modal submitted', () => {
   });
 
   it('says so inside the modal when the store cannot record it', async () => {
-    vi.spyOn(w.deps.jobs, 'acceptShortcut').mockRejectedValueOnce(new Error('disk I/O error'));
+    vi.spyOn(w.deps.jobs, 'recordJob').mockRejectedValueOnce(new Error('disk I/O error'));
     const { ack } = await submit();
     expect(errorsOf(ack)[BLOCK.instruction]).toContain('could not record');
     expect(w.logged('error', 'could not record a shortcut submission')).toHaveLength(1);

@@ -79,7 +79,7 @@ describe('"Start a docs agent job"', () => {
   });
 
   it('names the workspace of the delivery, or Bolt’s when the envelope does not say', async () => {
-    const accept = vi.spyOn(w.deps.jobs, 'acceptStep');
+    const accept = vi.spyOn(w.deps.jobs, 'recordJob');
     await startStep();
     const event = functionExecuted({
       callbackId: START_STEP_CALLBACK_ID,
@@ -192,7 +192,7 @@ describe('"Start a docs agent job"', () => {
 
   describe('when the store cannot record it', () => {
     beforeEach(() => {
-      vi.spyOn(w.deps.jobs, 'acceptStep').mockRejectedValue(new Error('disk I/O error'));
+      vi.spyOn(w.deps.jobs, 'recordJob').mockRejectedValue(new Error('disk I/O error'));
     });
 
     it('over HTTP, fails the event so Slack delivers it again, and leaves the step running', async () => {
@@ -207,7 +207,7 @@ describe('"Start a docs agent job"', () => {
     });
 
     it('a refusal the store cannot record is treated the same way', async () => {
-      vi.spyOn(w.deps.jobs, 'refuseStep').mockRejectedValue(new Error('disk I/O error'));
+      vi.spyOn(w.deps.outbox, 'enqueue').mockRejectedValue(new Error('disk I/O error'));
       const { fail } = await startStep({ channel_id: 'D0ALICE' }, { context: { retryNum: 3 } });
       expect(fail).toHaveBeenCalledOnce();
     });
@@ -215,7 +215,7 @@ describe('"Start a docs agent job"', () => {
     it('in Socket Mode, fails the step at once; a failure to fail it is logged, not thrown', async () => {
       await w.stop();
       w = createListenerWorld({}, { socketMode: true });
-      vi.spyOn(w.deps.jobs, 'acceptStep').mockRejectedValue(new Error('disk I/O error'));
+      vi.spyOn(w.deps.jobs, 'recordJob').mockRejectedValue(new Error('disk I/O error'));
       const fail = vi.fn(async () => {
         throw new Error('execution_not_in_running_state');
       });

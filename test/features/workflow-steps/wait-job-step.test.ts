@@ -30,7 +30,8 @@ async function waitStep(inputs: Record<string, unknown>, fields: Record<string, 
     }),
     ...fields,
   };
-  await waitJobStep(w.deps)(boltEventArgs<Args>(event));
+  // The step's deadline is read against the job world's clock (the app's is `Date.now`).
+  await waitJobStep({ ...w.deps, now: w.ctx.now })(boltEventArgs<Args>(event));
   return executionId;
 }
 
@@ -115,7 +116,7 @@ describe('"Wait for a docs agent job"', () => {
   });
 
   it('a store failure is passed on, so Slack delivers the event again', async () => {
-    vi.spyOn(w.deps.jobs, 'awaitStep').mockRejectedValueOnce(new Error('disk I/O error'));
+    vi.spyOn(w.deps.outbox, 'enqueue').mockRejectedValueOnce(new Error('disk I/O error'));
     await expect(waitStep({ job_id: 3 })).rejects.toThrow('disk I/O error');
   });
 });

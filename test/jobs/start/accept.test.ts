@@ -1,30 +1,32 @@
+/**
+ * The job kernel's recording of a new job (`recordJob`) and of a message that starts one in its
+ * thread or follows up the job there (`recordMessage`), through the places that record with them.
+ */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createFollowUps } from '../../../src/jobs/follow-ups.js';
-import { createInstructionChecks } from '../../../src/jobs/instruction-checks.js';
-import { createReplies } from '../../../src/jobs/replies.js';
-import type { MentionRequest, ShortcutRequest, StartRequest } from '../../../src/jobs/requests.js';
-import { createJobAcceptance, type JobAcceptance } from '../../../src/jobs/start/accept.js';
-import { createVerificationWaits } from '../../../src/jobs/verification-waits.js';
-import { TEAM } from '../../helpers/fake-network.js';
-import { mentionRequest, shortcutRequest, startRequest } from '../../helpers/job-requests.js';
+import type { StartRequest } from '../../../src/features/command/record.js';
+import type { ShortcutRequest } from '../../../src/features/shortcut/record.js';
+import type { MentionRequest } from '../../../src/jobs/requests.js';
+import {
+  jobRecording,
+  mentionRequest,
+  recordingOf,
+  shortcutRequest,
+  startRequest,
+} from '../../helpers/job-requests.js';
 import { CHANNEL, createJobWorld, INSTANCE, type JobWorld, REQUESTER, T0 } from '../../helpers/job-world.js';
 
 let w: JobWorld;
-let accept: JobAcceptance;
+let record: ReturnType<typeof recordingOf>;
 beforeEach(() => {
   w = createJobWorld();
-  const verification = createVerificationWaits(w.ctx);
-  const replies = createReplies(w.ctx, {
-    checks: createInstructionChecks(w.ctx, verification),
-    followUps: createFollowUps(w.ctx),
-  });
-  accept = createJobAcceptance(w.ctx, replies.acceptReply);
+  record = recordingOf(jobRecording(w), w);
 });
 afterEach(() => w.store.close());
 
 const jobCount = () => (w.store.db.prepare('SELECT count(*) AS n FROM jobs').get() as { n: number }).n;
+
 const command = (fields: Partial<StartRequest> = {}) =>
-  accept.acceptCommand(
+  record.command(
     startRequest({
       text: '  Document the <https://example.com/limits|rate limits> &amp; quotas  ',
       responseUrl: 'https://hooks.slack.com/commands/T0TEST/1/test',
@@ -32,9 +34,9 @@ const command = (fields: Partial<StartRequest> = {}) =>
     }),
   );
 const mention = (fields: Partial<MentionRequest> = {}) =>
-  accept.acceptMention(mentionRequest({ text: 'Document the webhooks', ...fields }));
+  record.mention(mentionRequest({ text: 'Document the webhooks', ...fields }));
 const shortcut = (fields: Partial<ShortcutRequest> = {}) =>
-  accept.acceptShortcut(
+  record.shortcut(
     shortcutRequest({
       message: {
         channelId: CHANNEL,
@@ -48,48 +50,7 @@ const shortcut = (fields: Partial<ShortcutRequest> = {}) =>
     }),
   );
 
-describe('acceptCommand', () => {
-  it('records an accepted job and its first run, owned by this instance, and queues nothing', async () => {
-    const id = await command();
-    const job = await w.job(id ?? -1);
-    expect(job).toMatchObject({
-      phase: 'accepted',
-      origin: 'command',
-      teamId: TEAM,
-      channelId: CHANNEL,
-      requesterId: REQUESTER,
-      instruction: 'Document the <https://example.com/limits|rate limits> &amp; quotas',
-      triggerKey: 'command:trigger-1',
-      responseUrl: 'https://hooks.slack.com/commands/T0TEST/1/test',
-      projectId: w.config.agent.projectId,
-      owner: INSTANCE,
-      threadTs: null,
-      createdAt: T0,
-    });
-    const runs = await w.runs(job.id);
-    expect(runs).toHaveLength(1);
-    // The agent gets plain text: links and entities decoded.
-    expect(runs[0]).toMatchObject({ kind: 'create', state: 'pending', authorId: REQUESTER, messageTs: null });
-    expect(runs[0]?.prompt).toBe('Document the rate limits (https://example.com/limits) & quotas');
-    expect(w.outbox()).toEqual([]);
-  });
-
-  it('records the same trigger once: a repeat returns undefined', async () => {
-    expect(await command()).toBeTypeOf('number');
-    expect(await command({ text: 'something else' })).toBeUndefined();
-    expect(jobCount()).toBe(1);
-  });
-
-  it('runs the job on the channel’s project', async () => {
-    await w.store.close();
-    w = createJobWorld({ CHANNEL_PROJECTS: `${CHANNEL}:proj_other` });
-    accept = createJobAcceptance(w.ctx, async () => undefined);
-    const job = await w.job((await command()) ?? -1);
-    expect(job.projectId).toBe('proj_other');
-  });
-});
-
-describe('acceptMention', () => {
+describe('recordMention', () => {
   it('in a channel: the mention’s message becomes the job’s thread, with no context', async () => {
     const outcome = await mention();
     expect(outcome).toEqual({ job: expect.any(Number) });
@@ -141,98 +102,6 @@ describe('acceptMention', () => {
   });
 });
 
-describe('acceptShortcut', () => {
-  it('in the message’s channel: the job lives in the message’s thread, the message as context', async () => {
-    const accepted = await shortcut();
-    expect(accepted).toEqual({ job: expect.any(Number) });
-    const job = await w.job((accepted as { job: number }).job);
-    expect(job).toMatchObject({
-      origin: 'shortcut',
-      threadTs: '1700000200.000200',
-      triggerKey: 'shortcut:V0TEST1',
-      instruction: 'Turn this into a guide',
-    });
-    const prompt = (await w.runs(job.id))[0]?.prompt ?? '';
-    expect(prompt).toContain('Turn this into a guide');
-    expect(prompt).toContain('How do I rotate keys?');
-    expect(prompt).toContain('Ada');
-    expect(prompt).toContain('https://example-test.slack.com/archives/C0TEST/p1700000200000200');
-  });
-
-  it('in another channel: the job gets a thread of its own', async () => {
-    const accepted = await shortcut({ channelId: 'C0ELSEWHERE' });
-    const job = await w.job((accepted as { job: number }).job);
-    expect(job).toMatchObject({ channelId: 'C0ELSEWHERE', threadTs: null });
-  });
-
-  it('the same submission again is a repeat; another job in the thread takes it', async () => {
-    await shortcut();
-    expect(await shortcut()).toBe('repeat');
-    expect(await shortcut({ viewId: 'V0TEST2' })).toBe('thread_taken');
-    expect(jobCount()).toBe(1);
-  });
-});
-
-describe('acceptDirect', () => {
-  const DM = 'D0REQUESTER';
-  const direct = (fields: Partial<MentionRequest> = {}) =>
-    accept.acceptDirect(
-      mentionRequest({
-        channelId: DM,
-        text: 'Document the webhooks',
-        messageTs: '1700000300.000100',
-        ...fields,
-      }),
-    );
-
-  it('at the top of a direct message: the message becomes the job’s thread, with no context', async () => {
-    const outcome = await direct();
-    const job = await w.job((outcome as { job: number }).job);
-    expect(job).toMatchObject({
-      origin: 'direct',
-      phase: 'accepted',
-      channelId: DM,
-      threadTs: '1700000300.000100',
-      contextTs: null,
-      triggerKey: `direct:${DM}:1700000300.000100`,
-      projectId: w.config.agent.projectId,
-    });
-    expect((await w.runs(job.id))[0]?.messageTs).toBe('1700000300.000100');
-    // The same message again is a repeat; an empty one starts nothing.
-    expect(await direct()).toBeUndefined();
-    expect(await direct({ messageTs: '1700000300.000200', text: '  ' })).toBeUndefined();
-    expect(jobCount()).toBe(1);
-  });
-
-  it('in an assistant thread opened beside a channel: the job runs on that channel’s project', async () => {
-    await w.store.close();
-    w = createJobWorld({ CHANNEL_PROJECTS: `${CHANNEL}:proj_other` });
-    accept = createJobAcceptance(w.ctx, async () => undefined);
-    await w.store.recordAssistantThread(
-      { channelId: DM, threadTs: '1700000000.000050', contextChannelId: CHANNEL },
-      T0,
-    );
-    const outcome = await direct({ threadTs: '1700000000.000050' });
-    const job = await w.job((outcome as { job: number }).job);
-    expect(job).toMatchObject({
-      threadTs: '1700000000.000050',
-      projectId: 'proj_other',
-      contextTs: null,
-      privacy: 'pane',
-      contextChannelId: CHANNEL,
-    });
-  });
-
-  it('in a thread with a running job: a follow-up to it', async () => {
-    const first = await direct();
-    const jobId = (first as { job: number }).job;
-    await w.store.apply({ jobId, job: { phase: 'active' } }, T0);
-    const outcome = await direct({ messageTs: '1700000300.000300', threadTs: '1700000300.000100' });
-    expect(outcome).toEqual({ reply: expect.any(Number) });
-    expect((await w.runs(jobId)).map((r) => r.kind)).toEqual(['create', 'follow_up']);
-  });
-});
-
 describe('what each start records exactly', () => {
   const files = [{ name: 'diagram.png', type: 'image/png' }];
 
@@ -276,10 +145,13 @@ describe('what each start records exactly', () => {
     await w.store.close();
     w = createJobWorld();
     const replies: unknown[] = [];
-    accept = createJobAcceptance(w.ctx, async (request) => {
-      replies.push(request);
-      return 42;
-    });
+    record = recordingOf(
+      jobRecording(w, async (request) => {
+        replies.push(request);
+        return 42;
+      }),
+      w,
+    );
     const { job } = await w.activeJob();
     expect(await mention({ threadTs: job.threadTs ?? '', files })).toEqual({ reply: 42 });
     expect(replies).toHaveLength(1);
@@ -304,41 +176,5 @@ describe('what each start records exactly', () => {
     expect(outcome).toEqual({ reply: expect.any(Number) });
     expect((await w.runs(jobId)).map((r) => r.kind)).toEqual(['create', 'follow_up']);
     expect(jobCount()).toBe(1);
-  });
-
-  it('a shortcut trims its instruction, and leaves out a message with no text', async () => {
-    const accepted = await shortcut({
-      instruction: '  Turn this into a guide  ',
-      message: {
-        channelId: CHANNEL,
-        ts: '1700000200.000200',
-        threadTs: undefined,
-        text: '   ',
-        author: 'Ada',
-      },
-      permalink: undefined,
-    });
-    const job = await w.job((accepted as { job: number }).job);
-    expect(job.instruction).toBe('Turn this into a guide');
-    expect((await w.runs(job.id))[0]?.prompt).toBe('Turn this into a guide');
-  });
-
-  it('a shortcut gives the agent the message as plain text, trimmed, whole up to 3,000 characters', async () => {
-    await w.store.close();
-    w = createJobWorld({ THREAD_CONTEXT_MAX_CHARS: '100' });
-    accept = createJobAcceptance(w.ctx, async () => undefined);
-    const long = `${'word '.repeat(500)}end`;
-    const accepted = await shortcut({
-      message: {
-        channelId: CHANNEL,
-        ts: '1700000200.000200',
-        threadTs: undefined,
-        text: `  <https://x.io|the guide> ${long}  `,
-        author: 'Ada',
-      },
-    });
-    const prompt = (await w.runs((accepted as { job: number }).job))[0]?.prompt ?? '';
-    expect(prompt.startsWith('Turn this into a guide')).toBe(true);
-    expect(prompt).toContain(`Ada: the guide (https://x.io) ${long}\n`);
   });
 });
