@@ -8,7 +8,7 @@ import { type PrivateTarget, privateNote } from '../delivery/kinds/private-note.
 import { receivedReaction } from '../delivery/kinds/reaction.js';
 import { threadPost } from '../delivery/kinds/thread-post.js';
 import { keys } from '../delivery/outbox-registry.js';
-import { currentRun } from '../domain/agent-session.js';
+import { currentRun } from '../delivery/sessions.js';
 import { enterPhase, STILL_STARTING, TAKES_FOLLOW_UPS } from '../domain/phases.js';
 import type { Logger } from '../logging/logger.js';
 import { joinMrkdwn, type Mrkdwn, md, userMention } from '../slack/mrkdwn.js';
