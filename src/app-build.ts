@@ -16,6 +16,7 @@ import { outboxWrites } from './jobs/job-context.js';
 import { createJobService } from './jobs/job-service.js';
 import { leasesFor } from './jobs/leases.js';
 import { createRunOutcomes } from './jobs/outcomes.js';
+import { createWorkflowSteps } from './jobs/workflow-steps.js';
 import { guide, registerListeners } from './listeners/index.js';
 import { createLogger, createRedactor, type Logger } from './logging/logger.js';
 import { setUpMetrics } from './metrics/metrics.js';
@@ -33,7 +34,6 @@ import { createRetentionSweep } from './store/retention.js';
 import type { Store } from './store/types.js';
 import type { TaskTracker, TaskTrackerOptions } from './util/tasks.js';
 import { createYieldGate, gated } from './util/yield-gate.js';
-import { createWorkflowSteps } from './workflow-builder.js';
 
 /*
  * The build sections of the composition root, in the order `startApp` runs them: the foundation
@@ -115,7 +115,7 @@ export function buildWork(
   // Built bottom-up, each part handed what it calls: the outbox first (everything queues posts
   // for it), then the outcomes the poller records, the poller, and the job service that wakes both.
   const home = createHomePublisher({ access, store, slack: backgroundSlack, identity, logger, hints, guide });
-  // Workflow Builder steps are answered by the outbox, once each (see workflow-builder.ts).
+  // Workflow Builder steps are answered by the outbox, once each (see jobs/workflow-steps.ts).
   const steps = createWorkflowSteps({ caller, store, identity, logger, gate, config });
   const outbox = buildOutbox(base, side, { home, steps, leases });
   const outcomes = buildOutcomes(base, side, outbox);

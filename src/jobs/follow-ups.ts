@@ -1,7 +1,8 @@
 import type { AgentClient } from '../agent/client.js';
 import { AgentNotFoundError } from '../agent/errors.js';
 import type { AgentJob } from '../agent/schema.js';
-import { agentErrorText, text } from '../blocks/messages.js';
+import { text } from '../blocks/messages.js';
+import { agentErrorText } from '../blocks/refusal-texts.js';
 import { type Leases, readyForCall } from '../cluster/lease.js';
 import { cardUpdate } from '../delivery/kinds/card-update.js';
 import { type PrivateTarget, privateNote } from '../delivery/kinds/private-note.js';

@@ -1,6 +1,7 @@
 import type { AccessDecision, AccessPolicy } from '../access/access-policy.js';
-import { refusalText, text } from '../blocks/messages.js';
-import type { InstructionRefusal } from '../blocks/step-texts.js';
+import { text } from '../blocks/messages.js';
+import type { InstructionRefusal } from '../blocks/refusal-texts.js';
+import { refusalText } from '../blocks/refusal-texts.js';
 import type { Mrkdwn } from '../slack/mrkdwn.js';
 import type { JobRecord } from '../store/types.js';
 import { withTimeout } from '../util/waits.js';

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { refusalText, text } from '../../src/blocks/messages.js';
+import { text } from '../../src/blocks/messages.js';
+import { refusalText } from '../../src/blocks/refusal-texts.js';
 import {
   accessWhereAsked,
   createInstructionChecks,

@@ -1,4 +1,4 @@
-import { threadHasJobText } from '../../blocks/step-texts.js';
+import { threadHasJobText } from '../../blocks/refusal-texts.js';
 import { stepWait } from '../../delivery/kinds/workflow-step.js';
 import { triggerKeys } from '../../domain/keys.js';
 import { THREAD_RELEASING_PHASES } from '../../domain/phases.js';
@@ -60,7 +60,7 @@ export interface JobAcceptance {
   acceptStep(request: StepRequest): Promise<{ job: number; created: boolean } | 'thread_taken'>;
   /**
    * Fails a step that started nothing (its inputs are unusable), once per execution, with `text`:
-   * plain text for the workflow's builder (`blocks/step-texts.ts`).
+   * plain text for the workflow's builder (`blocks/refusal-texts.ts`).
    */
   refuseStep(executionId: string, text: string): Promise<void>;
   /**

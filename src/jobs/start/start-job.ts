@@ -1,5 +1,6 @@
 import type { AgentJob } from '../../agent/schema.js';
-import { agentErrorText, text } from '../../blocks/messages.js';
+import { text } from '../../blocks/messages.js';
+import { agentErrorText } from '../../blocks/refusal-texts.js';
 import { statusCard } from '../../blocks/status-card.js';
 import { readyForCall } from '../../cluster/lease.js';
 import { cardMetadata, cardUpdate } from '../../delivery/kinds/card-update.js';
