@@ -1,3 +1,5 @@
+import { type Leases, leaseFor } from '../cluster/lease.js';
+import { SLACK_CALL_TIMEOUT_MS } from '../slack/client-options.js';
 import { type AgentApiError, AgentRateLimitedError, AgentUnavailableError } from './errors.js';
 
 /** When and how often a failed agent API request is tried again. Delays in milliseconds. */
@@ -65,4 +67,16 @@ export function longestAgentCallMs(timeoutMs: number, policy: RetryPolicy, maxRe
     total += Math.min(2 * policy.minTimeoutMs * RETRY_FACTOR ** retry, policy.maxTimeoutMs) + maxRetryAfterMs;
   }
   return total;
+}
+
+/**
+ * Every lease, from the agent API time-out (`DOCS_AGENT_API_TIMEOUT_MS`) and the fixed Slack call
+ * time-out and retry policies: a claim lasts as long as the work it guards, whatever that is.
+ */
+export function leasesFor(agentTimeoutMs: number): Leases {
+  return {
+    agentWrite: leaseFor(longestAgentCallMs(agentTimeoutMs, postPolicy, POST_MAX_RETRY_AFTER_MS)),
+    agentRead: leaseFor(longestAgentCallMs(agentTimeoutMs, getPolicy, GET_MAX_RETRY_AFTER_MS)),
+    delivery: leaseFor(SLACK_CALL_TIMEOUT_MS),
+  };
 }

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { longestAgentCallMs, postPolicy } from '../../src/agent/retry-policies.js';
+import { leasesFor, longestAgentCallMs, postPolicy } from '../../src/agent/retry-policies.js';
 import { RenewalTooSlowError, readyForCall } from '../../src/cluster/lease.js';
-import { leasesFor } from '../../src/jobs/leases.js';
 
 describe('leases derived from the configuration', () => {
   it('cover every attempt of an agent API POST, the backoff and Retry-After between them, and a margin', () => {

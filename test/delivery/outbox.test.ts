@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { leasesFor } from '../../src/jobs/leases.js';
+import { leasesFor } from '../../src/agent/retry-policies.js';
 
 const DELIVERY = leasesFor(6_000).delivery;
 

@@ -1,6 +1,6 @@
 import { WebClient } from '@slack/web-api';
+import { leasesFor } from '../../src/agent/retry-policies.js';
 import { createOutbox, type Outbox, type OutboxOptions } from '../../src/delivery/outbox.js';
-import { leasesFor } from '../../src/jobs/leases.js';
 import type { Redact } from '../../src/logging/logger.js';
 import { createLogger, type Logger } from '../../src/logging/logger.js';
 import { createSlackCaller } from '../../src/slack/caller.js';

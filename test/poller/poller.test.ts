@@ -1,8 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAgentClient } from '../../src/agent/client.js';
-import { getPolicy } from '../../src/agent/retry-policies.js';
+import { getPolicy, leasesFor } from '../../src/agent/retry-policies.js';
 import { keys } from '../../src/delivery/outbox-registry.js';
-import { leasesFor } from '../../src/jobs/leases.js';
 import { createRunOutcomes } from '../../src/jobs/outcomes.js';
 import { createLogger, createRedactor } from '../../src/logging/logger.js';
 import { createRequestBudget } from '../../src/poller/budget.js';

@@ -20,10 +20,10 @@ import {
   startedPatch,
 } from '../agent-outcomes.js';
 import { createAssistantPane } from '../assistant-pane.js';
-import { createFirstPrompt } from '../first-prompt.js';
 import type { InstructionChecks } from '../instruction-checks.js';
 import { type JobContext, requesterTarget } from '../job-context.js';
 import { createJobPrivacyChecks } from '../job-privacy.js';
+import { createFirstPrompt } from '../thread-context.js';
 import { STEP_VERIFICATION_LIMIT_MS } from '../verification-waits.js';
 import { stepAnswer } from '../workflow-steps.js';
 
