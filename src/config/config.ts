@@ -1,5 +1,5 @@
 import type { LogLevel } from '../logging/logger.js';
-import { databasePassword } from '../logging/secrets.js';
+import { databasePassword } from '../logging/logger.js';
 import { envSchema } from './env-schema.js';
 import type { NotifyChannels } from './fields.js';
 import { blankToUndefined } from './fields.js';

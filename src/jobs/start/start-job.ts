@@ -21,10 +21,10 @@ import {
 } from '../agent-outcomes.js';
 import { createAssistantPane } from '../assistant-pane.js';
 import type { InstructionChecks } from '../instruction-checks.js';
+import { STEP_VERIFICATION_LIMIT_MS } from '../instruction-checks.js';
 import { type JobContext, requesterTarget } from '../job-context.js';
 import { createJobPrivacyChecks } from '../job-privacy.js';
 import { createFirstPrompt } from '../thread-context.js';
-import { STEP_VERIFICATION_LIMIT_MS } from '../verification-waits.js';
 import { stepAnswer } from '../workflow-steps.js';
 
 /** Starting an accepted job: the checks, the status card, and the create call upstream. */

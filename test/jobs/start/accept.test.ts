@@ -1,10 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFollowUps } from '../../../src/jobs/follow-ups.js';
-import { createInstructionChecks } from '../../../src/jobs/instruction-checks.js';
+import { createInstructionChecks, createVerificationWaits } from '../../../src/jobs/instruction-checks.js';
 import { createReplies } from '../../../src/jobs/replies.js';
 import type { MentionRequest, ShortcutRequest, StartRequest } from '../../../src/jobs/requests.js';
 import { createJobAcceptance, type JobAcceptance } from '../../../src/jobs/start/accept.js';
-import { createVerificationWaits } from '../../../src/jobs/verification-waits.js';
 import { TEAM } from '../../helpers/fake-network.js';
 import { mentionRequest, shortcutRequest, startRequest } from '../../helpers/job-requests.js';
 import { CHANNEL, createJobWorld, INSTANCE, type JobWorld, REQUESTER, T0 } from '../../helpers/job-world.js';
