@@ -1,4 +1,4 @@
-import { WARM_UP_LANES, WARM_UP_REQUESTS } from '../src/slack/warm-up.js';
+import { WARM_UP_LANES, WARM_UP_REQUESTS } from '../src/warm-start.js';
 import { waitFor } from '../test/helpers/http.js';
 import { type AckRun, ackRun, pooled, roundP99Ratios } from './ack-path.js';
 import type { Child, LoadResult, ThreadCpu } from './processes.js';

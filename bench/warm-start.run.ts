@@ -13,7 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { it } from 'vitest';
-import { WARM_UP_LANES, WARM_UP_REQUESTS } from '../src/slack/warm-up.js';
+import { WARM_UP_LANES, WARM_UP_REQUESTS } from '../src/warm-start.js';
 import { waitFor } from '../test/helpers/http.js';
 import { type Child, startBareBolt, startDocsAgent, type ThreadCpu } from './processes.js';
 import { runInfo } from './report.js';

@@ -4,9 +4,10 @@ import { agentsPerProject } from './agent/client.js';
 import type { RenderHints } from './blocks/messages.js';
 import { type Membership, newInstanceId } from './cluster/membership.js';
 import { type Config, secretsOf } from './config/config.js';
-import { notifyChannelFor } from './config/notify-channels.js';
+import { notifyChannelFor } from './config/fields.js';
 import { projectForChannel, projectOfRecord } from './config/projects.js';
 import { createOutbox } from './delivery/outbox.js';
+import { createAgentSessions } from './delivery/sessions.js';
 import { usage as guide } from './features/command/wording.js';
 import { feedbackBlock } from './features/feedback/buttons.js';
 import { createHomePublisher } from './home/home-publisher.js';
@@ -16,12 +17,12 @@ import { countNotRecorded } from './http/not-recorded.js';
 import { leasesFor, outboxWrites } from './jobs/job-context.js';
 import { createJobService } from './jobs/job-service.js';
 import { createRunOutcomes } from './jobs/outcomes.js';
+import { createWorkflowSteps } from './jobs/workflow-steps.js';
 import { registerListeners } from './listeners/index.js';
 import { createLogger, createRedactor, type Logger } from './logging/logger.js';
 import { setUpMetrics } from './metrics/metrics.js';
 import { createRequestBudget } from './poller/budget.js';
 import { createPoller } from './poller/poller.js';
-import { createAgentSessions } from './slack/agent-sessions.js';
 import { createSlackCaller } from './slack/caller.js';
 import { createChannelAudiences } from './slack/channel-audience.js';
 import { slackClientOptions } from './slack/client-options.js';
@@ -34,7 +35,6 @@ import { createRetentionSweep } from './store/retention.js';
 import type { Store } from './store/types.js';
 import type { TaskTracker, TaskTrackerOptions } from './util/tasks.js';
 import { createYieldGate, gated } from './util/yield-gate.js';
-import { createWorkflowSteps } from './workflow-builder.js';
 
 // The build sections of the composition root, in the order `startApp` runs them (the foundation,
 // Slack as the app calls it, the work, the receiver), each handed what the ones before it built.
@@ -112,7 +112,7 @@ export function buildWork(
   // Built bottom-up, each part handed what it calls: the outbox first (everything queues posts
   // for it), then the outcomes the poller records, the poller, and the job service that wakes both.
   const home = createHomePublisher({ access, store, slack: backgroundSlack, identity, logger, hints, guide });
-  // Workflow Builder steps are answered by the outbox, once each (see workflow-builder.ts).
+  // Workflow Builder steps are answered by the outbox, once each (see jobs/workflow-steps.ts).
   const steps = createWorkflowSteps({ caller, store, identity, logger, gate, config });
   const outbox = buildOutbox(base, side, { home, steps, leases });
   const outcomes = buildOutcomes(base, side, outbox);

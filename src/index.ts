@@ -1,8 +1,7 @@
 import { config as loadDotEnv } from 'dotenv';
 import { startApp } from './app.js';
 import { ConfigError, readConfig } from './config/config.js';
-import { createRedactor } from './logging/logger.js';
-import { secretsOfEnv } from './logging/secrets.js';
+import { createRedactor, secretsOfEnv } from './logging/logger.js';
 
 /** Hard limit for shutdown; platforms send SIGKILL 30 s after SIGTERM, we aim well inside. */
 const EXIT_DEADLINE_MS = 9_500;

@@ -15,7 +15,7 @@ const manifestPath = fileURLToPath(new URL('../manifest.yml', import.meta.url));
 const schemaPath = fileURLToPath(new URL('./contracts/manifest.schema.1.0.0.json', import.meta.url));
 const gatewayPath = fileURLToPath(new URL('../src/slack/gateway.ts', import.meta.url));
 const stepsPath = fileURLToPath(new URL('../src/slack/function-steps.ts', import.meta.url));
-const sessionsPath = fileURLToPath(new URL('../src/slack/agent-sessions.ts', import.meta.url));
+const sessionsPath = fileURLToPath(new URL('../src/delivery/sessions.ts', import.meta.url));
 const listingPath = fileURLToPath(new URL('../src/slack/message-listing.ts', import.meta.url));
 
 /** The parts of the manifest these tests read; the schema check covers the rest. */
@@ -168,7 +168,7 @@ describe('manifest.yml', () => {
     );
   });
 
-  it('asks for the scope of every Web API method the gateway (with its listings), agent-sessions.ts and the steps call', () => {
+  it('asks for the scope of every Web API method the gateway (with its listings), the agent sessions and the steps call', () => {
     const methods = [gatewayPath, listingPath, sessionsPath, stepsPath].flatMap((path) =>
       methodsCalledIn(readFileSync(path, 'utf8')),
     );

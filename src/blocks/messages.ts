@@ -18,8 +18,6 @@ import {
 } from '../slack/mrkdwn.js';
 import type { JobRecord, RunOutcome } from '../store/types.js';
 
-export { agentErrorText, refusalText } from './refusal-texts.js';
-
 /**
  * Everything the bot says in Slack, in one place so wording stays consistent. Every text is
  * {@link Mrkdwn}: what a person or the agent API wrote goes in only through an escaping builder.

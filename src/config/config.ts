@@ -1,8 +1,8 @@
 import type { LogLevel } from '../logging/logger.js';
-import { databasePassword } from '../logging/secrets.js';
+import { databasePassword } from '../logging/logger.js';
 import { envSchema } from './env-schema.js';
+import type { NotifyChannels } from './fields.js';
 import { blankToUndefined } from './fields.js';
-import type { NotifyChannels } from './notify-channels.js';
 
 /** Validated configuration. Built once at start-up by {@link readConfig} and passed in. */
 export interface Config {

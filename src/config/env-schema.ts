@@ -1,8 +1,15 @@
 import { z } from 'zod';
 import { LOG_LEVELS } from '../logging/logger.js';
 import { DatabaseTlsError, parseDatabaseTls } from './database-tls.js';
-import { blankToUndefined, idList, integer, optionalSecret, secret, serviceUrl } from './fields.js';
-import { notifyChannels } from './notify-channels.js';
+import {
+  blankToUndefined,
+  idList,
+  integer,
+  notifyChannels,
+  optionalSecret,
+  secret,
+  serviceUrl,
+} from './fields.js';
 
 /** Shortest `METRICS_TOKEN` accepted: anything shorter could be guessed by a patient scraper. */
 export const MIN_METRICS_TOKEN_CHARS = 16;

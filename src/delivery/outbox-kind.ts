@@ -1,10 +1,10 @@
 import type { z } from 'zod';
 import type { RenderHints } from '../blocks/messages.js';
 import type { Logger } from '../logging/logger.js';
-import type { AgentSessions } from '../slack/agent-sessions.js';
 import type { SlackGateway } from '../slack/gateway.js';
 import type { JobsStore, OutboxItem, OutboxStore } from '../store/types.js';
 import type { StepSender } from './kinds/workflow-step.js';
+import type { AgentSessions } from './sessions.js';
 
 /*
  * What every kind of outbox item is (each one a file in `kinds/`, listed in the registry): the

@@ -1,10 +1,13 @@
-import { jobTitle } from '../blocks/job-title.js';
-import { sessionStatusOf } from '../domain/agent-session.js';
+import { type JobPhase, NO_WAY_ON, STILL_STARTING } from '../domain/phases.js';
 import type { Logger } from '../logging/logger.js';
-import { type AgentSessions, mayRefuseInitiator, SESSION_TITLE_MAX_CHARS } from '../slack/agent-sessions.js';
+import type { SlackCaller } from '../slack/caller.js';
+import { mrkdwnToPlain, truncateText } from '../slack/mrkdwn.js';
 import { SlackCallError } from '../slack/slack-errors.js';
 import type { JobRecord } from '../store/types.js';
 import { BoundedCache } from '../util/lru.js';
+
+/** Longest session title Slack takes (`agents.sessions.setStatus`). */
+export const SESSION_TITLE_MAX_CHARS = 200;
 
 /** Longest title given to a job's session: Slack lists it in one line beside others. */
 export const SESSION_TITLE_CHARS = Math.min(80, SESSION_TITLE_MAX_CHARS);
@@ -86,4 +89,123 @@ export function createSessionSync({ sessions, logger }: { sessions: AgentSession
       });
     }
   };
+}
+
+/**
+ * A job's instruction as a one-line plain-text title (the assistant pane's thread, the agent
+ * session): Slack shows titles as given, so mentions and links are made readable, whitespace
+ * and control characters collapse to single spaces, and the length is bounded. Nothing once the
+ * instruction was erased by retention.
+ */
+export function jobTitle(job: { instruction: string; erasedAt: number | null }, max: number): string {
+  if (job.erasedAt !== null) return '';
+  const line = mrkdwnToPlain(job.instruction)
+    .replace(/[\s\p{Cc}]+/gu, ' ')
+    .trim();
+  return truncateText(line, max);
+}
+
+/**
+ * Slack's answers that may refuse the session's initiator rather than the session. Slack documents
+ * `initiator_user_id` as "a member of the channel" without naming the error a non-member gets, so
+ * the codes Slack gives for a person who is not in, or not found in, a conversation elsewhere are
+ * taken: `user_not_in_channel` (chat.postEphemeral's word for it), `invalid_initiator`,
+ * `invalid_initiator_user_id`, `initiator_not_in_channel`, `user_not_found`, `invalid_user`, and
+ * `not_in_channel`. The last may instead mean the bot is not in the channel: then the call without
+ * an initiator is refused the same way, for one more call.
+ */
+const INITIATOR_REFUSED: ReadonlySet<string> = new Set([
+  'user_not_in_channel',
+  'invalid_initiator',
+  'invalid_initiator_user_id',
+  'initiator_not_in_channel',
+  'user_not_found',
+  'invalid_user',
+  'not_in_channel',
+]);
+
+/** Whether Slack's error `code` may be a refusal of `initiator_user_id` (see {@link INITIATOR_REFUSED}). */
+export const mayRefuseInitiator = (code: string): boolean => INITIATOR_REFUSED.has(code);
+
+/**
+ * Slack's agent sessions (`agents.sessions.setStatus`): a thread's status, title and initiator.
+ * The title is set once, when the session is made; it is never renamed (`agents.sessions.rename`).
+ */
+export interface AgentSessions {
+  /**
+   * Sets the thread's session status, creating the session if need be; `title` and `initiator`
+   * are only used when it is created.
+   */
+  setStatus(args: {
+    channel: string;
+    threadTs: string;
+    status: SessionStatus;
+    title?: string;
+    initiator?: string;
+  }): Promise<void>;
+}
+
+/** Agent sessions through the one caller, which masks the title as every text the bot sends. */
+export function createAgentSessions(caller: SlackCaller): AgentSessions {
+  return {
+    async setStatus({ channel, threadTs, status, title, initiator }) {
+      const args = {
+        channel_id: channel,
+        thread_ts: threadTs,
+        status,
+        ...(title ? { title } : {}),
+        ...(initiator ? { initiator_user_id: initiator } : {}),
+      };
+      await caller.call('agents.sessions.setStatus', args, (client, masked) =>
+        client.agents.sessions.setStatus(masked),
+      );
+    },
+  };
+}
+
+/**
+ * A job's thread as a Slack agent session (`agents.sessions.setStatus`): Slack shows a loading
+ * indicator and a stop button while it is `processing`, and lists it for the person who asked.
+ * The session only reports status; the status card stays the detailed view.
+ */
+export type SessionStatus = 'processing' | 'active' | 'suspended' | 'closed';
+
+/** Run outcomes after which the job is no longer followed: its session is closed. */
+const CLOSING_OUTCOMES: ReadonlySet<string> = new Set(['archived', 'gone', 'stopped_watching']);
+
+/**
+ * The number of the run the agent works on, or the first one while the job is being started
+ * (its run count goes up once the agent takes it).
+ */
+export const currentRun = (job: { phase: JobPhase; runCount: number }): number =>
+  STILL_STARTING.has(job.phase) ? job.runCount + 1 : job.runCount;
+
+/**
+ * Whether a stop covers `run`. A stop is recorded against the latest run the agent had or was
+ * being given when it was pressed (a reply on its way may start the next one), and covers every
+ * run up to it: should that reply never reach the agent, the run it has stays stopped.
+ */
+export const isStopped = (stoppedRun: number | null, run: number): boolean =>
+  stoppedRun !== null && run <= stoppedRun;
+
+/**
+ * The session status a job's thread should show, read from the job as it is now (so a status
+ * delivered late can never show an older state than the job's): `processing` while the job is
+ * being started or the agent works on its latest run (unless someone pressed stop on that run),
+ * `active` while it waits for a follow-up, `closed` once nothing can go on in it. Null when the
+ * job has no thread of its own (not yet posted, or given up to a new job).
+ */
+export function sessionStatusOf(job: {
+  phase: JobPhase;
+  threadTs: string | null;
+  runCount: number;
+  stoppedRun: number | null;
+  lastOutcome: string | null;
+}): SessionStatus | null {
+  if (!job.threadTs || job.phase === 'retried') return null;
+  // Someone pressed stop on this run: it goes on (the agent API cannot cancel it), unshown.
+  if (STILL_STARTING.has(job.phase) || job.phase === 'active')
+    return isStopped(job.stoppedRun, currentRun(job)) ? 'active' : 'processing';
+  if (NO_WAY_ON.has(job.phase)) return 'closed';
+  return job.lastOutcome !== null && CLOSING_OUTCOMES.has(job.lastOutcome) ? 'closed' : 'active';
 }

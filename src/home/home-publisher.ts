@@ -1,6 +1,7 @@
 import type { AccessPolicy } from '../access/access-policy.js';
 import { HOME_LIMIT, homeRefusedView, homeView } from '../blocks/job-list.js';
-import { type RenderHints, refusalText } from '../blocks/messages.js';
+import type { RenderHints } from '../blocks/messages.js';
+import { refusalText } from '../blocks/refusal-texts.js';
 import type { Logger } from '../logging/logger.js';
 import type { SlackGateway } from '../slack/gateway.js';
 import type { Identity } from '../slack/identity.js';

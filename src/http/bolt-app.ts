@@ -10,14 +10,20 @@ import {
 import type { Config } from '../config/config.js';
 import type { Logger } from '../logging/logger.js';
 import { slackClientOptions, slackLogger, slackLogLevel } from '../slack/client-options.js';
-import { readBody, SLACK_BODY_TIMEOUT_MS, signedBySlack } from '../slack/events-intake.js';
 import type { Identity } from '../slack/identity.js';
 import { createSocketConnections } from '../slack/socket-connections.js';
 import type { AppTokenRefusedError, SocketEnvelope } from '../slack/socket-mode-client.js';
 import type { YieldGate } from '../util/yield-gate.js';
 import { answerPlain, countInFlight, createFrontServer, type Route } from './front-server.js';
 import { healthzRoute } from './health.js';
-import { MAX_BODY_BYTES, screenRequest, screenRequests } from './screening.js';
+import {
+  MAX_BODY_BYTES,
+  readBody,
+  SLACK_BODY_TIMEOUT_MS,
+  screenRequest,
+  screenRequests,
+  signedBySlack,
+} from './screening.js';
 
 export interface SlackAppOptions {
   config: Config;

@@ -1,4 +1,4 @@
-import { jobTitle } from '../blocks/job-title.js';
+import { jobTitle } from '../delivery/sessions.js';
 import type { JobRecord } from '../store/types.js';
 import type { JobContext } from './job-context.js';
 

@@ -1,14 +1,15 @@
 import type { AgentClient } from '../agent/client.js';
 import { AgentNotFoundError } from '../agent/errors.js';
 import type { AgentJob } from '../agent/schema.js';
-import { agentErrorText, text } from '../blocks/messages.js';
+import { text } from '../blocks/messages.js';
+import { agentErrorText } from '../blocks/refusal-texts.js';
 import { type Leases, readyForCall } from '../cluster/lease.js';
 import { cardUpdate } from '../delivery/kinds/card-update.js';
 import { type PrivateTarget, privateNote } from '../delivery/kinds/private-note.js';
 import { receivedReaction } from '../delivery/kinds/reaction.js';
 import { threadPost } from '../delivery/kinds/thread-post.js';
 import { keys } from '../delivery/outbox-registry.js';
-import { currentRun } from '../domain/agent-session.js';
+import { currentRun } from '../delivery/sessions.js';
 import { enterPhase, STILL_STARTING, TAKES_FOLLOW_UPS } from '../domain/phases.js';
 import type { Logger } from '../logging/logger.js';
 import { joinMrkdwn, type Mrkdwn, md, userMention } from '../slack/mrkdwn.js';

@@ -1,14 +1,12 @@
 import type { Orphans } from '../store/types.js';
-import { createReplyCatchUp } from './catch-up.js';
 import { createFollowUps } from './follow-ups.js';
-import { createInstructionChecks } from './instruction-checks.js';
+import { createInstructionChecks, createVerificationWaits } from './instruction-checks.js';
 import { createJobContext, type JobServiceDeps } from './job-context.js';
 import { createRecovery } from './recovery.js';
-import { createReplies, type Replies } from './replies.js';
+import { createReplies, createReplyCatchUp, type Replies } from './replies.js';
 import { createJobRecording, type JobRecording } from './start/accept.js';
 import { createRetryAcceptance, type RetryAcceptance } from './start/retry.js';
 import { createJobStart, type JobStart } from './start/start-job.js';
-import { createVerificationWaits } from './verification-waits.js';
 import { createWithdrawal, type WaitingWithdrawal } from './withdrawal.js';
 
 /**

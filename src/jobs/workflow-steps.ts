@@ -1,7 +1,13 @@
-import { type StepRefusal, stepRefusalText } from '../blocks/step-texts.js';
-import { stepCompletion } from '../delivery/kinds/workflow-step.js';
+import { type StepRefusal, stepRefusalText } from '../blocks/refusal-texts.js';
+import type { Config } from '../config/config.js';
+import { createStepSender, type StepSenderOptions, stepCompletion } from '../delivery/kinds/workflow-step.js';
 import { stepExecutionOfKey } from '../domain/keys.js';
+import type { Logger } from '../logging/logger.js';
+import type { SlackCaller } from '../slack/caller.js';
+import { createStepCompleter } from '../slack/function-steps.js';
+import type { Identity } from '../slack/identity.js';
 import type { JobRecord, NewOutboxItem } from '../store/types.js';
+import { gated, type YieldGate } from '../util/yield-gate.js';
 
 /*
  * A job started by a Workflow Builder step ("Start a docs agent job") answers the step once its
@@ -17,7 +23,7 @@ export function stepExecutionOf(job: Pick<JobRecord, 'origin' | 'triggerKey'>): 
 
 /**
  * A step's failure, once per execution: for a job it started, or for one it could not record.
- * `error` is plain text (`blocks/step-texts.ts`): Slack shows it as it is in the workflow's
+ * `error` is plain text (`blocks/refusal-texts.ts`): Slack shows it as it is in the workflow's
  * activity, to the workflow's builder.
  */
 export function stepFailure(executionId: string, jobId: number | null, error: string): NewOutboxItem {
@@ -42,4 +48,30 @@ export function stepAnswer(
   return [
     stepCompletion(executionId, job.id, { job: job.id, channel: job.channelId, threadTs: outcome.threadTs }),
   ];
+}
+
+/**
+ * The app's Workflow Builder answers: the completer (which keeps each execution's token, for the
+ * listeners) and the outbox's sender, whose Slack calls wait for the requests in flight. A "Wait
+ * for a docs agent job" step looks at its job as often as the poller polls it.
+ */
+export function createWorkflowSteps(options: {
+  caller: SlackCaller;
+  store: StepSenderOptions['store'];
+  identity: Pick<Identity, 'get'>;
+  logger: Logger;
+  gate: YieldGate;
+  config: { poll: Pick<Config['poll'], 'intervalMs'> } & Pick<Config, 'prLinkHosts'>;
+}) {
+  const completer = createStepCompleter(options.caller);
+  const sender = createStepSender({
+    store: options.store,
+    steps: gated(completer, options.gate),
+    workspaceUrl: async () => (await options.identity.get())?.url,
+    logger: options.logger,
+    checkEveryMs: options.config.poll.intervalMs,
+    hints: { prLinkHosts: options.config.prLinkHosts },
+    now: Date.now,
+  });
+  return { completer, sender };
 }

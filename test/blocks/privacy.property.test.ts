@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { homeView, jobListMessage } from '../../src/blocks/job-list.js';
-import { channelNotification, requesterMessage } from '../../src/blocks/notifications.js';
 import { JOB_PHASES } from '../../src/domain/phases.js';
 import { JOB_PRIVACIES, type JobPrivacy } from '../../src/domain/privacy.js';
 import { usage } from '../../src/features/command/wording.js';
+import { channelNotification, requesterMessage } from '../../src/jobs/notifications.js';
 import type { JobRecord } from '../../src/store/types.js';
 import { jobRecord as recordOf } from '../helpers/job-record.js';
 import { HINTS, RUN_OUTCOMES } from '../helpers/rendering.js';

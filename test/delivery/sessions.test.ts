@@ -1,10 +1,24 @@
 import { WebClient } from '@slack/web-api';
-import { beforeEach, describe, expect, it } from 'vitest';
-import { createSessionSync, SESSION_TITLE_CHARS } from '../../src/delivery/sessions.js';
-import { createAgentSessions } from '../../src/slack/agent-sessions.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  createAgentSessions,
+  createSessionSync,
+  currentRun,
+  isStopped,
+  jobTitle,
+  SESSION_TITLE_CHARS,
+  SESSION_TITLE_MAX_CHARS,
+  sessionStatusOf,
+} from '../../src/delivery/sessions.js';
+import { JOB_PHASES } from '../../src/domain/phases.js';
+import { createRedactor } from '../../src/logging/logger.js';
 import { createSlackCaller } from '../../src/slack/caller.js';
+import { SlackCallError } from '../../src/slack/slack-errors.js';
+import type { RunOutcome } from '../../src/store/types.js';
 import { useDeliveryWorld } from '../helpers/delivery-world.js';
-import { BOT_TOKEN } from '../helpers/slack-stand-in.js';
+import { jobRecord } from '../helpers/job-record.js';
+import { appSlackClient } from '../helpers/slack-client.js';
+import { BOT_TOKEN, type SlackStandIn, startSlackStandIn } from '../helpers/slack-stand-in.js';
 
 const ROOT = '1700000000.000100';
 
@@ -165,5 +179,198 @@ describe('a job’s thread as an agent session', () => {
       logger: w.logger,
     });
     await expect(broken(job)).rejects.toThrow(TypeError);
+  });
+});
+
+const live = (instruction: string) => ({ instruction, erasedAt: null });
+
+describe('jobTitle', () => {
+  it('collapses whitespace and control characters to single spaces', () => {
+    expect(jobTitle(live('  Document\n\tthe\u0007 cache  layer '), 100)).toBe('Document the cache layer');
+  });
+
+  it('bounds the length, the ellipsis included', () => {
+    expect(jobTitle(live('Document the cache layer'), 12)).toBe('Document th…');
+  });
+
+  it('is empty once retention erased the instruction', () => {
+    expect(jobTitle({ instruction: 'Document the cache layer', erasedAt: 1_700_000_000_000 }, 100)).toBe('');
+  });
+});
+
+const SECRET = 'mint_not_a_real_key_0123456789';
+
+let slack: SlackStandIn | undefined;
+afterEach(async () => {
+  await slack?.close();
+  slack = undefined;
+});
+
+async function sessionsOnStandIn() {
+  slack = await startSlackStandIn();
+  const { client, logger } = appSlackClient(slack.apiUrl);
+  const errors: [string, string][] = [];
+  const sessions = createAgentSessions(
+    createSlackCaller({
+      client,
+      logger,
+      redact: createRedactor([SECRET]),
+      onError: (method, code) => errors.push([method, code]),
+    }),
+  );
+  return { slack, sessions, errors };
+}
+
+describe('a thread’s agent session', () => {
+  it('is made by its first status, with its title and initiator, and only moves status after', async () => {
+    const { slack, sessions } = await sessionsOnStandIn();
+    const thread = { channel: 'C0DOCS', threadTs: '1700000000.000100' };
+    await sessions.setStatus({
+      ...thread,
+      status: 'active',
+      title: 'Document the CLI',
+      initiator: 'U0ALICE',
+    });
+    await sessions.setStatus({ ...thread, status: 'processing', title: 'A later title', initiator: 'U0BOB' });
+    await sessions.setStatus({ ...thread, status: 'closed' });
+    expect(slack.sessionOf(thread.channel, thread.threadTs)).toEqual({
+      ...thread,
+      status: 'closed',
+      title: 'Document the CLI',
+      initiator: 'U0ALICE',
+      history: ['active', 'processing', 'closed'],
+    });
+    expect(slack.callsTo('agents.sessions.setStatus')[0]?.args).toMatchObject({
+      channel_id: 'C0DOCS',
+      thread_ts: '1700000000.000100',
+      status: 'active',
+      title: 'Document the CLI',
+      initiator_user_id: 'U0ALICE',
+    });
+  });
+
+  it('sends no title or initiator when it has none (an empty title included)', async () => {
+    const { slack, sessions } = await sessionsOnStandIn();
+    await sessions.setStatus({ channel: 'C0DOCS', threadTs: '1.1', status: 'active', title: '' });
+    const [call] = slack.callsTo('agents.sessions.setStatus');
+    expect(call?.args).not.toHaveProperty('title');
+    expect(call?.args).not.toHaveProperty('initiator_user_id');
+  });
+
+  it('masks secrets in the title, as everything the bot sends', async () => {
+    const { slack, sessions } = await sessionsOnStandIn();
+    await sessions.setStatus({
+      channel: 'C0DOCS',
+      threadTs: '1.1',
+      status: 'active',
+      title: `Rotate ${SECRET} in the guide`,
+    });
+    expect(slack.sessionOf('C0DOCS', '1.1')?.title).toBe('Rotate [redacted] in the guide');
+    expect(JSON.stringify(slack.calls)).not.toContain(SECRET);
+  });
+
+  it('keeps sessions of different threads apart, Enterprise Grid initiators included', async () => {
+    const { slack, sessions } = await sessionsOnStandIn();
+    await sessions.setStatus({
+      channel: 'C0DOCS',
+      threadTs: '1.1',
+      status: 'active',
+      initiator: 'W0GRIDUSER',
+    });
+    await sessions.setStatus({ channel: 'C0DOCS', threadTs: '2.2', status: 'suspended' });
+    expect(slack.sessionOf('C0DOCS', '1.1')).toMatchObject({ status: 'active', initiator: 'W0GRIDUSER' });
+    expect(slack.sessionOf('C0DOCS', '2.2')).toMatchObject({ status: 'suspended', initiator: undefined });
+  });
+
+  it('throws Slack’s refusal typed, and reports it by method and code', async () => {
+    const { slack, sessions, errors } = await sessionsOnStandIn();
+    slack.fail('agents.sessions.setStatus', { error: 'not_in_channel' });
+    const error = await sessions
+      .setStatus({ channel: 'C0DOCS', threadTs: '1.1', status: 'active' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SlackCallError);
+    expect(error).toMatchObject({ code: 'not_in_channel', permanent: true });
+    expect(errors).toEqual([['agents.sessions.setStatus', 'not_in_channel']]);
+    expect(slack.sessions.size).toBe(0);
+  });
+
+  it('is refused whole when the title is over Slack’s limit: callers shorten it first', async () => {
+    const { slack, sessions, errors } = await sessionsOnStandIn();
+    const title = 'x'.repeat(SESSION_TITLE_MAX_CHARS);
+    await sessions.setStatus({ channel: 'C0DOCS', threadTs: '1.1', status: 'active', title });
+    await expect(
+      sessions.setStatus({ channel: 'C0DOCS', threadTs: '2.2', status: 'active', title: `${title}y` }),
+    ).rejects.toMatchObject({ code: 'invalid_arguments', permanent: true });
+    expect(slack.sessionOf('C0DOCS', '1.1')?.title).toBe(title);
+    expect(errors).toEqual([['agents.sessions.setStatus', 'invalid_arguments']]);
+  });
+
+  it('passes a rate limit on with Slack’s wait, without waiting itself', async () => {
+    const { slack, sessions } = await sessionsOnStandIn();
+    slack.fail('agents.sessions.setStatus', { status: 429, retryAfter: 30 });
+    await expect(
+      sessions.setStatus({ channel: 'C0DOCS', threadTs: '1.1', status: 'processing' }),
+    ).rejects.toMatchObject({ code: 'ratelimited', retryAfterMs: 30_000 });
+    expect(slack.callsTo('agents.sessions.setStatus')).toHaveLength(1);
+  });
+});
+
+describe("a job's agent session status", () => {
+  it('is processing while the job starts or the agent works, active while it waits, closed when it cannot go on', () => {
+    const statuses = Object.fromEntries(
+      JOB_PHASES.map((phase) => [phase, sessionStatusOf(jobRecord({ phase }))]),
+    );
+    expect(statuses).toEqual({
+      accepted: 'processing',
+      posting: 'processing',
+      creating: 'processing',
+      active: 'processing',
+      idle: 'active',
+      not_started: 'closed',
+      start_unknown: 'closed',
+      gone: 'closed',
+      // The thread belongs to the job that replaced it.
+      retried: null,
+    });
+  });
+
+  it('is closed after a run the job is no longer followed after, and active after any other', () => {
+    for (const lastOutcome of ['archived', 'gone', 'stopped_watching'] as RunOutcome[])
+      expect(sessionStatusOf(jobRecord({ phase: 'idle', lastOutcome }))).toBe('closed');
+    for (const lastOutcome of ['completed_pr', 'completed_no_changes', 'failed'] as RunOutcome[])
+      expect(sessionStatusOf(jobRecord({ phase: 'idle', lastOutcome }))).toBe('active');
+  });
+
+  it('leaves processing for the run someone pressed stop on, and only that run', () => {
+    expect(sessionStatusOf(jobRecord({ phase: 'active', runCount: 2, stoppedRun: 2 }))).toBe('active');
+    expect(sessionStatusOf(jobRecord({ phase: 'active', runCount: 3, stoppedRun: 2 }))).toBe('processing');
+    // While the job starts, the run being started is the next one.
+    const starting = jobRecord({ phase: 'creating', runCount: 0 });
+    expect(currentRun(starting)).toBe(1);
+    expect(sessionStatusOf({ ...starting, stoppedRun: 1 })).toBe('active');
+    expect(sessionStatusOf({ ...starting, stoppedRun: 0 })).toBe('processing');
+  });
+
+  it('a stop recorded for a run being given covers it and the runs before it, not a later one', () => {
+    // Pressed during run 2 with a reply on its way: recorded for run 3.
+    expect(isStopped(3, 2)).toBe(true);
+    expect(isStopped(3, 3)).toBe(true);
+    expect(isStopped(3, 4)).toBe(false);
+    expect(isStopped(null, 1)).toBe(false);
+    expect(sessionStatusOf(jobRecord({ phase: 'active', runCount: 2, stoppedRun: 3 }))).toBe('active');
+    expect(sessionStatusOf(jobRecord({ phase: 'active', runCount: 4, stoppedRun: 3 }))).toBe('processing');
+  });
+
+  it('is none for a job without a thread of its own', () => {
+    expect(sessionStatusOf(jobRecord({ threadTs: null }))).toBeNull();
+  });
+});
+
+describe("a job's title", () => {
+  it('is one bounded line of readable plain text, and nothing once erased', () => {
+    const job = jobRecord({ instruction: 'Fix <https://x.example|the page>\n\tfor <@U0BOB|bob> &amp; co' });
+    expect(jobTitle(job, 80)).toBe('Fix the page (https://x.example) for @bob & co');
+    expect(jobTitle(jobRecord({ instruction: 'x'.repeat(200) }), 80)).toHaveLength(80);
+    expect(jobTitle({ ...job, erasedAt: 1 }, 80)).toBe('');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WARM_UP_CHANNEL, WARM_UP_USER } from '../../src/slack/warm-up.js';
+import { WARM_UP_CHANNEL, WARM_UP_USER } from '../../src/warm-start.js';
 import { useHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/http.js';
 

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { refusalText } from '../../src/blocks/messages.js';
-import { stepRefusalText } from '../../src/blocks/step-texts.js';
+import { refusalText, stepRefusalText } from '../../src/blocks/refusal-texts.js';
 import { START_STEP_CALLBACK_ID } from '../../src/features/workflow-steps/start-job-step.js';
 import { stepText } from '../../src/features/workflow-steps/wording.js';
 import { API_KEY } from '../helpers/agent-stand-in.js';

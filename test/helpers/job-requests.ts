@@ -8,12 +8,11 @@ import { type DirectRequest, recordDirect, recordMention } from '../../src/featu
 import { recordShortcut, type ShortcutRequest } from '../../src/features/shortcut/record.js';
 import { recordStep, type StepRequest } from '../../src/features/workflow-steps/record.js';
 import { createFollowUps } from '../../src/jobs/follow-ups.js';
-import { createInstructionChecks } from '../../src/jobs/instruction-checks.js';
+import { createInstructionChecks, createVerificationWaits } from '../../src/jobs/instruction-checks.js';
 import { type MetricsHooks, noMetrics } from '../../src/jobs/metrics-hooks.js';
 import { createReplies } from '../../src/jobs/replies.js';
 import type { MentionRequest, ReplyRequest } from '../../src/jobs/requests.js';
 import { createJobRecording, type JobRecording } from '../../src/jobs/start/accept.js';
-import { createVerificationWaits } from '../../src/jobs/verification-waits.js';
 import { TEAM } from './fake-network.js';
 import { CHANNEL, type JobWorld, REQUESTER } from './job-world.js';
 

@@ -9,17 +9,15 @@ import { createAccessPolicy } from '../../src/access/access-policy.js';
 import type { RenderHints } from '../../src/blocks/messages.js';
 import { readConfig, secretsOf } from '../../src/config/config.js';
 import type { OutboxPayload } from '../../src/delivery/outbox-registry.js';
-import { createReplyCatchUp } from '../../src/jobs/catch-up.js';
 import { createFollowUps } from '../../src/jobs/follow-ups.js';
-import { createInstructionChecks } from '../../src/jobs/instruction-checks.js';
+import { createInstructionChecks, createVerificationWaits } from '../../src/jobs/instruction-checks.js';
 import {
   createJobContext,
   type JobContext,
   type JobServiceDeps,
   leasesFor,
 } from '../../src/jobs/job-context.js';
-import { createReplies } from '../../src/jobs/replies.js';
-import { createVerificationWaits } from '../../src/jobs/verification-waits.js';
+import { createReplies, createReplyCatchUp } from '../../src/jobs/replies.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { createSlackCaller } from '../../src/slack/caller.js';
 import { createChannelAudiences } from '../../src/slack/channel-audience.js';

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AgentNotFoundError, AgentOutcomeUnknownError } from '../../src/agent/errors.js';
-import { agentErrorText, text } from '../../src/blocks/messages.js';
+import { text } from '../../src/blocks/messages.js';
+import { agentErrorText } from '../../src/blocks/refusal-texts.js';
 import { BATCH_RETRY_MS, createFollowUps, type FollowUps } from '../../src/jobs/follow-ups.js';
 import type { JobRecord } from '../../src/store/types.js';
 import { CHANNEL, createJobWorld, INSTANCE, type JobWorld, T0 } from '../helpers/job-world.js';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { stepRefusalText } from '../../src/blocks/step-texts.js';
+import { stepRefusalText } from '../../src/blocks/refusal-texts.js';
 import { triggerKeys } from '../../src/domain/keys.js';
 import { createJobService, type JobService } from '../../src/jobs/job-service.js';
 import { createRecovery, recoverOrphans } from '../../src/jobs/recovery.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readConfig, secretsOf } from '../../src/config/config.js';
-import { secretsOfEnv } from '../../src/logging/secrets.js';
+import { secretsOfEnv } from '../../src/logging/logger.js';
 import { problemsOf, VALID_ENV } from '../helpers/config.js';
 
 const valid = VALID_ENV;

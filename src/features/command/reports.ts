@@ -1,5 +1,5 @@
 import type { AccessPolicy } from '../../access/access-policy.js';
-import { refusalText } from '../../blocks/messages.js';
+import { refusalText } from '../../blocks/refusal-texts.js';
 import type { Logger } from '../../logging/logger.js';
 import { type Redact, redactDeep } from '../../logging/logger.js';
 import { withTimeout } from '../../util/waits.js';

@@ -3,7 +3,7 @@ import { cardUpdate } from '../../delivery/kinds/card-update.js';
 import { privateNote } from '../../delivery/kinds/private-note.js';
 import { threadPost } from '../../delivery/kinds/thread-post.js';
 import { keys } from '../../delivery/outbox-registry.js';
-import { currentRun, isStopped } from '../../domain/agent-session.js';
+import { currentRun, isStopped } from '../../delivery/sessions.js';
 import { POLLED, STILL_STARTING, TAKES_FOLLOW_UPS } from '../../domain/phases.js';
 import { accessWhereAsked } from '../../jobs/instruction-checks.js';
 import type { OutboxWrites } from '../../jobs/job-context.js';

@@ -1,6 +1,7 @@
 import type { AllMiddlewareArgs, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
-import { refusalText, text } from '../../blocks/messages.js';
+import { text } from '../../blocks/messages.js';
+import { refusalText } from '../../blocks/refusal-texts.js';
 import type { JobService } from '../../jobs/job-service.js';
 import type { Logger } from '../../logging/logger.js';
 import type { SlackGateway } from '../../slack/gateway.js';

@@ -1,4 +1,4 @@
-import { threadHasJobText } from '../../blocks/step-texts.js';
+import { threadHasJobText } from '../../blocks/refusal-texts.js';
 import { stepWait } from '../../delivery/kinds/workflow-step.js';
 import { triggerKeys } from '../../domain/keys.js';
 import { recordCounted } from '../../http/not-recorded.js';
@@ -76,7 +76,7 @@ export function recordStep(
 
 /**
  * Fails a step that started nothing (its inputs are unusable), once per execution, with `text`:
- * plain text for the workflow's builder (`blocks/step-texts.ts`).
+ * plain text for the workflow's builder (`blocks/refusal-texts.ts`).
  */
 export function refuseStep(deps: StepAnswerDeps, executionId: string, text: string): Promise<void> {
   return deps.outbox.enqueue([stepFailure(executionId, null, text)], now(deps));

@@ -1,11 +1,11 @@
-import { NOTHING, person } from '../../blocks/step-texts.js';
+import { NOTHING, person } from '../../blocks/refusal-texts.js';
 
 /** The setting that lets a workflow name someone other than the person who used it. */
 export const ON_BEHALF_OF_SETTING = 'WORKFLOW_ON_BEHALF_OF_USER_IDS';
 
 /**
  * Why a step was refused before anything was recorded: its inputs. Plain text, for the person
- * who built the workflow, as every step's words are (see `blocks/step-texts.ts`).
+ * who built the workflow, as every step's words are (see `blocks/refusal-texts.ts`).
  */
 export const stepText = {
   notUnderstood: () =>

@@ -1,5 +1,6 @@
 import type { AgentJob } from '../../agent/schema.js';
-import { agentErrorText, text } from '../../blocks/messages.js';
+import { text } from '../../blocks/messages.js';
+import { agentErrorText } from '../../blocks/refusal-texts.js';
 import { statusCard } from '../../blocks/status-card.js';
 import { readyForCall } from '../../cluster/lease.js';
 import { cardMetadata, cardUpdate } from '../../delivery/kinds/card-update.js';
@@ -19,11 +20,11 @@ import {
   startedPatch,
 } from '../agent-outcomes.js';
 import { createAssistantPane } from '../assistant-pane.js';
-import { createFirstPrompt } from '../first-prompt.js';
 import type { InstructionChecks } from '../instruction-checks.js';
+import { STEP_VERIFICATION_LIMIT_MS } from '../instruction-checks.js';
 import { type JobContext, requesterTarget } from '../job-context.js';
 import { createJobPrivacyChecks } from '../job-privacy.js';
-import { STEP_VERIFICATION_LIMIT_MS } from '../verification-waits.js';
+import { createFirstPrompt } from '../thread-context.js';
 import { stepAnswer } from '../workflow-steps.js';
 
 /** Starting an accepted job: the checks, the status card, and the create call upstream. */

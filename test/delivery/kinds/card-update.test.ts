@@ -2,7 +2,7 @@ import { WebClient } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cardUpdate, createReactionSync } from '../../../src/delivery/kinds/card-update.js';
 import { createSender, type Sender } from '../../../src/delivery/outbox-registry.js';
-import { createAgentSessions } from '../../../src/slack/agent-sessions.js';
+import { createAgentSessions } from '../../../src/delivery/sessions.js';
 import { createSlackCaller } from '../../../src/slack/caller.js';
 import { md } from '../../../src/slack/mrkdwn.js';
 import { openSqliteStore } from '../../../src/store/sqlite/sqlite-store.js';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { refusalText } from '../../../src/blocks/messages.js';
+import { refusalText } from '../../../src/blocks/refusal-texts.js';
 import type { Command } from '../../../src/features/command/payload.js';
 import { answerReport, type ReportDeps } from '../../../src/features/command/reports.js';
 import { parseCommandText } from '../../../src/features/command/subcommands.js';
