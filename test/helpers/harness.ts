@@ -1,6 +1,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type Database from 'better-sqlite3';
+import type pg from 'pg';
 import { afterEach, beforeEach, expect } from 'vitest';
 import { type RunningApp, startApp } from '../../src/app.js';
 import { readConfig, secretsOf } from '../../src/config/config.js';
@@ -147,7 +149,7 @@ export async function startHarness(
     },
     /**
      * Resolves once the app has finished what it was sent: no background task running or queued
-     * and no outbox item due, on two checks in a row. A test that asserts something did not
+     * and no outbox item due or being delivered, on two checks in a row. A test that asserts something did not
      * happen waits for this (after the positive sign that its request arrived) instead of a
      * guessed pause.
      */
@@ -171,20 +173,38 @@ export async function startHarness(
 }
 
 /**
- * Resolves once `app` has no background task running or queued and no outbox item due, on two
- * checks in a row (work handed over between two awaits is not missed).
+ * Resolves once `app` has no background task running or queued and no outbox item due or being
+ * delivered, on two checks in a row (work handed over between two awaits is not missed). An
+ * item being delivered is claimed, so it is no longer due: without counting claims, a test would
+ * go on while a post is still on its way to the Slack stand-in.
  */
 export async function settled(app: RunningApp, timeoutMs = 5_000): Promise<void> {
   let quiet = 0;
   await waitFor(
     'the app to settle',
     async () => {
-      const idle = app.backgroundTasks === 0 && (await app.store.dueOutbox(Date.now(), 1)).length === 0;
+      const idle =
+        app.backgroundTasks === 0 &&
+        (await app.store.dueOutbox(Date.now(), 1)).length === 0 &&
+        (await claimedOutboxItems(app.store)) === 0;
       quiet = idle ? quiet + 1 : 0;
       return quiet >= 2;
     },
     timeoutMs,
   );
+}
+
+/**
+ * Undelivered outbox items some instance has claimed: being delivered now (or held by a claim
+ * that ran out, which the outbox takes again as due). The Store interface has no such read; the
+ * stores' own connections answer it.
+ */
+async function claimedOutboxItems(store: Store): Promise<number> {
+  const sql =
+    'SELECT COUNT(*) AS n FROM outbox WHERE claimed_by IS NOT NULL AND delivered_at IS NULL AND dead_at IS NULL';
+  if ('db' in store) return ((store.db as Database.Database).prepare(sql).get() as { n: number }).n;
+  if ('pool' in store) return Number((await (store.pool as pg.Pool).query(sql)).rows[0]?.n);
+  throw new Error('settled knows the SQLite and PostgreSQL stores only');
 }
 
 export type Harness = Awaited<ReturnType<typeof startHarness>>;

@@ -59,7 +59,7 @@ export function clusterContract(name: string, open: () => Promise<Store> | Store
 
     /** `i-1` stops heartbeating; once it counts as gone, `i-2` takes over what it owned. */
     async function takeOverFromI1() {
-      if (ctx.store.shared) await goQuiet();
+      if (ctx.store.shared) await goQuiet(ctx.store);
       await ctx.store.heartbeat('i-2');
       return ctx.store.takeOverOrphans('i-2', TIMEOUT_MS);
     }
@@ -193,7 +193,7 @@ export function sharedClusterContract(name: string, open: () => Promise<Store> |
       it('leaves the work of live instances alone and takes that of instances gone quiet', async () => {
         await store.heartbeat('i-live');
         await store.heartbeat('i-gone');
-        await goQuiet();
+        await goQuiet(store);
         await store.heartbeat('i-live');
         await store.heartbeat('i-next');
         const live = await store.insertJob(newJob('own-live', { owner: 'i-live' }), createRun(), T0);
@@ -215,7 +215,7 @@ export function sharedClusterContract(name: string, open: () => Promise<Store> |
         expect(await store.takeOverOrphans('i-other', TIMEOUT_MS)).toEqual({ jobs: [], runs: [] });
         // Once i-live goes quiet too, its work is taken; the adopter counts as alive even with no
         // heartbeat of its own on record, so it does not take its own rows again.
-        await goQuiet();
+        await goQuiet(store);
         await store.heartbeat('i-next');
         const later = await store.takeOverOrphans('i-other', TIMEOUT_MS);
         expect([ids(later.jobs), ids(later.runs)]).toEqual([[live.job.id], [liveRun.run.id]]);
@@ -237,7 +237,7 @@ export function sharedClusterContract(name: string, open: () => Promise<Store> |
 
       it('releases the poll claims of gone instances, and only theirs; a delivery claim only once it ran out', async () => {
         await store.heartbeat('i-gone');
-        await goQuiet();
+        await goQuiet(store);
         await store.heartbeat('i-live');
         await jobWith('claim-live', { phase: 'active', nextPollAt: T0 });
         await jobWith('claim-gone', { phase: 'active', nextPollAt: T0 + 1 });
@@ -303,7 +303,7 @@ export function sharedClusterContract(name: string, open: () => Promise<Store> |
         const { job: done } = await store.insertJob(newJob('held-done', { owner: 'i-1' }), createRun(), T0);
         expect(await store.renewClaim('i-1', { jobId: held.id }, LONG_MS)).toBe(true);
         expect(await store.renewClaim('i-1', { jobId: done.id }, RAN_OUT)).toBe(true);
-        await goQuiet();
+        await goQuiet(store);
         // i-1 is gone by the store's clock; only the job whose claim ran out is taken.
         expect(ids((await store.takeOverOrphans('i-2', TIMEOUT_MS)).jobs)).toEqual([done.id]);
         expect((await store.getJob(held.id))?.owner).toBe('i-1');

@@ -3,7 +3,9 @@
  * the same suite runs against SQLite and any server-backed implementation. `open` must return a
  * fresh, empty store for every test; the suite closes it afterwards.
  */
+import type Database from 'better-sqlite3';
 import fc from 'fast-check';
+import type pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JOB_PRIVACIES } from '../../src/domain/privacy.js';
 import type {
@@ -61,15 +63,24 @@ const byId = <T extends { id: number }>(records: T[]) => [...records].sort((a, b
 
 /**
  * Heartbeats and claims are timed by the store's own clock (the server's on PostgreSQL),
- * not by the times the suite passes: an instance goes quiet by real time passing. One that beat
- * `QUIET_MS` ago is gone for a time-out of `TIMEOUT_MS`; one that beat just now is alive.
+ * not by the times the suite passes. Who is gone is set by the suite, not raced against real
+ * time: {@link goQuiet} moves every heartbeat on record `QUIET_MS` into the past, so an
+ * instance that beat before it is gone for a time-out of `TIMEOUT_MS`, and one that beat after
+ * it stays alive however slowly the suite runs (a loaded machine takes seconds, never minutes).
  */
-export const TIMEOUT_MS = 250;
-export const QUIET_MS = 500;
+export const TIMEOUT_MS = 60_000;
+export const QUIET_MS = 2 * TIMEOUT_MS;
 /** A lease that outlasts any test; and one that has run out already (a stuck holder's). */
 export const LONG_MS = 60_000;
 export const RAN_OUT = -1;
-export const goQuiet = () => new Promise((resolve) => setTimeout(resolve, QUIET_MS));
+
+/** The instances on record in `store` fell quiet `QUIET_MS` ago (see {@link TIMEOUT_MS}). */
+export async function goQuiet(store: Store): Promise<void> {
+  const sql = `UPDATE instances SET heartbeat_at = heartbeat_at - ${QUIET_MS}`;
+  if ('db' in store) (store.db as Database.Database).prepare(sql).run();
+  else if ('pool' in store) await (store.pool as pg.Pool).query(sql);
+  else throw new Error('goQuiet knows the SQLite and PostgreSQL stores only');
+}
 
 export function storeContract(name: string, open: () => Promise<Store> | Store): void {
   describe(`Store contract: ${name}`, () => {
@@ -1373,7 +1384,7 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
         await store.updateOutbox(retried.id, { attempts: 1, nextAttemptAt: T0 + 500 });
 
         await store.heartbeat('i-gone');
-        await goQuiet();
+        await goQuiet(store);
         await store.heartbeat('i-live');
 
         const figures = await store.figures(T0, TIMEOUT_MS);
