@@ -1,7 +1,5 @@
 import { AT_REST, STILL_STARTING, sqlList } from '../domain/phases.js';
-import { AGENT_SESSIONS_MIGRATION } from './migrations/agent-sessions.js';
-import { HOLDS_MIGRATION } from './migrations/holds-timed-by-the-database.js';
-import { POLL_REFUSALS_MIGRATION } from './migrations/poll-refusals.js';
+import { AGENT_SESSIONS_MIGRATION, HOLDS_MIGRATION, POLL_REFUSALS_MIGRATION } from './migrations.js';
 
 /** The SQL dialects the store runs on. */
 export type Dialect = 'sqlite' | 'postgres';

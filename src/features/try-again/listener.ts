@@ -6,9 +6,8 @@ import type { JobService } from '../../jobs/job-service.js';
 import type { Logger } from '../../logging/logger.js';
 import type { SlackGateway } from '../../slack/gateway.js';
 import { clickersTeam, clickSchema } from '../../slack/interactions.js';
-import type { Mrkdwn } from '../../slack/mrkdwn.js';
+import { type Mrkdwn, md } from '../../slack/mrkdwn.js';
 import type { TaskTracker } from '../../util/tasks.js';
-import { tryAgainText } from './wording.js';
 
 const retryClickSchema = clickSchema.extend({
   // Only the value matters, and only as a job id to read back from the store.
@@ -83,3 +82,9 @@ export function tryAgain(deps: TryAgainDeps) {
     }
   };
 }
+
+/** What the person who clicked "Try again" is told, privately, when it starts nothing of itself. */
+export const tryAgainText = {
+  notRetryable: () =>
+    md`:information_source: This job cannot be tried again: it is no longer one whose start or latest run failed. Nothing was started.`,
+};

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { tryAgain } from '../../../src/features/try-again/listener.js';
+import { tryAgain, tryAgainText } from '../../../src/features/try-again/listener.js';
 import { TEAM } from '../../helpers/fake-network.js';
 import { CHANNEL, REQUESTER } from '../../helpers/job-world.js';
 import {
@@ -104,5 +104,14 @@ describe('"Try again"', () => {
     expect(w.slack.postEphemeral).not.toHaveBeenCalled();
     expect(w.jobCount()).toBe(1);
     expect(w.logged('warn', 'click not understood')[0]).toContain('user.id');
+  });
+});
+
+describe('tryAgainText', () => {
+  it('says a job that cannot be tried again started nothing, mentioning nobody', () => {
+    const said = tryAgainText.notRetryable();
+    expect(said).toContain('This job cannot be tried again');
+    expect(said).toContain('Nothing was started.');
+    expect(said).not.toMatch(/<[@!#]/);
   });
 });
