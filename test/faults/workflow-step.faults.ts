@@ -16,13 +16,23 @@ const isRootPost = (c: SlackCall) =>
   (c.args.metadata as { event_type?: string } | undefined)?.event_type === 'docs_agent_root';
 const isAnswer = (c: SlackCall) => c.method.startsWith('functions.complete');
 
-/** Where the process is killed: the step is recorded (acknowledged) by then, and not yet answered. */
-const POINTS: { name: string; slack?: (c: SlackCall) => boolean; create?: true; afterAnswer: boolean }[] = [
-  { name: 'recorded, before the status card', slack: isRootPost, afterAnswer: false },
-  { name: 'after the status card, before the create call', slack: isRootPost, afterAnswer: true },
-  { name: 'after the create call, before it is recorded', create: true, afterAnswer: true },
-  { name: 'answer queued, before Slack has it', slack: isAnswer, afterAnswer: false },
-  { name: 'Slack has the answer, before it is marked delivered', slack: isAnswer, afterAnswer: true },
+/**
+ * Where the process is killed: the step is recorded (acknowledged) by then, and not yet answered.
+ * At a Slack call, the kill comes before Slack has it (`before`), once Slack has it but before the
+ * app hears back (`unheard`: the stand-in goes on and keeps it, so the kill cannot land after the
+ * app moved on, however loaded the machine), or once the app has Slack's answer (`after`).
+ */
+const POINTS: {
+  name: string;
+  slack?: (c: SlackCall) => boolean;
+  create?: true;
+  at: 'before' | 'unheard' | 'after';
+}[] = [
+  { name: 'recorded, before the status card', slack: isRootPost, at: 'before' },
+  { name: 'after the status card, before the create call', slack: isRootPost, at: 'unheard' },
+  { name: 'after the create call, before it is recorded', create: true, at: 'after' },
+  { name: 'answer queued, before Slack has it', slack: isAnswer, at: 'before' },
+  { name: 'Slack has the answer, before it is marked delivered', slack: isAnswer, at: 'after' },
 ];
 
 let serial = 0;
@@ -33,8 +43,11 @@ describe('SIGKILL while a Workflow Builder step starts a job, then a restart', (
       const kill = killOnce(() => world.app);
       const world = await createWorld({
         slackHooks: {
-          before: (c) => (point.slack?.(c) && !point.afterAnswer && kill.hit() ? 'drop' : undefined),
-          after: (c) => void (point.slack?.(c) && point.afterAnswer && kill.hit()),
+          before: (c) => {
+            if (!point.slack?.(c) || point.at === 'after' || !kill.hit()) return undefined;
+            return point.at === 'before' ? 'drop' : undefined;
+          },
+          after: (c) => void (point.slack?.(c) && point.at === 'after' && kill.hit()),
         },
         agentHooks: { after: (op) => void (point.create && op === 'create' && kill.hit()) },
       });
@@ -71,7 +84,7 @@ describe('SIGKILL while a Workflow Builder step starts a job, then a restart', (
           1,
         );
         const sent = world.slack.calls.filter(isAnswer).length;
-        expect(sent).toBe(point.slack === isAnswer && point.afterAnswer ? 2 : 1);
+        expect(sent).toBe(point.slack === isAnswer && point.at === 'after' ? 2 : 1);
         if (point.create) {
           // Nobody can say whether a create call cut off before it was recorded reached the
           // agent: the step fails with the words the thread gives, rather than guess.
