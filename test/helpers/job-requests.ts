@@ -95,3 +95,29 @@ export const shortcutRequest = (fields: Partial<ShortcutRequest> = {}): Shortcut
   viewId: 'V0TEST1',
   ...fields,
 });
+
+/** How many jobs the world's store holds. */
+export const jobCount = (w: JobWorld): number =>
+  (w.store.db.prepare('SELECT count(*) AS n FROM jobs').get() as { n: number }).n;
+
+/** A command whose text needs cleaning (Slack's link syntax, an escape, spaces around it). */
+export const sampleCommand = (fields: Partial<StartRequest> = {}): StartRequest =>
+  startRequest({
+    text: '  Document the <https://example.com/limits|rate limits> &amp; quotas  ',
+    responseUrl: 'https://hooks.slack.com/commands/T0TEST/1/test',
+    ...fields,
+  });
+
+/** The shortcut used on a message of the channel with a question in it, with its permalink. */
+export const sampleShortcut = (fields: Partial<ShortcutRequest> = {}): ShortcutRequest =>
+  shortcutRequest({
+    message: {
+      channelId: CHANNEL,
+      ts: '1700000200.000200',
+      threadTs: undefined,
+      text: 'How do I rotate keys?',
+      author: 'Ada',
+    },
+    permalink: 'https://example-test.slack.com/archives/C0TEST/p1700000200000200',
+    ...fields,
+  });

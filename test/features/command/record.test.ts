@@ -1,7 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StartRequest } from '../../../src/features/command/record.js';
 import { TEAM } from '../../helpers/fake-network.js';
-import { jobRecording, recordingOf, startRequest } from '../../helpers/job-requests.js';
+import {
+  jobCount,
+  jobRecording,
+  recordingOf,
+  sampleCommand,
+  startRequest,
+} from '../../helpers/job-requests.js';
 import { CHANNEL, createJobWorld, INSTANCE, type JobWorld, REQUESTER, T0 } from '../../helpers/job-world.js';
 
 let w: JobWorld;
@@ -12,16 +18,9 @@ beforeEach(() => {
 });
 afterEach(() => w.store.close());
 
-const jobCount = () => (w.store.db.prepare('SELECT count(*) AS n FROM jobs').get() as { n: number }).n;
+const jobs = () => jobCount(w);
 
-const command = (fields: Partial<StartRequest> = {}) =>
-  record.command(
-    startRequest({
-      text: '  Document the <https://example.com/limits|rate limits> &amp; quotas  ',
-      responseUrl: 'https://hooks.slack.com/commands/T0TEST/1/test',
-      ...fields,
-    }),
-  );
+const command = (fields: Partial<StartRequest> = {}) => record.command(sampleCommand(fields));
 
 describe('recordCommand', () => {
   it('records an accepted job and its first run, owned by this instance, and queues nothing', async () => {
@@ -52,7 +51,7 @@ describe('recordCommand', () => {
   it('records the same trigger once: a repeat returns undefined', async () => {
     expect(await command()).toBeTypeOf('number');
     expect(await command({ text: 'something else' })).toBeUndefined();
-    expect(jobCount()).toBe(1);
+    expect(jobs()).toBe(1);
   });
 
   it('runs the job on the channel’s project', async () => {
@@ -73,7 +72,7 @@ describe('StartRequest', () => {
     expect(id).toBeTypeOf('number');
     expect(await record.command(startRequest())).toBeUndefined();
     expect(await record.command(startRequest({ triggerId: 'trigger-2' }))).toBeTypeOf('number');
-    expect(jobCount()).toBe(2);
+    expect(jobs()).toBe(2);
   });
 
   it('audience: what the command said is recorded; nothing said leaves it to Slack (unknown until asked)', async () => {

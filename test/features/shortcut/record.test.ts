@@ -1,6 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ShortcutRequest } from '../../../src/features/shortcut/record.js';
-import { jobRecording, recordingOf, shortcutRequest } from '../../helpers/job-requests.js';
+import {
+  jobCount,
+  jobRecording,
+  recordingOf,
+  sampleShortcut,
+  shortcutRequest,
+} from '../../helpers/job-requests.js';
 import { CHANNEL, createJobWorld, type JobWorld } from '../../helpers/job-world.js';
 
 let w: JobWorld;
@@ -11,22 +17,9 @@ beforeEach(() => {
 });
 afterEach(() => w.store.close());
 
-const jobCount = () => (w.store.db.prepare('SELECT count(*) AS n FROM jobs').get() as { n: number }).n;
+const jobs = () => jobCount(w);
 
-const shortcut = (fields: Partial<ShortcutRequest> = {}) =>
-  record.shortcut(
-    shortcutRequest({
-      message: {
-        channelId: CHANNEL,
-        ts: '1700000200.000200',
-        threadTs: undefined,
-        text: 'How do I rotate keys?',
-        author: 'Ada',
-      },
-      permalink: 'https://example-test.slack.com/archives/C0TEST/p1700000200000200',
-      ...fields,
-    }),
-  );
+const shortcut = (fields: Partial<ShortcutRequest> = {}) => record.shortcut(sampleShortcut(fields));
 
 describe('recordShortcut', () => {
   it('in the message’s channel: the job lives in the message’s thread, the message as context', async () => {
@@ -56,7 +49,7 @@ describe('recordShortcut', () => {
     await shortcut();
     expect(await shortcut()).toBe('repeat');
     expect(await shortcut({ viewId: 'V0TEST2' })).toBe('thread_taken');
-    expect(jobCount()).toBe(1);
+    expect(jobs()).toBe(1);
   });
 });
 
@@ -105,6 +98,6 @@ describe('ShortcutRequest', () => {
   it('viewId: the same submission again is a repeat', async () => {
     expect(await record.shortcut(shortcutRequest())).toEqual({ job: expect.any(Number) });
     expect(await record.shortcut(shortcutRequest())).toBe('repeat');
-    expect(jobCount()).toBe(1);
+    expect(jobs()).toBe(1);
   });
 });

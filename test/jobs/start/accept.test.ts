@@ -7,11 +7,12 @@ import type { StartRequest } from '../../../src/features/command/record.js';
 import type { ShortcutRequest } from '../../../src/features/shortcut/record.js';
 import type { MentionRequest } from '../../../src/jobs/requests.js';
 import {
+  jobCount,
   jobRecording,
   mentionRequest,
   recordingOf,
-  shortcutRequest,
-  startRequest,
+  sampleCommand,
+  sampleShortcut,
 } from '../../helpers/job-requests.js';
 import { CHANNEL, createJobWorld, INSTANCE, type JobWorld, REQUESTER, T0 } from '../../helpers/job-world.js';
 
@@ -23,32 +24,12 @@ beforeEach(() => {
 });
 afterEach(() => w.store.close());
 
-const jobCount = () => (w.store.db.prepare('SELECT count(*) AS n FROM jobs').get() as { n: number }).n;
+const jobs = () => jobCount(w);
 
-const command = (fields: Partial<StartRequest> = {}) =>
-  record.command(
-    startRequest({
-      text: '  Document the <https://example.com/limits|rate limits> &amp; quotas  ',
-      responseUrl: 'https://hooks.slack.com/commands/T0TEST/1/test',
-      ...fields,
-    }),
-  );
+const command = (fields: Partial<StartRequest> = {}) => record.command(sampleCommand(fields));
 const mention = (fields: Partial<MentionRequest> = {}) =>
   record.mention(mentionRequest({ text: 'Document the webhooks', ...fields }));
-const shortcut = (fields: Partial<ShortcutRequest> = {}) =>
-  record.shortcut(
-    shortcutRequest({
-      message: {
-        channelId: CHANNEL,
-        ts: '1700000200.000200',
-        threadTs: undefined,
-        text: 'How do I rotate keys?',
-        author: 'Ada',
-      },
-      permalink: 'https://example-test.slack.com/archives/C0TEST/p1700000200000200',
-      ...fields,
-    }),
-  );
+const shortcut = (fields: Partial<ShortcutRequest> = {}) => record.shortcut(sampleShortcut(fields));
 
 describe('recordMention', () => {
   it('in a channel: the mention’s message becomes the job’s thread, with no context', async () => {
@@ -79,7 +60,7 @@ describe('recordMention', () => {
     const runs = await w.runs(job.id);
     expect(runs.map((r) => r.kind)).toEqual(['create', 'follow_up']);
     expect(runs[1]).toMatchObject({ state: 'pending', prompt: 'Document the webhooks', owner: INSTANCE });
-    expect(jobCount()).toBe(1);
+    expect(jobs()).toBe(1);
   });
 
   it('in a thread whose job never started: a new job takes the thread', async () => {
@@ -92,13 +73,13 @@ describe('recordMention', () => {
 
   it('a bare mention where no job runs records nothing (the listener explains it)', async () => {
     expect(await mention({ text: '   ' })).toBeUndefined();
-    expect(jobCount()).toBe(0);
+    expect(jobs()).toBe(0);
   });
 
   it('the same mention delivered again is recorded once', async () => {
     await mention();
     expect(await mention()).toBeUndefined();
-    expect(jobCount()).toBe(1);
+    expect(jobs()).toBe(1);
   });
 });
 
@@ -175,6 +156,6 @@ describe('what each start records exactly', () => {
     const outcome = await mention({ messageTs: '1700000200.000200' });
     expect(outcome).toEqual({ reply: expect.any(Number) });
     expect((await w.runs(jobId)).map((r) => r.kind)).toEqual(['create', 'follow_up']);
-    expect(jobCount()).toBe(1);
+    expect(jobs()).toBe(1);
   });
 });
