@@ -28,6 +28,12 @@ export const COMMAND = '/docs-agent';
 /** Most file names a private note lists; the rest are counted. */
 const NOTE_FILES_LISTED = 5;
 
+/**
+ * Most characters of a follow-up quoted back in its thread: the agent gets it whole; the thread
+ * shows enough to know what was asked without a wall of text.
+ */
+const FOLLOW_UP_SHOWN_CHARS = 2_000;
+
 /** How this deployment presents jobs: follow-up mode, aside marker, trusted pull request hosts. */
 export interface RenderHints {
   mode: 'all' | 'mention';
@@ -223,6 +229,12 @@ export const text = {
     md`:ghost: The agent API no longer knows this job, so your reply was not sent. Mention @docs-agent with your instruction to start a new one here.`,
   followUpRestarted: (authorId: string) =>
     md`${userMention(authorId)} :grey_question: I restarted while sending your reply to the agent and cannot tell whether it arrived. I will not resend it; reply again if nothing happens.`,
+  /**
+   * A follow-up that no message in the thread carried (sent from a modal), shown there so the
+   * thread keeps the whole conversation: who sent it and what, quoted inert.
+   */
+  followUpShown: (authorId: string, prompt: string) =>
+    md`:speech_balloon: ${userMention(authorId)} sent the agent a follow-up:\n${blockQuote(escapeMrkdwn(truncateText(prompt, FOLLOW_UP_SHOWN_CHARS)))}`,
   emptyFollowUp: () => md`:information_source: That reply has no text, so nothing was sent to the agent.`,
   awaitingVerification: () =>
     md`:hourglass: Slack could not confirm who you are just now, so your instruction has not been sent to the agent yet. I have kept it and will check again; once Slack answers it is sent, or you are told why not.`,

@@ -1,12 +1,14 @@
 import type { RenderHints } from '../blocks/messages.js';
 import { text } from '../blocks/messages.js';
+import { threadPost } from '../delivery/kinds/thread-post.js';
+import { keys } from '../delivery/outbox-registry.js';
 import { type RunSource, runKeyOf } from '../domain/keys.js';
 import { THREAD_RELEASING_PHASES } from '../domain/phases.js';
 import type { Logger } from '../logging/logger.js';
 import type { SlackGateway } from '../slack/gateway.js';
 import { followUpText, isHumanMessage } from '../slack/messages.js';
 import { mrkdwnToPlain } from '../slack/mrkdwn.js';
-import type { JobRecord } from '../store/types.js';
+import type { JobRecord, NewOutboxItem, RunRecord } from '../store/types.js';
 import type { FollowUps } from './follow-ups.js';
 import type { InstructionChecks } from './instruction-checks.js';
 import type { JobContext } from './job-context.js';
@@ -130,6 +132,9 @@ export function createReplies(
         jobId: job.id,
         expectRun: { id: run.id, states: ['pending'] },
         run: { id: run.id, patch: { state: 'ready' } },
+        // A follow-up no message in the thread carried is shown there once it is taken, in the
+        // same write, so the thread shows what the agent was told and by whom, exactly once.
+        ...(run.messageTs === null ? { enqueue: [followUpShown(job, run)] } : {}),
       },
       now(),
     );
@@ -137,6 +142,17 @@ export function createReplies(
   }
 
   return { acceptReply, acceptFollowUp, processReply };
+}
+
+/** The thread post showing a follow-up that no message in the thread carried. */
+function followUpShown(job: JobRecord, run: RunRecord): NewOutboxItem {
+  return threadPost({
+    job,
+    key: keys.followUpShown({ jobId: job.id, runId: run.id }),
+    kind: 'notice',
+    text: text.followUpShown(run.authorId, run.prompt),
+    run,
+  });
 }
 
 /**

@@ -58,9 +58,18 @@ export interface SlackGateway {
   conversationFacts(channel: string): Promise<ConversationFacts>;
   openView(triggerId: string, view: Record<string, unknown>): Promise<void>;
   publishHome(userId: string, view: Record<string, unknown>): Promise<void>;
-  postEphemeral(args: { channel: string; user: string; threadTs?: string; text: Mrkdwn }): Promise<void>;
-  /** Replies privately through a slash command's `response_url`. */
-  respond(responseUrl: string, text: Mrkdwn): Promise<void>;
+  postEphemeral(args: {
+    channel: string;
+    user: string;
+    threadTs?: string;
+    text: Mrkdwn;
+    blocks?: Blocks;
+  }): Promise<void>;
+  /**
+   * Replies privately through a `response_url` (a slash command's, or a click's); `blocks` lay
+   * it out, `text` stays the notification and screen-reader fallback.
+   */
+  respond(responseUrl: string, text: Mrkdwn, blocks?: Blocks): Promise<void>;
   /** Account facts that decide access. */
   userInfo(userId: string): Promise<SlackUser>;
   /** The id of the bot's direct message conversation with a person (opened if need be). */
@@ -202,15 +211,17 @@ export function createSlackGateway({
         throw error;
       }
     },
-    async postEphemeral({ channel, user, threadTs, text }) {
-      await caller.call('chat.postEphemeral', { channel, user, text, thread_ts: threadTs }, (client, args) =>
-        client.chat.postEphemeral(args),
+    async postEphemeral({ channel, user, threadTs, text, blocks }) {
+      await caller.call(
+        'chat.postEphemeral',
+        { channel, user, text, thread_ts: threadTs, ...(blocks ? { blocks: blocks as never } : {}) },
+        (client, args) => client.chat.postEphemeral(args),
       );
     },
-    respond: (responseUrl, text) =>
+    respond: (responseUrl, text, blocks) =>
       caller.call(
         'response_url',
-        { response_type: 'ephemeral', replace_original: false, text },
+        { response_type: 'ephemeral', replace_original: false, text, ...(blocks ? { blocks } : {}) },
         async (_client, body) => {
           let response: Response;
           try {

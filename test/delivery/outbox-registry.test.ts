@@ -33,6 +33,7 @@ const PINNED: { [K in keyof Keys]: [Parameters<Keys[K]>[0], string] } = {
   startUnknown: [{ jobId: 7 }, 'start-unknown:7'],
   pollRefused: [{ jobId: 7, runCount: 3 }, 'poll-refused:3:7'],
   followUpError: [{ jobId: 7, runId: 41 }, 'followup-error:41:7'],
+  followUpShown: [{ jobId: 7, runId: 41 }, 'followup-shown:41:7'],
   followUpUnknown: [{ jobId: 7, runId: 41 }, 'followup-unknown:41:7'],
   stopped: [{ jobId: 7, run: 2, first: 41 }, 'stopped:2:41:7'],
   stopRefused: [{ jobId: 7, eventTs: '1783536983.783769' }, 'stop-refused:1783536983.783769:7'],
@@ -80,6 +81,7 @@ describe('outbox item keys', () => {
     expect(Object.keys(threadPosts.items).sort()).toEqual(
       [
         'followUpError',
+        'followUpShown',
         'followUpUnknown',
         'outcome',
         'pollRefused',

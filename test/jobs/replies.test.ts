@@ -151,6 +151,38 @@ describe('acceptFollowUp', () => {
     ]);
   });
 
+  it('is shown in the thread with its author once it is taken, inert, once however often it is processed', async () => {
+    const job = await jobIn('active');
+    const text = 'Fix <!channel> and *this*\n> not a quote';
+    const runId = (await fromModal(job.id, { text })) ?? -1;
+    await replies.processReply(runId);
+    await replies.processReply(runId);
+    const shown = w.outbox().filter((r) => r.key === `followup-shown:${runId}:${job.id}`);
+    expect(shown).toHaveLength(1);
+    expect(shown[0]?.payload).toMatchObject({
+      type: 'post',
+      channel: CHANNEL,
+      threadTs: job.threadTs,
+      about: { kind: 'notice', run: 2, source: null },
+    });
+    const posted = String(shown[0]?.payload.text);
+    expect(posted).toContain(`<@${HELPER}> sent the agent a follow-up`);
+    // What the person wrote notifies nobody and cannot break out of the quote.
+    expect(posted).not.toContain('<!channel>');
+    expect(posted.split('\n').slice(1)).toEqual(['>Fix @channel and *this*', '>&gt; not a quote']);
+  });
+
+  it('is not shown when it is refused, nor for a reply a message in the thread already carries', async () => {
+    const job = await jobIn('active');
+    const replyId = (await reply()) ?? -1;
+    await replies.processReply(replyId);
+    const tooLong = (await fromModal(job.id, { text: 'x'.repeat(200_000) })) ?? -1;
+    await replies.processReply(tooLong);
+    expect(await w.store.getRun(tooLong)).toMatchObject({ state: 'failed' });
+    expect(w.outbox().some((r) => r.key === `dropped:${tooLong}`)).toBe(true);
+    expect(w.outbox().filter((r) => r.key?.startsWith('followup-shown:'))).toEqual([]);
+  });
+
   it('names no message as its source in the metadata of a post about it', async () => {
     w.agent.sendMessage.mockRejectedValueOnce(new AgentNotFoundError('no such job'));
     const job = await jobIn('active');

@@ -122,6 +122,8 @@ export const threadPosts = outboxKind({
     pollRefused: ({ jobId, runCount }: JobKey & { runCount: number }) => `poll-refused:${runCount}:${jobId}`,
     /** A batch of follow-ups failed to send, by the batch's first run. */
     followUpError: ({ jobId, runId }: RunKey) => `followup-error:${runId}:${jobId}`,
+    /** A follow-up no message in the thread carried (a modal's), shown there with its author. */
+    followUpShown: ({ jobId, runId }: RunKey) => `followup-shown:${runId}:${jobId}`,
     /** A restart came while a follow-up was being sent. */
     followUpUnknown: ({ jobId, runId }: RunKey) => `followup-unknown:${runId}:${jobId}`,
     /** Someone pressed stop on the job's session: what was withdrawn, and what goes on. */
