@@ -54,8 +54,11 @@ export interface MetricsHooks {
   slackError(method: string, code: string): void;
   /** Slack refused an outbox item for good: the message is given up. */
   outboxGivenUp(): void;
-  /** Someone gave feedback on an outcome (a new vote, or a changed one). */
-  feedback(value: FeedbackValue): void;
+  /**
+   * Someone gave feedback on an outcome (a new vote, or a changed one); `withReason`: a
+   * thumbs-down that said what to fix (a new or changed reason).
+   */
+  feedback(value: FeedbackValue, withReason?: boolean): void;
   /**
    * This host's clock, measured at a heartbeat against the store's: how far it is behind
    * (positive) or ahead (negative) of the store, in seconds.

@@ -5,8 +5,13 @@ import { assistantPane, screenAssistantEvents } from '../features/agent-messagin
 import { appHomeOpened } from '../features/app-home/listener.js';
 import { docsAgentCommand } from '../features/command/listener.js';
 import { messageDeleted, messageEdited } from '../features/edits/listener.js';
-import { FEEDBACK_ACTION_ID } from '../features/feedback/buttons.js';
+import { FEEDBACK_ACTION_ID, WHAT_TO_FIX_ACTION_ID } from '../features/feedback/buttons.js';
 import { outcomeFeedback } from '../features/feedback/listener.js';
+import {
+  openWhatToFix,
+  WHAT_TO_FIX_CALLBACK_ID,
+  whatToFixSubmission,
+} from '../features/feedback/what-to-fix.js';
 import { appMention } from '../features/messages/app-mention.js';
 import { directMessage } from '../features/messages/direct-message.js';
 import { threadReply } from '../features/messages/thread-reply.js';
@@ -56,6 +61,9 @@ export function registerListeners(app: App, deps: ListenerDeps): void {
   app.function(START_STEP_CALLBACK_ID, startJobStep(deps));
   app.function(WAIT_STEP_CALLBACK_ID, waitJobStep(deps));
   app.action(FEEDBACK_ACTION_ID, outcomeFeedback(deps));
+  // A thumbs-down's private answer offers a modal; what it says goes to the job as a follow-up.
+  app.action(WHAT_TO_FIX_ACTION_ID, openWhatToFix(deps));
+  app.view(WHAT_TO_FIX_CALLBACK_ID, whatToFixSubmission(deps));
   app.event('agent_session_stopped', agentSessionStopped(deps));
   app.action(RETRY_ACTION_ID, tryAgain(deps));
 }

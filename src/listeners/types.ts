@@ -42,7 +42,7 @@ export interface ListenerDeps {
   metrics: Pick<MetricsHooks, 'feedback' | 'instruction'>;
   /**
    * Read-only views (lists, status, App Home) read the store directly, and so does what a
-   * surface records itself (a feedback vote: `getJob`, `getRuns`, `recordFeedback`; a stop:
+   * surface records itself (feedback: `getJob`, `getRuns` and its own area; a stop:
    * `findJobByThread`, `getJob`, `getRuns`; an edit or deletion: `threadOfOpenMessage` too).
    */
   store: Pick<
@@ -52,7 +52,7 @@ export interface ListenerDeps {
     Pick<RunsStore, 'getRuns'> &
     Pick<AssistantThreadsStore, 'assistantThread' | 'recordAssistantThread'> &
     Pick<HomeViewsStore, 'recordHomeOpened'> &
-    Pick<FeedbackStore, 'feedbackTotals' | 'recordFeedback'> &
+    FeedbackStore &
     Pick<UsesStore, 'instructionsSince'> &
     Pick<ClusterStore, 'liveInstances'> &
     Pick<StoreLifecycle, 'shared'>;

@@ -98,6 +98,12 @@ export function createMetrics(options: MetricsOptions): Metrics {
     registers: [register],
   });
   for (const value of FEEDBACK_VALUES) feedback.inc({ value }, 0);
+  const feedbackReasons = new Counter({
+    name: 'docs_agent_feedback_reasons_total',
+    help: 'Thumbs-down that said what to fix (the text went to the job as a follow-up): each new or changed reason.',
+    registers: [register],
+  });
+  feedbackReasons.inc(0);
   const clockOffset = new Gauge({
     name: 'docs_agent_clock_offset_seconds',
     help: "The store's clock minus this host's, measured at the last heartbeat, in seconds. Ownership of work is timed by the store's clock, so this is for the operator: a host clock far off is a time service to fix.",
@@ -122,8 +128,9 @@ export function createMetrics(options: MetricsOptions): Metrics {
     outboxGivenUp() {
       givenUp.inc();
     },
-    feedback(value) {
+    feedback(value, withReason = false) {
       feedback.inc({ value });
+      if (withReason) feedbackReasons.inc();
     },
     clockOffset(seconds) {
       clockOffset.set(seconds);

@@ -5,7 +5,6 @@
 
 import type { JobPhase } from '../domain/phases.js';
 import type { Change, OutboxPatch } from './changes.js';
-import type { FeedbackTotals, FeedbackVote } from './feedback.js';
 import type {
   JobRecord,
   NewFollowUp,
@@ -229,17 +228,6 @@ export interface AssistantThreadsStore {
     channelId: string,
     threadTs: string,
   ): Promise<{ contextChannelId: string | null } | undefined>;
-}
-
-/** Votes on outcomes. */
-export interface FeedbackStore {
-  /**
-   * Records a person's vote on an outcome (a run of a job); a second vote of theirs on it
-   * replaces the first. True when the vote is new or changed, false when it was already so.
-   */
-  recordFeedback(vote: FeedbackVote & { userId: string }, now: number): Promise<boolean>;
-  /** Current votes on all outcomes, by value. */
-  feedbackTotals(): Promise<FeedbackTotals>;
 }
 
 /** What the metrics endpoint reads at each scrape. */

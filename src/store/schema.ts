@@ -269,6 +269,15 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> 
       CREATE UNIQUE INDEX runs_key ON runs (job_id, COALESCE(run_key, message_ts));
     `,
   },
+  {
+    version: 15,
+    name: 'what a thumbs-down says to fix',
+    // reason: what the person who voted said to fix in the outcome (a thumbs-down's modal), in
+    // plain text; null for a vote without one. Written with its vote, and dropped when the vote changes.
+    sql: `
+      ALTER TABLE feedback_votes ADD COLUMN reason TEXT;
+    `,
+  },
 ];
 
 export function migrationsFor(dialect: Dialect): { version: number; name: string; sql: string }[] {

@@ -8,6 +8,7 @@
 export { type JobPhase, THREAD_RELEASING_PHASES } from '../domain/phases.js';
 export type { Change, JobPatch, Orphans, OutboxPatch, RunPatch } from './changes.js';
 export type { ClaimedWork, ClusterStore } from './cluster-store.js';
+export type { FeedbackStore } from './feedback.js';
 export type {
   JobIn,
   JobOrigin,
@@ -28,7 +29,6 @@ export type {
 export type {
   AssistantThreadsStore,
   Erased,
-  FeedbackStore,
   HomeViewsStore,
   JobsStore,
   OutboxStore,
@@ -43,9 +43,9 @@ export type {
 } from './roles.js';
 
 import type { ClusterStore } from './cluster-store.js';
+import type { FeedbackStore } from './feedback.js';
 import type {
   AssistantThreadsStore,
-  FeedbackStore,
   HomeViewsStore,
   JobsStore,
   OutboxStore,

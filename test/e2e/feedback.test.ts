@@ -69,11 +69,13 @@ describe('feedback on outcome posts', () => {
     await press(h, at, 'positive', 'U0ALICE');
     await waitFor('all answered', () => h.slack.responses.length === 4);
 
-    expect(await h.app.store.feedbackTotals()).toEqual({ positive: 1, negative: 1 });
+    expect(await h.app.store.feedbackTotals()).toEqual({ positive: 1, negative: 1, reasons: 0 });
     expect(await feedbackMetric('positive')).toBe(2);
     expect(await feedbackMetric('negative')).toBe(1);
     const status = (await (await h.command({ text: 'status' })).json()) as { text: string };
-    expect(status.text).toContain('*Feedback on outcomes:* :thumbsup: 1  :thumbsdown: 1');
+    expect(status.text).toContain(
+      '*Feedback on outcomes:* :thumbsup: 1  :thumbsdown: 1 (0 said what to fix)',
+    );
   });
 
   it('does not record a press whose value names another channel’s job', async () => {
@@ -82,7 +84,7 @@ describe('feedback on outcome posts', () => {
     await waitFor('told', () =>
       h.slack.responses.some((r) => String(r.body.text).includes('could not find')),
     );
-    expect(await h.app.store.feedbackTotals()).toEqual({ positive: 0, negative: 0 });
+    expect(await h.app.store.feedbackTotals()).toEqual({ positive: 0, negative: 0, reasons: 0 });
   });
 });
 
@@ -118,10 +120,12 @@ describe('who may vote on an outcome', () => {
     for (const r of h.slack.responses) expect(r.body).toMatchObject({ response_type: 'ephemeral' });
 
     await h.settled();
-    expect(await h.app.store.feedbackTotals()).toEqual({ positive: 0, negative: 0 });
+    expect(await h.app.store.feedbackTotals()).toEqual({ positive: 0, negative: 0, reasons: 0 });
     expect(await feedbackMetric('positive')).toBe(0);
     const status = (await (await h.command({ text: 'status' })).json()) as { text: string };
-    expect(status.text).toContain('*Feedback on outcomes:* :thumbsup: 0  :thumbsdown: 0');
+    expect(status.text).toContain(
+      '*Feedback on outcomes:* :thumbsup: 0  :thumbsdown: 0 (0 said what to fix)',
+    );
     // A person who may vote still can.
     await press(h, at, 'positive', 'U0BOB', {}, h.slack.responseUrl('bob'));
     expect(await told('bob')).toContain('feedback on this outcome is recorded');

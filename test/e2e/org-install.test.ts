@@ -140,7 +140,7 @@ describe('an organisation-wide install', () => {
     expect(await press(max)).toContain(
       'serves another Slack workspace or organisation, so your feedback was not counted',
     );
-    expect(await h.app.store.feedbackTotals()).toEqual({ positive: 2, negative: 0 });
+    expect(await h.app.store.feedbackTotals()).toEqual({ positive: 2, negative: 0, reasons: 0 });
   });
 
   it('runs the "Start a docs agent job" step for people of two of its workspaces, and refuses another organisation’s', async () => {

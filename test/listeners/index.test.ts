@@ -3,7 +3,7 @@ import type { App } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { parse } from 'yaml';
 import { RETRY_ACTION_ID } from '../../src/blocks/status-card.js';
-import { FEEDBACK_ACTION_ID } from '../../src/features/feedback/buttons.js';
+import { FEEDBACK_ACTION_ID, WHAT_TO_FIX_ACTION_ID } from '../../src/features/feedback/buttons.js';
 import {
   BLOCK,
   INPUT_ACTION,
@@ -378,7 +378,7 @@ describe('registerListeners', () => {
 
   it('routes exactly the buttons the bot’s messages carry', () => {
     expect([...registered().actions.keys()].sort()).toEqual(
-      ['view_pull_request', FEEDBACK_ACTION_ID, RETRY_ACTION_ID].sort(),
+      ['view_pull_request', FEEDBACK_ACTION_ID, WHAT_TO_FIX_ACTION_ID, RETRY_ACTION_ID].sort(),
     );
   });
 
@@ -394,7 +394,7 @@ describe('registerListeners', () => {
     );
     const press = { ...click, actions: [{ ...click.actions[0], type: 'feedback_buttons' }] };
     await delivered(await app.interact(press));
-    expect(await w.store.feedbackTotals()).toEqual({ positive: 0, negative: 1 });
+    expect(await w.store.feedbackTotals()).toEqual({ positive: 0, negative: 1, reasons: 0 });
   });
 
   it('a threaded direct message is taken once, though two listeners read direct messages', async () => {

@@ -16,6 +16,7 @@ describe('the schema migrations', () => {
     expect(versions).toContain(12);
     expect(versions).toContain(13);
     expect(versions).toContain(14);
+    expect(versions).toContain(15);
   });
 
   it('leave the tables read whole with exactly the columns their row parsers name', () => {
@@ -76,7 +77,14 @@ describe('the schema migrations', () => {
       expect(columns('runs')).toEqual(
         expect.arrayContaining(['team_id', 'reserved_at', 'owner_until', 'run_key']),
       );
-      expect(columns('feedback_votes')).toEqual(['job_id', 'run_seq', 'user_id', 'value', 'updated_at']);
+      expect(columns('feedback_votes')).toEqual([
+        'job_id',
+        'run_seq',
+        'user_id',
+        'value',
+        'updated_at',
+        'reason',
+      ]);
     } finally {
       db.close();
     }

@@ -2,8 +2,23 @@ import { AGENT_HOURLY_LIMIT } from '../../agent/schema.js';
 import { duration } from '../../blocks/messages.js';
 import { projectOfRecord } from '../../config/projects.js';
 import { type Block, context, fieldsSection, section } from '../../slack/blocks.js';
-import { codeSpan, joinMrkdwn, type Mrkdwn, md } from '../../slack/mrkdwn.js';
-import type { FeedbackTotals } from '../../store/feedback.js';
+import { checkUrl, permalink } from '../../slack/links.js';
+import {
+  codeSpan,
+  escapeMrkdwn,
+  joinMrkdwn,
+  link,
+  type Mrkdwn,
+  md,
+  truncateText,
+  userMention,
+} from '../../slack/mrkdwn.js';
+import type { FeedbackReason, FeedbackTotals } from '../../store/feedback.js';
+
+/** How many of the latest reasons given with a thumbs-down the status shows. */
+export const REASONS_SHOWN = 3;
+/** Most characters of one reason the status quotes; its thread has the whole story. */
+const REASON_CHARS = 150;
 
 export interface StatusFacts {
   /** Every project the deployment serves, the default first. */
@@ -19,6 +34,13 @@ export interface StatusFacts {
   instances: number;
   /** Feedback on outcome posts: current votes, by value. */
   feedback: FeedbackTotals;
+  /**
+   * What thumbs-down said to fix: the latest the viewer may read (at most {@link REASONS_SHOWN}),
+   * and how many of the latest were left out because their jobs are private to others.
+   */
+  reasons: { shown: FeedbackReason[]; withheld: number };
+  /** The workspace's address, for links to the reasons' threads; unknown: no links. */
+  workspaceUrl: string | undefined;
   now: number;
 }
 
@@ -47,7 +69,8 @@ export function statusReport(facts: StatusFacts): { text: Mrkdwn; blocks: Block[
     facts.lastAgentSuccessAt !== undefined
       ? md`:large_green_circle: ${ago(facts.now - facts.lastAgentSuccessAt)}`
       : md`:white_circle: none since this instance started ${ago(facts.now - facts.startedAt)}`;
-  const feedback = md`:thumbsup: ${facts.feedback.positive}  :thumbsdown: ${facts.feedback.negative}`;
+  const feedback = md`:thumbsup: ${facts.feedback.positive}  :thumbsdown: ${facts.feedback.negative} (${facts.feedback.reasons} said what to fix)`;
+  const reasons = reasonLines(facts);
   const lines = [
     md`*docs-agent status*`,
     md`*Agent quota* (counted from this bot’s own record)`,
@@ -55,6 +78,7 @@ export function statusReport(facts: StatusFacts): { text: Mrkdwn; blocks: Block[
     md`*Poller:* ${poller}`,
     md`*Last successful agent API call:* ${api}`,
     md`*Feedback on outcomes:* ${feedback}`,
+    ...(reasons ? [reasons] : []),
   ];
   return {
     text: joinMrkdwn(lines),
@@ -67,7 +91,28 @@ export function statusReport(facts: StatusFacts): { text: Mrkdwn; blocks: Block[
         md`*Instances*\n${facts.instances}`,
         md`*Feedback on outcomes*\n${feedback}`,
       ]),
+      ...(reasons ? [section(reasons)] : []),
       context(md`The agent API allows 100 new jobs and follow-ups per project per hour.`),
     ],
   };
+}
+
+/**
+ * The latest things people said to fix, each quoted inert on one line with who said it, when,
+ * and a link to the job's thread; undefined when there is nothing to show.
+ */
+function reasonLines(facts: StatusFacts): Mrkdwn | undefined {
+  const { shown, withheld } = facts.reasons;
+  if (shown.length === 0 && withheld === 0) return undefined;
+  const lines = shown.map((r) => {
+    const said = escapeMrkdwn(truncateText(r.reason.replace(/\s+/g, ' ').trim(), REASON_CHARS));
+    const thread = r.job.threadTs
+      ? checkUrl(permalink(facts.workspaceUrl, r.job.channelId, r.job.threadTs))
+      : undefined;
+    const where = thread ? md` · ${link(thread, 'thread')}` : md``;
+    return md`• “${said}” (${userMention(r.userId)}, ${ago(facts.now - r.at)})${where}`;
+  });
+  if (withheld > 0)
+    lines.push(md`• _${withheld} more on jobs asked for where you cannot see them: not shown here._`);
+  return md`*What to fix, latest*\n${joinMrkdwn(lines)}`;
 }

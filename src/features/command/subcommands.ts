@@ -3,20 +3,27 @@ import { jobListMessage, LIST_LIMIT } from '../../blocks/job-list.js';
 import type { RenderHints } from '../../blocks/messages.js';
 import type { Config } from '../../config/config.js';
 import { type ProjectSettings, servedProjects } from '../../config/projects.js';
+import { mayShowJob } from '../../domain/privacy.js';
 import type { Health } from '../../http/health.js';
 import type { Block } from '../../slack/blocks.js';
 import type { Identity } from '../../slack/identity.js';
 import { type Mrkdwn, md } from '../../slack/mrkdwn.js';
 import type { ClusterStore, FeedbackStore, JobsStore, StoreLifecycle, UsesStore } from '../../store/types.js';
 import type { Command } from './payload.js';
-import { statusReport } from './status-report.js';
+import { REASONS_SHOWN, statusReport } from './status-report.js';
+
+/**
+ * How many of the latest reasons the status reads to find those the viewer may see: the rest
+ * are counted as withheld, not searched for further back.
+ */
+const REASONS_READ = 20;
 
 /** What the subcommands' answers read: the store's views, this instance's health, the settings. */
 export interface AnswerDeps {
   store: Pick<JobsStore, 'recentJobs' | 'countActiveJobs'> &
     Pick<UsesStore, 'instructionsSince'> &
     Pick<ClusterStore, 'liveInstances'> &
-    Pick<FeedbackStore, 'feedbackTotals'> &
+    Pick<FeedbackStore, 'feedbackTotals' | 'feedbackReasons'> &
     Pick<StoreLifecycle, 'shared'>;
   config: ProjectSettings & Pick<Config, 'instanceTimeoutMs'>;
   health: Pick<Health, 'pollerRunning' | 'lastAgentSuccessAt' | 'startedAt'>;
@@ -41,6 +48,10 @@ export interface Subcommand {
   read(rest: readonly string[]): Answer | 'unknown' | undefined;
 }
 
+/** The workspace's address: auth.test's, else the one the command's domain names. */
+const workspaceUrlOf = (deps: AnswerDeps, body: Command): string | undefined =>
+  deps.identity.peek()?.url ?? (body.team_domain ? `https://${body.team_domain}.slack.com/` : undefined);
+
 /** `/docs-agent list` and `list channel`: recent jobs with links to their threads and PRs. */
 const list =
   (scope: 'mine' | 'channel'): Answer =>
@@ -49,8 +60,7 @@ const list =
       scope === 'mine' ? { requesterId: body.user_id } : { channelId: body.channel_id },
       LIST_LIMIT,
     );
-    const workspaceUrl =
-      deps.identity.peek()?.url ?? (body.team_domain ? `https://${body.team_domain}.slack.com/` : undefined);
+    const workspaceUrl = workspaceUrlOf(deps, body);
     return jobListMessage(
       jobs,
       scope === 'mine' ? { kind: 'mine' } : { kind: 'channel', channelId: body.channel_id },
@@ -65,14 +75,18 @@ const list =
   };
 
 /** `/docs-agent status`: the projects' agent quota this hour and the bot's health. */
-const status: Answer = async (deps) => {
+const status: Answer = async (deps, body) => {
   const now = Date.now();
-  const [used, activeJobs, instances, feedback] = await Promise.all([
+  const [used, activeJobs, instances, feedback, latest] = await Promise.all([
     deps.store.instructionsSince(now - HOUR_MS),
     deps.store.countActiveJobs(),
     deps.store.shared ? deps.store.liveInstances(deps.config.instanceTimeoutMs) : Promise.resolve(1),
     deps.store.feedbackTotals(),
+    deps.store.feedbackReasons(REASONS_READ),
   ]);
+  // The privacy rule of the lists: a private job's words are shown only to its own people.
+  const viewer = { userId: body.user_id, channelId: body.channel_id };
+  const visible = latest.filter((r) => mayShowJob(r.job, viewer));
   return statusReport({
     projects: servedProjects(deps.config),
     defaultProject: deps.config.agent.projectId,
@@ -83,6 +97,8 @@ const status: Answer = async (deps) => {
     startedAt: deps.health.startedAt,
     instances: Math.max(1, instances),
     feedback,
+    reasons: { shown: visible.slice(0, REASONS_SHOWN), withheld: latest.length - visible.length },
+    workspaceUrl: workspaceUrlOf(deps, body),
     now,
   });
 };

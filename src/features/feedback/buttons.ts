@@ -1,3 +1,4 @@
+import { actionButton, actions, type Block } from '../../slack/blocks.js';
 import type { FeedbackValue, FeedbackVote } from '../../store/feedback.js';
 
 /** The action id of the feedback buttons under an outcome post. */
@@ -15,6 +16,23 @@ export function parseFeedbackButtonValue(raw: string): FeedbackVote | undefined 
   const match = /^(positive|negative):([1-9]\d{0,9}):([1-9]\d{0,9})$/.exec(raw);
   if (!match) return undefined;
   return { value: match[1] as FeedbackValue, jobId: Number(match[2]), runSeq: Number(match[3]) };
+}
+
+/** The action id of "Tell the agent what to fix", offered privately with a thumbs-down. */
+export const WHAT_TO_FIX_ACTION_ID = 'feedback_what_to_fix';
+
+/** The outcome a button is about: `<job id>:<run seq>`. */
+export type OutcomeRef = Omit<FeedbackVote, 'value'>;
+
+/** "Tell the agent what to fix", its value naming the outcome (`<job id>:<run seq>`). */
+export const whatToFixButton = ({ jobId, runSeq }: OutcomeRef): Block =>
+  actions(actionButton('Tell the agent what to fix', WHAT_TO_FIX_ACTION_ID, `${jobId}:${runSeq}`));
+
+/** Reads a "what to fix" button's value back; undefined when it is not one this app made. */
+export function parseOutcomeRef(raw: string): OutcomeRef | undefined {
+  const match = /^([1-9]\d{0,9}):([1-9]\d{0,9})$/.exec(raw);
+  if (!match) return undefined;
+  return { jobId: Number(match[1]), runSeq: Number(match[2]) };
 }
 
 /**

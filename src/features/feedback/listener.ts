@@ -1,10 +1,11 @@
 import type { AllMiddlewareArgs, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
+import { type Block, section } from '../../slack/blocks.js';
 import type { SlackGateway } from '../../slack/gateway.js';
 import { clickersTeam, clickSchema } from '../../slack/interactions.js';
-import type { Mrkdwn } from '../../slack/mrkdwn.js';
+import { joinMrkdwn, type Mrkdwn } from '../../slack/mrkdwn.js';
 import type { TaskTracker } from '../../util/tasks.js';
-import { parseFeedbackButtonValue } from './buttons.js';
+import { parseFeedbackButtonValue, whatToFixButton } from './buttons.js';
 import { recordVote, type VoteDeps } from './record.js';
 import { feedbackText } from './wording.js';
 
@@ -15,7 +16,8 @@ const pressSchema = clickSchema.extend({
 
 /**
  * Thumbs up or down under an outcome post: recorded once per person and outcome before the
- * press is acknowledged, and acknowledged privately to the person who pressed. A press by
+ * press is acknowledged, and acknowledged privately to the person who pressed, a thumbs-down with
+ * the offer to tell the agent what to fix (`what-to-fix.ts`). A press by
  * someone who may not instruct the agent where the job was asked records nothing, and they are
  * told why.
  */
@@ -37,12 +39,25 @@ export function outcomeFeedback(
     }
     const { user, channel, response_url: responseUrl } = parsed.data;
     /** A private answer: a courtesy, left out when no slot is free. */
-    const tell = (words: Mrkdwn) =>
+    const tell = (words: Mrkdwn, blocks?: Block[]) =>
       deps.tasks.run('answer a feedback press', () =>
         responseUrl
-          ? deps.slack.respond(responseUrl, words)
-          : deps.slack.postEphemeral({ channel: channel.id, user: user.id, text: words }),
+          ? blocks
+            ? deps.slack.respond(responseUrl, words, blocks)
+            : deps.slack.respond(responseUrl, words)
+          : deps.slack.postEphemeral({
+              channel: channel.id,
+              user: user.id,
+              text: words,
+              ...(blocks ? { blocks } : {}),
+            }),
       );
+    /** A thumbs-down's answer offers to say what to fix, which goes to the job as a follow-up. */
+    const answer = (words: Mrkdwn) => {
+      if (vote.value === 'positive') return tell(words);
+      const offer = joinMrkdwn([words, feedbackText.offerWhatToFix()]);
+      return tell(offer, [section(offer), whatToFixButton(vote)]);
+    };
     try {
       const outcome = await recordVote(deps, {
         ...vote,
@@ -51,8 +66,8 @@ export function outcomeFeedback(
         channelId: channel.id,
       });
       await ack();
-      if (outcome === 'recorded') tell(feedbackText.recorded(vote.value));
-      else if (outcome === 'unchanged') tell(feedbackText.unchanged(vote.value));
+      if (outcome === 'recorded') answer(feedbackText.recorded(vote.value));
+      else if (outcome === 'unchanged') answer(feedbackText.unchanged(vote.value));
       else if (outcome === 'unknown') tell(feedbackText.unknown());
       else tell(feedbackText.notCounted(outcome.refused.reason));
     } catch (error) {

@@ -1,9 +1,11 @@
 import type { AccessDecision, AccessPolicy } from '../../access/access-policy.js';
 import { accessWhereAsked } from '../../jobs/instruction-checks.js';
+import type { JobService } from '../../jobs/job-service.js';
 import type { MetricsHooks } from '../../jobs/metrics-hooks.js';
 import type { Logger } from '../../logging/logger.js';
-import type { FeedbackVote } from '../../store/feedback.js';
-import type { FeedbackStore, JobsStore, RunsStore } from '../../store/types.js';
+import { escapeMrkdwn } from '../../slack/mrkdwn.js';
+import type { FeedbackStore, FeedbackVote } from '../../store/feedback.js';
+import type { JobRecord, JobsStore, RunsStore } from '../../store/types.js';
 
 /**
  * How long a press waits for the access check (users.info), in milliseconds: Slack wants its
@@ -33,7 +35,7 @@ export type FeedbackOutcome =
 
 /** What recording a vote works with: the outcome it reads, the vote it writes, who may vote, where it reports. */
 export interface VoteDeps {
-  store: Pick<JobsStore, 'getJob'> & Pick<RunsStore, 'getRuns'> & Pick<FeedbackStore, 'recordFeedback'>;
+  store: Pick<JobsStore, 'getJob'> & Pick<RunsStore, 'getRuns'> & FeedbackStore;
   access: Pick<AccessPolicy, 'check'>;
   metrics: Pick<MetricsHooks, 'feedback'>;
   logger: Logger;
@@ -41,16 +43,18 @@ export interface VoteDeps {
   now?: () => number;
 }
 
-/**
- * Records a person's vote on an outcome, once per person and outcome (a new press replaces it).
- * Only people who may instruct the agent where the job was asked vote (the rules of "Try again"
- * and stop: the installation's workspaces, the allow-lists, no guests unless allowed; the
- * hourly limits do not apply, a vote being no instruction); anyone else's press records nothing
- * and counts nothing.
- */
-export async function recordVote(deps: VoteDeps, request: FeedbackRequest): Promise<FeedbackOutcome> {
+/** What recording a reason works with besides: the job kernel, which records the follow-up. */
+export interface ReasonDeps extends VoteDeps {
+  jobs: Pick<JobService, 'acceptFollowUp'>;
+}
+
+/** The outcome a press or a reason is about, read back from the store, and whether its author may speak. */
+async function outcomeChecked(
+  deps: VoteDeps,
+  request: Omit<FeedbackRequest, 'value'>,
+): Promise<'unknown' | { refused: AccessDecision & { allowed: false } } | { job: JobRecord }> {
   const { store } = deps;
-  const { jobId, runSeq, value, userId, channelId } = request;
+  const { jobId, runSeq, userId, channelId } = request;
   // The button's value names an outcome; that it is one is read from the store, never the click.
   const job = await store.getJob(jobId);
   if (!job || job.channelId !== channelId) return 'unknown';
@@ -61,9 +65,60 @@ export async function recordVote(deps: VoteDeps, request: FeedbackRequest): Prom
     deps.logger.info('feedback not counted', { jobId, runSeq, user: userId, reason: decision.reason });
     return { refused: decision };
   }
-  const changed = await store.recordFeedback({ jobId, runSeq, value, userId }, (deps.now ?? Date.now)());
+  return { job };
+}
+
+/**
+ * Records a person's vote on an outcome, once per person and outcome (a new press replaces it).
+ * Only people who may instruct the agent where the job was asked vote (the rules of "Try again"
+ * and stop: the installation's workspaces, the allow-lists, no guests unless allowed; the
+ * hourly limits do not apply, a vote being no instruction); anyone else's press records nothing
+ * and counts nothing.
+ */
+export async function recordVote(deps: VoteDeps, request: FeedbackRequest): Promise<FeedbackOutcome> {
+  const { jobId, runSeq, value, userId } = request;
+  const checked = await outcomeChecked(deps, request);
+  if (checked === 'unknown' || 'refused' in checked) return checked;
+  const changed = await deps.store.recordFeedback({ jobId, runSeq, value, userId }, (deps.now ?? Date.now)());
   if (!changed) return 'unchanged';
   deps.metrics.feedback(value);
   deps.logger.info('feedback recorded', { jobId, runSeq, value });
   return 'recorded';
+}
+
+/** What a thumbs-down said to fix, from its modal, already parsed by its listener. */
+export interface ReasonRequest extends Omit<FeedbackRequest, 'value'> {
+  /** What the person wrote, as typed (a modal's input is not Slack-encoded). */
+  reason: string;
+  /** The modal's view: a second delivery of the same submission is the same follow-up. */
+  viewId: string;
+}
+
+/**
+ * Records what to fix: kept with the person's thumbs-down on that outcome, and sent to the same
+ * job as a follow-up from them, recorded like a reply in its thread (its batch, its hourly
+ * limits, its length limit and access checked as a reply's are when it is processed). Returns
+ * the follow-up's run to process, undefined for a repeat of the same submission.
+ */
+export async function recordReason(
+  deps: ReasonDeps,
+  request: ReasonRequest,
+): Promise<Exclude<FeedbackOutcome, 'unchanged' | 'recorded'> | { runId: number | undefined }> {
+  const { jobId, runSeq, userId, reason, viewId } = request;
+  const checked = await outcomeChecked(deps, request);
+  if (checked === 'unknown' || 'refused' in checked) return checked;
+  const now = (deps.now ?? Date.now)();
+  if (await deps.store.recordFeedbackReason({ jobId, runSeq, userId, reason }, now)) {
+    deps.metrics.feedback('negative', true);
+    deps.logger.info('feedback reason recorded', { jobId, runSeq });
+  }
+  const runId = await deps.jobs.acceptFollowUp({
+    jobId: checked.job.id,
+    source: { kind: 'modal', viewId },
+    teamId: request.teamId,
+    userId,
+    // Recorded Slack-encoded, like every instruction, so one rule renders them all.
+    text: escapeMrkdwn(reason),
+  });
+  return { runId };
 }

@@ -31,4 +31,28 @@ export const feedbackText = {
     md`:warning: I could not record your feedback just now. Please press it again in a moment.`,
   /** A press by someone who may not instruct the agent where the job was asked: why it does not count. */
   notCounted: (reason: RefusalReason) => NOT_COUNTED[reason],
+  /** Said with a thumbs-down, above the button that opens the modal. */
+  offerWhatToFix: () => md`Tell the agent what to fix, and it will try again in the job’s thread.`,
+};
+
+/**
+ * The "what to fix" modal's texts. Errors under its input are plain text (Slack parses no markup
+ * there); the refusals are the vote's, without their emoji.
+ */
+export const whatToFixText = {
+  title: 'What to fix',
+  label: 'What should the agent fix?',
+  placeholder: 'e.g. The example uses the old endpoint; use /v2/jobs and show the response',
+  explained: () =>
+    md`Sent to the agent as a follow-up from you, shown in the job’s thread, and kept with your :thumbsdown: for the team’s feedback figures.`,
+  sent: () =>
+    md`:speech_balloon: Sent. It is shown in the job’s thread once the agent takes it, and the outcome is posted there.`,
+  notUnderstood: () => 'I could not read this form. Close it and press the button again.',
+  empty: () => 'Write what the agent should fix.',
+  tooLong: (length: number, max: number) =>
+    `That is ${length.toLocaleString('en-US')} characters; the limit is ${max.toLocaleString('en-US')}. Shorten it, or reply in the job’s thread in parts.`,
+  unknown: () => 'I could not find the outcome this is about, so nothing was sent.',
+  notRecorded: () => 'I could not record this just now, so nothing was sent. Please try again in a moment.',
+  notCounted: (reason: RefusalReason) =>
+    `${NOT_COUNTED[reason].replace(/^:[a-z_]+: /, '')} Nothing was sent to the agent.`,
 };

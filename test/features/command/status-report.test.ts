@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type StatusFacts, statusReport } from '../../../src/features/command/status-report.js';
+import type { FeedbackReason } from '../../../src/store/feedback.js';
 import { blockProblems } from '../../helpers/block-kit.js';
 
 const NOW = 1_800_000_000_000;
@@ -12,7 +13,9 @@ const facts = (fields: Partial<StatusFacts> = {}): StatusFacts => ({
   lastAgentSuccessAt: NOW - 30_000,
   startedAt: NOW - 3_600_000,
   instances: 1,
-  feedback: { positive: 0, negative: 0 },
+  feedback: { positive: 0, negative: 0, reasons: 0 },
+  reasons: { shown: [], withheld: 0 },
+  workspaceUrl: 'https://acme.slack.com/',
   now: NOW,
   ...fields,
 });
@@ -83,8 +86,11 @@ describe('statusReport', () => {
   });
 
   it('shows feedback and the instances in its blocks, which Slack accepts', () => {
-    const report = statusReport(facts({ instances: 3, feedback: { positive: 7, negative: 2 } }));
-    expect(report.text).toContain('*Feedback on outcomes:* :thumbsup: 7  :thumbsdown: 2');
+    const report = statusReport(facts({ instances: 3, feedback: { positive: 7, negative: 2, reasons: 1 } }));
+    expect(report.text).toContain(
+      '*Feedback on outcomes:* :thumbsup: 7  :thumbsdown: 2 (1 said what to fix)',
+    );
+    expect(report.text).not.toContain('What to fix');
     expect(report.text.split('\n').slice(0, 2)).toEqual([
       '*docs-agent status*',
       '*Agent quota* (counted from this bot’s own record)',
@@ -97,5 +103,36 @@ describe('statusReport', () => {
   it('shows a project id inert', () => {
     const [line] = quotaLines({ projects: ['<!channel>'], defaultProject: '<!channel>' });
     expect(line).toContain('`&lt;!channel&gt;`');
+  });
+
+  it('quotes the latest reasons inert, one line each, with who, when and a link to the thread', () => {
+    const reason = (fields: Partial<FeedbackReason> = {}): FeedbackReason => ({
+      jobId: 7,
+      runSeq: 2,
+      userId: 'U0REVIEWER',
+      reason: 'The <!here> table is *wrong*\nand the link &amp; too',
+      at: NOW - 120_000,
+      job: { privacy: 'public', channelId: 'C0DOCS', threadTs: '1800000000.000100', requesterId: 'U0ASKER' },
+      ...fields,
+    });
+    const report = statusReport(
+      facts({
+        reasons: {
+          shown: [reason(), reason({ reason: 'x'.repeat(400), job: { ...reason().job, threadTs: null } })],
+          withheld: 2,
+        },
+      }),
+    );
+    const lines = report.text.split('\n');
+    const at = lines.indexOf('*What to fix, latest*');
+    expect(at).toBeGreaterThan(0);
+    expect(lines[at + 1]).toBe(
+      '• “The &lt;!here&gt; table is *wrong* and the link &amp;amp; too” (<@U0REVIEWER>, 2 minutes ago) · <https://acme.slack.com/archives/C0DOCS/p1800000000000100|thread>',
+    );
+    // A long reason is cut; a job with no thread has no link.
+    expect(lines[at + 2]?.length).toBeLessThan(220);
+    expect(lines[at + 2]).not.toContain('|thread>');
+    expect(lines[at + 3]).toBe('• _2 more on jobs asked for where you cannot see them: not shown here._');
+    expect(blockProblems(report.blocks, 50)).toEqual([]);
   });
 });

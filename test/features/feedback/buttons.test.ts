@@ -4,6 +4,9 @@ import {
   feedbackBlock,
   feedbackButtonValue,
   parseFeedbackButtonValue,
+  parseOutcomeRef,
+  WHAT_TO_FIX_ACTION_ID,
+  whatToFixButton,
 } from '../../../src/features/feedback/buttons.js';
 import { blockProblems } from '../../helpers/block-kit.js';
 
@@ -61,4 +64,22 @@ describe('feedback button values', () => {
     ])
       expect(parseFeedbackButtonValue(raw)).toBeUndefined();
   });
+});
+
+describe('whatToFixButton', () => {
+  it('is a button Slack accepts whose value names the outcome, readable back', () => {
+    const block = whatToFixButton({ jobId: 9_999_999_999, runSeq: 7 }) as {
+      elements: { action_id: string; value: string }[];
+    };
+    expect(blockProblems([block], 50)).toEqual([]);
+    expect(block.elements[0]?.action_id).toBe(WHAT_TO_FIX_ACTION_ID);
+    expect(parseOutcomeRef(block.elements[0]?.value ?? '')).toEqual({ jobId: 9_999_999_999, runSeq: 7 });
+  });
+
+  it.each(['', '0:1', '1:0', '1', '1:1:1', 'negative:1:1', '1:1 ', '12345678901:1', '-1:1'])(
+    'reads no outcome from %j',
+    (raw) => {
+      expect(parseOutcomeRef(raw)).toBeUndefined();
+    },
+  );
 });

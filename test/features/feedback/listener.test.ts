@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FEEDBACK_ACTION_ID } from '../../../src/features/feedback/buttons.js';
+import { FEEDBACK_ACTION_ID, whatToFixButton } from '../../../src/features/feedback/buttons.js';
 import { outcomeFeedback } from '../../../src/features/feedback/listener.js';
 import { feedbackText } from '../../../src/features/feedback/wording.js';
 import type { JobRecord } from '../../../src/store/types.js';
+import { blockProblems } from '../../helpers/block-kit.js';
 import { guest, TEAM } from '../../helpers/fake-network.js';
 import { CHANNEL } from '../../helpers/job-world.js';
 import { boltActionArgs, createListenerWorld, type ListenerWorld } from '../../helpers/listener-deps.js';
@@ -49,7 +50,7 @@ describe('feedback on an outcome', () => {
   it('records the vote before acknowledging the press, and thanks the person privately', async () => {
     const { ack, totalsAtAck } = await press(`positive:${job.id}:1`);
     expect(ack).toHaveBeenCalledOnce();
-    expect(totalsAtAck).toEqual([{ positive: 1, negative: 0 }]);
+    expect(totalsAtAck).toEqual([{ positive: 1, negative: 0, reasons: 0 }]);
     expect(w.slack.respond).toHaveBeenCalledWith(RESPONSE_URL, feedbackText.recorded('positive'));
   });
 
@@ -58,13 +59,13 @@ describe('feedback on an outcome', () => {
     await press(`positive:${job.id}:1`);
     expect(w.slack.respond).toHaveBeenLastCalledWith(RESPONSE_URL, feedbackText.unchanged('positive'));
     await press(`negative:${job.id}:1`);
-    expect(await w.store.feedbackTotals()).toEqual({ positive: 0, negative: 1 });
+    expect(await w.store.feedbackTotals()).toEqual({ positive: 0, negative: 1, reasons: 0 });
   });
 
   it('an Enterprise Grid member’s vote counts as their own', async () => {
     await press(`positive:${job.id}:1`);
     await press(`positive:${job.id}:1`, { user: { id: 'W0GRIDUSER' }, team: null });
-    expect(await w.store.feedbackTotals()).toEqual({ positive: 2, negative: 0 });
+    expect(await w.store.feedbackTotals()).toEqual({ positive: 2, negative: 0, reasons: 0 });
   });
 
   it('reads the person’s workspace from `user.team_id` when an organisation-wide install sends `"team": null`', async () => {
@@ -74,7 +75,7 @@ describe('feedback on an outcome', () => {
       is_enterprise_install: true,
       user: { id: 'W0EVE', team_id: 'T0OTHER' },
     });
-    expect(await w.store.feedbackTotals()).toEqual({ positive: 0, negative: 0 });
+    expect(await w.store.feedbackTotals()).toEqual({ positive: 0, negative: 0, reasons: 0 });
     expect(w.slack.respond).toHaveBeenCalledWith(RESPONSE_URL, feedbackText.notCounted('team'));
   });
 
@@ -94,7 +95,7 @@ describe('feedback on an outcome', () => {
     async (_what, fields, reason) => {
       const { ack } = await press(`positive:${job.id}:1`, fields);
       expect(ack).toHaveBeenCalledOnce();
-      expect(await w.store.feedbackTotals()).toEqual({ positive: 0, negative: 0 });
+      expect(await w.store.feedbackTotals()).toEqual({ positive: 0, negative: 0, reasons: 0 });
       expect(w.slack.respond).toHaveBeenCalledWith(RESPONSE_URL, feedbackText.notCounted(reason));
       expect(w.slack.userInfo).not.toHaveBeenCalled();
     },
@@ -103,17 +104,38 @@ describe('feedback on an outcome', () => {
   it('a guest’s press is not counted, and they are told why', async () => {
     w.slack.userInfo.mockResolvedValue(guest());
     await press(`positive:${job.id}:1`);
-    expect(await w.store.feedbackTotals()).toEqual({ positive: 0, negative: 0 });
+    expect(await w.store.feedbackTotals()).toEqual({ positive: 0, negative: 0, reasons: 0 });
     expect(w.slack.respond).toHaveBeenCalledWith(RESPONSE_URL, feedbackText.notCounted('guest'));
   });
 
   it('without a response_url: answered with a private message in the channel', async () => {
-    await press(`negative:${job.id}:1`, { response_url: undefined });
+    await press(`positive:${job.id}:1`, { response_url: undefined });
     expect(w.slack.postEphemeral).toHaveBeenCalledWith({
       channel: CHANNEL,
       user: 'U0BOB',
-      text: feedbackText.recorded('negative'),
+      text: feedbackText.recorded('positive'),
     });
+  });
+
+  it('a thumbs-down’s answer offers to tell the agent what to fix, naming the outcome', async () => {
+    await press(`negative:${job.id}:1`);
+    const [url, text, blocks] = w.slack.respond.mock.calls[0] ?? [];
+    expect(url).toBe(RESPONSE_URL);
+    expect(text).toContain(feedbackText.recorded('negative'));
+    expect(text).toContain(feedbackText.offerWhatToFix());
+    expect(blocks?.[1]).toEqual(whatToFixButton({ jobId: job.id, runSeq: 1 }));
+    expect(blockProblems(blocks, 50)).toEqual([]);
+    // Pressed again, the answer offers it again; a press that does not count offers nothing.
+    await press(`negative:${job.id}:1`);
+    expect(w.slack.respond.mock.calls[1]?.[2]?.[1]).toEqual(whatToFixButton({ jobId: job.id, runSeq: 1 }));
+    await press(`negative:${job.id}:1`, { team: { id: 'T0OTHER' }, user: { id: 'U0EVE' } });
+    expect(w.slack.respond).toHaveBeenLastCalledWith(RESPONSE_URL, feedbackText.notCounted('team'));
+    // Without a response_url, the private message in the channel carries the offer.
+    await press(`negative:${job.id}:1`, { response_url: undefined });
+    expect(w.slack.postEphemeral.mock.calls[0]?.[0]).toMatchObject({ channel: CHANNEL, user: 'U0BOB' });
+    expect(w.slack.postEphemeral.mock.calls[0]?.[0].blocks?.[1]).toEqual(
+      whatToFixButton({ jobId: job.id, runSeq: 1 }),
+    );
   });
 
   it.each([
@@ -126,7 +148,7 @@ describe('feedback on an outcome', () => {
     ],
   ])('%s: nothing recorded, and the person is told so', async (_what, value, fields) => {
     await press(value(), fields);
-    expect(await w.store.feedbackTotals()).toEqual({ positive: 0, negative: 0 });
+    expect(await w.store.feedbackTotals()).toEqual({ positive: 0, negative: 0, reasons: 0 });
     expect(w.slack.respond).toHaveBeenCalledWith(RESPONSE_URL, feedbackText.unknown());
   });
 
@@ -145,7 +167,7 @@ describe('feedback on an outcome', () => {
   ])('a press with %s is acknowledged, logged, and records nothing', async (_what, fields, issue) => {
     const { ack } = await press(`positive:${job.id}:1`, fields);
     expect(ack).toHaveBeenCalledOnce();
-    expect(await w.store.feedbackTotals()).toEqual({ positive: 0, negative: 0 });
+    expect(await w.store.feedbackTotals()).toEqual({ positive: 0, negative: 0, reasons: 0 });
     expect(JSON.parse(w.logged('warn', 'feedback press not understood')[0] as string).issues).toEqual([
       issue,
     ]);

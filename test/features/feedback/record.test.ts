@@ -50,7 +50,7 @@ describe('recordVote', () => {
     };
     expect(await record(press)).toBe('recorded');
     expect(await record(press)).toBe('unchanged');
-    expect(await totals()).toEqual({ positive: 1, negative: 0 });
+    expect(await totals()).toEqual({ positive: 1, negative: 0, reasons: 0 });
     expect(metrics.feedback).toHaveBeenCalledTimes(1);
     expect(metrics.feedback).toHaveBeenCalledWith('positive');
   });
@@ -60,7 +60,7 @@ describe('recordVote', () => {
     const press = { jobId: job.id, runSeq: run.seq, userId: 'U0READER', teamId: TEAM, channelId: CHANNEL };
     await record({ ...press, value: 'positive' });
     expect(await record({ ...press, value: 'negative' })).toBe('recorded');
-    expect(await totals()).toEqual({ positive: 0, negative: 1 });
+    expect(await totals()).toEqual({ positive: 0, negative: 1, reasons: 0 });
     expect(metrics.feedback.mock.calls).toEqual([['positive'], ['negative']]);
   });
 
@@ -75,7 +75,7 @@ describe('recordVote', () => {
         teamId: TEAM,
         channelId: CHANNEL,
       });
-    expect(await totals()).toEqual({ positive: 0, negative: 2 });
+    expect(await totals()).toEqual({ positive: 0, negative: 2, reasons: 0 });
   });
 
   it('ignores a press naming no outcome: an unknown job, another channel, an unknown run, a run not finished', async () => {
@@ -95,7 +95,7 @@ describe('recordVote', () => {
         channelId: 'C0OTHER',
       }),
     ).toBe('unknown');
-    expect(await totals()).toEqual({ positive: 0, negative: 0 });
+    expect(await totals()).toEqual({ positive: 0, negative: 0, reasons: 0 });
     expect(metrics.feedback).not.toHaveBeenCalled();
   });
 });
@@ -132,7 +132,7 @@ describe('who may vote', () => {
       return member();
     });
     expect(await pressBy(userId, teamId)).toEqual({ refused: { allowed: false, reason } });
-    expect(await totals()).toEqual({ positive: 0, negative: 0 });
+    expect(await totals()).toEqual({ positive: 0, negative: 0, reasons: 0 });
     expect(metrics.feedback).not.toHaveBeenCalled();
     expect(w.logs.filter((l) => l.includes('feedback not counted'))).toHaveLength(1);
   });
