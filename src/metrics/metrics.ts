@@ -91,19 +91,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
     registers: [register],
   });
   givenUp.inc(0);
-  const feedback = new Counter({
-    name: 'docs_agent_feedback_total',
-    help: 'Feedback on outcome posts (thumbs up or down), by value (positive, negative): each new or changed vote.',
-    labelNames: ['value'],
-    registers: [register],
-  });
-  for (const value of FEEDBACK_VALUES) feedback.inc({ value }, 0);
-  const feedbackReasons = new Counter({
-    name: 'docs_agent_feedback_reasons_total',
-    help: 'Thumbs-down that said what to fix (the text went to the job as a follow-up): each new or changed reason.',
-    registers: [register],
-  });
-  feedbackReasons.inc(0);
+  const feedback = feedbackCounters(register);
   const clockOffset = new Gauge({
     name: 'docs_agent_clock_offset_seconds',
     help: "The store's clock minus this host's, measured at the last heartbeat, in seconds. Ownership of work is timed by the store's clock, so this is for the operator: a host clock far off is a time service to fix.",
@@ -129,8 +117,8 @@ export function createMetrics(options: MetricsOptions): Metrics {
       givenUp.inc();
     },
     feedback(value, withReason = false) {
-      feedback.inc({ value });
-      if (withReason) feedbackReasons.inc();
+      feedback.votes.inc({ value });
+      if (withReason) feedback.reasons.inc();
     },
     clockOffset(seconds) {
       clockOffset.set(seconds);
@@ -215,4 +203,22 @@ export function setUpMetrics(
     logger,
   });
   return { hooks: metrics.hooks, routes: [metricsRoute({ token: config.metricsToken, metrics, logger })] };
+}
+
+/** Feedback on outcome posts: the votes by value, and the thumbs-down that said what to fix. */
+function feedbackCounters(register: Registry) {
+  const votes = new Counter({
+    name: 'docs_agent_feedback_total',
+    help: 'Feedback on outcome posts (thumbs up or down), by value (positive, negative): each new or changed vote.',
+    labelNames: ['value'],
+    registers: [register],
+  });
+  for (const value of FEEDBACK_VALUES) votes.inc({ value }, 0);
+  const reasons = new Counter({
+    name: 'docs_agent_feedback_reasons_total',
+    help: 'Thumbs-down that said what to fix (the text went to the job as a follow-up): each new or changed reason.',
+    registers: [register],
+  });
+  reasons.inc(0);
+  return { votes, reasons };
 }

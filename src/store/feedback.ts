@@ -77,12 +77,19 @@ export const FEEDBACK_QUERIES = {
       DO UPDATE SET value = excluded.value, reason = excluded.reason, updated_at = excluded.updated_at
       WHERE feedback_votes.value <> excluded.value OR feedback_votes.reason IS NULL
         OR feedback_votes.reason <> excluded.reason`,
+  /**
+   * The retention sweep's: what was said to fix goes with the job's other words. Emptied, not
+   * dropped, so the vote still counts as one that said something.
+   */
+  eraseFeedbackReasons: `
+    UPDATE feedback_votes SET reason = ''
+    WHERE job_id = :jobId AND updated_at < :before AND reason <> ''`,
   feedbackTotals: 'SELECT value, COUNT(*) AS n, COUNT(reason) AS reasons FROM feedback_votes GROUP BY value',
   feedbackReasons: `
     SELECT v.job_id, v.run_seq, v.user_id, v.reason, v.updated_at,
       j.privacy, j.channel_id, j.thread_ts, j.requester_id
     FROM feedback_votes v JOIN jobs j ON j.id = v.job_id
-    WHERE v.reason IS NOT NULL AND v.value = 'negative'
+    WHERE v.reason <> '' AND v.value = 'negative'
     ORDER BY v.updated_at DESC, v.job_id DESC, v.run_seq DESC, v.user_id
     LIMIT :limit`,
 } as const;

@@ -96,7 +96,9 @@ const RETENTION = {
   expiredJobs: `
     SELECT j.id AS id FROM jobs j
     WHERE j.phase IN (${ERASABLE}) AND j.updated_at < :before
-      AND (j.erased_at IS NULL OR EXISTS (SELECT 1 FROM runs r WHERE r.job_id = j.id AND r.prompt <> ''))
+      AND (j.erased_at IS NULL OR EXISTS (SELECT 1 FROM runs r WHERE r.job_id = j.id AND r.prompt <> '')
+        OR EXISTS (SELECT 1 FROM feedback_votes v
+          WHERE v.job_id = j.id AND v.reason <> '' AND v.updated_at < :before))
       AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.job_id = j.id AND r.state IN ('pending', 'ready', 'sending'))
       AND NOT EXISTS (
         SELECT 1 FROM outbox o WHERE o.job_id = j.id AND o.delivered_at IS NULL AND o.dead_at IS NULL)

@@ -85,6 +85,7 @@ export function* eraseExpired(
   for (const { id: jobId } of expired) {
     yield* tx.write('eraseJob', { jobId, before, erasedInstruction: instruction, now });
     yield* tx.write('eraseRuns', { jobId, before });
+    yield* tx.write('eraseFeedbackReasons', { jobId, before });
   }
   return {
     jobs: expired.length,

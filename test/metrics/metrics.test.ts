@@ -119,6 +119,11 @@ describe('the app’s counters', () => {
     const m = await scrape();
     expect(m.value('docs_agent_feedback_total', { value: 'positive' })).toBe(2);
     expect(m.value('docs_agent_feedback_total', { value: 'negative' })).toBe(1);
+    expect(m.value('docs_agent_feedback_reasons_total', {})).toBe(0);
+    hooks.feedback('negative', true);
+    const after = await scrape();
+    expect(after.value('docs_agent_feedback_total', { value: 'negative' })).toBe(2);
+    expect(after.value('docs_agent_feedback_reasons_total', {})).toBe(1);
   });
 
   it('render in the Prometheus text format', async () => {

@@ -98,6 +98,22 @@ export function retentionContract(name: string, open: () => Promise<Store> | Sto
       }
     });
 
+    it('erases what a thumbs-down said to fix with the job’s words, still counting the vote', async () => {
+      const job = await finished('reasons', { threadTs: THREAD });
+      const vote = { jobId: job.id, runSeq: 1 };
+      await store.recordFeedbackReason({ ...vote, userId: 'U0OLD', reason: 'Old words' }, T0);
+      expect((await store.eraseExpired(T0 + 1, ERASED, T0 + 10, 100)).jobs).toBe(1);
+      expect(await store.feedbackReasons(10)).toEqual([]);
+      expect(await store.feedbackTotals()).toEqual({ positive: 0, negative: 1, reasons: 1 });
+      // Said after the job was erased: kept until it, too, is older than the cutoff.
+      await store.recordFeedbackReason({ ...vote, userId: 'U0LATE', reason: 'Late words' }, T0 + 50);
+      expect((await store.eraseExpired(T0 + 40, ERASED, T0 + 60, 100)).jobs).toBe(0);
+      expect((await store.feedbackReasons(10)).map((r) => r.reason)).toEqual(['Late words']);
+      expect((await store.eraseExpired(T0 + 51, ERASED, T0 + 70, 100)).jobs).toBe(1);
+      expect(await store.feedbackReasons(10)).toEqual([]);
+      expect((await store.eraseExpired(T0 + 51, ERASED, T0 + 80, 100)).jobs).toBe(0);
+    });
+
     it('erases a later reply in an erased job once it, too, is older than the cutoff', async () => {
       const job = await finished('again', { threadTs: THREAD });
       await store.eraseExpired(T0 + 1, ERASED, T0 + 10, 100);

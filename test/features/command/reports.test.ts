@@ -82,6 +82,29 @@ describe('/docs-agent list', () => {
 });
 
 describe('/docs-agent status', () => {
+  it('quotes what thumbs-down said to fix only where the job’s words may be read', async () => {
+    const said = async (fields: Parameters<ListenerWorld['insertJob']>[0], reason: string) => {
+      const { job } = await w.insertJob(fields);
+      await w.store.recordFeedbackReason({ jobId: job.id, runSeq: 1, userId: 'U0VOTER', reason }, w.clock.at);
+    };
+    await said({ privacy: 'public', channelId: 'C0PUBLIC', requesterId: 'U0BOB' }, 'Public words');
+    await said({ privacy: 'private', channelId: 'G0SECRET', requesterId: 'U0BOB' }, 'Secret words');
+    await said({ privacy: 'pane', channelId: 'D0ALICE', requesterId: REQUESTER }, 'Own pane words');
+    // Elsewhere, someone else's private job is counted but not quoted.
+    const elsewhere = (await report(status, { channel_id: 'C0ELSEWHERE', user_id: 'U0CAROL' })).answer.text;
+    expect(elsewhere).toContain('Public words');
+    expect(elsewhere).not.toContain('Secret words');
+    expect(elsewhere).not.toContain('Own pane words');
+    expect(elsewhere).toContain('2 more on jobs asked for where you cannot see them');
+    // In the private channel itself, its words are shown; the requester sees their own pane's.
+    const inside = (await report(status, { channel_id: 'G0SECRET', user_id: 'U0CAROL' })).answer.text;
+    expect(inside).toContain('Secret words');
+    expect(inside).not.toContain('Own pane words');
+    const own = (await report(status, { channel_id: 'C0ELSEWHERE', user_id: REQUESTER })).answer.text;
+    expect(own).toContain('Own pane words');
+    expect(own).not.toContain('Secret words');
+  });
+
   it('reports the projects served, and one instance on a store of its own', async () => {
     const live = vi.spyOn(w.store, 'liveInstances');
     const { answer } = await report(status);
