@@ -4,15 +4,16 @@
  */
 
 import type { JobPhase } from '../domain/phases.js';
-import type { Change, OutboxPatch } from './changes.js';
 import type { FeedbackTotals, FeedbackVote } from './feedback.js';
 import type {
+  Change,
   JobRecord,
   NewFollowUp,
   NewJob,
   NewOutboxItem,
   NewRun,
   OutboxItem,
+  OutboxPatch,
   RunRecord,
 } from './records.js';
 

@@ -1,5 +1,4 @@
-import type { Params } from './queries/named.js';
-import type { LockName, PatchedTable, QueryName } from './queries.js';
+import type { LockName, Params, PatchedTable, QueryName } from './queries.js';
 import type { Row } from './rows.js';
 
 /**

@@ -16,7 +16,7 @@ import {
   personMessage,
   sharedFiles,
 } from '../../slack/messages.js';
-import { WHOLE_CONVERSATION } from '../../store/assistant-threads.js';
+import { WHOLE_CONVERSATION } from '../../store/areas.js';
 import type { AssistantThreadsStore } from '../../store/types.js';
 import { type MessageRecordDeps, recordDirect } from './record.js';
 

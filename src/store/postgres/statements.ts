@@ -1,11 +1,12 @@
 import type pg from 'pg';
-import { type Params, toPostgres } from '../queries/named.js';
 import {
   type LockName,
+  type Params,
   type PatchedTable,
   POSTGRES_ONLY,
   type QueryName,
   queriesFor,
+  toPostgres,
   updateStatement,
 } from '../queries.js';
 import type { Row } from '../rows.js';

@@ -1,7 +1,6 @@
 import Database from 'better-sqlite3';
 import { storeAreas } from '../areas.js';
-import type { Params } from '../queries/named.js';
-import { type PatchedTable, type QueryName, queriesFor, updateStatement } from '../queries.js';
+import { type Params, type PatchedTable, type QueryName, queriesFor, updateStatement } from '../queries.js';
 import type { Row } from '../rows.js';
 import { type Engine, type Operation, runAtOnce, type Statements } from '../statements.js';
 import type { Store } from '../types.js';

@@ -11,7 +11,7 @@ import {
   updateRow,
   write,
 } from '../../../src/store/postgres/statements.js';
-import { MissingParameterError } from '../../../src/store/queries/named.js';
+import { MissingParameterError } from '../../../src/store/queries.js';
 import { parseId, parseJob } from '../../../src/store/rows.js';
 import { dropFreshSchema, freshSchemaUrl, postgresAvailable, shownUrl } from '../../helpers/postgres.js';
 import { newJob, T0 } from '../store-contract.js';
