@@ -29,7 +29,7 @@ const SHARED = {
 
 /**
  * Advisory lock key held while taking over a gone instance's work, so two instances never both do
- * (one more than the migrations' key, `MIGRATION_LOCK_KEY` in `postgres/migrate.ts`).
+ * (one more than the migrations' key, `MIGRATION_LOCK_KEY` in `postgres/postgres-store.ts`).
  */
 const TAKE_OVER_LOCK_KEY = 7_204_118_534;
 /**

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { assistantThreadMethods, storeAreas, WHOLE_CONVERSATION } from '../../src/store/areas.js';
 import { type Params, type QueryName, queriesFor } from '../../src/store/queries.js';
 import type { Row } from '../../src/store/rows.js';
-import { migrate } from '../../src/store/sqlite/database-file.js';
+import { migrate } from '../../src/store/sqlite/sqlite-store.js';
 import { areaStatements, HANDED_BACK } from '../helpers/store-statements.js';
 import { createRun, followUp, newJob, post, T0 } from './store-contract.js';
 

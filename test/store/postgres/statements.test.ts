@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newJobParams } from '../../../src/store/inserts.js';
-import { migratePostgres, types } from '../../../src/store/postgres/migrate.js';
+import { migratePostgres, types } from '../../../src/store/postgres/postgres-store.js';
 import {
   exec,
   inTransaction,
