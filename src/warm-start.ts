@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { request } from 'node:http';
 import type { Logger } from './logging/logger.js';
 import type { Identity } from './slack/identity.js';
-import { rehearseInserts } from './store/rehearsal.js';
+import { rehearseInserts } from './store/lifecycle.js';
 import type { StoreLifecycle } from './store/types.js';
 import { withTimeout } from './util/waits.js';
 

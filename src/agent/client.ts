@@ -3,20 +3,18 @@ import { projectOfRecord } from '../config/projects.js';
 import type { Logger } from '../logging/logger.js';
 import {
   AttemptFailure,
+  clipDetail,
   cutOffFailure,
+  describeBody,
   failureOfStatus,
   jobFromAnswer,
+  MAX_ERROR_BODY_BYTES,
+  MAX_RESPONSE_BYTES,
   parseRetryAfter,
+  readBodyCapped,
   unreachedFailure,
 } from './attempt-failures.js';
 import { AgentApiError } from './errors.js';
-import {
-  clipDetail,
-  describeBody,
-  MAX_ERROR_BODY_BYTES,
-  MAX_RESPONSE_BYTES,
-  readBodyCapped,
-} from './response-body.js';
 import { RETRY_FACTOR, type RetryPolicy, retryPolicies } from './retry-policies.js';
 import { type AgentAnswer, type AgentEndpoint, type AgentJob, isSafeJobId } from './schema.js';
 

@@ -1,5 +1,5 @@
 import { type Lease, readyForCall } from '../cluster/lease.js';
-import { SlackCallError } from '../slack/slack-errors.js';
+import { SlackCallError } from '../slack/caller.js';
 import type { ClusterStore, OutboxItem, OutboxStore } from '../store/types.js';
 import { createLoop, type Loop } from '../util/loop.js';
 import { backoffMs } from '../util/waits.js';

@@ -1,4 +1,5 @@
 import type { Logger } from '../logging/logger.js';
+import { isChannelClosed, SlackCallError } from '../slack/caller.js';
 import type { SlackGateway } from '../slack/gateway.js';
 import { CLOCK_MARGIN_S, type PostMetadata } from '../slack/message-listing.js';
 import {
@@ -9,7 +10,6 @@ import {
   recordedMrkdwn,
   truncateMrkdwn,
 } from '../slack/mrkdwn.js';
-import { isChannelClosed, SlackCallError } from '../slack/slack-errors.js';
 import type { JobsStore, OutboxItem } from '../store/types.js';
 import type { ThreadPostPayload } from './kinds/thread-post.js';
 import { type ClaimCovers, type RescueResult, unkeyedPostKey } from './outbox-kind.js';

@@ -1,8 +1,8 @@
 import { type JobPhase, NO_WAY_ON, STILL_STARTING } from '../domain/phases.js';
 import type { Logger } from '../logging/logger.js';
 import type { SlackCaller } from '../slack/caller.js';
+import { SlackCallError } from '../slack/caller.js';
 import { mrkdwnToPlain, truncateText } from '../slack/mrkdwn.js';
-import { SlackCallError } from '../slack/slack-errors.js';
 import type { JobRecord } from '../store/types.js';
 import { BoundedCache } from '../util/lru.js';
 

@@ -13,8 +13,7 @@ import type { FollowUps } from './follow-ups.js';
 import type { InstructionChecks } from './instruction-checks.js';
 import type { JobContext } from './job-context.js';
 import type { FollowUpRequest, ReplyRequest } from './requests.js';
-import { filesNote, withFiles } from './shared-files.js';
-import { CONTEXT_MESSAGES_READ } from './thread-context.js';
+import { CONTEXT_MESSAGES_READ, filesNote, withFiles } from './thread-context.js';
 
 /**
  * Follow-ups to a job, replies in its thread or from any other source: recorded first, then

@@ -1,5 +1,5 @@
 import type { SlackCaller } from './caller.js';
-import { SlackCallError } from './slack-errors.js';
+import { SlackCallError } from './caller.js';
 
 /**
  * Slack's answer to a Workflow Builder step: `functions.completeSuccess` with the step's outputs

@@ -1,4 +1,5 @@
 import type { SlackCaller } from './caller.js';
+import { SlackCallError, withRateLimitWait } from './caller.js';
 import type { ConversationFacts } from './ids.js';
 import {
   eventPayload,
@@ -8,7 +9,6 @@ import {
   type ThreadMessage,
 } from './message-listing.js';
 import type { Mrkdwn } from './mrkdwn.js';
-import { SlackCallError, withRateLimitWait } from './slack-errors.js';
 
 export interface SlackUser {
   /** The name people see: display name, else real name, else the account name. */

@@ -1,7 +1,7 @@
 import type { WebClientOptions } from '@slack/web-api';
 import type { Logger, LogLevel } from '../logging/logger.js';
 import { backoffMs, withTimeout } from '../util/waits.js';
-import { toSlackCallError } from './slack-errors.js';
+import { toSlackCallError } from './caller.js';
 import {
   AppTokenRefusedError,
   clientLogger,

@@ -2,8 +2,8 @@ import type { Logger as SlackLogger } from '@slack/bolt';
 import { SocketModeClient } from '@slack/socket-mode';
 import { z } from 'zod';
 import type { Logger, LogLevel } from '../logging/logger.js';
+import { toSlackCallError } from './caller.js';
 import { slackLogger } from './client-options.js';
-import { toSlackCallError } from './slack-errors.js';
 
 /** `apps.connections.open` errors that no retry fixes: Slack will not take this app token. */
 const REFUSALS = new Set([

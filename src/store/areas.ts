@@ -1,15 +1,84 @@
-import { assistantThreadMethods } from './assistant-threads.js';
 import { clusterMethods } from './cluster-store.js';
 import { feedbackMethods } from './feedback.js';
 import { insertJob } from './inserts.js';
 import { jobMethods } from './jobs.js';
 import { outboxMethods } from './outbox.js';
-import { RehearsalUndone, undone } from './rehearsal.js';
 import { eraseExpired } from './retention.js';
-import { parseFigures, parseProjectUses } from './rows.js';
-import { type Engine, type Operation, tx } from './statements.js';
+import { parseAssistantThread, parseFigures, parseProjectUses } from './rows.js';
+import { type Engine, type Operation, type Statements, tx } from './statements.js';
 import type { NewJob, NewRun, Store, StoreFigures } from './types.js';
 import { useMethods, usesPerProject } from './uses.js';
+
+/*
+ * The store written once for both engines: every area's methods put together, and here the
+ * areas too small for a module of their own (the App Home's views, the assistant threads, the
+ * metrics endpoint's figures, the insert's rehearsal), each with its statements, one text for
+ * SQLite and PostgreSQL with `:name` parameters (see `queries.ts`).
+ */
+
+export const HOME_VIEW_QUERIES = {
+  recordHomeOpened: `
+    INSERT INTO home_views (user_id, team_id, opened_at) VALUES (:userId, :teamId, :now)
+    ON CONFLICT (user_id) DO UPDATE SET opened_at = excluded.opened_at`,
+  homeOpened: 'SELECT 1 AS seen FROM home_views WHERE user_id = :userId',
+} as const;
+
+export const ASSISTANT_THREAD_QUERIES = {
+  recordAssistantThread: `
+    INSERT INTO assistant_threads (channel_id, thread_ts, context_channel_id, updated_at)
+    VALUES (:channelId, :threadTs, :contextChannelId, :at)
+    ON CONFLICT (channel_id, thread_ts) DO UPDATE
+      SET context_channel_id = excluded.context_channel_id, updated_at = excluded.updated_at
+      WHERE excluded.updated_at >= assistant_threads.updated_at`,
+  /** A message used the thread at `:at`: kept from the sweep as long as an event at that time would keep it. */
+  touchAssistantThread: `
+    UPDATE assistant_threads SET updated_at = :at
+    WHERE channel_id = :channelId AND thread_ts = :threadTs AND updated_at < :at`,
+  assistantThread: `
+    SELECT context_channel_id FROM assistant_threads WHERE channel_id = :channelId AND thread_ts = :threadTs`,
+} as const;
+
+export const FIGURES_QUERIES = {
+  /**
+   * The metrics endpoint's figures in one statement (instances heard from within `:timeoutMs`);
+   * the uses per project come from `instructionsSince`. Served by `jobs_due` and `outbox_due`,
+   * whose rows are the work in flight.
+   */
+  figures: `
+    SELECT
+      (SELECT COUNT(*) FROM jobs WHERE phase = 'active') AS active_jobs,
+      (SELECT MIN(next_poll_at) FROM jobs WHERE phase = 'active') AS earliest_poll_at,
+      (SELECT COUNT(*) FROM outbox WHERE delivered_at IS NULL AND dead_at IS NULL) AS outbox_backlog,
+      (SELECT MIN(created_at) FROM outbox WHERE delivered_at IS NULL AND dead_at IS NULL)
+        AS oldest_undelivered_at,
+      (SELECT COUNT(*) FROM instances WHERE heartbeat_at >= {{now}} - :timeoutMs) AS live_instances`,
+} as const;
+
+/**
+ * The thread ts under which the context of a whole conversation is recorded: agent messaging's
+ * Messages tab reports the channel it is beside per conversation (`app_context_changed`), not
+ * per thread. No message has this ts.
+ */
+export const WHOLE_CONVERSATION = '';
+
+type AssistantThreadMethods = Pick<
+  Store,
+  'recordAssistantThread' | 'touchAssistantThread' | 'assistantThread'
+>;
+
+/** The assistant-thread methods, written once for both engines over their {@link Statements}. */
+export function assistantThreadMethods(run: Pick<Statements, 'one' | 'write'>): AssistantThreadMethods {
+  return {
+    async recordAssistantThread(thread, at) {
+      await run.write('recordAssistantThread', { ...thread, at });
+    },
+    async touchAssistantThread(thread, at) {
+      await run.write('touchAssistantThread', { ...thread, at });
+    },
+    assistantThread: async (channelId, threadTs) =>
+      run.one('assistantThread', { channelId, threadTs }, parseAssistantThread),
+  };
+}
 
 /** The metrics endpoint's figures, both reads in one transaction: they see the same moment. */
 function* figures(since: number, timeoutMs: number): Operation<StoreFigures> {
@@ -21,6 +90,29 @@ function* figures(since: number, timeoutMs: number): Operation<StoreFigures> {
   };
 }
 
+/**
+ * Thrown inside a rehearsal's transaction so that the transaction rolls back. It never leaves
+ * the store: {@link Store.rehearseInsert} swallows it and rethrows anything else.
+ */
+class RehearsalUndone extends Error {
+  override name = 'RehearsalUndone';
+  constructor() {
+    super('insert rehearsed and rolled back');
+  }
+}
+
+/**
+ * Runs `work`, which ends its transaction by throwing {@link RehearsalUndone}: that one is
+ * swallowed (the rollback was the point), anything else is thrown on.
+ */
+async function undone(work: () => unknown): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    if (!(error instanceof RehearsalUndone)) throw error;
+  }
+}
+
 /** A job's insert, ended by throwing, so that its transaction rolls back. */
 function* rehearsed(job: NewJob, firstRun: NewRun, now: number): Operation<never> {
   yield* insertJob(job, firstRun, now);
@@ -29,8 +121,9 @@ function* rehearsed(job: NewJob, firstRun: NewRun, now: number): Operation<never
 
 /**
  * The store, written once for both engines over their {@link Engine}: every area's methods (and
- * here the App Home's two, the figures and the rehearsal). Each engine adds only its connection's
- * own: checkpoints and closing, and what its transactions do differently.
+ * here the App Home's two, the assistant threads', the figures and the rehearsal). Each engine
+ * adds only its connection's own: checkpoints and closing, and what its transactions do
+ * differently.
  */
 export function storeAreas(engine: Engine): Omit<Store, 'checkpoint' | 'close'> {
   return {

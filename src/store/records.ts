@@ -1,6 +1,7 @@
 /**
- * The store's records: jobs, their runs, and the outbox items that carry every Slack post. All
- * times are epoch milliseconds.
+ * The store's records: jobs, their runs, and the outbox items that carry every Slack post; and
+ * what callers ask the store to change of them, patches of records grouped into one atomic
+ * change. All times are epoch milliseconds.
  */
 
 import type { JobPhase } from '../domain/phases.js';
@@ -221,4 +222,58 @@ export interface OutboxItem<P extends StoredPayload = StoredPayload> extends New
   claimedBy: string | null;
   claimedUntil: number | null;
   createdAt: number;
+}
+
+export type JobPatch = Partial<Omit<JobRecord, 'id' | 'createdAt' | 'teamId' | 'triggerKey' | 'owner'>>;
+export type RunPatch = Partial<
+  Pick<RunRecord, 'state' | 'error' | 'outcome' | 'sentAt' | 'outcomeAt' | 'prompt'>
+>;
+
+export type OutboxPatch = Partial<
+  Pick<
+    OutboxItem,
+    | 'attempts'
+    | 'nextAttemptAt'
+    | 'startedAt'
+    | 'deliveredAt'
+    | 'deadAt'
+    | 'lastError'
+    | 'claimedBy'
+    | 'claimedUntil'
+  >
+>;
+
+/** Work a stopped instance left half done, now owned by the instance that took it over. */
+export interface Orphans {
+  /** Jobs left `accepted`, `posting` or `creating`. */
+  jobs: JobRecord[];
+  /** Follow-ups left `pending` (never sent) or `sending` (sent, answer unknown). */
+  runs: RunRecord[];
+}
+
+/** One atomic change: a job patch, optionally a run patch, and outbox items to enqueue. */
+export interface Change {
+  jobId: number;
+  job?: JobPatch;
+  run?: { id: number; patch: RunPatch };
+  enqueue?: NewOutboxItem[];
+  /** Further runs to patch in the same change. */
+  runs?: { id: number; patch: RunPatch }[];
+  /** Increment the job's run count (a run was accepted by the agent). */
+  incrementRunCount?: boolean;
+  /**
+   * Apply only if the job still is as the caller saw it: a poll answer that arrives after a
+   * follow-up started a new run must not close that run.
+   */
+  expect?: { phase: JobPhase; runCount: number };
+  /**
+   * Apply only if this run is still in one of these states: an edit of a reply waiting in its
+   * batch must not change (or withdraw) one that a batch has meanwhile taken to send.
+   */
+  expectRun?: { id: number; states: readonly RunState[] };
+  /**
+   * Apply only while `instanceId` still owns the job (`job`) and each of `runIds`: what an
+   * instance learnt in a call it made for work that was meanwhile taken over is not written.
+   */
+  owner?: { instanceId: string; job?: boolean; runIds?: readonly number[] };
 }

@@ -1,3 +1,4 @@
+import { AT_REST, sqlList } from '../domain/phases.js';
 import type { Logger } from '../logging/logger.js';
 import { createLoop, type Loop } from '../util/loop.js';
 import { parseId } from './rows.js';
@@ -73,6 +74,48 @@ export function createRetentionSweep(options: RetentionOptions): RetentionSweep 
     sweep,
   };
 }
+
+/** The phases a job may be erased in, written once with the job's phases. */
+const ERASABLE = sqlList(AT_REST);
+
+/** The sweep's statements, one text for SQLite and PostgreSQL with `:name` parameters (see `queries.ts`). */
+export const RETENTION_QUERIES = {
+  /**
+   * Finished jobs unchanged since before `:before` that still hold text (never erased, or a later
+   * reply's prompt), with no run open and nothing left to deliver. Served by `jobs_finished`.
+   */
+  expiredJobs: `
+    SELECT j.id AS id FROM jobs j
+    WHERE j.phase IN (${ERASABLE}) AND j.updated_at < :before
+      AND (j.erased_at IS NULL OR EXISTS (SELECT 1 FROM runs r WHERE r.job_id = j.id AND r.prompt <> '')
+        OR EXISTS (SELECT 1 FROM feedback_votes v
+          WHERE v.job_id = j.id AND v.reason <> '' AND v.updated_at < :before))
+      AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.job_id = j.id AND r.state IN ('pending', 'ready', 'sending'))
+      AND NOT EXISTS (
+        SELECT 1 FROM outbox o WHERE o.job_id = j.id AND o.delivered_at IS NULL AND o.dead_at IS NULL)
+    ORDER BY j.updated_at LIMIT :limit`,
+  /** Re-checked here, so a job that moved on since it was chosen keeps its texts. */
+  eraseJob: `
+    UPDATE jobs SET instruction = :erasedInstruction, response_url = NULL, erased_at = :now
+    WHERE id = :jobId AND updated_at < :before AND phase IN (${ERASABLE})`,
+  /** A reply recorded after the job was chosen keeps its text. */
+  eraseRuns: `
+    UPDATE runs SET prompt = ''
+    WHERE job_id = :jobId AND prompt <> '' AND created_at < :before AND state NOT IN ('pending', 'ready', 'sending')`,
+  /**
+   * Outbox items delivered or abandoned before `:before`, at most `:limit`. The newest item
+   * always stays: on SQLite a deleted highest id would be handed out again, and ids name messages
+   * in Slack.
+   */
+  deleteDoneOutbox: `
+    DELETE FROM outbox WHERE id IN (
+      SELECT id FROM outbox
+      WHERE (delivered_at < :before OR dead_at < :before) AND id < (SELECT MAX(id) FROM outbox)
+      LIMIT :limit)`,
+  deleteOldHomeViews: 'DELETE FROM home_views WHERE opened_at < :before',
+  /** Assistant threads Slack last told about before `:before`: a pane idle that long is forgotten. */
+  deleteOldAssistantThreads: 'DELETE FROM assistant_threads WHERE updated_at < :before',
+} as const;
 
 /** One round of {@link Store.eraseExpired}, in one transaction; `instruction` replaces each erased one. */
 export function* eraseExpired(

@@ -4,14 +4,15 @@
  */
 
 import type { JobPhase } from '../domain/phases.js';
-import type { Change, OutboxPatch } from './changes.js';
 import type {
+  Change,
   JobRecord,
   NewFollowUp,
   NewJob,
   NewOutboxItem,
   NewRun,
   OutboxItem,
+  OutboxPatch,
   RunRecord,
 } from './records.js';
 

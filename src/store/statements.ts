@@ -1,12 +1,12 @@
-import type { Params } from './queries/named.js';
-import type { LockName, PatchedTable, QueryName } from './queries.js';
+import type { LockName, Params, PatchedTable, QueryName } from './queries.js';
 import type { Row } from './rows.js';
 
 /**
  * The engines' common primitives: each runs one named statement of `queries.ts`, SQLite
  * synchronously (its value is returned at once), PostgreSQL awaited on the pool. A store area
  * written once over them awaits every result, which is the value itself on SQLite: its statement
- * still runs when the method is called, inside SQLite's group commit (`sqlite/group-commit.ts`).
+ * still runs when the method is called, inside SQLite's group commit (`withGroupedInserts` in
+ * `sqlite/sqlite-store.ts`).
  */
 export interface Statements {
   /** The first row, parsed; undefined when there is none. */

@@ -6,21 +6,25 @@
 
 // The job's phases, their named sets and their transitions live with the job rules.
 export { type JobPhase, THREAD_RELEASING_PHASES } from '../domain/phases.js';
-export type { Change, JobPatch, Orphans, OutboxPatch, RunPatch } from './changes.js';
 export type { ClaimedWork, ClusterStore } from './cluster-store.js';
 export type { FeedbackStore } from './feedback.js';
 export type {
+  Change,
   JobIn,
   JobOrigin,
+  JobPatch,
   JobPrivacy,
   JobRecord,
   NewFollowUp,
   NewJob,
   NewOutboxItem,
   NewRun,
+  Orphans,
   OutboxItem,
+  OutboxPatch,
   RunKind,
   RunOutcome,
+  RunPatch,
   RunRecord,
   RunState,
   StoredPayload,

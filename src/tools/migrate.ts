@@ -1,5 +1,5 @@
 import { config as loadDotEnv } from 'dotenv';
-import { openStore } from '../store/open-store.js';
+import { openStore } from '../store/lifecycle.js';
 
 /**
  * The Procfile's `release:` step: applies the store's migrations and exits, so a deploy fails

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createAccessPolicy, HOUR_MS } from '../../src/access/access-policy.js';
 import { createLogger } from '../../src/logging/logger.js';
+import { SlackCallError } from '../../src/slack/caller.js';
 import type { SlackGateway, SlackUser } from '../../src/slack/gateway.js';
-import { SlackCallError } from '../../src/slack/slack-errors.js';
 import type { Store, UseReservation } from '../../src/store/types.js';
 import { installedIn, installedOrgWide } from '../helpers/fake-network.js';
 

@@ -1,5 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MAX_RETRY_AFTER_MS, parseRetryAfter } from '../../src/agent/attempt-failures.js';
+import {
+  clipDetail,
+  MAX_ERROR_BODY_BYTES,
+  MAX_RESPONSE_BYTES,
+  MAX_RETRY_AFTER_MS,
+  parseRetryAfter,
+} from '../../src/agent/attempt-failures.js';
 import {
   type AgentClient,
   type AgentClientOptions,
@@ -17,7 +23,6 @@ import {
   AgentUnauthorizedError,
   AgentUnavailableError,
 } from '../../src/agent/errors.js';
-import { clipDetail, MAX_ERROR_BODY_BYTES, MAX_RESPONSE_BYTES } from '../../src/agent/response-body.js';
 import { getPolicy, postPolicy } from '../../src/agent/retry-policies.js';
 import { createLogger, createRedactor } from '../../src/logging/logger.js';
 import {

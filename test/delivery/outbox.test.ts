@@ -6,7 +6,7 @@ const DELIVERY = leasesFor(6_000).delivery;
 import { createOutbox, OUTBOX_MAX_RETRY_MS } from '../../src/delivery/outbox.js';
 import type { OutboxPayload } from '../../src/delivery/outbox-registry.js';
 import { createLogger } from '../../src/logging/logger.js';
-import { SlackCallError } from '../../src/slack/slack-errors.js';
+import { SlackCallError } from '../../src/slack/caller.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { JobRecord, NewOutboxItem, Store } from '../../src/store/types.js';
 import type { YieldGate } from '../../src/util/yield-gate.js';

@@ -12,8 +12,7 @@ import {
 } from '../../src/delivery/sessions.js';
 import { JOB_PHASES } from '../../src/domain/phases.js';
 import { createRedactor } from '../../src/logging/logger.js';
-import { createSlackCaller } from '../../src/slack/caller.js';
-import { SlackCallError } from '../../src/slack/slack-errors.js';
+import { createSlackCaller, SlackCallError } from '../../src/slack/caller.js';
 import type { RunOutcome } from '../../src/store/types.js';
 import { useDeliveryWorld } from '../helpers/delivery-world.js';
 import { jobRecord } from '../helpers/job-record.js';

@@ -1,8 +1,7 @@
 import Database from 'better-sqlite3';
-import type { Params } from '../../src/store/queries/named.js';
-import { type QueryName, queriesFor, updateStatement } from '../../src/store/queries.js';
+import { type Params, type QueryName, queriesFor, updateStatement } from '../../src/store/queries.js';
 import type { Row } from '../../src/store/rows.js';
-import { migrate } from '../../src/store/sqlite/database-file.js';
+import { migrate } from '../../src/store/sqlite/sqlite-store.js';
 import { type Engine, runAtOnce, runAwaited, type Statements } from '../../src/store/statements.js';
 
 /**

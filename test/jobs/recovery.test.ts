@@ -4,7 +4,7 @@ import { triggerKeys } from '../../src/domain/keys.js';
 import { createJobService, type JobService } from '../../src/jobs/job-service.js';
 import { createRecovery, recoverOrphans } from '../../src/jobs/recovery.js';
 import { createJobStart } from '../../src/jobs/start/start-job.js';
-import { SlackCallError } from '../../src/slack/slack-errors.js';
+import { SlackCallError } from '../../src/slack/caller.js';
 import type { JobPhase, RunRecord, RunState } from '../../src/store/types.js';
 import { createTaskTracker, type TaskTracker } from '../../src/util/tasks.js';
 import { CHANNEL, createJobWorld, type JobWorld, REQUESTER, T0 } from '../helpers/job-world.js';

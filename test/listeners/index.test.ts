@@ -11,7 +11,7 @@ import {
   SHORTCUT_CALLBACK_ID,
 } from '../../src/features/shortcut/modal.js';
 import { registerListeners } from '../../src/listeners/index.js';
-import { WHOLE_CONVERSATION } from '../../src/store/assistant-threads.js';
+import { WHOLE_CONVERSATION } from '../../src/store/areas.js';
 import { TEAM } from '../helpers/fake-network.js';
 import { CHANNEL } from '../helpers/job-world.js';
 import { type ListenerApp, startListenerApp } from '../helpers/listener-app.js';

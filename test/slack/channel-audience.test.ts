@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logging/logger.js';
+import { SlackCallError } from '../../src/slack/caller.js';
 import { createChannelAudiences } from '../../src/slack/channel-audience.js';
 import type { ConversationFacts } from '../../src/slack/ids.js';
-
-import { SlackCallError } from '../../src/slack/slack-errors.js';
 
 const facts = (isPrivate: boolean): ConversationFacts => ({
   isMember: true,

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRedactor } from '../../src/logging/logger.js';
-import { createSlackCaller } from '../../src/slack/caller.js';
+import { createSlackCaller, SlackCallError } from '../../src/slack/caller.js';
 import {
   createStepCompleter,
   isAnswerRefused,
@@ -8,7 +8,6 @@ import {
   STEP_TOKEN_MS,
   WAIT_LIMIT_MS,
 } from '../../src/slack/function-steps.js';
-import { SlackCallError } from '../../src/slack/slack-errors.js';
 import { appSlackClient } from '../helpers/slack-client.js';
 import { type SlackStandIn, startSlackStandIn } from '../helpers/slack-stand-in.js';
 

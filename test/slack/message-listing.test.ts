@@ -1,6 +1,6 @@
 import type { WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSlackCaller } from '../../src/slack/caller.js';
+import { createSlackCaller, SlackCallError } from '../../src/slack/caller.js';
 import {
   eventPayload,
   findByMetadata,
@@ -9,7 +9,6 @@ import {
   listPages,
   newestThreadMessages,
 } from '../../src/slack/message-listing.js';
-import { SlackCallError } from '../../src/slack/slack-errors.js';
 import { listen } from '../helpers/http.js';
 import { appSlackClient } from '../helpers/slack-client.js';
 import { BOT_ID, type SlackStandIn, startSlackStandIn } from '../helpers/slack-stand-in.js';

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { POSTGRES_ONLY, queriesFor, updateStatement } from '../../src/store/queries.js';
+import {
+  MissingParameterError,
+  POSTGRES_ONLY,
+  queriesFor,
+  toPostgres,
+  updateStatement,
+} from '../../src/store/queries.js';
 
 const sqlite = queriesFor('sqlite');
 const postgres = queriesFor('postgres');
@@ -63,5 +69,42 @@ describe('a patch as an UPDATE', () => {
     const update = updateStatement('jobs', 1, { lastError: hostile });
     expect(update?.sql).not.toContain(hostile);
     expect(update?.params.lastError).toBe(hostile);
+  });
+});
+
+describe('named parameters on PostgreSQL', () => {
+  it('numbers each name once, in order of first use, with its value', () => {
+    expect(
+      toPostgres(
+        'UPDATE runs SET sent_at = :now, reserved_at = COALESCE(reserved_at, :now) WHERE id = :runId',
+        {
+          runId: 7,
+          now: 1_000,
+        },
+      ),
+    ).toEqual({
+      text: 'UPDATE runs SET sent_at = $1, reserved_at = COALESCE(reserved_at, $1) WHERE id = $2',
+      values: [1_000, 7],
+    });
+  });
+
+  it('passes null through, and ignores values the statement does not name', () => {
+    expect(toPostgres('SELECT :a AS a', { a: null, b: 2 })).toEqual({
+      text: 'SELECT $1 AS a',
+      values: [null],
+    });
+  });
+
+  it('leaves casts and statements without parameters alone', () => {
+    expect(toPostgres('SELECT id::text FROM jobs WHERE id = :id', { id: 1 }).text).toBe(
+      'SELECT id::text FROM jobs WHERE id = $1',
+    );
+    expect(toPostgres('SELECT 1', {})).toEqual({ text: 'SELECT 1', values: [] });
+  });
+
+  it('refuses a statement whose parameter was not given', () => {
+    expect(() => toPostgres('SELECT * FROM jobs WHERE id = :jobId', { id: 1 })).toThrow(
+      MissingParameterError,
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Params } from '../../src/store/queries/named.js';
+import type { Params } from '../../src/store/queries.js';
 import {
   type Operation,
   runAtOnce,

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { mayShowJob } from '../../domain/privacy.js';
 import type { Logger } from '../../logging/logger.js';
+import { isChannelClosed, SlackCallError } from '../../slack/caller.js';
 import type { Blocks, SlackGateway } from '../../slack/gateway.js';
 import { CLOCK_MARGIN_S } from '../../slack/message-listing.js';
 import { type Mrkdwn, recordedMrkdwn } from '../../slack/mrkdwn.js';
-import { isChannelClosed, SlackCallError } from '../../slack/slack-errors.js';
 import type { JobRecord, NewOutboxItem, OutboxItem, RunOutcome, RunRecord } from '../../store/types.js';
 import { type KindSender, outboxKind, unkeyedPostKey } from '../outbox-kind.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { SlackCallError } from '../../slack/caller.js';
 import { type Mrkdwn, recordedMrkdwn } from '../../slack/mrkdwn.js';
-import { SlackCallError } from '../../slack/slack-errors.js';
 import type { NewOutboxItem, OutboxItem } from '../../store/types.js';
 import { outboxKind } from '../outbox-kind.js';
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
+import { SlackCallError } from '../../slack/caller.js';
 import type { Blocks } from '../../slack/gateway.js';
 import type { PostMetadata } from '../../slack/message-listing.js';
 import { type Mrkdwn, recordedMrkdwn } from '../../slack/mrkdwn.js';
-import { SlackCallError } from '../../slack/slack-errors.js';
 import type { JobRecord, NewOutboxItem, OutboxItem, RunRecord } from '../../store/types.js';
 import { type ClaimCovers, ClaimLost, outboxKind, unkeyedPostKey } from '../outbox-kind.js';
 import { createRescue } from '../rescue.js';

@@ -2,7 +2,7 @@ import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import type { Logger } from '../../logging/logger.js';
 import { besideChannel } from '../../slack/ids.js';
-import { WHOLE_CONVERSATION } from '../../store/assistant-threads.js';
+import { WHOLE_CONVERSATION } from '../../store/areas.js';
 import type { AssistantThreadsStore } from '../../store/types.js';
 
 /**

@@ -1,6 +1,6 @@
 import { text } from '../../blocks/messages.js';
-import { type RecordedWorkDeps, runRecorded } from '../../jobs/background.js';
 import type { JobService } from '../../jobs/job-service.js';
+import { type RecordedWorkDeps, runRecorded } from '../../jobs/job-service.js';
 import { isDirectConversation, privateByChannelName } from '../../slack/ids.js';
 import type { Ack, Command } from './payload.js';
 import { type CommandRecordDeps, recordCommand } from './record.js';

@@ -1,8 +1,7 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import type { Config } from '../../config/config.js';
-import { type NotRecordedDeps, notRecorded } from '../../http/not-recorded.js';
-import { logUnreadable } from '../../http/unreadable.js';
+import { logUnreadable, type NotRecordedDeps, notRecorded } from '../../http/not-recorded.js';
 import { userIdSchema } from '../../slack/ids.js';
 import {
   botUserIdOf,

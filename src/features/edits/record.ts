@@ -2,7 +2,7 @@ import type { Config } from '../../config/config.js';
 import { type PrivateTarget, privateNote } from '../../delivery/kinds/private-note.js';
 import { keys } from '../../delivery/outbox-registry.js';
 import type { OutboxWrites } from '../../jobs/job-context.js';
-import { withFiles } from '../../jobs/shared-files.js';
+import { withFiles } from '../../jobs/thread-context.js';
 import { isWaiting, stillWaiting, type WaitingWithdrawal } from '../../jobs/withdrawal.js';
 import type { Logger } from '../../logging/logger.js';
 import type { SharedFile } from '../../slack/messages.js';

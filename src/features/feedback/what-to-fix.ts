@@ -1,9 +1,8 @@
 import type { AllMiddlewareArgs, SlackActionMiddlewareArgs, SlackViewMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import type { Config } from '../../config/config.js';
-import { failedFields } from '../../http/unreadable.js';
-import { type RecordedWorkDeps, runRecorded } from '../../jobs/background.js';
-import type { JobService } from '../../jobs/job-service.js';
+import { failedFields } from '../../http/not-recorded.js';
+import { type JobService, type RecordedWorkDeps, runRecorded } from '../../jobs/job-service.js';
 import { type Block, context, LIMITS, plain, section } from '../../slack/blocks.js';
 import type { SlackGateway } from '../../slack/gateway.js';
 import { userIdSchema } from '../../slack/ids.js';

@@ -1,10 +1,9 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import type { Config } from '../../config/config.js';
-import { type NotRecordedDeps, notRecorded } from '../../http/not-recorded.js';
-import { logUnreadable } from '../../http/unreadable.js';
-import { carryOnMessage } from '../../jobs/background.js';
+import { logUnreadable, type NotRecordedDeps, notRecorded } from '../../http/not-recorded.js';
 import type { JobService } from '../../jobs/job-service.js';
+import { carryOnMessage } from '../../jobs/job-service.js';
 import type { MentionOutcome } from '../../jobs/requests.js';
 import {
   authorTeam,

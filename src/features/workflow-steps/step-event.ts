@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { failedFields } from '../../http/unreadable.js';
+import { failedFields } from '../../http/not-recorded.js';
 import type { Logger } from '../../logging/logger.js';
 import { STEP_TOKEN_MS, type StepCompleter } from '../../slack/function-steps.js';
 

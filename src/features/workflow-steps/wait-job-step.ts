@@ -1,6 +1,6 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
-import { failedFields } from '../../http/unreadable.js';
+import { failedFields } from '../../http/not-recorded.js';
 import { awaitStep, refuseStep, type StepAnswerDeps } from './record.js';
 import { readStep, type StepEventDeps } from './step-event.js';
 import { stepText } from './wording.js';

@@ -2,11 +2,11 @@ import { THREAD_RELEASING_PHASES } from '../../domain/phases.js';
 import type { ChannelAudience } from '../../slack/channel-audience.js';
 import { isDirectMessage } from '../../slack/ids.js';
 import { mrkdwnToPlain } from '../../slack/mrkdwn.js';
-import { WHOLE_CONVERSATION } from '../../store/assistant-threads.js';
+import { WHOLE_CONVERSATION } from '../../store/areas.js';
 import type { JobOrigin, JobPrivacy, JobRecord } from '../../store/types.js';
 import type { JobContext } from '../job-context.js';
 import type { MentionOutcome, MentionRequest, ReplyRequest } from '../requests.js';
-import { filesNote, withFiles } from '../shared-files.js';
+import { filesNote, withFiles } from '../thread-context.js';
 
 /**
  * How much earlier than it was accepted a message counts as the last use of its assistant pane

@@ -8,9 +8,9 @@ import { privateNote } from '../../delivery/kinds/private-note.js';
 import { threadPost } from '../../delivery/kinds/thread-post.js';
 import { keys } from '../../delivery/outbox-registry.js';
 import { enterPhase } from '../../domain/phases.js';
+import { isNotAMember, SlackCallError } from '../../slack/caller.js';
 import { CLOCK_MARGIN_S } from '../../slack/message-listing.js';
 import { md, mrkdwnToPlain, userMention } from '../../slack/mrkdwn.js';
-import { isNotAMember, SlackCallError } from '../../slack/slack-errors.js';
 import type { JobIn, JobRecord, RunRecord } from '../../store/types.js';
 import {
   errorMessage,

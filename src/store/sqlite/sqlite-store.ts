@@ -1,14 +1,12 @@
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { storeAreas } from '../areas.js';
-import type { Params } from '../queries/named.js';
-import { type PatchedTable, type QueryName, queriesFor, updateStatement } from '../queries.js';
+import { type Params, type PatchedTable, type QueryName, queriesFor, updateStatement } from '../queries.js';
 import type { Row } from '../rows.js';
+import { migrationsFor } from '../schema.js';
 import { type Engine, type Operation, runAtOnce, type Statements } from '../statements.js';
 import type { Store } from '../types.js';
-import { migrate, preparePrivateFile } from './database-file.js';
-import { withGroupedInserts } from './group-commit.js';
-
-export { migrate, STORE_DIRECTORY_MODE, STORE_FILE_MODE } from './database-file.js';
 
 /**
  * Opens (creating if needed) the SQLite store at `path` (`:memory:` for tests), in WAL mode,
@@ -31,7 +29,7 @@ export function openSqliteStore(
     ...statements,
     shared: false,
     // BEGIN IMMEDIATE: the write lock from the start, so a transaction never fails for want of it
-    // halfway. Runs at once, when the method is called (see `group-commit.ts`).
+    // halfway. Runs at once, when the method is called (see `withGroupedInserts`).
     transaction: async <T>(operation: Operation<T>) => inTransaction.immediate(operation) as T,
   };
   return withGroupedInserts(db, {
@@ -96,4 +94,132 @@ function statementsOf(db: Database.Database, clock: () => number) {
     return statement.run(built.params).changes;
   };
   return { one, many, write, update } satisfies Statements;
+}
+
+/** The schema migrations, in SQLite's column types. */
+export const migrations = migrationsFor('sqlite');
+
+/** Applies the numbered migrations that the database has not seen yet. */
+export function migrate(db: Database.Database): void {
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)',
+  );
+  const applied = new Set(
+    db
+      .prepare('SELECT version FROM schema_migrations')
+      .all()
+      .map((r) => (r as { version: number }).version),
+  );
+  for (const migration of migrations) {
+    if (applied.has(migration.version)) continue;
+    db.transaction(() => {
+      db.exec(migration.sql);
+      db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(
+        migration.version,
+        Date.now(),
+      );
+    }).immediate();
+  }
+}
+
+/** Mode of folders created for the store: only the app's user may list or enter them. */
+export const STORE_DIRECTORY_MODE = 0o700;
+/** Mode of the database file and its `-wal` and `-shm` companions: only the app's user may read them. */
+export const STORE_FILE_MODE = 0o600;
+
+/**
+ * Makes the database file private before SQLite opens it, whatever the umask: folders created
+ * for it get 0700 (an existing folder, which may be the working directory, is left alone), and
+ * the file, created here if missing, gets 0600, as do companions left by an earlier run. SQLite
+ * creates `-wal` and `-shm` with the database file's mode.
+ */
+export function preparePrivateFile(path: string): void {
+  const file = resolve(path);
+  const dir = dirname(file);
+  const first = mkdirSync(dir, { recursive: true, mode: STORE_DIRECTORY_MODE });
+  if (first) {
+    for (let at = dir; ; at = dirname(at)) {
+      chmodSync(at, STORE_DIRECTORY_MODE);
+      if (at === first || dirname(at) === at) break;
+    }
+  }
+  closeSync(openSync(file, 'a', STORE_FILE_MODE));
+  for (const companion of [file, `${file}-wal`, `${file}-shm`]) {
+    if (existsSync(companion)) chmodSync(companion, STORE_FILE_MODE);
+  }
+}
+
+/** The inserts of one turn of the event loop, committed together. */
+interface Group {
+  waiters: Array<{ resolve: () => void; reject: (error: unknown) => void }>;
+  /** Set once committed (or failed): a waiter that comes later settles at once. */
+  outcome?: { error: unknown } | 'committed';
+}
+
+/**
+ * `store` with the jobs its `insertJob` records in one turn of the event loop committed in one
+ * transaction: the first insert opens it, the inserts that follow (the commands Slack sent
+ * together) join it, and it commits once the turn's I/O callbacks are done (`setImmediate`).
+ * Each insert resolves only after that commit, so a command is still durable before it is
+ * acknowledged; a failed commit rejects every insert of the group. Every other method commits
+ * the open group first, so background work's writes are durable the moment they return, as
+ * without grouping. One commit per burst instead of one per command is most of an insert's cost.
+ */
+export function withGroupedInserts<S extends Store>(db: Database.Database, store: S): S {
+  let open: Group | undefined;
+
+  const commit = () => {
+    const group = open;
+    if (!group) return;
+    open = undefined;
+    try {
+      db.exec('COMMIT');
+      group.outcome = 'committed';
+    } catch (error) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      group.outcome = { error };
+    }
+    for (const waiter of group.waiters.splice(0)) settle(group, waiter);
+  };
+
+  const settle = (group: Group, waiter: Group['waiters'][number]) => {
+    if (group.outcome === 'committed') waiter.resolve();
+    else if (group.outcome) waiter.reject(group.outcome.error);
+  };
+
+  const insertJob: Store['insertJob'] = async (job, firstRun, now) => {
+    if (!open) {
+      db.exec('BEGIN IMMEDIATE');
+      open = { waiters: [] };
+      setImmediate(commit);
+    }
+    const group = open;
+    // Runs at once, in a savepoint of the group's transaction: a failed insert undoes only itself.
+    const result = await store.insertJob(job, firstRun, now);
+    await new Promise<void>((resolve, reject) => {
+      const waiter = { resolve, reject };
+      if (group.outcome) settle(group, waiter);
+      else group.waiters.push(waiter);
+    });
+    return result;
+  };
+
+  /** Every other method, made to commit the open group first; built once each. */
+  const committingFirst = new Map<PropertyKey, (...args: unknown[]) => unknown>();
+  return new Proxy(store, {
+    get(target, key, receiver) {
+      if (key === 'insertJob') return insertJob;
+      const value = Reflect.get(target, key, receiver);
+      if (typeof value !== 'function') return value;
+      let wrapped = committingFirst.get(key);
+      if (!wrapped) {
+        wrapped = (...args: unknown[]) => {
+          commit();
+          return value.apply(target, args);
+        };
+        committingFirst.set(key, wrapped);
+      }
+      return wrapped;
+    },
+  });
 }

@@ -8,9 +8,9 @@ import {
 } from '../../../src/delivery/kinds/workflow-step.js';
 import { createSender } from '../../../src/delivery/outbox-registry.js';
 import { createLogger } from '../../../src/logging/logger.js';
+import { SlackCallError } from '../../../src/slack/caller.js';
 import { type StepResult, WAIT_LIMIT_MS } from '../../../src/slack/function-steps.js';
 import { checkUrl } from '../../../src/slack/links.js';
-import { SlackCallError } from '../../../src/slack/slack-errors.js';
 import type { JobRecord, OutboxItem, RunOutcome } from '../../../src/store/types.js';
 import { useDeliveryWorld } from '../../helpers/delivery-world.js';
 import { jobRecord } from '../../helpers/job-record.js';

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { appContextChanged } from '../../../src/features/agent-messaging/app-context-changed.js';
-import { WHOLE_CONVERSATION } from '../../../src/store/assistant-threads.js';
+import { WHOLE_CONVERSATION } from '../../../src/store/areas.js';
 import { boltEventArgs, createListenerWorld, type ListenerWorld } from '../../helpers/listener-deps.js';
 
 type Args = Parameters<ReturnType<typeof appContextChanged>>[0];

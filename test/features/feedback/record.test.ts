@@ -4,7 +4,7 @@ import {
   type FeedbackRequest,
   recordVote,
 } from '../../../src/features/feedback/record.js';
-import { SlackCallError } from '../../../src/slack/slack-errors.js';
+import { SlackCallError } from '../../../src/slack/caller.js';
 import { guest, member, TEAM } from '../../helpers/fake-network.js';
 import { CHANNEL, createJobWorld, type JobWorld } from '../../helpers/job-world.js';
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { sendToDocsAgent } from '../../../src/features/shortcut/listener.js';
-import { SlackCallError } from '../../../src/slack/slack-errors.js';
+import { SlackCallError } from '../../../src/slack/caller.js';
 import { TEAM } from '../../helpers/fake-network.js';
 import { CHANNEL, REQUESTER } from '../../helpers/job-world.js';
 import {

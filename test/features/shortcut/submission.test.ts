@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BLOCK, INPUT_ACTION } from '../../../src/features/shortcut/modal.js';
 import { sendToDocsAgentSubmission } from '../../../src/features/shortcut/submission.js';
-import { SlackCallError } from '../../../src/slack/slack-errors.js';
+import { SlackCallError } from '../../../src/slack/caller.js';
 import { member, TEAM } from '../../helpers/fake-network.js';
 import { CHANNEL, REQUESTER } from '../../helpers/job-world.js';
 import { ackSpy, boltExtras, createListenerWorld, type ListenerWorld } from '../../helpers/listener-deps.js';

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgentBadRequestError, AgentOutcomeUnknownError } from '../../../src/agent/errors.js';
 import { STEP_VERIFICATION_LIMIT_MS } from '../../../src/jobs/instruction-checks.js';
 import { createJobStart, type JobStart } from '../../../src/jobs/start/start-job.js';
-import { SlackCallError } from '../../../src/slack/slack-errors.js';
+import { SlackCallError } from '../../../src/slack/caller.js';
 import { CHANNEL, createJobWorld, type JobWorld, REQUESTER, T0 } from '../../helpers/job-world.js';
 import { BOT_USER_ID } from '../../helpers/slack-stand-in.js';
 

@@ -1,11 +1,30 @@
-import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { openPostgresStore } from '../../../src/store/postgres/postgres-store.js';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { newJobParams } from '../../../src/store/inserts.js';
+import {
+  exec,
+  inTransaction,
+  MIGRATION_LOCK_KEY,
+  many,
+  migratePostgres,
+  one,
+  openPostgresStore,
+  pgMigrations,
+  type Queryable,
+  types,
+  updateRow,
+  write,
+} from '../../../src/store/postgres/postgres-store.js';
+import { MissingParameterError } from '../../../src/store/queries.js';
+import { parseId, parseJob } from '../../../src/store/rows.js';
+import { waitFor } from '../../helpers/http.js';
 import {
   dropFreshSchema,
   freshSchemaUrl,
   type PgStore,
   postgresAvailable,
   shownUrl,
+  TEST_DATABASE_URL,
   twoStoresOnFreshSchema,
 } from '../../helpers/postgres.js';
 import { clusterContract, sharedClusterContract } from '../cluster-contract.js';
@@ -256,3 +275,237 @@ describe.runIf(server.ok)('PostgreSQL cluster, timed by the database’s clock',
     expect([...ids, ...rest.map((j) => j.id)].sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5, 6]);
   });
 });
+
+/** The last version before the unused number 11. */
+const BEFORE_GAP = 10;
+
+describe.runIf(server.ok)('PostgreSQL migrations', () => {
+  const pools: pg.Pool[] = [];
+  const urls: string[] = [];
+  /** A pool on a fresh schema of its own (or on `url`'s). */
+  const poolOn = async (url?: string) => {
+    const at = url ?? (await freshSchemaUrl());
+    if (!url) urls.push(at);
+    const pool = new pg.Pool({ connectionString: at, max: 2, types });
+    pools.push(pool);
+    return { pool, url: at };
+  };
+  const applied = async (pool: pg.Pool) =>
+    (
+      await pool.query(
+        'SELECT version, applied_at, xmin::text::bigint AS tx FROM schema_migrations ORDER BY version',
+      )
+    ).rows as { version: number; applied_at: number; tx: number }[];
+  /** Builds the schema as it was at `version` by hand, as a release of then left it. */
+  const leftAt = async (pool: pg.Pool, version: number) => {
+    await pool.query(
+      'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)',
+    );
+    for (const m of pgMigrations.filter((m) => m.version <= version)) {
+      await pool.query(m.sql);
+      await pool.query('INSERT INTO schema_migrations VALUES ($1, $2)', [m.version, T0]);
+    }
+  };
+
+  afterEach(async () => {
+    await Promise.all(pools.splice(0).map((p) => p.end()));
+    for (const url of urls.splice(0)) await dropFreshSchema(url);
+  });
+
+  it('apply every migration once, in order, when several instances start at the same time; again, nothing', async () => {
+    const { url } = await poolOn();
+    const instances = await Promise.all([1, 2, 3].map(() => poolOn(url)));
+    await Promise.all(instances.map(({ pool }) => migratePostgres(pool)));
+    const pool = instances[0]?.pool as pg.Pool;
+    const rows = await applied(pool);
+    expect(rows.map((r) => r.version)).toEqual(pgMigrations.map((m) => m.version));
+    // Each in its own transaction, committed after the one before it.
+    for (let i = 1; i < rows.length; i++) expect(rows[i]?.tx).toBeGreaterThan(rows[i - 1]?.tx ?? 0);
+    await migratePostgres(pool);
+    expect(await applied(pool)).toEqual(rows);
+  });
+
+  it('leave nothing of a failed migration, then bring a schema left before the unused number up to the last', async () => {
+    const { pool, url } = await poolOn();
+    await leftAt(pool, BEFORE_GAP);
+    // In the way of version 12's table, after its first statement has run.
+    await pool.query('CREATE TABLE feedback_votes (x INTEGER)');
+    await expect(migratePostgres(pool)).rejects.toThrow(/"feedback_votes" already exists/);
+    expect(Math.max(...(await applied(pool)).map((r) => r.version))).toBe(BEFORE_GAP);
+    const column = await pool.query(
+      "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'jobs' AND column_name = 'stopped_run'",
+    );
+    expect(column.rows).toEqual([]);
+
+    await pool.query('DROP TABLE feedback_votes');
+    // The migration lock was let go: another instance is not kept waiting.
+    const { pool: next } = await poolOn(url);
+    await migratePostgres(next);
+    const rows = await applied(next);
+    expect(rows.map((r) => r.version)).toEqual(pgMigrations.map((m) => m.version));
+    // Only what was missing ran now.
+    expect(rows.filter((r) => r.applied_at !== T0).map((r) => r.version)).toEqual(
+      pgMigrations.filter((m) => m.version > BEFORE_GAP).map((m) => m.version),
+    );
+    expect((await next.query('SELECT COUNT(*) AS n FROM feedback_votes')).rows).toEqual([{ n: 0 }]);
+    // Jobs watched before the refused polls were counted apart start from none.
+    const refusals = await next.query(
+      "SELECT data_type, is_nullable, column_default FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'jobs' AND column_name = 'poll_refusals'",
+    );
+    expect(refusals.rows).toEqual([{ data_type: 'integer', is_nullable: 'NO', column_default: '0' }]);
+  });
+
+  it('fail, rather than end the process, when the connection migrating ends (a restart of the server)', async () => {
+    const { url } = await poolOn();
+    const name = `migrate-${Math.random().toString(36).slice(2)}`;
+    const named = new URL(url);
+    named.searchParams.set('application_name', name);
+    const { pool } = await poolOn(named.toString());
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    try {
+      // Another instance migrating: this one waits for the lock, on a connection of its own.
+      await holder.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+      const migrating = migratePostgres(pool).then(
+        () => undefined,
+        (error: Error) => error,
+      );
+      const waiting =
+        "SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'";
+      const { pid } = await waitFor(
+        'the migration waiting',
+        async () => (await holder.query(waiting, [name])).rows[0],
+      );
+      await holder.query('SELECT pg_terminate_backend($1)', [pid]);
+      expect((await migrating)?.message).toMatch(/terminating connection/);
+    } finally {
+      await holder.end();
+    }
+    // The next start migrates as usual.
+    await migratePostgres(pool);
+    expect((await applied(pool)).map((r) => r.version)).toEqual(pgMigrations.map((m) => m.version));
+  });
+
+  it('read BIGINT times and counts as numbers, and leave other types as pg reads them', async () => {
+    const pool = new pg.Pool({ connectionString: TEST_DATABASE_URL, max: 1, types });
+    pools.push(pool);
+    const { rows } = await pool.query(
+      `SELECT ${T0}::bigint AS at, COUNT(*) AS n, 1.5::numeric AS ratio, '{"a":1}'::jsonb AS payload FROM (SELECT 1) one`,
+    );
+    expect(rows).toEqual([{ at: T0, n: 1, ratio: '1.5', payload: { a: 1 } }]);
+  });
+});
+
+if (!server.ok)
+  console.warn(`PostgreSQL migration tests NOT RUN: no server at ${shownUrl()} (${server.why})`);
+
+describe.runIf(server.ok)('PostgreSQL statements by name', () => {
+  let url: string;
+  let pool: pg.Pool;
+  /** The pool, with the text of every statement sent through it kept. */
+  const sent: string[] = [];
+  const recorded: Queryable = {
+    query: ((text: string, values: unknown[]) => {
+      sent.push(text);
+      return pool.query(text, values);
+    }) as Queryable['query'],
+  };
+  const insert = (triggerKey: string) =>
+    one(pool, 'insertJob', newJobParams(newJob(triggerKey), T0), parseId);
+
+  beforeAll(async () => {
+    url = await freshSchemaUrl();
+    pool = new pg.Pool({ connectionString: url, max: 2, types });
+    await migratePostgres(pool);
+  });
+  afterAll(async () => {
+    await pool.end();
+    await dropFreshSchema(url);
+  });
+
+  it('bind named parameters, and parse the first row or every row', async () => {
+    expect(await insert('s1')).toEqual({ id: 1 });
+    // A repeated trigger key: no row.
+    expect(await insert('s1')).toBeUndefined();
+    const second = (await insert('s2'))?.id;
+    expect(second).toBeGreaterThan(1);
+    expect(await one(pool, 'jobById', { jobId: second }, parseJob)).toMatchObject({
+      id: second,
+      triggerKey: 's2',
+    });
+    expect(await one(pool, 'jobById', { jobId: 99 }, parseJob)).toBeUndefined();
+    const recent = await many(pool, 'recentJobsOfChannel', { channelId: 'C0DOCS', limit: 10 }, parseJob);
+    expect(recent.map((j) => j.triggerKey)).toEqual(['s2', 's1']);
+  });
+
+  it('count the rows a write changed', async () => {
+    const { id } = (await insert('s3')) ?? { id: 0 };
+    const move = { jobId: id, from: 'accepted', to: 'posting', now: T0 + 1 };
+    expect(await write(pool, 'transitionJob', move)).toBe(1);
+    expect(await write(pool, 'transitionJob', move)).toBe(0);
+  });
+
+  it('refuse a statement whose parameter is missing before sending it', async () => {
+    sent.length = 0;
+    expect(() => exec(recorded, 'jobById', {})).toThrow(MissingParameterError);
+    await expect(one(recorded, 'jobById', {}, parseJob)).rejects.toThrow(MissingParameterError);
+    expect(sent).toEqual([]);
+  });
+
+  it('run PostgreSQL’s own statements too', async () => {
+    const result = await exec(pool, 'lockJobPostgres', { jobId: 1 });
+    expect(result.rows).toEqual([{ id: 1 }]);
+  });
+
+  it('patch a row by its defined keys, fenced by a claim when given, and send nothing for an empty patch', async () => {
+    const { id } = (await insert('s4')) ?? { id: 0 };
+    sent.length = 0;
+    expect(await updateRow(recorded, 'jobs', id, { lastError: undefined })).toBe(0);
+    expect(sent).toEqual([]);
+    expect(
+      await updateRow(recorded, 'jobs', id, { lastError: "x'); DROP TABLE jobs; --", pollFailures: 2 }),
+    ).toBe(1);
+    expect(sent).toEqual(['UPDATE jobs SET last_error = $1, poll_failures = $2 WHERE id = $3']);
+    expect(await one(pool, 'jobById', { jobId: id }, parseJob)).toMatchObject({
+      lastError: "x'); DROP TABLE jobs; --",
+      pollFailures: 2,
+    });
+    // Claimed by nobody: a claimant's patch changes nothing.
+    expect(await updateRow(pool, 'jobs', id, { pollFailures: 3 }, 'i-1')).toBe(0);
+  });
+
+  it('commit a transaction’s work, and undo all of it when the work fails', async () => {
+    const id = await inTransaction(
+      pool,
+      async (db) => (await one(db, 'insertJob', newJobParams(newJob('t1'), T0), parseId))?.id,
+    );
+    expect(await one(pool, 'jobById', { jobId: id }, parseJob)).toMatchObject({ id, triggerKey: 't1' });
+    const failure = new Error('the work failed');
+    await expect(
+      inTransaction(pool, async (db) => {
+        await one(db, 'insertJob', newJobParams(newJob('t2'), T0), parseId);
+        throw failure;
+      }),
+    ).rejects.toBe(failure);
+    expect(await one(pool, 'jobByTrigger', { triggerKey: 't2' }, parseJob)).toBeUndefined();
+  });
+
+  it('discard a connection that ends inside a transaction, failing only that transaction', async () => {
+    const before = pool.totalCount;
+    await expect(
+      inTransaction(pool, async (db) => {
+        await db.query('SELECT pg_terminate_backend(pg_backend_pid())');
+      }),
+    ).rejects.toThrow(/terminating connection/);
+    expect(pool.totalCount).toBe(Math.max(0, before - 1));
+    // The broken connection is not handed to the next caller.
+    const id = await inTransaction(
+      pool,
+      async (db) => (await one(db, 'insertJob', newJobParams(newJob('t3'), T0), parseId))?.id,
+    );
+    expect(id).toBeGreaterThan(0);
+  });
+});
+
+if (!server.ok)
+  console.warn(`PostgreSQL statement tests NOT RUN: no server at ${shownUrl()} (${server.why})`);

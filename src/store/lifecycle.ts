@@ -1,27 +1,55 @@
+import type { Config } from '../config/config.js';
 import { triggerKeys } from '../domain/keys.js';
+import type { Logger } from '../logging/logger.js';
+import { createLoop, type Loop } from '../util/loop.js';
+import type { YieldGate } from '../util/yield-gate.js';
+import { openPostgresStore } from './postgres/postgres-store.js';
+import { openSqliteStore } from './sqlite/sqlite-store.js';
 import type { NewJob, NewRun, Store } from './types.js';
 
-/**
- * Thrown inside a rehearsal's transaction so that the transaction rolls back. It never leaves
- * the store: {@link Store.rehearseInsert} swallows it and rethrows anything else.
+/*
+ * The store's life in the running app beyond what it holds: opened on the engine the
+ * configuration names, its insert rehearsed before the app says it is ready, and SQLite's log
+ * checkpointed in quiet moments.
  */
-export class RehearsalUndone extends Error {
-  override name = 'RehearsalUndone';
-  constructor() {
-    super('insert rehearsed and rolled back');
-  }
+
+/** PostgreSQL when `DATABASE_URL` is set, the embedded SQLite file otherwise. Migrations applied. */
+export async function openStore(
+  config: Pick<Config, 'databasePath' | 'databaseUrl'>,
+  logger?: Logger,
+): Promise<Store> {
+  return config.databaseUrl
+    ? openPostgresStore(config.databaseUrl, {
+        onIdleError: (error) =>
+          logger?.warn('a database connection failed while idle; the pool replaces it', { error }),
+      })
+    : openSqliteStore(config.databasePath);
 }
 
+/** How often background work checkpoints SQLite's write-ahead log, in milliseconds. */
+export const CHECKPOINT_INTERVAL_MS = 1_000;
+
 /**
- * Runs `work`, which ends its transaction by throwing {@link RehearsalUndone}: that one is
- * swallowed (the rollback was the point), anything else is thrown on.
+ * The background loop that checkpoints the store ({@link Store.checkpoint}) once a second, each
+ * time after the gate: a burst of commands starts with an almost empty log, and its inserts
+ * seldom have to copy it into the database file.
  */
-export async function undone(work: () => unknown): Promise<void> {
-  try {
-    await work();
-  } catch (error) {
-    if (!(error instanceof RehearsalUndone)) throw error;
-  }
+export function createCheckpointLoop(options: {
+  store: Pick<Store, 'checkpoint'>;
+  logger: Logger;
+  gate?: YieldGate;
+  intervalMs?: number;
+}): Loop {
+  return createLoop({
+    name: 'store checkpoint',
+    logger: options.logger,
+    idleMs: options.intervalMs ?? CHECKPOINT_INTERVAL_MS,
+    ...(options.gate ? { gate: options.gate } : {}),
+    async step() {
+      await options.store.checkpoint();
+      return { busy: false };
+    },
+  });
 }
 
 /** Inserts rehearsed before ready, at most: enough for V8 to compile the insert path fully. */
