@@ -7,6 +7,7 @@ import {
   types,
 } from '../../../src/store/postgres/migrate.js';
 import { waitFor } from '../../helpers/http.js';
+import { APPLIED_AT, postgresLeftAt } from '../../helpers/old-store.js';
 import {
   dropFreshSchema,
   freshSchemaUrl,
@@ -37,17 +38,6 @@ describe.runIf(server.ok)('PostgreSQL migrations', () => {
         'SELECT version, applied_at, xmin::text::bigint AS tx FROM schema_migrations ORDER BY version',
       )
     ).rows as { version: number; applied_at: number; tx: number }[];
-  /** Builds the schema as it was at `version` by hand, as a release of then left it. */
-  const leftAt = async (pool: pg.Pool, version: number) => {
-    await pool.query(
-      'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)',
-    );
-    for (const m of pgMigrations.filter((m) => m.version <= version)) {
-      await pool.query(m.sql);
-      await pool.query('INSERT INTO schema_migrations VALUES ($1, $2)', [m.version, T0]);
-    }
-  };
-
   afterEach(async () => {
     await Promise.all(pools.splice(0).map((p) => p.end()));
     for (const url of urls.splice(0)) await dropFreshSchema(url);
@@ -68,7 +58,7 @@ describe.runIf(server.ok)('PostgreSQL migrations', () => {
 
   it('leave nothing of a failed migration, then bring a schema left before the unused number up to the last', async () => {
     const { pool, url } = await poolOn();
-    await leftAt(pool, BEFORE_GAP);
+    await postgresLeftAt(pool, BEFORE_GAP);
     // In the way of version 12's table, after its first statement has run.
     await pool.query('CREATE TABLE feedback_votes (x INTEGER)');
     await expect(migratePostgres(pool)).rejects.toThrow(/"feedback_votes" already exists/);
@@ -85,7 +75,7 @@ describe.runIf(server.ok)('PostgreSQL migrations', () => {
     const rows = await applied(next);
     expect(rows.map((r) => r.version)).toEqual(pgMigrations.map((m) => m.version));
     // Only what was missing ran now.
-    expect(rows.filter((r) => r.applied_at !== T0).map((r) => r.version)).toEqual(
+    expect(rows.filter((r) => r.applied_at !== APPLIED_AT).map((r) => r.version)).toEqual(
       pgMigrations.filter((m) => m.version > BEFORE_GAP).map((m) => m.version),
     );
     expect((await next.query('SELECT COUNT(*) AS n FROM feedback_votes')).rows).toEqual([{ n: 0 }]);

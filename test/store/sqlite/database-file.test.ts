@@ -1,9 +1,10 @@
 import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { migrate, migrations, preparePrivateFile } from '../../../src/store/sqlite/database-file.js';
 import { openSqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
+import { APPLIED_AT, sqliteLeftAt } from '../../helpers/old-store.js';
 import { storeFileEachTest } from '../../helpers/sqlite-file.js';
 import { createRun, newJob, T0 } from '../store-contract.js';
 
@@ -112,27 +113,19 @@ describe('the SQLite database file', () => {
   });
 });
 
-/** A store left at version 10 (before the unused number 11), each migration recorded at `T0`. */
-function storeAtVersion10(): Database.Database {
-  const db = new Database(':memory:');
-  db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
-  for (const m of migrations.filter((m) => m.version <= 10)) {
-    db.exec(m.sql);
-    db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(m.version, T0);
-  }
-  return db;
-}
+/** The last version before the unused number 11. */
+const BEFORE_GAP = 10;
 
 describe('SQLite migrations', () => {
   it('bring a store left at an earlier version up to the last, across the unused number', () => {
-    const db = storeAtVersion10();
+    const db = sqliteLeftAt(BEFORE_GAP);
     try {
       migrate(db);
       const rows = migrationRows(db);
       expect(rows.map((r) => r.version)).toEqual(migrations.map((m) => m.version));
       // Only what was missing ran now.
-      expect(rows.filter((r) => r.applied_at !== T0).map((r) => r.version)).toEqual(
-        migrations.filter((m) => m.version > 10).map((m) => m.version),
+      expect(rows.filter((r) => r.applied_at !== APPLIED_AT).map((r) => r.version)).toEqual(
+        migrations.filter((m) => m.version > BEFORE_GAP).map((m) => m.version),
       );
       expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'feedback_votes'").get()).toBeDefined();
       // Jobs watched before the refused polls were counted apart start from none.
@@ -146,12 +139,12 @@ describe('SQLite migrations', () => {
   });
 
   it('leave nothing of a migration that fails, and record no version for it', () => {
-    const db = storeAtVersion10();
+    const db = sqliteLeftAt(BEFORE_GAP);
     try {
       // In the way of version 12's table, after its first statement has run.
       db.exec('CREATE TABLE feedback_votes (x INTEGER)');
       expect(() => migrate(db)).toThrow(/feedback_votes already exists/);
-      expect(Math.max(...migrationRows(db).map((r) => r.version))).toBe(10);
+      expect(Math.max(...migrationRows(db).map((r) => r.version))).toBe(BEFORE_GAP);
       const columns = (db.prepare('PRAGMA table_info(jobs)').all() as { name: string }[]).map((c) => c.name);
       expect(columns).not.toContain('stopped_run');
       // Nor did any migration after it run.
