@@ -440,25 +440,9 @@ describe('registerListeners', () => {
   });
 });
 
-/** A job the agent is working on, in a channel of its own; and a reply waiting in its thread. */
-async function jobWithWaitingReply(channelId: string, replyTs: string) {
-  const { job } = await w.activeJob({ channelId });
-  const threadTs = job.threadTs ?? '';
-  await w.jobs.acceptReply({
-    teamId: TEAM,
-    channelId,
-    threadTs,
-    messageTs: replyTs,
-    userId: 'U0HELPER',
-    text: 'Also cover the SDK',
-  });
-  const reply = async () => (await w.runs(job.id)).find((r) => r.messageTs === replyTs);
-  return { job, threadTs, reply };
-}
-
 describe('registerListeners: each event to its feature', () => {
   it('routes a reply in a job’s thread to the job, as a follow-up', async () => {
-    const { job, threadTs } = await jobWithWaitingReply('C0REPLIES', '1700000300.000001');
+    const { job, threadTs } = await w.jobWithWaitingReply('C0REPLIES', '1700000300.000001');
     const res = await app.event({
       type: 'message',
       channel: 'C0REPLIES',
@@ -474,7 +458,7 @@ describe('registerListeners: each event to its feature', () => {
   });
 
   it('routes an edit of a waiting reply: its new text replaces the old', async () => {
-    const { threadTs, reply } = await jobWithWaitingReply('C0EDITS', '1700000500.000001');
+    const { threadTs, reply } = await w.jobWithWaitingReply('C0EDITS', '1700000500.000001');
     await delivered(
       await app.event(
         messageChanged({
@@ -491,7 +475,7 @@ describe('registerListeners: each event to its feature', () => {
   });
 
   it('routes a deletion Slack sends in its smallest form (no previous_message): the waiting reply is withdrawn', async () => {
-    const { reply } = await jobWithWaitingReply('C0DELETES', '1700000600.000001');
+    const { reply } = await w.jobWithWaitingReply('C0DELETES', '1700000600.000001');
     await delivered(await app.event(minimalDeletion('C0DELETES', '1700000600.000001')));
     expect(await reply()).toMatchObject({ state: 'failed', error: 'withdrawn' });
   });

@@ -1,13 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StartRequest } from '../../../src/features/command/record.js';
 import { TEAM } from '../../helpers/fake-network.js';
-import {
-  jobCount,
-  jobRecording,
-  recordingOf,
-  sampleCommand,
-  startRequest,
-} from '../../helpers/job-requests.js';
+import { jobRecording, recordingOf, sampleCommand, startRequest } from '../../helpers/job-requests.js';
 import { CHANNEL, createJobWorld, INSTANCE, type JobWorld, REQUESTER, T0 } from '../../helpers/job-world.js';
 
 let w: JobWorld;
@@ -18,7 +12,7 @@ beforeEach(() => {
 });
 afterEach(() => w.store.close());
 
-const jobs = () => jobCount(w);
+const jobs = () => w.jobCount();
 
 const command = (fields: Partial<StartRequest> = {}) => record.command(sampleCommand(fields));
 

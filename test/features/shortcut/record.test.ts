@@ -1,12 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ShortcutRequest } from '../../../src/features/shortcut/record.js';
-import {
-  jobCount,
-  jobRecording,
-  recordingOf,
-  sampleShortcut,
-  shortcutRequest,
-} from '../../helpers/job-requests.js';
+import { jobRecording, recordingOf, sampleShortcut, shortcutRequest } from '../../helpers/job-requests.js';
 import { CHANNEL, createJobWorld, type JobWorld } from '../../helpers/job-world.js';
 
 let w: JobWorld;
@@ -17,7 +11,7 @@ beforeEach(() => {
 });
 afterEach(() => w.store.close());
 
-const jobs = () => jobCount(w);
+const jobs = () => w.jobCount();
 
 const shortcut = (fields: Partial<ShortcutRequest> = {}) => record.shortcut(sampleShortcut(fields));
 

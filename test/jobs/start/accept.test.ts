@@ -7,7 +7,6 @@ import type { StartRequest } from '../../../src/features/command/record.js';
 import type { ShortcutRequest } from '../../../src/features/shortcut/record.js';
 import type { MentionRequest } from '../../../src/jobs/requests.js';
 import {
-  jobCount,
   jobRecording,
   mentionRequest,
   recordingOf,
@@ -24,7 +23,7 @@ beforeEach(() => {
 });
 afterEach(() => w.store.close());
 
-const jobs = () => jobCount(w);
+const jobs = () => w.jobCount();
 
 const command = (fields: Partial<StartRequest> = {}) => record.command(sampleCommand(fields));
 const mention = (fields: Partial<MentionRequest> = {}) =>
