@@ -12,8 +12,6 @@ beforeEach(() => {
 });
 afterEach(() => w.store.close());
 
-const jobs = () => w.jobCount();
-
 const command = (fields: Partial<StartRequest> = {}) => record.command(sampleCommand(fields));
 
 describe('recordCommand', () => {
@@ -45,7 +43,7 @@ describe('recordCommand', () => {
   it('records the same trigger once: a repeat returns undefined', async () => {
     expect(await command()).toBeTypeOf('number');
     expect(await command({ text: 'something else' })).toBeUndefined();
-    expect(jobs()).toBe(1);
+    expect(w.jobCount()).toBe(1);
   });
 
   it('runs the job on the channel’s project', async () => {
@@ -66,7 +64,7 @@ describe('StartRequest', () => {
     expect(id).toBeTypeOf('number');
     expect(await record.command(startRequest())).toBeUndefined();
     expect(await record.command(startRequest({ triggerId: 'trigger-2' }))).toBeTypeOf('number');
-    expect(jobs()).toBe(2);
+    expect(w.jobCount()).toBe(2);
   });
 
   it('audience: what the command said is recorded; nothing said leaves it to Slack (unknown until asked)', async () => {

@@ -11,8 +11,6 @@ beforeEach(() => {
 });
 afterEach(() => w.store.close());
 
-const jobs = () => w.jobCount();
-
 const shortcut = (fields: Partial<ShortcutRequest> = {}) => record.shortcut(sampleShortcut(fields));
 
 describe('recordShortcut', () => {
@@ -43,7 +41,7 @@ describe('recordShortcut', () => {
     await shortcut();
     expect(await shortcut()).toBe('repeat');
     expect(await shortcut({ viewId: 'V0TEST2' })).toBe('thread_taken');
-    expect(jobs()).toBe(1);
+    expect(w.jobCount()).toBe(1);
   });
 });
 
@@ -92,6 +90,6 @@ describe('ShortcutRequest', () => {
   it('viewId: the same submission again is a repeat', async () => {
     expect(await record.shortcut(shortcutRequest())).toEqual({ job: expect.any(Number) });
     expect(await record.shortcut(shortcutRequest())).toBe('repeat');
-    expect(jobs()).toBe(1);
+    expect(w.jobCount()).toBe(1);
   });
 });
