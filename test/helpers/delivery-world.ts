@@ -4,13 +4,15 @@ import { createLogger, type Logger } from '../../src/logging/logger.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { JobPatch, JobRecord, NewOutboxItem, OutboxItem, StoredPayload } from '../../src/store/types.js';
 import { gatewayOnStandIn } from './gateway-on-stand-in.js';
+import { T0 } from './job-world.js';
 import { HINTS } from './rendering.js';
 import { BOT_TOKEN } from './slack-stand-in.js';
 
-export const T0 = Date.parse('2026-09-01T12:00:00.000Z');
-export { HINTS };
-
-export async function deliveryWorld() {
+/**
+ * The outbox's parts one at a time: the real gateway on a Slack stand-in, a store in memory on a
+ * clock the test moves (`clock`), and a logger whose lines the test reads.
+ */
+async function deliveryWorld() {
   const { slack, gateway } = await gatewayOnStandIn();
   const clock = { at: T0 };
   let store = openSqliteStore(':memory:', { now: () => clock.at });
