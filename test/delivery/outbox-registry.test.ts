@@ -17,7 +17,6 @@ import { md } from '../../src/slack/mrkdwn.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { JobRecord, NewOutboxItem, RunRecord } from '../../src/store/types.js';
 import { useDeliveryWorld } from '../helpers/delivery-world.js';
-import { outboxOnStandIn } from '../helpers/gateway-on-stand-in.js';
 import { waitFor } from '../helpers/http.js';
 
 type Keys = typeof keys;
@@ -359,7 +358,7 @@ describe('the outbox', () => {
       ],
       Date.now(),
     );
-    const outbox = outboxOnStandIn(store, w);
+    const outbox = w.outboxOn(store);
     outbox.start();
     try {
       await waitFor('both items settled', async () => (await store.nextOutboxAt(Date.now())) === undefined);

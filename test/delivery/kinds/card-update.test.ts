@@ -8,7 +8,6 @@ import { md } from '../../../src/slack/mrkdwn.js';
 import { openSqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
 import type { OutboxItem } from '../../../src/store/types.js';
 import { useDeliveryWorld } from '../../helpers/delivery-world.js';
-import { outboxOnStandIn } from '../../helpers/gateway-on-stand-in.js';
 import { waitFor } from '../../helpers/http.js';
 import { jobRecord } from '../../helpers/job-record.js';
 import { BOT_TOKEN } from '../../helpers/slack-stand-in.js';
@@ -244,7 +243,7 @@ describe('status card updates', () => {
         Date.now(),
       );
 
-    const outbox = outboxOnStandIn(store, w);
+    const outbox = w.outboxOn(store);
     outbox.start();
     try {
       await waitFor('every update done', async () => (await store.latestCardUpdate(job.id)) === undefined);
