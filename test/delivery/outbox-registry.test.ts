@@ -17,9 +17,7 @@ import { md } from '../../src/slack/mrkdwn.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { JobRecord, NewOutboxItem, RunRecord } from '../../src/store/types.js';
 import { useDeliveryWorld } from '../helpers/delivery-world.js';
-import { gatewayOnStandIn, outboxOnStandIn } from '../helpers/gateway-on-stand-in.js';
 import { waitFor } from '../helpers/http.js';
-import type { SlackStandIn } from '../helpers/slack-stand-in.js';
 
 type Keys = typeof keys;
 
@@ -342,16 +340,10 @@ describe('sending an outbox item', () => {
   });
 });
 
-let slack: SlackStandIn | undefined;
-afterEach(async () => {
-  await slack?.close();
-});
-
 describe('the outbox', () => {
+  const w = useDeliveryWorld();
   it('gives up an item whose payload it cannot read, and delivers the others', async () => {
-    const world = await gatewayOnStandIn();
-    slack = world.slack;
-    const { gateway, logger, lines } = world;
+    // A store on the real clock: the running outbox claims and delivers by it.
     const store = openSqliteStore(':memory:');
     const broken = { type: 'post', channel: 'C0DOCS' } as unknown as OutboxPayload;
     const good: OutboxPayload = {
@@ -368,7 +360,7 @@ describe('the outbox', () => {
       ],
       Date.now(),
     );
-    const outbox = outboxOnStandIn(store, { gateway, logger });
+    const outbox = w.outboxOn(store);
     outbox.start();
     try {
       await waitFor('both items settled', async () => (await store.nextOutboxAt(Date.now())) === undefined);
@@ -389,10 +381,10 @@ describe('the outbox', () => {
       ['broken', false, true, 'invalid_payload'],
       ['good', true, false, null],
     ]);
-    expect(slack.callsTo('chat.postMessage')).toHaveLength(0);
-    expect(slack.callsTo('chat.postEphemeral')).toHaveLength(1);
-    expect(lines.join('\n')).toContain('an outbox item cannot be read');
-    expect(lines.join('\n')).not.toContain('delivery crashed');
+    expect(w.slack.callsTo('chat.postMessage')).toHaveLength(0);
+    expect(w.slack.callsTo('chat.postEphemeral')).toHaveLength(1);
+    expect(w.logged('an outbox item cannot be read')).not.toEqual([]);
+    expect(w.logged('delivery crashed')).toEqual([]);
     await store.close();
   });
 });

@@ -4,7 +4,6 @@ import { createRescue, rescueIntro } from '../../src/delivery/rescue.js';
 import { recordedMrkdwn } from '../../src/slack/mrkdwn.js';
 import type { NewOutboxItem } from '../../src/store/types.js';
 import { useDeliveryWorld } from '../helpers/delivery-world.js';
-import { outboxOnStandIn } from '../helpers/gateway-on-stand-in.js';
 
 const ROOT = '1700000000.000100';
 const claimCovers = async () => true;
@@ -114,7 +113,7 @@ describe('a rescue, as the outbox on the Slack stand-in uses it', () => {
   it('records a post told to the requester as delivered, naming why it was not in its thread', async () => {
     const item = await threadPost();
     w.slack.fail('chat.postMessage', { error: 'not_in_channel' });
-    await outboxOnStandIn(w.store, w).deliver(item);
+    await w.outboxOn(w.store).deliver(item);
     expect(rowOf(item.id)).toMatchObject({ dead_at: null, last_error: 'not_in_channel' });
     expect(rowOf(item.id).delivered_at).not.toBeNull();
     expect(w.slack.messages.map((m) => m.channel)).toEqual(['U0ALICE']);
@@ -123,7 +122,7 @@ describe('a rescue, as the outbox on the Slack stand-in uses it', () => {
   it('leaves a refusal no rescue helps to be given up, and one that may pass to be retried', async () => {
     const refused = await threadPost();
     w.slack.fail('chat.postMessage', { error: 'restricted_action' });
-    await outboxOnStandIn(w.store, w).deliver(refused);
+    await w.outboxOn(w.store).deliver(refused);
     expect(rowOf(refused.id)).toMatchObject({ delivered_at: null, last_error: 'restricted_action' });
     expect(rowOf(refused.id).dead_at).not.toBeNull();
 
@@ -133,7 +132,7 @@ describe('a rescue, as the outbox on the Slack stand-in uses it', () => {
       payload: refused.payload,
     });
     w.slack.fail('chat.postMessage', { error: 'ratelimited' });
-    await outboxOnStandIn(w.store, w).deliver(limited);
+    await w.outboxOn(w.store).deliver(limited);
     expect(rowOf(limited.id)).toMatchObject({ delivered_at: null, dead_at: null, last_error: 'ratelimited' });
     expect(w.slack.messages).toEqual([]);
   });
@@ -152,7 +151,7 @@ describe('a post whose blocks or metadata Slack refused, sent again as plain tex
     async (code) => {
       const item = await threadPost(DONE, BLOCKS);
       w.slack.fail('chat.postMessage', { error: code });
-      await outboxOnStandIn(w.store, w).deliver(item);
+      await w.outboxOn(w.store).deliver(item);
       expect(rowOf(item.id)).toMatchObject({ dead_at: null, last_error: code });
       expect(rowOf(item.id).delivered_at).not.toBeNull();
       // One more post than usual, and only because Slack refused the first.
@@ -167,7 +166,7 @@ describe('a post whose blocks or metadata Slack refused, sent again as plain tex
       expect(w.logged('it was sent as plain text')).toHaveLength(1);
 
       // A later attempt (a restart before the delivery was recorded) finds it by its metadata.
-      await outboxOnStandIn(w.store, w).deliver({ ...item, attempts: 2 });
+      await w.outboxOn(w.store).deliver({ ...item, attempts: 2 });
       expect(w.slack.threadPosts(ROOT)).toHaveLength(1);
     },
   );
@@ -177,7 +176,7 @@ describe('a post whose blocks or metadata Slack refused, sent again as plain tex
     async (code) => {
       const item = await threadPost(DONE, BLOCKS);
       w.slack.fail('chat.postMessage', { error: code });
-      await outboxOnStandIn(w.store, w).deliver(item);
+      await w.outboxOn(w.store).deliver(item);
       expect(rowOf(item.id)).toMatchObject({ dead_at: null, last_error: code });
       expect(w.slack.callsTo('chat.postMessage')).toHaveLength(2);
       const [posted] = w.slack.threadPosts(ROOT);
@@ -205,7 +204,7 @@ describe('a post whose blocks or metadata Slack refused, sent again as plain tex
     // The first attempt posted it without metadata, and stopped before recording so.
     expect(await rescue(item, 'invalid_metadata_format', claimCovers)).toBe('delivered');
     w.slack.fail('chat.postMessage', { error: 'invalid_metadata_format' });
-    await outboxOnStandIn(w.store, w).deliver({ ...item, attempts: 2 });
+    await w.outboxOn(w.store).deliver({ ...item, attempts: 2 });
     expect(rowOf(item.id).delivered_at).not.toBeNull();
     expect(w.slack.threadPosts(ROOT)).toHaveLength(1);
     // Looked for by metadata (the usual look), then by text: none of it on the first attempt.
@@ -247,7 +246,7 @@ describe('a post whose blocks or metadata Slack refused, sent again as plain tex
   it('is tried again later when the re-send meets a refusal that may pass, never given up', async () => {
     const item = await threadPost(DONE, BLOCKS);
     w.slack.fail('chat.postMessage', { error: 'invalid_blocks' }, { status: 503 });
-    await outboxOnStandIn(w.store, w).deliver(item);
+    await w.outboxOn(w.store).deliver(item);
     expect(rowOf(item.id)).toMatchObject({ delivered_at: null, dead_at: null, last_error: 'invalid_blocks' });
     expect(w.slack.threadPosts(ROOT)).toEqual([]);
     expect(await rescue({ ...item, attempts: 2 }, 'invalid_blocks', claimCovers)).toBe('delivered');

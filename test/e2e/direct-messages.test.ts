@@ -1,38 +1,24 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Harness, startHarness, stopChecked } from '../helpers/harness.js';
 import { waitFor } from '../helpers/http.js';
+import { PANE_DM, paneEvent } from '../helpers/payloads.js';
 
 let h: Harness;
 afterEach(() => stopChecked(h));
 
-const DM = 'D0ALICE';
 let counter = 0;
 const nextTs = () => `1700000500.${String(++counter).padStart(6, '0')}`;
 
 /** A message from Alice in her direct message with the bot. */
 const dm = (text: string, fields: { ts?: string; thread_ts?: string; user?: string } = {}) => ({
-  channel: DM,
+  channel: PANE_DM,
   channel_type: 'im',
   text,
   ts: fields.ts ?? nextTs(),
   ...fields,
 });
 
-/** The assistant pane opened (beside `context`, if given): a new assistant thread. */
-function threadStarted(threadTs: string, context?: string, type = 'assistant_thread_started') {
-  return {
-    type,
-    assistant_thread: {
-      user_id: 'U0ALICE',
-      channel_id: DM,
-      thread_ts: threadTs,
-      context: context ? { channel_id: context, team_id: 'T0TEST' } : {},
-    },
-    event_ts: String(Date.now() / 1000),
-  };
-}
-
-const jobIn = (threadTs: string) => h.app.store.findJobByThread(DM, threadTs);
+const jobIn = (threadTs: string) => h.app.store.findJobByThread(PANE_DM, threadTs);
 
 describe('direct messages to the bot', () => {
   it('starts a job whose thread is the message, takes replies there as follow-ups, and posts the outcome there', async () => {
@@ -45,7 +31,7 @@ describe('direct messages to the bot', () => {
     await waitFor('create call', () => h.agent.requestsFor('create').length === 1);
     expect(h.agent.requestsFor('create')[0]?.body).toEqual({ prompt: 'Document the webhooks retry policy' });
     const card = await waitFor('status card in the DM thread', () => h.slack.threadPosts(first.ts)[0]);
-    expect(card.channel).toBe(DM);
+    expect(card.channel).toBe(PANE_DM);
     await waitFor('job active', async () => (await jobIn(first.ts))?.phase === 'active');
 
     // A reply in the thread (Bolt's assistant routes threaded DMs) is a follow-up, as in a channel.
@@ -57,7 +43,7 @@ describe('direct messages to the bot', () => {
     const outcome = await waitFor('outcome in the DM thread', () =>
       h.slack.threadPosts(first.ts).find((m) => m.text.includes('pull/9')),
     );
-    expect(outcome.channel).toBe(DM);
+    expect(outcome.channel).toBe(PANE_DM);
     // Not an assistant thread: no status line to set.
     expect(h.slack.callsTo('assistant.threads.setStatus')).toHaveLength(0);
 
@@ -88,7 +74,7 @@ describe('direct messages to the bot', () => {
     const last = await h.event(message, {}, { headers: { 'x-slack-retry-num': '3' } });
     expect(last.status).toBe(200);
     const note = await waitFor('private note', () => h.slack.callsTo('chat.postEphemeral')[0]);
-    expect(note.args).toMatchObject({ channel: DM, user: 'U0ALICE' });
+    expect(note.args).toMatchObject({ channel: PANE_DM, user: 'U0ALICE' });
     expect(String(note.args.text)).toContain('could not record that instruction');
     expect(h.agent.requests).toHaveLength(0);
   });
@@ -99,7 +85,7 @@ describe('direct messages to the bot', () => {
     const guest = dm('Rewrite the pricing page', { user: 'U0GUEST' });
     await h.event(guest);
     const refusal = await waitFor('guest refused privately', () => h.slack.callsTo('chat.postEphemeral')[0]);
-    expect(refusal.args).toMatchObject({ channel: DM, user: 'U0GUEST' });
+    expect(refusal.args).toMatchObject({ channel: PANE_DM, user: 'U0GUEST' });
     expect(String(refusal.args.text)).toContain('Guest accounts');
 
     await h.event(dm('First instruction'));
@@ -138,13 +124,13 @@ describe('the assistant pane', () => {
   it('suggests prompts, starts a job from the first message, shows its status and title, and posts the outcome in the thread', async () => {
     h = await startHarness({ SUGGESTED_PROMPTS: 'Fix a page|Fix this page: ;Summarise the changelog' });
     const thread = nextTs();
-    expect((await h.anyEvent(threadStarted(thread))).status).toBe(200);
+    expect((await h.anyEvent(paneEvent('started', thread))).status).toBe(200);
     const prompts = await waitFor(
       'suggested prompts',
       () => h.slack.callsTo('assistant.threads.setSuggestedPrompts')[0],
     );
     expect(prompts.args).toMatchObject({
-      channel_id: DM,
+      channel_id: PANE_DM,
       thread_ts: thread,
       prompts: [
         { title: 'Fix a page', message: 'Fix this page:' },
@@ -163,7 +149,7 @@ describe('the assistant pane', () => {
     expect(statuses).toEqual(['is starting the job…', 'is working on it…']);
     const title = h.slack.callsTo('assistant.threads.setTitle')[0];
     expect(title?.args).toMatchObject({
-      channel_id: DM,
+      channel_id: PANE_DM,
       thread_ts: thread,
       title: 'Document @here the *new* rate limits',
     });
@@ -172,7 +158,7 @@ describe('the assistant pane', () => {
     const cardCall = h.slack.callsTo('chat.postMessage').find((c) => c.args.thread_ts === thread);
     const starting = h.slack.callsTo('assistant.threads.setStatus')[0];
     expect(starting && cardCall && starting.at <= cardCall.at).toBe(true);
-    expect(card.channel).toBe(DM);
+    expect(card.channel).toBe(PANE_DM);
 
     // A second message in the thread is a follow-up.
     await waitFor('job active', async () => (await jobIn(thread))?.phase === 'active');
@@ -191,7 +177,7 @@ describe('the assistant pane', () => {
       { projects: ['proj_test', 'api-docs'] },
     );
     const beside = nextTs();
-    await h.anyEvent(threadStarted(beside, 'C0API'));
+    await h.anyEvent(paneEvent('started', beside, 'C0API'));
     await h.event(dm('Document the pagination cursor', { thread_ts: beside }));
     await waitFor('create call', () => h.agent.requestsFor('create').length === 1);
     expect(h.agent.requestsFor('create')[0]?.projectId).toBe('api-docs');
@@ -199,8 +185,8 @@ describe('the assistant pane', () => {
 
     // The pane moved beside a channel the bot does not serve: a new thread there is refused.
     const elsewhere = nextTs();
-    await h.anyEvent(threadStarted(elsewhere, 'C0GENERAL'));
-    await h.anyEvent(threadStarted(elsewhere, 'C0RANDOM', 'assistant_thread_context_changed'));
+    await h.anyEvent(paneEvent('started', elsewhere, 'C0GENERAL'));
+    await h.anyEvent(paneEvent('context_changed', elsewhere, 'C0RANDOM'));
     await h.event(dm('Rewrite the homepage', { thread_ts: elsewhere }));
     const refusal = await waitFor('refused', () => h.slack.callsTo('chat.postEphemeral')[0]);
     expect(String(refusal.args.text)).toContain('not enabled in this channel');
@@ -225,7 +211,7 @@ describe('a job started by direct message, with NOTIFY_REQUESTER=dm', () => {
     );
     await h.settled();
     // The thread is already in the requester's direct messages: no second copy beside it.
-    expect(h.slack.messages.filter((m) => m.channel === DM && !m.thread_ts)).toHaveLength(0);
+    expect(h.slack.messages.filter((m) => m.channel === PANE_DM && !m.thread_ts)).toHaveLength(0);
     expect(h.slack.callsTo('conversations.open')).toHaveLength(0);
   });
 });

@@ -5,7 +5,7 @@ import type { Store } from '../../src/store/types.js';
 import { PROJECT_ID } from '../helpers/agent-stand-in.js';
 import { type Harness, startHarness, stopChecked } from '../helpers/harness.js';
 import { waitFor } from '../helpers/http.js';
-import { buttonClick } from '../helpers/payloads.js';
+import { buttonClick, PANE_DM, paneEvent } from '../helpers/payloads.js';
 
 /**
  * The assistant pane's channel, recorded with the instruction: the project a job runs on and
@@ -16,31 +16,14 @@ import { buttonClick } from '../helpers/payloads.js';
 let h: Harness;
 afterEach(() => stopChecked(h));
 
-const DM = 'D0ALICE';
 /** Only C0API is served, on its own project; direct messages only beside it (ALLOW_DIRECT_MESSAGES unset). */
 const ENV = { CHANNEL_PROJECTS: 'C0API:api-docs', ALLOWED_CHANNEL_IDS: 'C0API' };
 const PROJECTS = { projects: [PROJECT_ID, 'api-docs'] };
 let counter = 0;
 const nextTs = () => `1700000700.${String(++counter).padStart(6, '0')}`;
 
-/** The pane opened beside `context` (`assistant_thread_started`), or moved beside it (`…_context_changed`). */
-const paneEvent = (
-  type: 'started' | 'context_changed',
-  threadTs: string,
-  context: string,
-  at = Date.now(),
-) => ({
-  type: `assistant_thread_${type}`,
-  assistant_thread: {
-    user_id: 'U0ALICE',
-    channel_id: DM,
-    thread_ts: threadTs,
-    context: { channel_id: context, team_id: 'T0TEST' },
-  },
-  event_ts: String(at / 1000),
-});
 const paneMessage = (text: string, threadTs: string) => ({
-  channel: DM,
+  channel: PANE_DM,
   channel_type: 'im',
   text,
   ts: nextTs(),
@@ -88,7 +71,7 @@ async function movedBeforeStart(before: string, after: string) {
   expect((await h.event(paneMessage('Document the pagination cursor', thread))).status).toBe(200);
   await waitFor('the job about to start', () => held.state.reached > 0);
   await h.anyEvent(paneEvent('context_changed', thread, after));
-  expect(await h.app.store.assistantThread(DM, thread)).toEqual({ contextChannelId: after });
+  expect(await h.app.store.assistantThread(PANE_DM, thread)).toEqual({ contextChannelId: after });
   held.release();
   return thread;
 }
@@ -100,7 +83,7 @@ describe('an instruction in the assistant pane, the pane moved before its job st
     expect(String(refusal.args.text)).toContain('not enabled in this channel');
     await h.settled();
     expect(h.agent.requestsFor('create')).toHaveLength(0);
-    expect(await h.app.store.findJobByThread(DM, thread)).toMatchObject({
+    expect(await h.app.store.findJobByThread(PANE_DM, thread)).toMatchObject({
       phase: 'not_started',
       contextChannelId: 'C0RANDOM',
     });
@@ -112,7 +95,7 @@ describe('an instruction in the assistant pane, the pane moved before its job st
     expect(h.agent.requestsFor('create')[0]?.projectId).toBe('api-docs');
     await h.settled();
     expect(h.slack.callsTo('chat.postEphemeral')).toHaveLength(0);
-    expect(await h.app.store.findJobByThread(DM, thread)).toMatchObject({
+    expect(await h.app.store.findJobByThread(PANE_DM, thread)).toMatchObject({
       projectId: 'api-docs',
       contextChannelId: 'C0API',
     });
@@ -127,7 +110,7 @@ describe('"Try again" on a job started in the assistant pane', () => {
     await h.event(paneMessage('Document the pagination cursor', thread));
     await waitFor('create call', () => h.agent.requestsFor('create').length === 1);
     const job = await waitFor('job active', async () => {
-      const j = await h.app.store.findJobByThread(DM, thread);
+      const j = await h.app.store.findJobByThread(PANE_DM, thread);
       return j?.phase === 'active' ? j : undefined;
     });
     h.agent.setStatus(job.agentJobId ?? '', 'failed');
@@ -144,14 +127,14 @@ describe('"Try again" on a job started in the assistant pane', () => {
 
     const click = buttonClick(
       { action_id: 'retry_job', value: String(job.id) },
-      { channel: DM, messageTs: card.ts, responseUrl: h.slack.responseUrl('pane-retry') },
+      { channel: PANE_DM, messageTs: card.ts, responseUrl: h.slack.responseUrl('pane-retry') },
     );
     expect((await h.interact(click)).status).toBe(200);
     await waitFor('second create call', () => h.agent.requestsFor('create').length === 2);
     expect(h.agent.requestsFor('create')[1]?.projectId).toBe('api-docs');
     await h.settled();
     expect(h.slack.responses).toEqual([]);
-    expect(await h.app.store.findJobByThread(DM, thread)).toMatchObject({
+    expect(await h.app.store.findJobByThread(PANE_DM, thread)).toMatchObject({
       privacy: 'pane',
       contextChannelId: 'C0API',
       projectId: 'api-docs',
@@ -166,16 +149,16 @@ describe('a pane left open beside a channel longer than RETENTION_DAYS', () => {
     const used = nextTs();
     const idle = nextTs();
     // Opened two months ago; Slack has said nothing of either thread since.
-    await h.anyEvent(paneEvent('started', used, 'C0API', long));
-    await h.anyEvent(paneEvent('started', idle, 'C0API', long));
+    await h.anyEvent(paneEvent('started', used, 'C0API', { eventTs: String(long / 1000) }));
+    await h.anyEvent(paneEvent('started', idle, 'C0API', { eventTs: String(long / 1000) }));
     await h.event(paneMessage('Document the pagination cursor', used));
     await waitFor('create call', () => h.agent.requestsFor('create').length === 1);
     await h.settled();
     const logger = createLogger({ level: 'error', secrets: [], write: () => {} });
     const sweep = createRetentionSweep({ store: h.app.store, logger, retentionDays: 30 });
     expect((await sweep.sweep()).assistantThreads).toBe(1);
-    expect(await h.app.store.assistantThread(DM, idle)).toBeUndefined();
+    expect(await h.app.store.assistantThread(PANE_DM, idle)).toBeUndefined();
     // Its next message still works for the channel the pane is beside (under the allow-list).
-    expect(await h.app.store.assistantThread(DM, used)).toEqual({ contextChannelId: 'C0API' });
+    expect(await h.app.store.assistantThread(PANE_DM, used)).toEqual({ contextChannelId: 'C0API' });
   });
 });

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Harness, startHarness, stopChecked } from '../helpers/harness.js';
 import { waitFor } from '../helpers/http.js';
-import { appMention } from '../helpers/payloads.js';
+import { appMention, paneEvent } from '../helpers/payloads.js';
 import type { StoredMessage } from '../helpers/slack-stand-in.js';
 
 let h: Harness;
@@ -23,18 +23,6 @@ const dm = (text: string, threadTs?: string) => ({
   text,
   ts: nextTs(),
   ...(threadTs ? { thread_ts: threadTs } : {}),
-});
-
-/** The assistant pane opened beside `context`: a new assistant thread. */
-const paneOpened = (threadTs: string, context: string) => ({
-  type: 'assistant_thread_started',
-  assistant_thread: {
-    user_id: 'U0ALICE',
-    channel_id: 'D0ALICE',
-    thread_ts: threadTs,
-    context: { channel_id: context, team_id: 'T0TEST' },
-  },
-  event_ts: String(Date.now() / 1000),
 });
 
 /** Runs the job that starts in `thread` of `channel` to a pull request; returns the notification. */
@@ -78,7 +66,7 @@ describe('a job asked for in private, announced in the notification channel', ()
   it('from the assistant pane beside a public channel: the same', async () => {
     h = await startHarness({ NOTIFY_CHANNEL_ID: NEWS });
     const thread = nextTs();
-    await h.anyEvent(paneOpened(thread, 'C0GENERAL'));
+    await h.anyEvent(paneEvent('started', thread, 'C0GENERAL'));
     await h.event(dm(WORDS, thread));
     const post = await notified('D0ALICE', thread);
     expectNothingOf(post, 'D0ALICE');

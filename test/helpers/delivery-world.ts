@@ -1,16 +1,50 @@
+import { WebClient } from '@slack/web-api';
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
+import { createOutbox, type Outbox, type OutboxOptions } from '../../src/delivery/outbox.js';
 import type { SendDeps } from '../../src/delivery/outbox-kind.js';
-import { createLogger, type Logger } from '../../src/logging/logger.js';
+import { leasesFor } from '../../src/jobs/job-context.js';
+import { createLogger, type Logger, type Redact } from '../../src/logging/logger.js';
+import { createSlackCaller } from '../../src/slack/caller.js';
+import { createSlackGateway, type SlackGateway } from '../../src/slack/gateway.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { JobPatch, JobRecord, NewOutboxItem, OutboxItem, StoredPayload } from '../../src/store/types.js';
-import { gatewayOnStandIn } from './gateway-on-stand-in.js';
+import { T0 } from './job-world.js';
 import { HINTS } from './rendering.js';
-import { BOT_TOKEN } from './slack-stand-in.js';
+import { BOT_TOKEN, type SlackStandIn, startSlackStandIn } from './slack-stand-in.js';
 
-export const T0 = Date.parse('2026-09-01T12:00:00.000Z');
-export { HINTS };
+export interface GatewayOnStandIn {
+  slack: SlackStandIn;
+  gateway: SlackGateway;
+}
 
-export async function deliveryWorld() {
+/**
+ * The real Slack gateway on a real Web API client, talking to a fresh Slack stand-in; the
+ * caller closes `slack`. Retries are off, so a refused call is seen at once.
+ */
+export async function gatewayOnStandIn(
+  options: {
+    ownBotId?: () => string;
+    /** What the caller masks on the way out; nothing by default. */
+    redact?: Redact;
+  } = {},
+): Promise<GatewayOnStandIn> {
+  const slack = await startSlackStandIn();
+  const client = new WebClient(BOT_TOKEN, { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } });
+  // What the caller logs of a refused call is not read here: the tests read Slack's side.
+  const logger = createLogger({ level: 'error', secrets: [BOT_TOKEN], write: () => {} });
+  const caller = createSlackCaller({ client, logger, redact: options.redact ?? ((text) => text) });
+  const gateway = createSlackGateway({
+    caller,
+    ...(options.ownBotId ? { ownBotId: options.ownBotId } : {}),
+  });
+  return { slack, gateway };
+}
+
+/**
+ * The outbox's parts one at a time: the real gateway on a Slack stand-in, a store in memory on a
+ * clock the test moves (`clock`), and a logger whose lines the test reads.
+ */
+async function deliveryWorld() {
   const { slack, gateway } = await gatewayOnStandIn();
   const clock = { at: T0 };
   let store = openSqliteStore(':memory:', { now: () => clock.at });
@@ -63,6 +97,21 @@ export async function deliveryWorld() {
   return {
     slack,
     gateway,
+    /**
+     * The real outbox delivering through this world's gateway from `store` (one on the real clock,
+     * for an outbox that runs), as one instance with a lease worked out from a 6 s agent time-out;
+     * not started.
+     */
+    outboxOn(store: OutboxOptions['store']): Outbox {
+      return createOutbox({
+        store,
+        instanceId: 'i-test',
+        lease: leasesFor(6_000).delivery,
+        slack: gateway,
+        logger,
+        hints: HINTS,
+      });
+    },
     get store() {
       return store;
     },

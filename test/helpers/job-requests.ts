@@ -7,28 +7,22 @@ import { recordCommand, type StartRequest } from '../../src/features/command/rec
 import { type DirectRequest, recordDirect, recordMention } from '../../src/features/messages/record.js';
 import { recordShortcut, type ShortcutRequest } from '../../src/features/shortcut/record.js';
 import { recordStep, type StepRequest } from '../../src/features/workflow-steps/record.js';
-import { createFollowUps } from '../../src/jobs/follow-ups.js';
-import { createInstructionChecks, createVerificationWaits } from '../../src/jobs/instruction-checks.js';
 import { type MetricsHooks, noMetrics } from '../../src/jobs/metrics-hooks.js';
-import { createReplies } from '../../src/jobs/replies.js';
 import type { MentionRequest, ReplyRequest } from '../../src/jobs/requests.js';
 import { createJobRecording, type JobRecording } from '../../src/jobs/start/accept.js';
 import { TEAM } from './fake-network.js';
 import { CHANNEL, type JobWorld, REQUESTER } from './job-world.js';
 
 /**
- * The job kernel's recording of new jobs alone, in the world `w`: a message in a thread with a
- * job is handed to `acceptReply` (default: the kernel's own replies).
+ * The job kernel's recording of new jobs in the world `w`: with `acceptReply`, that recording
+ * alone, a message in a thread with a job handed to it; without, the job service's own (whose
+ * replies take that message).
  */
 export function jobRecording(
-  w: Pick<JobWorld, 'ctx'>,
+  w: Pick<JobWorld, 'ctx' | 'service'>,
   acceptReply?: (request: ReplyRequest) => Promise<number | undefined>,
 ): JobRecording {
-  const replies = createReplies(w.ctx, {
-    checks: createInstructionChecks(w.ctx, createVerificationWaits(w.ctx)),
-    followUps: createFollowUps(w.ctx),
-  });
-  return createJobRecording(w.ctx, acceptReply ?? replies.acceptReply);
+  return acceptReply ? createJobRecording(w.ctx, acceptReply) : w.service();
 }
 
 /**
@@ -95,10 +89,6 @@ export const shortcutRequest = (fields: Partial<ShortcutRequest> = {}): Shortcut
   viewId: 'V0TEST1',
   ...fields,
 });
-
-/** How many jobs the world's store holds. */
-export const jobCount = (w: JobWorld): number =>
-  (w.store.db.prepare('SELECT count(*) AS n FROM jobs').get() as { n: number }).n;
 
 /** A command whose text needs cleaning (Slack's link syntax, an escape, spaces around it). */
 export const sampleCommand = (fields: Partial<StartRequest> = {}): StartRequest =>

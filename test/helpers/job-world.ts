@@ -9,22 +9,20 @@ import { createAccessPolicy } from '../../src/access/access-policy.js';
 import type { RenderHints } from '../../src/blocks/messages.js';
 import { readConfig, secretsOf } from '../../src/config/config.js';
 import type { OutboxPayload } from '../../src/delivery/outbox-registry.js';
-import { createFollowUps } from '../../src/jobs/follow-ups.js';
-import { createInstructionChecks, createVerificationWaits } from '../../src/jobs/instruction-checks.js';
 import {
   createJobContext,
   type JobContext,
   type JobServiceDeps,
   leasesFor,
 } from '../../src/jobs/job-context.js';
-import { createReplies, createReplyCatchUp } from '../../src/jobs/replies.js';
+import { createJobService, type JobService } from '../../src/jobs/job-service.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { createSlackCaller } from '../../src/slack/caller.js';
 import { createChannelAudiences } from '../../src/slack/channel-audience.js';
 import { createIdentity } from '../../src/slack/identity.js';
 import { createUserNames } from '../../src/slack/user-names.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import type { JobRecord, NewJob, RunRecord } from '../../src/store/types.js';
+import type { JobRecord, NewJob, RunRecord, RunState } from '../../src/store/types.js';
 import { VALID_ENV } from './config.js';
 import { fakeAgent, fakeSlack, fakeWebClient, TEAM } from './fake-network.js';
 
@@ -33,6 +31,12 @@ export const T0 = Date.parse('2026-09-01T12:00:00.000Z');
 export const CHANNEL = 'C0TEST';
 export const REQUESTER = 'U0REQUESTER';
 export const INSTANCE = 'instance-test-1';
+/** Who replies in a job's thread, and the message of that reply. */
+export const HELPER = 'U0HELPER';
+export const REPLY_TS = '1700000500.000500';
+
+/** What a test says of a follow-up it records: its words, who wrote it, and its message. */
+type FollowUpFields = { prompt?: string; authorId?: string; messageTs?: string };
 
 export interface OutboxRow {
   jobId: number | null;
@@ -107,20 +111,12 @@ export function createJobWorld(env: Record<string, string> = {}) {
     ctx,
     clock,
     /**
-     * The flows the one under test calls, built from the real code as the job service builds
-     * them. Stop `verification` and `followUps` after the test (they keep timers).
+     * The job service as the app builds it (`createJobService`), on this world's dependencies
+     * (`more` replaces some). Stop it after the test: its batch windows and verification waits
+     * keep timers.
      */
-    parts() {
-      const followUps = createFollowUps(ctx);
-      const verification = createVerificationWaits({ ...ctx, firstRetryMs: 60_000 });
-      const checks = createInstructionChecks(ctx, verification);
-      const replies = createReplies(ctx, { checks, followUps });
-      const catchUp = createReplyCatchUp({
-        ...ctx,
-        accept: replies.acceptReply,
-        process: replies.processReply,
-      });
-      return { followUps, verification, checks, replies, catchUp };
+    service(more: Partial<JobServiceDeps> = {}): JobService {
+      return createJobService({ ...deps, ...more });
     },
     /** Moves the clock on by `ms`. */
     advance(ms: number) {
@@ -191,21 +187,36 @@ export function createJobWorld(env: Record<string, string> = {}) {
       );
       return { job: await this.job(job.id), run: (await store.getRuns(job.id))[0] as RunRecord };
     },
-    /** Records a follow-up to `jobId` from a helper in its thread, not sent yet (`pending`). */
-    async insertFollowUp(jobId: number) {
+    /**
+     * Records a follow-up to `jobId` from a helper in its thread (`fields` override its words, its
+     * author and its message), then leaves it in `state`: by default `pending`, not sent yet.
+     */
+    async insertFollowUp(jobId: number, fields: FollowUpFields = {}, state: RunState = 'pending') {
       const { run } = await store.insertFollowUp(
         jobId,
         {
           kind: 'follow_up',
           prompt: 'Also the SDK',
-          authorId: 'U0HELPER',
-          messageTs: '1700000500.000500',
+          authorId: HELPER,
+          messageTs: REPLY_TS,
           owner: INSTANCE,
+          ...fields,
         },
         clock.at,
       );
-      return run;
+      if (state === 'pending') return run;
+      await store.apply({ jobId, run: { id: run.id, patch: { state } } }, clock.at);
+      return (await store.getRun(run.id)) ?? run;
     },
+    /** An active job with a follow-up in its thread left in `state` (see `insertFollowUp`). */
+    async activeJobWithReply(state: RunState = 'pending', fields: FollowUpFields = {}) {
+      const { job } = await this.activeJob();
+      return { job, run: await this.insertFollowUp(job.id, fields, state) };
+    },
+    /** How many jobs the store holds. */
+    jobCount: () => (store.db.prepare('SELECT count(*) AS n FROM jobs').get() as { n: number }).n,
+    /** How many runs (first instructions and follow-ups) the store holds. */
+    runCount: () => (store.db.prepare('SELECT count(*) AS n FROM runs').get() as { n: number }).n,
     /** The job as the store holds it now. */
     async job(id: number): Promise<JobRecord> {
       const job = await store.getJob(id);

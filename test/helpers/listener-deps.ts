@@ -10,13 +10,15 @@ import { usage } from '../../src/features/command/wording.js';
 import { createHomePublisher } from '../../src/home/home-publisher.js';
 import { createHealth } from '../../src/http/health.js';
 import { outboxWrites } from '../../src/jobs/job-context.js';
-import { createJobService } from '../../src/jobs/job-service.js';
 import type { ListenerDeps } from '../../src/listeners/types.js';
 import { createRedactor } from '../../src/logging/logger.js';
 import { createTaskTracker } from '../../src/util/tasks.js';
 import { TEAM } from './fake-network.js';
-import { createJobWorld } from './job-world.js';
+import { CHANNEL, createJobWorld, HELPER, REPLY_TS } from './job-world.js';
 import { BOT_USER_ID } from './slack-stand-in.js';
+
+/** What `HELPER`'s reply says in {@link ListenerWorld.jobWithWaitingReply}. */
+export const REPLY_TEXT = 'Also cover the SDK';
 
 export function createListenerWorld(
   env: Record<string, string> = {},
@@ -44,7 +46,7 @@ export function createListenerWorld(
       return tracker.size;
     },
   };
-  const jobs = createJobService({ ...w.deps, runTask: (name, work) => tasks.run(name, work) });
+  const jobs = w.service({ runTask: (name, work) => tasks.run(name, work) });
   const home = createHomePublisher({
     access: w.access,
     store: w.store,
@@ -88,8 +90,38 @@ export function createListenerWorld(
         (l) => l.includes(text) && (level === 'warn' ? /"level":"(warn|error)"/ : /"level":"error"/).test(l),
       );
     },
-    jobCount: () => (w.store.db.prepare('SELECT count(*) AS n FROM jobs').get() as { n: number }).n,
-    runCount: () => (w.store.db.prepare('SELECT count(*) AS n FROM runs').get() as { n: number }).n,
+    /**
+     * An active job (in `channelId`) with `HELPER`'s reply in its thread (the message `replyTs`),
+     * recorded through the job service and still waiting.
+     */
+    async jobWithWaitingReply(channelId = CHANNEL, replyTs = REPLY_TS) {
+      const { job } = await w.activeJob({ channelId });
+      const threadTs = job.threadTs ?? '';
+      await jobs.acceptReply({
+        teamId: TEAM,
+        channelId,
+        threadTs,
+        messageTs: replyTs,
+        userId: HELPER,
+        text: REPLY_TEXT,
+      });
+      /** The reply's run, as the store has it now. */
+      const reply = async () => (await w.runs(job.id)).find((r) => r.messageTs === replyTs);
+      return {
+        job,
+        threadTs,
+        reply,
+        /** Marks the reply sent, as if the agent had it already. */
+        async markSent() {
+          const run = await reply();
+          await w.store.apply(
+            { jobId: job.id, run: { id: run?.id ?? 0, patch: { state: 'sent' } } },
+            Date.now(),
+          );
+          return run;
+        },
+      };
+    },
     stop() {
       jobs.stop();
       return w.store.close();

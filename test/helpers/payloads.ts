@@ -251,3 +251,43 @@ export function buttonClick(
     ],
   };
 }
+
+/** Alice's direct message with the bot, where the assistant pane's threads are. */
+export const PANE_DM = 'D0ALICE';
+
+/**
+ * The assistant pane opened (`started`) or moved beside another channel (`context_changed`), as
+ * Slack's documentation shows the event: the thread `threadTs` of Alice's direct message with the
+ * bot, beside `context` (a channel of the test workspace, or the context object as sent);
+ * `thread` overrides the thread's fields, `eventTs` says when (default: now).
+ */
+export function paneEvent(
+  type: 'started' | 'context_changed',
+  threadTs: string,
+  context: string | Record<string, unknown> = {},
+  options: { thread?: Record<string, unknown> | undefined; eventTs?: unknown } = {},
+) {
+  return {
+    type: `assistant_thread_${type}`,
+    assistant_thread: {
+      user_id: 'U0ALICE',
+      channel_id: PANE_DM,
+      thread_ts: threadTs,
+      context: typeof context === 'string' ? { channel_id: context, team_id: TEAM_ID } : context,
+      ...options.thread,
+    },
+    event_ts: options.eventTs ?? String(Date.now() / 1000),
+  };
+}
+
+/** Alice's message in her direct message with the bot, as the Events API delivers it (in the thread `threadTs`, if given). */
+export const paneMessage = (ts: string, text: string, threadTs?: string) => ({
+  type: 'message',
+  channel: PANE_DM,
+  channel_type: 'im',
+  user: 'U0ALICE',
+  text,
+  ts,
+  event_ts: ts,
+  ...(threadTs ? { thread_ts: threadTs } : {}),
+});

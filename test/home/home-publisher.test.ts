@@ -8,7 +8,8 @@ import { createHomePublisher, type HomePublisher } from '../../src/home/home-pub
 import { createSlackCaller } from '../../src/slack/caller.js';
 import { createIdentity } from '../../src/slack/identity.js';
 import { VALID_ENV } from '../helpers/config.js';
-import { HINTS, useDeliveryWorld } from '../helpers/delivery-world.js';
+import { useDeliveryWorld } from '../helpers/delivery-world.js';
+import { HINTS } from '../helpers/rendering.js';
 import { BOT_TOKEN } from '../helpers/slack-stand-in.js';
 
 const w = useDeliveryWorld();

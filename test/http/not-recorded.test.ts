@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { text } from '../../src/blocks/messages.js';
 import { countNotRecorded, failedFields, logUnreadable, notRecorded } from '../../src/http/not-recorded.js';
-import { createJobService, type JobService } from '../../src/jobs/job-service.js';
+import type { JobService } from '../../src/jobs/job-service.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { md } from '../../src/slack/mrkdwn.js';
 import { TEAM } from '../helpers/fake-network.js';
@@ -82,7 +82,7 @@ describe('countNotRecorded', () => {
     w = createJobWorld();
     closed = false;
     metrics.instruction.mockClear();
-    service = createJobService(w.deps);
+    service = w.service();
     jobs = countNotRecorded(service, metrics);
     // Each place a job starts from counts its own recording, with its surface's label.
     record = recordingOf(jobs, w, metrics);

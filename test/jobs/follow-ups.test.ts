@@ -4,7 +4,7 @@ import { text } from '../../src/blocks/messages.js';
 import { agentErrorText } from '../../src/blocks/refusal-texts.js';
 import { BATCH_RETRY_MS, createFollowUps, type FollowUps } from '../../src/jobs/follow-ups.js';
 import type { JobRecord } from '../../src/store/types.js';
-import { CHANNEL, createJobWorld, INSTANCE, type JobWorld, T0 } from '../helpers/job-world.js';
+import { CHANNEL, createJobWorld, type JobWorld, T0 } from '../helpers/job-world.js';
 
 const BATCH_MS = 3_000;
 let w: JobWorld;
@@ -22,15 +22,8 @@ afterEach(async () => {
 });
 
 /** A checked reply waiting to be sent, recorded now. */
-async function ready(job: JobRecord, author: string, prompt: string, messageTs: string) {
-  const { run } = await w.store.insertFollowUp(
-    job.id,
-    { kind: 'follow_up', prompt, authorId: author, messageTs, owner: INSTANCE },
-    w.clock.at,
-  );
-  await w.store.apply({ jobId: job.id, run: { id: run.id, patch: { state: 'ready' } } }, w.clock.at);
-  return run;
-}
+const ready = (job: JobRecord, authorId: string, prompt: string, messageTs: string) =>
+  w.insertFollowUp(job.id, { authorId, prompt, messageTs }, 'ready');
 
 /** Lets the batch window pass, on the flows' clock and on their timers. */
 async function windowPasses(ms = BATCH_MS) {

@@ -1,10 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import {
-  carryOnMessage,
-  createJobService,
-  type JobService,
-  runRecorded,
-} from '../../src/jobs/job-service.js';
+import { carryOnMessage, type JobService, runRecorded } from '../../src/jobs/job-service.js';
 import { TEAM } from '../helpers/fake-network.js';
 import { recordingOf, startRequest } from '../helpers/job-requests.js';
 import { CHANNEL, createJobWorld, INSTANCE, type JobWorld, REQUESTER } from '../helpers/job-world.js';
@@ -23,10 +18,7 @@ describe('the job service', () => {
 
   function setUp(env: Record<string, string> = {}, verificationRetryMs?: number) {
     w = createJobWorld(env);
-    jobs = createJobService({
-      ...w.deps,
-      ...(verificationRetryMs !== undefined ? { verificationRetryMs } : {}),
-    });
+    jobs = w.service(verificationRetryMs !== undefined ? { verificationRetryMs } : {});
   }
 
   const command = () => recordingOf(jobs, w).command(startRequest({ responseUrl: null }));
@@ -118,17 +110,7 @@ describe('the job service', () => {
       setUp();
       const { job } = await w.insertJob();
       const { job: active } = await w.activeJob();
-      const { run } = await w.store.insertFollowUp(
-        active.id,
-        {
-          kind: 'follow_up',
-          prompt: 'Also the SDK',
-          authorId: REQUESTER,
-          messageTs: '1700000300.000300',
-          owner: INSTANCE,
-        },
-        w.clock.at,
-      );
+      const run = await w.insertFollowUp(active.id, { authorId: REQUESTER, messageTs: '1700000300.000300' });
       await jobs.handBack({ jobIds: [job.id], runIds: [run.id] });
       expect((await w.job(job.id)).owner).toBeNull();
       expect((await w.store.getRun(run.id))?.owner).toBeNull();

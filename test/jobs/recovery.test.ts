@@ -1,37 +1,21 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { stepRefusalText } from '../../src/blocks/refusal-texts.js';
 import { triggerKeys } from '../../src/domain/keys.js';
-import { createJobService, type JobService } from '../../src/jobs/job-service.js';
-import { createRecovery, recoverOrphans } from '../../src/jobs/recovery.js';
-import { createJobStart } from '../../src/jobs/start/start-job.js';
+import type { JobService } from '../../src/jobs/job-service.js';
+import { recoverOrphans } from '../../src/jobs/recovery.js';
 import { SlackCallError } from '../../src/slack/caller.js';
 import type { JobPhase, RunRecord, RunState } from '../../src/store/types.js';
 import { createTaskTracker, type TaskTracker } from '../../src/util/tasks.js';
 import { CHANNEL, createJobWorld, type JobWorld, REQUESTER, T0 } from '../helpers/job-world.js';
 
 let w: JobWorld;
-let recovery: ReturnType<typeof createRecovery>;
-let stop: () => void;
+let jobs: JobService;
 beforeEach(() => {
   w = createJobWorld();
-  const parts = w.parts();
-  stop = () => {
-    parts.verification.stop();
-    parts.followUps.stop();
-  };
-  const start = createJobStart(w.ctx, {
-    checks: parts.checks,
-    dispatchReady: parts.followUps.dispatchReady,
-    catchUp: parts.catchUp,
-  });
-  recovery = createRecovery(w.ctx, {
-    ...start,
-    ...parts.replies,
-    dispatchReady: parts.followUps.dispatchReady,
-  });
+  jobs = w.service();
 });
 afterEach(async () => {
-  stop();
+  jobs.stop();
   await w.store.close();
 });
 
@@ -54,17 +38,12 @@ async function leftIn(
 }
 
 /** A follow-up to an active job, left in `state`. */
-async function followUpLeft(state: RunState) {
-  const { job } = await w.activeJob();
-  const run = await w.insertFollowUp(job.id);
-  if (state !== 'pending') await w.store.apply({ jobId: job.id, run: { id: run.id, patch: { state } } }, T0);
-  return { job, run: (await w.store.getRun(run.id)) ?? run };
-}
+const followUpLeft = (state: RunState) => w.activeJobWithReply(state);
 
 describe('recover: jobs', () => {
   it('accepted: starts the job as if the command had just arrived', async () => {
     const job = await leftIn('accepted');
-    await recovery.recover({ jobs: [job], runs: [] });
+    await jobs.recover({ jobs: [job], runs: [] });
     expect(w.agent.createJob).toHaveBeenCalledOnce();
     expect((await w.job(job.id)).phase).toBe('active');
   });
@@ -72,7 +51,7 @@ describe('recover: jobs', () => {
   it('posting, and Slack holds the card: carries on from that card without posting again', async () => {
     const job = await leftIn('posting');
     w.slack.findInChannel.mockResolvedValueOnce('1700000600.000600');
-    await recovery.recover({ jobs: [job], runs: [] });
+    await jobs.recover({ jobs: [job], runs: [] });
     expect(w.slack.postMessage).not.toHaveBeenCalled();
     expect(w.agent.createJob).toHaveBeenCalledOnce();
     expect(await w.job(job.id)).toMatchObject({ phase: 'active', cardTs: '1700000600.000600' });
@@ -80,7 +59,7 @@ describe('recover: jobs', () => {
 
   it('posting, and Slack surely has no card: starts over', async () => {
     const job = await leftIn('posting');
-    await recovery.recover({ jobs: [job], runs: [] });
+    await jobs.recover({ jobs: [job], runs: [] });
     expect(w.slack.postMessage).toHaveBeenCalledOnce();
     expect(w.agent.createJob).toHaveBeenCalledOnce();
     expect((await w.job(job.id)).phase).toBe('active');
@@ -89,7 +68,7 @@ describe('recover: jobs', () => {
   it('posting, and Slack cannot say: tells the requester nothing was started', async () => {
     const job = await leftIn('posting');
     w.slack.findInChannel.mockRejectedValueOnce(new SlackCallError('conversations.history', 'fatal_error'));
-    await recovery.recover({ jobs: [job], runs: [] });
+    await jobs.recover({ jobs: [job], runs: [] });
     expect(w.slack.postMessage).not.toHaveBeenCalled();
     expect(w.agent.createJob).not.toHaveBeenCalled();
     expect(await w.job(job.id)).toMatchObject({
@@ -105,7 +84,7 @@ describe('recover: jobs', () => {
 
   it('creating: says in the thread the start is unknown, and never creates it again', async () => {
     const job = await leftIn('creating', { threadTs: '1700000300.000300' });
-    await recovery.recover({ jobs: [job], runs: [] });
+    await jobs.recover({ jobs: [job], runs: [] });
     expect(w.agent.createJob).not.toHaveBeenCalled();
     expect(await w.job(job.id)).toMatchObject({
       phase: 'start_unknown',
@@ -123,7 +102,7 @@ describe('recover: jobs', () => {
       { threadTs: '1700000300.000300' },
       { origin: 'workflow', triggerKey: triggerKeys.step('Fx0LEFT') },
     );
-    await recovery.recover({ jobs: [job], runs: [] });
+    await jobs.recover({ jobs: [job], runs: [] });
     const answers = w.outbox().filter((r) => r.payload.type === 'complete_step');
     expect(answers.map((r) => r.payload)).toEqual([
       {
@@ -143,7 +122,7 @@ describe('recover: jobs', () => {
   it('leaves alone a job that moved on since it was handed over', async () => {
     const job = await leftIn('creating', { threadTs: '1700000300.000300' });
     await w.store.apply({ jobId: job.id, job: { phase: 'active' } }, T0);
-    await recovery.recover({ jobs: [job], runs: [] });
+    await jobs.recover({ jobs: [job], runs: [] });
     expect((await w.job(job.id)).phase).toBe('active');
     expect(w.outbox()).toEqual([]);
   });
@@ -152,14 +131,14 @@ describe('recover: jobs', () => {
 describe('recover: follow-ups', () => {
   it('a reply only recorded is checked and sent now', async () => {
     const { run } = await followUpLeft('pending');
-    await recovery.recover({ jobs: [], runs: [run] });
+    await jobs.recover({ jobs: [], runs: [run] });
     expect(w.agent.sendMessage).toHaveBeenCalledWith('job_test_1', 'Also the SDK');
     expect((await w.store.getRun(run.id))?.state).toBe('sent');
   });
 
   it('a reply being sent: says its arrival is unknown, and never sends it again', async () => {
     const { job, run } = await followUpLeft('sending');
-    await recovery.recover({ jobs: [], runs: [run] });
+    await jobs.recover({ jobs: [], runs: [run] });
     expect(w.agent.sendMessage).not.toHaveBeenCalled();
     expect(await w.store.getRun(run.id)).toMatchObject({
       state: 'unknown',
@@ -172,7 +151,7 @@ describe('recover: follow-ups', () => {
   });
 
   it('wakes the outbox at the end of a round, even one that queued nothing', async () => {
-    await recovery.recover({ jobs: [], runs: [] });
+    await jobs.recover({ jobs: [], runs: [] });
     expect(w.deps.loops.outbox.kick).toHaveBeenCalledOnce();
   });
 });
@@ -196,16 +175,13 @@ describe('recoverOrphans', () => {
   }
 
   /** A follow-up of an active job, recorded by this instance and never sent. */
-  async function waitingFollowUp(): Promise<RunRecord> {
-    const { job } = await w.activeJob();
-    return w.insertFollowUp(job.id);
-  }
+  const waitingFollowUp = async (): Promise<RunRecord> => (await w.activeJobWithReply()).run;
 
   it('carries on each job and follow-up as its own task, and hands nothing back when all fit', async () => {
     const tasks = tracker({ concurrency: 4, maxQueued: 10 });
     // Membership is built before the job service: the service is asked for when work arrives.
     const carryOn = recoverOrphans(tasks, () => jobs as JobService);
-    jobs = createJobService(w.deps);
+    jobs = w.service();
     const { job: first } = await w.insertJob();
     const { job: second } = await w.insertJob({}, 'Explain webhooks');
     const run = await waitingFollowUp();
@@ -224,7 +200,7 @@ describe('recoverOrphans', () => {
 
   it('hands back to the store the jobs and follow-ups for which no slot is free', async () => {
     const tasks = tracker({ concurrency: 1, maxQueued: 0 });
-    jobs = createJobService(w.deps);
+    jobs = w.service();
     const { job: taken } = await w.insertJob();
     const { job: left } = await w.insertJob({}, 'Explain webhooks');
     const run = await waitingFollowUp();
@@ -244,7 +220,7 @@ describe('recoverOrphans', () => {
 
   it('with no orphans, starts nothing and leaves nothing to the store', async () => {
     const tasks = tracker({ concurrency: 1, maxQueued: 0 });
-    jobs = createJobService(w.deps);
+    jobs = w.service();
     const handBack = vi.spyOn(jobs, 'handBack');
     recoverOrphans(tasks, () => jobs as JobService)({ jobs: [], runs: [] });
     expect(tasks.run).not.toHaveBeenCalled();

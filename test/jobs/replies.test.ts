@@ -15,12 +15,9 @@ let replies: Replies;
 let stop: () => void;
 function build(env: Record<string, string> = {}) {
   w = createJobWorld(env);
-  const parts = w.parts();
-  replies = parts.replies;
-  stop = () => {
-    parts.verification.stop();
-    parts.followUps.stop();
-  };
+  const jobs = w.service();
+  replies = jobs;
+  stop = () => jobs.stop();
 }
 beforeEach(() => build());
 afterEach(async () => {
@@ -443,16 +440,20 @@ describe('replies that came before their job', () => {
     it('records each reply as a follow-up once, however often the thread is read', async () => {
       const { job } = await w.activeJob();
       w.slack.threadMessages.mockResolvedValue([message('1700000000.000200'), message('1700000000.000300')]);
-      const parts = w.parts();
+      const jobs = w.service();
       try {
-        await parts.catchUp(job, AFTER, BEFORE);
-        await parts.catchUp(job, AFTER, BEFORE);
+        const catchUp = createReplyCatchUp({
+          ...w.ctx,
+          accept: jobs.acceptReply,
+          process: jobs.processReply,
+        });
+        await catchUp(job, AFTER, BEFORE);
+        await catchUp(job, AFTER, BEFORE);
         await w.background();
         const followUps = (await w.runs(job.id)).filter((r) => r.kind === 'follow_up');
         expect(followUps.map((r) => r.messageTs)).toEqual(['1700000000.000200', '1700000000.000300']);
       } finally {
-        parts.followUps.stop();
-        parts.verification.stop();
+        jobs.stop();
       }
     });
   });

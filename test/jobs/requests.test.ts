@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
 import type { AccessDecision } from '../../src/access/access-policy.js';
-import { createJobService, type JobService } from '../../src/jobs/job-service.js';
+import type { JobService } from '../../src/jobs/job-service.js';
 import type { MentionOutcome, RetryOutcome } from '../../src/jobs/requests.js';
 import { mentionRequest, recordingOf } from '../helpers/job-requests.js';
 import { createJobWorld, type JobWorld } from '../helpers/job-world.js';
@@ -15,7 +15,7 @@ let jobs: JobService;
 let record: ReturnType<typeof recordingOf>;
 function setUp(env: Record<string, string> = {}) {
   w = createJobWorld(env);
-  jobs = createJobService(w.deps);
+  jobs = w.service();
   record = recordingOf(jobs, w);
 }
 beforeEach(() => setUp());
@@ -23,8 +23,6 @@ afterEach(async () => {
   jobs.stop();
   await w.store.close();
 });
-
-const jobCount = () => (w.store.db.prepare('SELECT count(*) AS n FROM jobs').get() as { n: number }).n;
 
 describe('MentionRequest', () => {
   it('a mention starts a job; the same message again is a repeat; a mention in its thread is a reply', async () => {
@@ -40,7 +38,7 @@ describe('MentionRequest', () => {
       }),
     );
     expect(inThread).toEqual({ reply: expect.any(Number) });
-    expect(jobCount()).toBe(1);
+    expect(w.jobCount()).toBe(1);
   });
 });
 

@@ -22,6 +22,9 @@ import {
   messageChanged,
   messageShortcut,
   minimalDeletion,
+  PANE_DM,
+  paneEvent,
+  paneMessage,
 } from '../helpers/payloads.js';
 import { BOT_USER_ID } from '../helpers/slack-stand-in.js';
 import { functionExecuted, userContext } from '../helpers/workflow-steps.js';
@@ -125,13 +128,15 @@ const BOT_EVENTS: Record<string, () => Promise<void>> = {
       channel: 'C0MENTION',
     };
     await delivered(await app.event(mention));
-    expect(await jobsOf('U0MENTION')).toEqual([expect.objectContaining({ origin: 'mention' })]);
+    expect(await jobsOf('U0MENTION')).toEqual([
+      expect.objectContaining({ origin: 'mention', threadTs: mention.ts }),
+    ]);
   },
   async app_home_opened() {
     await delivered(
       await app.event({ type: 'app_home_opened', user: 'U0HOME', channel: 'D0HOME', tab: 'home' }),
     );
-    expect(w.slack.publishHome).toHaveBeenCalledWith('U0HOME', expect.anything());
+    expect(w.slack.publishHome).toHaveBeenCalledWith('U0HOME', expect.objectContaining({ type: 'home' }));
   },
   async 'message.channels'() {
     expect(await replyInThread('C0PUBLIC', 'channel')).toContain('Also cover channel');
@@ -435,46 +440,9 @@ describe('registerListeners', () => {
   });
 });
 
-/** A job the agent is working on, in a channel of its own; and a reply waiting in its thread. */
-async function jobWithWaitingReply(channelId: string, replyTs: string) {
-  const { job } = await w.activeJob({ channelId });
-  const threadTs = job.threadTs ?? '';
-  await w.jobs.acceptReply({
-    teamId: TEAM,
-    channelId,
-    threadTs,
-    messageTs: replyTs,
-    userId: 'U0HELPER',
-    text: 'Also cover the SDK',
-  });
-  const reply = async () => (await w.runs(job.id)).find((r) => r.messageTs === replyTs);
-  return { job, threadTs, reply };
-}
-
-const PANE_DM = 'D0ALICE';
-
-/** An assistant thread event as Slack's documentation shows it. */
-const threadEvent = (type: string, threadTs: string, context: Record<string, unknown> = {}) => ({
-  type,
-  assistant_thread: { user_id: 'U0ALICE', context, channel_id: PANE_DM, thread_ts: threadTs },
-  event_ts: threadTs,
-});
-
-/** A person's message in Alice's direct message with the bot. */
-const dm = (ts: string, text: string, threadTs?: string) => ({
-  type: 'message',
-  channel: PANE_DM,
-  channel_type: 'im',
-  user: 'U0ALICE',
-  text,
-  ts,
-  event_ts: ts,
-  ...(threadTs ? { thread_ts: threadTs } : {}),
-});
-
 describe('registerListeners: each event to its feature', () => {
   it('routes a reply in a job’s thread to the job, as a follow-up', async () => {
-    const { job, threadTs } = await jobWithWaitingReply('C0REPLIES', '1700000300.000001');
+    const { job, threadTs } = await w.jobWithWaitingReply('C0REPLIES', '1700000300.000001');
     const res = await app.event({
       type: 'message',
       channel: 'C0REPLIES',
@@ -489,25 +457,8 @@ describe('registerListeners: each event to its feature', () => {
     expect((await w.runs(job.id)).map((r) => r.prompt)).toContain('Also mention the rate limits');
   });
 
-  it('routes a direct message at the top of the conversation: a new job', async () => {
-    await delivered(
-      await app.event({
-        type: 'message',
-        channel: 'D0DIRECT',
-        channel_type: 'im',
-        user: 'U0DIRECT',
-        text: 'Document the webhooks',
-        ts: '1700000400.000001',
-        event_ts: '1700000400.000001',
-      }),
-    );
-    expect(await w.store.recentJobs({ requesterId: 'U0DIRECT' }, 5)).toEqual([
-      expect.objectContaining({ origin: 'direct', threadTs: '1700000400.000001' }),
-    ]);
-  });
-
   it('routes an edit of a waiting reply: its new text replaces the old', async () => {
-    const { threadTs, reply } = await jobWithWaitingReply('C0EDITS', '1700000500.000001');
+    const { threadTs, reply } = await w.jobWithWaitingReply('C0EDITS', '1700000500.000001');
     await delivered(
       await app.event(
         messageChanged({
@@ -524,48 +475,9 @@ describe('registerListeners: each event to its feature', () => {
   });
 
   it('routes a deletion Slack sends in its smallest form (no previous_message): the waiting reply is withdrawn', async () => {
-    const { reply } = await jobWithWaitingReply('C0DELETES', '1700000600.000001');
+    const { reply } = await w.jobWithWaitingReply('C0DELETES', '1700000600.000001');
     await delivered(await app.event(minimalDeletion('C0DELETES', '1700000600.000001')));
     expect(await reply()).toMatchObject({ state: 'failed', error: 'withdrawn' });
-  });
-
-  it('routes a mention: a job in the mention’s thread', async () => {
-    const mention = {
-      ...appMention({ text: `<@${BOT_USER_ID}> Document the CLI`, user: 'U0MENTIONS' }),
-      channel: 'C0MENTIONS',
-    };
-    await delivered(await app.event(mention));
-    expect(await w.store.recentJobs({ requesterId: 'U0MENTIONS' }, 5)).toEqual([
-      expect.objectContaining({ origin: 'mention', threadTs: mention.ts }),
-    ]);
-  });
-
-  it('routes the App Home opening: the person’s Home tab is published', async () => {
-    await delivered(
-      await app.event({
-        type: 'app_home_opened',
-        user: 'U0HOMETAB',
-        channel: 'D0HOMETAB',
-        tab: 'home',
-        event_ts: '1.2',
-      }),
-    );
-    expect(w.slack.publishHome).toHaveBeenCalledWith('U0HOMETAB', expect.objectContaining({ type: 'home' }));
-  });
-
-  it('routes a change of the Messages tab’s context: recorded for the whole conversation', async () => {
-    await delivered(
-      await app.event({
-        type: 'app_context_changed',
-        channel: 'D0CONTEXT',
-        user: 'U0ALICE',
-        context: { entities: [{ type: 'slack#/types/channel_id', value: 'C0API' }] },
-        event_ts: '1783536983.000002',
-      }),
-    );
-    expect(await w.store.assistantThread('D0CONTEXT', WHOLE_CONVERSATION)).toEqual({
-      contextChannelId: 'C0API',
-    });
   });
 
   it('answers an event it does not listen to, and an unreadable one, without a failure', async () => {
@@ -576,8 +488,8 @@ describe('registerListeners: each event to its feature', () => {
 
   it('a message in the pane’s thread reaches the direct-message listener: a job beside the pane’s channel', async () => {
     const thread = '1729999327.300001';
-    await app.event(threadEvent('assistant_thread_started', thread, { channel_id: 'C0API' }));
-    const res = await app.event(dm('1729999327.300002', 'Document the rate limits', thread));
+    await app.event(paneEvent('started', thread, 'C0API'));
+    const res = await app.event(paneMessage('1729999327.300002', 'Document the rate limits', thread));
     expect(res.status).toBe(200);
     const [job] = await w.store.recentJobs({ requesterId: 'U0ALICE' }, 5);
     expect(job).toMatchObject({
@@ -589,7 +501,7 @@ describe('registerListeners: each event to its feature', () => {
     await w.idle();
   });
 
-  it('an assistant event whose thread cannot be read is answered 200 and logged, never a server error', async () => {
+  it('screens assistant events before Bolt’s Assistant: one whose thread cannot be read is answered 200 and logged, never a server error', async () => {
     const res = await app.event(
       {
         type: 'assistant_thread_started',

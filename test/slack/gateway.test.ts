@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRedactor } from '../../src/logging/logger.js';
 import { escapeMrkdwn, md } from '../../src/slack/mrkdwn.js';
-import { gatewayOnStandIn } from '../helpers/gateway-on-stand-in.js';
+import { gatewayOnStandIn } from '../helpers/delivery-world.js';
 import { BOT_ID, type HumanMessage, type SlackStandIn } from '../helpers/slack-stand-in.js';
 
 let slack: SlackStandIn | undefined;

@@ -1,12 +1,7 @@
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { type Dialect, migrationsFor } from '../../src/store/schema.js';
-import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/types.js';
-import { tempDatabase } from '../helpers/harness.js';
-import { freshSchemaUrl, postgresAvailable } from '../helpers/postgres.js';
+import { upgradedPostgresStore, upgradedSqliteStore } from '../helpers/old-store.js';
+import { postgresAvailable } from '../helpers/postgres.js';
 
 const server = await postgresAvailable();
 
@@ -27,12 +22,6 @@ const OLD_ROWS = `
     VALUES ('D0ALICE', '1700000000.000300', 'C0API', ${T0});
 `;
 
-/** The SQL that builds a store as it was at `BEFORE`, with the old rows in it. */
-const oldStore = (dialect: Dialect) =>
-  migrationsFor(dialect)
-    .filter((m) => m.version <= BEFORE)
-    .map((m) => ({ version: m.version, sql: m.sql }));
-
 async function expectMigrated(store: Store) {
   // A channel cannot say now whether it was public then: treated as private.
   expect(await store.getJob(1)).toMatchObject({ privacy: 'unknown', contextChannelId: null });
@@ -44,37 +33,10 @@ async function expectMigrated(store: Store) {
 
 describe('migration 9 on jobs recorded before it', () => {
   it('SQLite: direct messages and pane threads from their ids, every other job unknown', async () => {
-    const path = tempDatabase();
-    const db = new Database(path);
-    db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
-    for (const m of oldStore('sqlite')) {
-      db.exec(m.sql);
-      db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(m.version, T0);
-    }
-    db.exec(OLD_ROWS);
-    db.close();
-    await expectMigrated(openSqliteStore(path));
+    await expectMigrated(upgradedSqliteStore(BEFORE, OLD_ROWS));
   });
 
   it.runIf(server.ok)('PostgreSQL: the same', async () => {
-    const url = await freshSchemaUrl();
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      await client.query(
-        'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)',
-      );
-      for (const m of oldStore('postgres')) {
-        await client.query(m.sql);
-        await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [
-          m.version,
-          T0,
-        ]);
-      }
-      await client.query(OLD_ROWS);
-    } finally {
-      await client.end();
-    }
-    await expectMigrated(await openPostgresStore(url, { max: 2 }));
+    await expectMigrated(await upgradedPostgresStore(BEFORE, OLD_ROWS));
   });
 });

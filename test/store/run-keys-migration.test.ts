@@ -1,12 +1,7 @@
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { type Dialect, migrationsFor } from '../../src/store/schema.js';
-import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/types.js';
-import { tempDatabase } from '../helpers/harness.js';
-import { freshSchemaUrl, postgresAvailable } from '../helpers/postgres.js';
+import { upgradedPostgresStore, upgradedSqliteStore } from '../helpers/old-store.js';
+import { postgresAvailable } from '../helpers/postgres.js';
 
 const server = await postgresAvailable();
 
@@ -25,9 +20,6 @@ const OLD_ROWS = `
     (1, 1, 'create', 'Words', 'U0ALICE', NULL, 'sent', ${T0}),
     (1, 2, 'follow_up', 'Also the CLI', 'U0BOB', '${REPLY_TS}', 'pending', ${T0});
 `;
-
-/** The SQL that builds a store as it was at `BEFORE`, with the old rows in it. */
-const oldStore = (dialect: Dialect) => migrationsFor(dialect).filter((m) => m.version <= BEFORE);
 
 const reply = (messageTs: string, prompt = 'Delivered again') =>
   ({ kind: 'follow_up', prompt, authorId: 'U0BOB', messageTs }) as const;
@@ -52,40 +44,13 @@ async function expectKeyedAsBefore(store: Store) {
 
 describe('migration 14 on runs recorded before it', () => {
   it('SQLite: a reply recorded before keeps its message as its key, and is found by it', async () => {
-    const path = tempDatabase();
-    const db = new Database(path);
-    db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
-    for (const m of oldStore('sqlite')) {
-      db.exec(m.sql);
-      db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(m.version, T0);
-    }
-    db.exec(OLD_ROWS);
-    db.close();
-    const store = openSqliteStore(path);
+    const store = upgradedSqliteStore(BEFORE, OLD_ROWS);
     // Not rewritten: the old rows hold no key.
     expect(store.db.prepare('SELECT COUNT(*) AS n FROM runs WHERE run_key IS NULL').get()).toEqual({ n: 2 });
     await expectKeyedAsBefore(store);
   });
 
   it.runIf(server.ok)('PostgreSQL: the same', async () => {
-    const url = await freshSchemaUrl();
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      await client.query(
-        'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)',
-      );
-      for (const m of oldStore('postgres')) {
-        await client.query(m.sql);
-        await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [
-          m.version,
-          T0,
-        ]);
-      }
-      await client.query(OLD_ROWS);
-    } finally {
-      await client.end();
-    }
-    await expectKeyedAsBefore(await openPostgresStore(url, { max: 2 }));
+    await expectKeyedAsBefore(await upgradedPostgresStore(BEFORE, OLD_ROWS));
   });
 });

@@ -8,40 +8,23 @@ import {
 } from '../../../src/features/agent-messaging/assistant-pane.js';
 import { type ListenerApp, startListenerApp } from '../../helpers/listener-app.js';
 import { createListenerWorld, type ListenerWorld } from '../../helpers/listener-deps.js';
+import { PANE_DM, paneEvent, paneMessage } from '../../helpers/payloads.js';
 
 type StoreArgs = Parameters<ReturnType<typeof assistantContextStore>['get']>[0];
 type ScreenArgs = Parameters<ReturnType<typeof screenAssistantEvents>>[0];
 
-const DM = 'D0ALICE';
 const THREAD = '1729999327.187299';
+/** The channel the pane is beside, as Slack's documentation shows it (an Enterprise Grid workspace). */
+const CONTEXT = { channel_id: 'C0API', team_id: 'T0TEST', enterprise_id: 'E0GRID' };
 let w: ListenerWorld;
 beforeEach(() => {
   w = createListenerWorld();
 });
 afterEach(() => w.stop());
 
-/** An assistant thread event as Slack's documentation shows it. */
-function threadEvent(
-  type: 'assistant_thread_started' | 'assistant_thread_context_changed',
-  thread: Record<string, unknown> = {},
-  eventTs: unknown = '1729999327.187299',
-) {
-  return {
-    type,
-    assistant_thread: {
-      user_id: 'U0ALICE',
-      context: { channel_id: 'C0API', team_id: 'T0TEST', enterprise_id: 'E0GRID' },
-      channel_id: DM,
-      thread_ts: THREAD,
-      ...thread,
-    },
-    event_ts: eventTs,
-  };
-}
-
-const started = (thread?: Record<string, unknown>, eventTs?: unknown) =>
-  assistantThreadStarted(w.deps)({ event: threadEvent('assistant_thread_started', thread, eventTs) });
-const paneThread = () => w.store.assistantThread(DM, THREAD);
+const started = (thread?: Record<string, unknown>, eventTs: unknown = THREAD) =>
+  assistantThreadStarted(w.deps)({ event: paneEvent('started', THREAD, CONTEXT, { thread, eventTs }) });
+const paneThread = () => w.store.assistantThread(PANE_DM, THREAD);
 
 describe('assistant_thread_started', () => {
   it('records the thread beside its channel before Slack is answered, then suggests the prompts', async () => {
@@ -49,12 +32,12 @@ describe('assistant_thread_started', () => {
     await started();
     expect(await paneThread()).toEqual({ contextChannelId: 'C0API' });
     expect(record).toHaveBeenCalledWith(
-      { channelId: DM, threadTs: THREAD, contextChannelId: 'C0API' },
+      { channelId: PANE_DM, threadTs: THREAD, contextChannelId: 'C0API' },
       1729999327187,
     );
     await w.idle();
     expect(w.slack.assistantThread).toHaveBeenCalledWith({
-      channel: DM,
+      channel: PANE_DM,
       threadTs: THREAD,
       prompts: w.config.suggestedPrompts,
     });
@@ -107,7 +90,7 @@ describe('assistant_thread_context_changed', () => {
   it('records the channel the pane is now beside, and suggests nothing', async () => {
     await started();
     await assistantThreadContextChanged(w.deps)({
-      event: threadEvent('assistant_thread_context_changed', { context: { channel_id: 'C0GUIDES' } }),
+      event: paneEvent('context_changed', THREAD, { channel_id: 'C0GUIDES' }),
     });
     expect(await paneThread()).toEqual({ contextChannelId: 'C0GUIDES' });
     expect(w.deps.tasks.run).toHaveBeenCalledOnce();
@@ -120,12 +103,12 @@ describe('the assistant’s thread context store', () => {
 
   it('gives the channel a thread’s pane is beside, read from the bot’s own store', async () => {
     await started();
-    expect(await get({ channel: DM, thread_ts: THREAD })).toEqual({ channel_id: 'C0API' });
+    expect(await get({ channel: PANE_DM, thread_ts: THREAD })).toEqual({ channel_id: 'C0API' });
   });
 
   it.each([
-    ['a thread it never saw', { channel: DM, thread_ts: '1700000000.000009' }],
-    ['a message without a thread', { channel: DM }],
+    ['a thread it never saw', { channel: PANE_DM, thread_ts: '1700000000.000009' }],
+    ['a message without a thread', { channel: PANE_DM }],
     ['a message without a conversation', { thread_ts: THREAD }],
   ])('gives an empty context for %s', async (_what, payload) => {
     await started({ context: { channel_id: 'C0API' } });
@@ -134,7 +117,7 @@ describe('the assistant’s thread context store', () => {
 
   it('saving a context records the thread beside the channel', async () => {
     await assistantContextStore(w.deps).save({
-      payload: threadEvent('assistant_thread_context_changed', { context: { channel_id: 'C0SAVED' } }),
+      payload: paneEvent('context_changed', THREAD, { channel_id: 'C0SAVED' }),
     } as unknown as Parameters<ReturnType<typeof assistantContextStore>['save']>[0]);
     expect(await paneThread()).toEqual({ contextChannelId: 'C0SAVED' });
   });
@@ -153,11 +136,8 @@ async function screen(
   return next.mock.calls.length === 1;
 }
 
-const startedEvent = (thread: Record<string, unknown>) => ({
-  type: 'assistant_thread_started',
-  assistant_thread: { user_id: 'U0ALICE', channel_id: 'D0ALICE', thread_ts: '1700000700.000100', ...thread },
-  event_ts: '1700000700.000100',
-});
+const startedEvent = (thread: Record<string, unknown>) =>
+  paneEvent('started', '1700000700.000100', {}, { thread });
 
 const threadedDm = (fields: Record<string, unknown>) => ({
   type: 'message',
@@ -279,30 +259,9 @@ describe('assistantPane, registered as Bolt’s Assistant', () => {
     await pane.stop();
   });
 
-  const PANE_DM = 'D0PANE';
-
-  /** An assistant thread event as Slack's documentation shows it. */
-  const threadEvent = (type: string, threadTs: string, context: Record<string, unknown> = {}) => ({
-    type,
-    assistant_thread: { user_id: 'U0ALICE', context, channel_id: PANE_DM, thread_ts: threadTs },
-    event_ts: threadTs,
-  });
-
-  /** A person's message in Alice's direct message with the bot. */
-  const dm = (ts: string, text: string, threadTs?: string) => ({
-    type: 'message',
-    channel: PANE_DM,
-    channel_type: 'im',
-    user: 'U0ALICE',
-    text,
-    ts,
-    event_ts: ts,
-    ...(threadTs ? { thread_ts: threadTs } : {}),
-  });
-
   it('a thread started in the pane is recorded beside its channel, and the prompts suggested', async () => {
     const thread = '1729999327.100001';
-    const res = await app.event(threadEvent('assistant_thread_started', thread, { channel_id: 'C0API' }));
+    const res = await app.event(paneEvent('started', thread, 'C0API'));
     expect(res.status).toBe(200);
     expect(await pane.store.assistantThread(PANE_DM, thread)).toEqual({ contextChannelId: 'C0API' });
     await pane.idle();
@@ -313,22 +272,20 @@ describe('assistantPane, registered as Bolt’s Assistant', () => {
 
   it('the pane moving beside another channel is recorded', async () => {
     const thread = '1729999327.200001';
-    await app.event(threadEvent('assistant_thread_started', thread, { channel_id: 'C0API' }));
-    const res = await app.event(
-      threadEvent('assistant_thread_context_changed', thread, { channel_id: 'C0GUIDES', team_id: 'T0TEST' }),
-    );
+    await app.event(paneEvent('started', thread, 'C0API'));
+    const res = await app.event(paneEvent('context_changed', thread, 'C0GUIDES'));
     expect(res.status).toBe(200);
     expect(await pane.store.assistantThread(PANE_DM, thread)).toEqual({ contextChannelId: 'C0GUIDES' });
   });
 
   it('a message in the pane’s thread is handed to its messages listener; one at the top of the conversation is not (the table of listeners hands it to the direct-message listener)', async () => {
     userMessage.mockClear();
-    const top = await app.event(dm('1729999327.400001', 'Document the CLI'));
+    const top = await app.event(paneMessage('1729999327.400001', 'Document the CLI'));
     expect(top.status).toBe(200);
     expect(userMessage).not.toHaveBeenCalled();
     const thread = '1729999327.400002';
-    await app.event(threadEvent('assistant_thread_started', thread, { channel_id: 'C0API' }));
-    const threaded = await app.event(dm('1729999327.400003', 'Document the rate limits', thread));
+    await app.event(paneEvent('started', thread, 'C0API'));
+    const threaded = await app.event(paneMessage('1729999327.400003', 'Document the rate limits', thread));
     expect(threaded.status).toBe(200);
     expect(userMessage).toHaveBeenCalledOnce();
   });

@@ -1,13 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StartRequest } from '../../../src/features/command/record.js';
 import { TEAM } from '../../helpers/fake-network.js';
-import {
-  jobCount,
-  jobRecording,
-  recordingOf,
-  sampleCommand,
-  startRequest,
-} from '../../helpers/job-requests.js';
+import { jobRecording, recordingOf, sampleCommand, startRequest } from '../../helpers/job-requests.js';
 import { CHANNEL, createJobWorld, INSTANCE, type JobWorld, REQUESTER, T0 } from '../../helpers/job-world.js';
 
 let w: JobWorld;
@@ -17,8 +11,6 @@ beforeEach(() => {
   record = recordingOf(jobRecording(w), w);
 });
 afterEach(() => w.store.close());
-
-const jobs = () => jobCount(w);
 
 const command = (fields: Partial<StartRequest> = {}) => record.command(sampleCommand(fields));
 
@@ -51,7 +43,7 @@ describe('recordCommand', () => {
   it('records the same trigger once: a repeat returns undefined', async () => {
     expect(await command()).toBeTypeOf('number');
     expect(await command({ text: 'something else' })).toBeUndefined();
-    expect(jobs()).toBe(1);
+    expect(w.jobCount()).toBe(1);
   });
 
   it('runs the job on the channel’s project', async () => {
@@ -72,7 +64,7 @@ describe('StartRequest', () => {
     expect(id).toBeTypeOf('number');
     expect(await record.command(startRequest())).toBeUndefined();
     expect(await record.command(startRequest({ triggerId: 'trigger-2' }))).toBeTypeOf('number');
-    expect(jobs()).toBe(2);
+    expect(w.jobCount()).toBe(2);
   });
 
   it('audience: what the command said is recorded; nothing said leaves it to Slack (unknown until asked)', async () => {

@@ -1,26 +1,27 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { messageDeleted, messageEdited } from '../../../src/features/edits/listener.js';
 import type { JobRecord } from '../../../src/store/types.js';
-import { CHANNEL } from '../../helpers/job-world.js';
-import { boltEventArgs, type ListenerWorld } from '../../helpers/listener-deps.js';
-import { BOT_USER_ID } from '../../helpers/slack-stand-in.js';
+import { CHANNEL, HELPER, REPLY_TS } from '../../helpers/job-world.js';
 import {
-  HELPER,
+  boltEventArgs,
+  createListenerWorld,
+  type ListenerWorld,
   REPLY_TEXT,
-  REPLY_TS,
-  type WaitingReply,
-  waitingReply,
-} from '../../helpers/waiting-reply.js';
+} from '../../helpers/listener-deps.js';
+import { BOT_USER_ID } from '../../helpers/slack-stand-in.js';
 
 type Args = Parameters<ReturnType<typeof messageEdited>>[0];
 type DeleteArgs = Parameters<ReturnType<typeof messageDeleted>>[0];
 
 let w: ListenerWorld;
 let job: JobRecord;
+type WaitingReply = Awaited<ReturnType<ListenerWorld['jobWithWaitingReply']>>;
 let reply: WaitingReply['reply'];
 let markSent: WaitingReply['markSent'];
+/** A listener's world with an active job and `HELPER`'s reply in its thread, still waiting. */
 async function build(options: { socketMode?: boolean } = {}) {
-  ({ w, job, reply, markSent } = await waitingReply(options));
+  w = createListenerWorld({}, options);
+  ({ job, reply, markSent } = await w.jobWithWaitingReply());
 }
 beforeEach(() => build());
 afterEach(() => w.stop());

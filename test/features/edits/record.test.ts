@@ -6,14 +6,18 @@ import {
   recordEdit,
 } from '../../../src/features/edits/record.js';
 import { createWithdrawal } from '../../../src/jobs/withdrawal.js';
-import type { RunState } from '../../../src/store/types.js';
 import { TEAM } from '../../helpers/fake-network.js';
 import { jobRecording, recordingOf } from '../../helpers/job-requests.js';
-import { CHANNEL, createJobWorld, INSTANCE, type JobWorld, REQUESTER } from '../../helpers/job-world.js';
+import {
+  CHANNEL,
+  createJobWorld,
+  HELPER,
+  type JobWorld,
+  REPLY_TS,
+  REQUESTER,
+} from '../../helpers/job-world.js';
 
 const THREAD = '1700000000.000001';
-const REPLY_TS = '1700000300.000300';
-const AUTHOR = 'U0HELPER';
 
 let w: JobWorld;
 const dispatchReady = vi.fn(async (_jobId: number) => {});
@@ -45,19 +49,6 @@ afterEach(async () => {
   await w.store.close();
 });
 
-/** A reply to an active job, recorded and left in `state`. */
-async function reply(state: RunState = 'pending', messageTs = REPLY_TS) {
-  const { job } = await w.activeJob();
-  const { run } = await w.store.insertFollowUp(
-    job.id,
-    { kind: 'follow_up', prompt: 'Also the SDK', authorId: AUTHOR, messageTs, owner: INSTANCE },
-    w.clock.at,
-  );
-  if (state !== 'pending')
-    await w.store.apply({ jobId: job.id, run: { id: run.id, patch: { state } } }, w.clock.at);
-  return { job, run };
-}
-
 /** A job a mention asked for, recorded and not yet started: its first instruction is the mention. */
 async function mentioned() {
   const outcome = await recordingOf(
@@ -82,7 +73,7 @@ const edit = (fields: Partial<EditRequest> = {}): EditRequest => ({
   channelId: CHANNEL,
   threadTs: THREAD,
   messageTs: REPLY_TS,
-  userId: AUTHOR,
+  userId: HELPER,
   version: '1700000350.000000',
   asReply: 'Also the SDK &amp; the CLI',
   asInstruction: 'Also the SDK &amp; the CLI',
@@ -93,41 +84,41 @@ const deletion = (fields: Partial<DeleteRequest> = {}): DeleteRequest => ({
   channelId: CHANNEL,
   threadTs: THREAD,
   messageTs: REPLY_TS,
-  userId: AUTHOR,
+  userId: HELPER,
   ...fields,
 });
 const notes = () => w.outbox().filter((r) => r.payload.type === 'ephemeral');
 
 describe('recordEdit of a reply', () => {
   it('revises a reply still waiting, as plain text, and tells nobody', async () => {
-    const { run } = await reply('pending');
+    const { run } = await w.activeJobWithReply('pending');
     expect(await edits.recordEdit(edit())).toBe('revised');
     expect((await w.store.getRun(run.id))?.prompt).toBe('Also the SDK & the CLI');
     expect(w.outbox()).toEqual([]);
   });
 
   it('revises a reply ready in its batch window too', async () => {
-    const { run } = await reply('ready');
+    const { run } = await w.activeJobWithReply('ready');
     expect(await edits.recordEdit(edit())).toBe('revised');
     expect((await w.store.getRun(run.id))?.prompt).toBe('Also the SDK & the CLI');
   });
 
   it('sees the same edit again as unchanged', async () => {
-    await reply('pending');
+    await w.activeJobWithReply('pending');
     await edits.recordEdit(edit());
     expect(await edits.recordEdit(edit())).toBe('unchanged');
   });
 
   it('lists the files the edited message carries in what is sent, counted against the limit', async () => {
     const files = [{ name: 'a.pdf', type: 'pdf' }];
-    const { run } = await reply('pending');
+    const { run } = await w.activeJobWithReply('pending');
     // A short text whose list of files takes it past the 40 characters allowed.
     expect(await edits.recordEdit(edit({ asReply: 'See', files }))).toBe('refused');
 
     await w.store.close();
     w = createJobWorld();
     edits = recording(w);
-    const { run: roomy } = await reply('pending');
+    const { run: roomy } = await w.activeJobWithReply('pending');
     expect(roomy.id).toBe(run.id);
     expect(await edits.recordEdit(edit({ asReply: 'See', files }))).toBe('revised');
     const prompt = (await w.store.getRun(roomy.id))?.prompt ?? '';
@@ -136,22 +127,22 @@ describe('recordEdit of a reply', () => {
   });
 
   it('ignores edits by anyone but the author', async () => {
-    const { run } = await reply('pending');
+    const { run } = await w.activeJobWithReply('pending');
     expect(await edits.recordEdit(edit({ userId: 'U0SOMEONE' }))).toBe('ignored');
     expect((await w.store.getRun(run.id))?.prompt).toBe('Also the SDK');
   });
 
   it('tells the author privately, once per version, that a reply the agent has cannot be changed', async () => {
-    const { run } = await reply('sent');
+    const { run } = await w.activeJobWithReply('sent');
     expect(await edits.recordEdit(edit())).toBe('late');
     expect(await edits.recordEdit(edit({ asReply: 'Another try' }))).toBe('late');
     expect((await w.store.getRun(run.id))?.prompt).toBe('Also the SDK');
     expect(notes().map((n) => n.key)).toEqual([`edited-late:${run.id}:1700000350.000000`]);
-    expect(notes()[0]?.payload).toMatchObject({ user: AUTHOR, channel: CHANNEL, threadTs: THREAD });
+    expect(notes()[0]?.payload).toMatchObject({ user: HELPER, channel: CHANNEL, threadTs: THREAD });
   });
 
   it('refuses an edit longer than the limit, keeping the earlier text, and says so', async () => {
-    const { run } = await reply('pending');
+    const { run } = await w.activeJobWithReply('pending');
     expect(await edits.recordEdit(edit({ asReply: 'x'.repeat(41) }))).toBe('refused');
     expect((await w.store.getRun(run.id))?.state).toBe('pending');
     expect((await w.store.getRun(run.id))?.prompt).toBe('Also the SDK');
@@ -159,7 +150,7 @@ describe('recordEdit of a reply', () => {
   });
 
   it('withdraws a waiting reply edited into an aside, and tells its author', async () => {
-    const { run } = await reply('pending');
+    const { run } = await w.activeJobWithReply('pending');
     expect(await edits.recordEdit(edit({ asReply: undefined }))).toBe('withdrawn');
     expect(await w.store.getRun(run.id)).toMatchObject({ state: 'failed', error: 'withdrawn' });
     expect(notes().map((n) => n.key)).toEqual([`withdrawn:${run.id}`]);
@@ -188,7 +179,7 @@ describe('recordEdit of a job’s first instruction', () => {
 
 describe('recordDelete', () => {
   it('withdraws a waiting reply without a word to its author', async () => {
-    const { run } = await reply('ready');
+    const { run } = await w.activeJobWithReply('ready');
     expect(await edits.recordDelete(deletion())).toBe('withdrawn');
     expect(await w.store.getRun(run.id)).toMatchObject({ state: 'failed', error: 'withdrawn' });
     expect(w.outbox()).toEqual([]);
@@ -196,20 +187,20 @@ describe('recordDelete', () => {
   });
 
   it('finds the message by the store’s record when Slack names neither thread nor author', async () => {
-    const { run } = await reply('pending');
+    const { run } = await w.activeJobWithReply('pending');
     expect(await edits.recordDelete(deletion({ threadTs: undefined, userId: undefined }))).toBe('withdrawn');
     expect((await w.store.getRun(run.id))?.state).toBe('failed');
   });
 
   it('tells the author it is too late once the agent has the reply', async () => {
-    const { run } = await reply('sending');
+    const { run } = await w.activeJobWithReply('sending');
     expect(await edits.recordDelete(deletion())).toBe('late');
     expect((await w.store.getRun(run.id))?.state).toBe('sending');
     expect(notes().map((n) => n.key)).toEqual([`deleted-late:${run.id}`]);
   });
 
   it('ignores the deletion of someone else’s message', async () => {
-    const { run } = await reply('pending');
+    const { run } = await w.activeJobWithReply('pending');
     expect(await edits.recordDelete(deletion({ userId: 'U0SOMEONE' }))).toBe('ignored');
     expect((await w.store.getRun(run.id))?.state).toBe('pending');
   });

@@ -12,8 +12,6 @@ beforeEach(() => {
 });
 afterEach(() => w.store.close());
 
-const jobCount = () => (w.store.db.prepare('SELECT count(*) AS n FROM jobs').get() as { n: number }).n;
-
 describe('recordDirect', () => {
   const DM = 'D0REQUESTER';
   const direct = (fields: Partial<MentionRequest> = {}) =>
@@ -42,7 +40,7 @@ describe('recordDirect', () => {
     // The same message again is a repeat; an empty one starts nothing.
     expect(await direct()).toBeUndefined();
     expect(await direct({ messageTs: '1700000300.000200', text: '  ' })).toBeUndefined();
-    expect(jobCount()).toBe(1);
+    expect(w.jobCount()).toBe(1);
   });
 
   it('in an assistant thread opened beside a channel: the job runs on that channel’s project', async () => {

@@ -1,12 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ShortcutRequest } from '../../../src/features/shortcut/record.js';
-import {
-  jobCount,
-  jobRecording,
-  recordingOf,
-  sampleShortcut,
-  shortcutRequest,
-} from '../../helpers/job-requests.js';
+import { jobRecording, recordingOf, sampleShortcut, shortcutRequest } from '../../helpers/job-requests.js';
 import { CHANNEL, createJobWorld, type JobWorld } from '../../helpers/job-world.js';
 
 let w: JobWorld;
@@ -16,8 +10,6 @@ beforeEach(() => {
   record = recordingOf(jobRecording(w), w);
 });
 afterEach(() => w.store.close());
-
-const jobs = () => jobCount(w);
 
 const shortcut = (fields: Partial<ShortcutRequest> = {}) => record.shortcut(sampleShortcut(fields));
 
@@ -49,7 +41,7 @@ describe('recordShortcut', () => {
     await shortcut();
     expect(await shortcut()).toBe('repeat');
     expect(await shortcut({ viewId: 'V0TEST2' })).toBe('thread_taken');
-    expect(jobs()).toBe(1);
+    expect(w.jobCount()).toBe(1);
   });
 });
 
@@ -98,6 +90,6 @@ describe('ShortcutRequest', () => {
   it('viewId: the same submission again is a repeat', async () => {
     expect(await record.shortcut(shortcutRequest())).toEqual({ job: expect.any(Number) });
     expect(await record.shortcut(shortcutRequest())).toBe('repeat');
-    expect(jobs()).toBe(1);
+    expect(w.jobCount()).toBe(1);
   });
 });

@@ -1,30 +1,25 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { recordStop, type StopOutcome, type StopRequest } from '../../../src/features/stop/record.js';
-import { createWithdrawal } from '../../../src/jobs/withdrawal.js';
+import type { JobService } from '../../../src/jobs/job-service.js';
 import type { NewJob } from '../../../src/store/types.js';
 import { TEAM } from '../../helpers/fake-network.js';
-import { CHANNEL, createJobWorld, INSTANCE, type JobWorld, REQUESTER } from '../../helpers/job-world.js';
+import { CHANNEL, createJobWorld, type JobWorld, REQUESTER } from '../../helpers/job-world.js';
 
 const THREAD = '1700000000.000001';
 
 let w: JobWorld;
 let stop: (request: StopRequest) => Promise<StopOutcome>;
-let stopParts: () => void;
+let jobs: JobService;
 afterEach(async () => {
-  stopParts();
+  jobs.stop();
   await w.store.close();
 });
 
 function setUp(env: Record<string, string> = {}) {
   w = createJobWorld(env);
-  const parts = w.parts();
-  stopParts = () => {
-    parts.followUps.stop();
-    parts.verification.stop();
-  };
   // The job kernel's withdrawal (shared with deletions) and outbox writes, as the app hands them.
-  const withdrawal = createWithdrawal(w.ctx, parts.followUps.dispatchReady);
-  stop = (request) => recordStop({ ...w.ctx, jobs: withdrawal, outbox: w.ctx }, request);
+  jobs = w.service();
+  stop = (request) => recordStop({ ...w.ctx, jobs, outbox: w.ctx }, request);
 }
 
 const press = (fields: Partial<StopRequest> = {}): StopRequest => ({
@@ -39,18 +34,7 @@ const press = (fields: Partial<StopRequest> = {}): StopRequest => ({
 /** An active job with a follow-up still in its batch window or checks (`pending`). */
 async function activeWithWaitingReply(fields: Partial<NewJob> = {}) {
   const { job } = await w.activeJob(fields);
-  const { run } = await w.store.insertFollowUp(
-    job.id,
-    {
-      kind: 'follow_up',
-      prompt: 'Also the SDK',
-      authorId: 'U0HELPER',
-      messageTs: '1700000300.000300',
-      owner: INSTANCE,
-    },
-    w.clock.at,
-  );
-  return { job, reply: run };
+  return { job, reply: await w.insertFollowUp(job.id, { messageTs: '1700000300.000300' }) };
 }
 
 const stoppedPosts = () => w.outbox().filter((r) => r.key?.startsWith('stopped:'));
@@ -87,17 +71,7 @@ describe('recordStop', () => {
     setUp();
     const { job } = await activeWithWaitingReply();
     await stop(press());
-    const { run: later } = await w.store.insertFollowUp(
-      job.id,
-      {
-        kind: 'follow_up',
-        prompt: 'And the CLI',
-        authorId: REQUESTER,
-        messageTs: '1700000500.000500',
-        owner: INSTANCE,
-      },
-      w.clock.at,
-    );
+    const later = await w.insertFollowUp(job.id, { prompt: 'And the CLI', authorId: REQUESTER });
     expect(await stop(press({ eventTs: '1700000600.000600' }))).toBe('stopped');
     expect((await w.store.getRun(later.id))?.state).toBe('failed');
     expect(stoppedPosts()).toHaveLength(2);

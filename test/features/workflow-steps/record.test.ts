@@ -10,8 +10,6 @@ beforeEach(() => {
 });
 afterEach(() => w.store.close());
 
-const jobCount = () => (w.store.db.prepare('SELECT count(*) AS n FROM jobs').get() as { n: number }).n;
-
 describe('StepRequest', () => {
   it('executionId: the same run of the step is the job it recorded before', async () => {
     const first = await record.step(stepRequest());
@@ -20,6 +18,6 @@ describe('StepRequest', () => {
       job: (first as { job: number }).job,
       created: false,
     });
-    expect(jobCount()).toBe(1);
+    expect(w.jobCount()).toBe(1);
   });
 });

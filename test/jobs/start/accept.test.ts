@@ -7,7 +7,6 @@ import type { StartRequest } from '../../../src/features/command/record.js';
 import type { ShortcutRequest } from '../../../src/features/shortcut/record.js';
 import type { MentionRequest } from '../../../src/jobs/requests.js';
 import {
-  jobCount,
   jobRecording,
   mentionRequest,
   recordingOf,
@@ -23,8 +22,6 @@ beforeEach(() => {
   record = recordingOf(jobRecording(w), w);
 });
 afterEach(() => w.store.close());
-
-const jobs = () => jobCount(w);
 
 const command = (fields: Partial<StartRequest> = {}) => record.command(sampleCommand(fields));
 const mention = (fields: Partial<MentionRequest> = {}) =>
@@ -60,7 +57,7 @@ describe('recordMention', () => {
     const runs = await w.runs(job.id);
     expect(runs.map((r) => r.kind)).toEqual(['create', 'follow_up']);
     expect(runs[1]).toMatchObject({ state: 'pending', prompt: 'Document the webhooks', owner: INSTANCE });
-    expect(jobs()).toBe(1);
+    expect(w.jobCount()).toBe(1);
   });
 
   it('in a thread whose job never started: a new job takes the thread', async () => {
@@ -73,13 +70,13 @@ describe('recordMention', () => {
 
   it('a bare mention where no job runs records nothing (the listener explains it)', async () => {
     expect(await mention({ text: '   ' })).toBeUndefined();
-    expect(jobs()).toBe(0);
+    expect(w.jobCount()).toBe(0);
   });
 
   it('the same mention delivered again is recorded once', async () => {
     await mention();
     expect(await mention()).toBeUndefined();
-    expect(jobs()).toBe(1);
+    expect(w.jobCount()).toBe(1);
   });
 });
 
@@ -156,6 +153,6 @@ describe('what each start records exactly', () => {
     const outcome = await mention({ messageTs: '1700000200.000200' });
     expect(outcome).toEqual({ reply: expect.any(Number) });
     expect((await w.runs(jobId)).map((r) => r.kind)).toEqual(['create', 'follow_up']);
-    expect(jobs()).toBe(1);
+    expect(w.jobCount()).toBe(1);
   });
 });

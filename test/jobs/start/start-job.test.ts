@@ -1,30 +1,21 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgentBadRequestError, AgentOutcomeUnknownError } from '../../../src/agent/errors.js';
-import { STEP_VERIFICATION_LIMIT_MS } from '../../../src/jobs/instruction-checks.js';
-import { createJobStart, type JobStart } from '../../../src/jobs/start/start-job.js';
+import { type InstructionChecks, STEP_VERIFICATION_LIMIT_MS } from '../../../src/jobs/instruction-checks.js';
+import type { JobService } from '../../../src/jobs/job-service.js';
+import { createJobStart } from '../../../src/jobs/start/start-job.js';
 import { SlackCallError } from '../../../src/slack/caller.js';
 import { CHANNEL, createJobWorld, type JobWorld, REQUESTER, T0 } from '../../helpers/job-world.js';
 import { BOT_USER_ID } from '../../helpers/slack-stand-in.js';
 
 let w: JobWorld;
-let start: JobStart;
-let stop: () => void;
+let start: JobService;
 function build(env: Record<string, string> = {}) {
   w = createJobWorld(env);
-  const parts = w.parts();
-  stop = () => {
-    parts.verification.stop();
-    parts.followUps.stop();
-  };
-  start = createJobStart(w.ctx, {
-    checks: parts.checks,
-    dispatchReady: parts.followUps.dispatchReady,
-    catchUp: parts.catchUp,
-  });
+  start = w.service();
 }
 beforeEach(() => build());
 afterEach(async () => {
-  stop();
+  start.stop();
   await w.store.close();
 });
 
@@ -183,6 +174,13 @@ describe('startJob', () => {
 
 describe('findCard', () => {
   it('is undefined when Slack cannot say, and names the card when it can', async () => {
+    // Finding the card reads Slack alone: the parts a start calls on are never asked.
+    const unused = () => Promise.reject(new Error('not used in finding the card'));
+    const start = createJobStart(w.ctx, {
+      checks: {} as InstructionChecks,
+      dispatchReady: unused,
+      catchUp: unused,
+    });
     const { job } = await w.insertJob();
     w.slack.findInChannel.mockRejectedValueOnce(new SlackCallError('conversations.history', 'fatal_error'));
     expect(await start.findCard(job)).toBeUndefined();
