@@ -4,6 +4,7 @@ import { feedbackMethods } from './feedback.js';
 import { insertJob } from './inserts.js';
 import { jobMethods } from './jobs.js';
 import { outboxMethods } from './outbox.js';
+import { pullRequestMethods } from './pull-requests.js';
 import { RehearsalUndone, undone } from './rehearsal.js';
 import { eraseExpired } from './retention.js';
 import { parseFigures, parseProjectUses } from './rows.js';
@@ -41,6 +42,7 @@ export function storeAreas(engine: Engine): Omit<Store, 'checkpoint' | 'close'> 
     ...useMethods(engine),
     ...assistantThreadMethods(engine),
     ...feedbackMethods(engine),
+    ...pullRequestMethods(engine),
     async recordHomeOpened(userId, teamId, now) {
       await engine.write('recordHomeOpened', { userId, teamId, now });
     },

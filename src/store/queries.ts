@@ -2,6 +2,7 @@ import { AT_REST, sqlList, THREAD_RELEASING_PHASES } from '../domain/phases.js';
 import { FEEDBACK_QUERIES } from './feedback.js';
 import { CLUSTER_QUERIES } from './queries/cluster.js';
 import { OUTBOX_QUERIES } from './queries/outbox.js';
+import { PULL_REQUEST_QUERIES } from './queries/pull-requests.js';
 import { USES_QUERIES } from './queries/uses.js';
 import type { Dialect } from './schema.js';
 
@@ -148,6 +149,7 @@ const SHARED = {
   ...OUTBOX_QUERIES,
   ...USES_QUERIES,
   ...FEEDBACK_QUERIES,
+  ...PULL_REQUEST_QUERIES,
 } as const;
 
 /**
@@ -209,7 +211,7 @@ export function queriesFor(dialect: Dialect): Record<QueryName, string> {
 }
 
 /** Tables a patch may change. */
-export type PatchedTable = 'jobs' | 'runs' | 'outbox';
+export type PatchedTable = 'jobs' | 'runs' | 'outbox' | 'pull_requests';
 
 /**
  * `UPDATE table SET a = :a, … WHERE id = :id` for the defined keys of a patch (snake_case

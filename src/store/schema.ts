@@ -1,5 +1,10 @@
 import { AT_REST, STILL_STARTING, sqlList } from '../domain/phases.js';
-import { AGENT_SESSIONS_MIGRATION, HOLDS_MIGRATION, POLL_REFUSALS_MIGRATION } from './migrations.js';
+import {
+  AGENT_SESSIONS_MIGRATION,
+  HOLDS_MIGRATION,
+  POLL_REFUSALS_MIGRATION,
+  PULL_REQUESTS_MIGRATION,
+} from './migrations.js';
 
 /** The SQL dialects the store runs on. */
 export type Dialect = 'sqlite' | 'postgres';
@@ -269,6 +274,8 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> 
       CREATE UNIQUE INDEX runs_key ON runs (job_id, COALESCE(run_key, message_ts));
     `,
   },
+  // 15 is left to another release (a feedback column).
+  PULL_REQUESTS_MIGRATION,
 ];
 
 export function migrationsFor(dialect: Dialect): { version: number; name: string; sql: string }[] {

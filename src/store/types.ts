@@ -9,6 +9,15 @@ export { type JobPhase, THREAD_RELEASING_PHASES } from '../domain/phases.js';
 export type { Change, JobPatch, Orphans, OutboxPatch, RunPatch } from './changes.js';
 export type { ClaimedWork, ClusterStore } from './cluster-store.js';
 export type {
+  NewPullRequest,
+  PullRequestFollowing,
+  PullRequestPatch,
+  PullRequestRecord,
+  PullRequestState,
+  PullRequestSummary,
+  PullRequestsStore,
+} from './pull-requests.js';
+export type {
   JobIn,
   JobOrigin,
   JobPrivacy,
@@ -43,6 +52,7 @@ export type {
 } from './roles.js';
 
 import type { ClusterStore } from './cluster-store.js';
+import type { PullRequestsStore } from './pull-requests.js';
 import type {
   AssistantThreadsStore,
   FeedbackStore,
@@ -67,5 +77,6 @@ export interface Store
     HomeViewsStore,
     AssistantThreadsStore,
     FeedbackStore,
+    PullRequestsStore,
     ReportsStore,
     RetentionStore {}
