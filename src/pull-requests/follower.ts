@@ -131,6 +131,8 @@ export function createFollower(options: FollowerOptions): Follower {
 
   /** Writes a check's patch (ending the claim) with what it queues; wakes the outbox when it did. */
   async function record(pr: PullRequestRecord, patch: PullRequestPatch, enqueue: NewOutboxItem[] = []) {
+    // A check answered while a rate limit paused the others waits for the pause too.
+    if (patch.nextCheckAt) patch.nextCheckAt = Math.max(patch.nextCheckAt, pausedUntil);
     const written = await store.recordPullRequestCheck(pr.id, options.instanceId, patch, enqueue, now());
     if (!written)
       logger.info('pull request check not recorded: another instance took it over', { id: pr.id });
