@@ -32,13 +32,23 @@ export type GitHubFault =
  * the current ETag, and lets tests merge, close, reopen, force-push and delete pull requests,
  * and queue faults (rate limits, outages).
  */
-export async function startGitHubStandIn(options: { token?: string; prefix?: string } = {}) {
+export async function startGitHubStandIn(
+  options: {
+    token?: string;
+    prefix?: string;
+    /** How long every answer takes, in milliseconds (so overlapping checks of one pull request show). */
+    latencyMs?: number;
+  } = {},
+) {
   const token = options.token ?? GITHUB_TOKEN;
   const prefix = options.prefix ?? '/api/v3';
   const pulls = new Map<string, StandInPullRequest>();
   const requests: { path: string; ifNoneMatch: string | null; status: number; at: number }[] = [];
   const faults: GitHubFault[] = [];
   const violations: string[] = [];
+  /** Requests for a pull request that came while another for it was still unanswered. */
+  const overlapping: string[] = [];
+  const inFlight = new Map<string, number>();
   const key = (owner: string, repo: string, number: number) => `${owner}/${repo}#${number}`;
 
   const wire = (pr: StandInPullRequest): Json => ({
@@ -56,8 +66,13 @@ export async function startGitHubStandIn(options: { token?: string; prefix?: str
   });
   const etagOf = (body: string) => `"${createHash('sha256').update(body).digest('hex').slice(0, 32)}"`;
 
-  const stand = await listen((req, _body, res) => {
+  const stand = await listen(async (req, _body, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
+    const busy = inFlight.get(url.pathname) ?? 0;
+    if (busy > 0) overlapping.push(url.pathname);
+    inFlight.set(url.pathname, busy + 1);
+    res.on('close', () => inFlight.set(url.pathname, (inFlight.get(url.pathname) ?? 1) - 1));
+    if (options.latencyMs) await new Promise((r) => setTimeout(r, options.latencyMs));
     const record = (status: number) =>
       requests.push({
         path: url.pathname,
@@ -106,6 +121,7 @@ export async function startGitHubStandIn(options: { token?: string; prefix?: str
     apiUrl: `${stand.url}${prefix}`,
     requests,
     violations,
+    overlapping,
     /** A pull request's web address, on the host the API answers for (127.0.0.1). */
     link: (owner: string, repo: string, number: number) =>
       `https://127.0.0.1/${owner}/${repo}/pull/${number}`,

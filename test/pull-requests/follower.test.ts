@@ -1,11 +1,13 @@
 import type Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Follower } from '../../src/pull-requests/follower.js';
+import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { PullRequestRecord, Store } from '../../src/store/types.js';
 import { followerOn, jobWithPullRequest, keptLogger, QUICK } from '../helpers/following-world.js';
 import { type GitHubStandIn, startGitHubStandIn } from '../helpers/github-stand-in.js';
 import { sleep, waitFor } from '../helpers/http.js';
+import { dropFreshSchema, freshSchemaUrl, postgresAvailable } from '../helpers/postgres.js';
 
 type SqliteStore = Store & { db: Database.Database };
 
@@ -259,5 +261,50 @@ describe('following a pull request to its end', () => {
       .prepare('SELECT following, next_check_at FROM pull_requests WHERE id = ?')
       .get(first.id);
     expect(old).toEqual({ following: 'replaced', next_check_at: null });
+  });
+});
+
+const server = await postgresAvailable();
+describe.skipIf(!server.ok)('two instances on PostgreSQL following the same pull request', () => {
+  let url = '';
+  let stores: Store[] = [];
+  let github: GitHubStandIn;
+  let followers: Follower[] = [];
+  beforeEach(async () => {
+    url = await freshSchemaUrl();
+    stores = [await openPostgresStore(url, { max: 4 }), await openPostgresStore(url, { max: 4 })];
+    github = await startGitHubStandIn({ latencyMs: 15 });
+    github.open('example', 'docs', 7);
+  });
+  afterEach(async () => {
+    for (const f of followers) await f.stop();
+    followers = [];
+    for (const s of stores) await s.close();
+    await github.close();
+    await dropFreshSchema(url);
+  });
+
+  it('check it one at a time, record it once, and tell the requester once', async () => {
+    const [a, b] = stores as [Store, Store];
+    const job = await jobWithPullRequest(a, 'two-instances', github.link('example', 'docs', 7));
+    const worlds = [
+      followerOn(a, github, { instanceId: 'i-a' }),
+      followerOn(b, github, { instanceId: 'i-b' }),
+    ];
+    followers = worlds.map((w) => w.follower);
+    for (const f of followers) f.start();
+    await waitFor('checks', () => github.requestsFor('example', 'docs', 7).length >= 8, 8_000);
+    github.merge('example', 'docs', 7, 'octocat');
+    await waitFor('merged', async () => (await a.pullRequestOfJob(job.id))?.state === 'merged', 8_000);
+    await sleep(150);
+    expect(github.overlapping).toEqual([]);
+    const reported = worlds.flatMap((w) => w.reported.map(([state]) => state)).sort();
+    expect(reported).toEqual(['merged', 'opened']);
+    const pool = (b as unknown as { pool: import('pg').Pool }).pool;
+    const { rows } = await pool.query(
+      "SELECT COUNT(*)::int AS n FROM outbox WHERE job_id = $1 AND dedupe_key LIKE 'pull-request-ended:%'",
+      [job.id],
+    );
+    expect(rows[0]?.n).toBe(1);
   });
 });
