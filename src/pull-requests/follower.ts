@@ -259,15 +259,15 @@ export function createFollower(options: FollowerOptions): Follower {
     async step() {
       if (now() >= nextLookAt && (await look())) return { busy: true };
       if (now() < pausedUntil) return { busy: false, sleepMs: pausedUntil - now() };
-      // No more than the budget spends in two seconds: a claim is never held waiting for it.
-      const batch = Math.min(CHECK_CONCURRENCY - inFlight.size, Math.max(1, Math.floor(options.rate() * 2)));
+      // In flight at once: no more than the budget spends in two seconds (one at least), so a
+      // claim seldom waits long for the budget; its lease covers the wait for those ahead of it.
+      const rate = options.rate();
+      const most = Math.max(1, Math.min(CHECK_CONCURRENCY, Math.floor(rate * 2)));
+      const batch = most - inFlight.size;
       if (batch <= 0) return { busy: false };
-      const claimed = await store.claimDuePullRequests(
-        options.instanceId,
-        now(),
-        batch,
-        options.lease.leaseMs,
-      );
+      const waitMs = Math.ceil((1_000 / Math.max(rate, 1e-3)) * most);
+      const leaseMs = options.lease.leaseMs + waitMs;
+      const claimed = await store.claimDuePullRequests(options.instanceId, now(), batch, leaseMs);
       for (const pr of claimed.filter((c) => !inFlight.has(c.id))) {
         inFlight.add(pr.id);
         loop.track(
@@ -279,7 +279,7 @@ export function createFollower(options: FollowerOptions): Follower {
             }),
         );
       }
-      if (claimed.length === batch) return { busy: inFlight.size < CHECK_CONCURRENCY };
+      if (claimed.length === batch) return { busy: inFlight.size < most };
       const next = await store.nextPullRequestCheckAt(now());
       const until = Math.min(next ?? Number.POSITIVE_INFINITY, nextLookAt);
       return { busy: false, sleepMs: Math.max(1, until - now()) };

@@ -167,6 +167,13 @@ describe('following a pull request to its end', () => {
     start();
     await waitFor('the limit answered', () => github.pendingFaults() === 0);
     const limitedAt = Date.now();
+    // A check already on its way when the limit came back may still land; none starts after.
+    await waitFor('the pause recorded', async () =>
+      (await Promise.all([job.id, other.id].map(pullRequestOf))).every(
+        (pr) => (pr.nextCheckAt ?? 0) >= resetAt * 1000 - 1_000,
+      ),
+    );
+    await sleep(50);
     const count = github.requests.length;
     await sleep(Math.max(0, resetAt * 1000 - Date.now() - 300));
     expect(github.requests.length).toBe(count);
