@@ -23,6 +23,7 @@ import { createLogger, createRedactor, type Logger } from './logging/logger.js';
 import { setUpMetrics } from './metrics/metrics.js';
 import { createRequestBudget } from './poller/budget.js';
 import { createPoller } from './poller/poller.js';
+import { type FollowingOptions, followPullRequests } from './pull-requests/following.js';
 import { createSlackCaller } from './slack/caller.js';
 import { createChannelAudiences } from './slack/channel-audience.js';
 import { slackClientOptions } from './slack/client-options.js';
@@ -38,7 +39,7 @@ import { createYieldGate, gated } from './util/yield-gate.js';
 // The build sections of the composition root, in the order `startApp` runs them (the foundation,
 // Slack as the app calls it, the work, the receiver), each handed what the ones before it built.
 
-export interface StartOptions {
+export interface StartOptions extends FollowingOptions {
   logger?: Logger;
   /** Store to use instead of opening `config.databasePath`. */
   store?: Store;
@@ -119,8 +120,9 @@ export function buildWork(
   const jobs = buildJobs(base, side, tasks, { outbox, poller, access, leases, agentFor });
   const retention = createRetentionSweep({ store, logger, retentionDays: config.retentionDays });
   const checkpoints = createCheckpointLoop({ store, logger, gate });
+  const following = followPullRequests(base, outbox, membership);
 
-  return { health, access, home, steps, outbox, outcomes, poller, jobs, retention, checkpoints };
+  return { health, access, home, steps, outbox, outcomes, poller, jobs, retention, checkpoints, following };
 }
 
 type Leases = ReturnType<typeof leasesFor>;

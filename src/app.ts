@@ -76,7 +76,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     onClockOffset: (offsetMs) => metrics.hooks.clockOffset(offsetMs / 1000),
   });
   const work = buildWork(base, side, tasks, membership);
-  const { outbox, poller, retention, checkpoints, health, jobs } = work;
+  const { outbox, poller, retention, checkpoints, following, health, jobs } = work;
   let ready = false;
   const selfStop = stopsOnRefusal(logger);
   const slackApp = buildReceiver(base, side, work, tasks, () => ready, selfStop.refused);
@@ -96,7 +96,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
         port,
         signingSecret: config.slack.appToken === undefined ? config.slack.signingSecret : undefined,
       }),
-    loops: [outbox, poller, retention, checkpoints],
+    loops: [outbox, poller, retention, checkpoints, following],
     health,
     jobs,
     tasks,

@@ -11,7 +11,7 @@ import {
 } from '../slack/blocks.js';
 import { checkPullRequestUrl } from '../slack/links.js';
 import { codeSpan, type Mrkdwn, md, slackDate, truncateMrkdwn } from '../slack/mrkdwn.js';
-import type { JobRecord, RunOutcome } from '../store/types.js';
+import type { JobRecord, PullRequestRecord, RunOutcome } from '../store/types.js';
 import {
   askedBy,
   cardText,
@@ -22,6 +22,7 @@ import {
   type RenderHints,
   statusLine,
 } from './messages.js';
+import { pullRequestReaction, pullRequestStatus } from './pull-requests.js';
 
 /** Action id of the card's "Try again" button; its value is the job's id. */
 export const RETRY_ACTION_ID = 'retry_job';
@@ -40,12 +41,13 @@ function pullRequestButton(job: JobRecord, hints: RenderHints): Block[] {
 /**
  * The status card: the job's root message (or, for a job started inside a conversation, the
  * bot's first reply there), re-rendered on every change. `text` is the notification and
- * screen-reader fallback.
+ * screen-reader fallback. `pullRequest`: the job's pull request as followed, when it is.
  */
 export function statusCard(
   job: JobRecord,
   now: number,
   hints: RenderHints,
+  pullRequest?: PullRequestRecord,
 ): { text: Mrkdwn; blocks: Block[] } {
   const fields: Mrkdwn[] = [md`*Status*\n${statusLine(job, hints)}`];
   if (job.runCount > 0) fields.push(md`*Runs*\n${job.runCount}`);
@@ -58,6 +60,8 @@ export function statusCard(
   if (job.model) fields.push(md`*Model*\n${codeSpan(job.model)}`);
   fields.push(md`*Elapsed*\n${duration(Math.max(0, now - job.createdAt))} as of ${slackDate(now, '{time}')}`);
   if (job.agentJobId) fields.push(md`*Job*\n${codeSpan(job.agentJobId)}`);
+  const followed = pullRequestStatus(pullRequest);
+  if (followed) fields.push(md`*Pull request*\n${followed}`);
 
   const blocks: Block[] = [
     section(md`:memo: ${askedBy(job)}:\n${quoteInstruction(job.instruction, 2_500)}`),
@@ -69,8 +73,11 @@ export function statusCard(
   return { text: truncateMrkdwn(cardText(job, hints), LIMITS.messageText), blocks };
 }
 
-/** The emoji on the thread's root that mirrors the card: working, done, failed (or none). */
-export function statusReaction(job: JobRecord): string | null {
+/**
+ * The emoji on the thread's root that mirrors the card: working, done, failed (or none), and once
+ * the job's pull request was merged or closed, which.
+ */
+export function statusReaction(job: JobRecord, pullRequest?: PullRequestRecord): string | null {
   if (STILL_STARTING.has(job.phase)) return 'hourglass_flowing_sand';
   switch (job.phase) {
     case 'active':
@@ -83,7 +90,9 @@ export function statusReaction(job: JobRecord): string | null {
     // The job that replaced it in the thread owns the root's emoji now.
     case 'retried':
       return null;
-    case 'idle':
+    case 'idle': {
+      const ended = pullRequestReaction(pullRequest);
+      if (ended) return ended;
       switch (job.lastOutcome) {
         case 'completed_pr':
         case 'completed_no_changes':
@@ -97,6 +106,7 @@ export function statusReaction(job: JobRecord): string | null {
         case 'stopped_watching':
           return 'zzz';
       }
+    }
   }
 }
 
@@ -108,6 +118,8 @@ export const STATUS_REACTIONS = [
   'white_check_mark',
   'file_cabinet',
   'zzz',
+  'large_purple_circle',
+  'no_entry_sign',
 ];
 
 /** An outcome post: the same words as its text fallback, and the pull request one click away. */

@@ -113,6 +113,13 @@ export interface Config {
    * lower-case. Any other address is shown as inert text. Default `github.com`.
    */
   prLinkHosts: readonly string[];
+  /** Pull requests followed to their end on GitHub (or GitHub Enterprise Server). */
+  github: {
+    /** `GITHUB_TOKEN`, read access to pull requests; absent: nothing is followed or asked. */
+    token: string | undefined;
+    /** The REST API's base without a trailing slash (`GITHUB_API_URL`): `https:`, or `http:` to a loopback address. */
+    apiUrl: string;
+  };
   /**
    * Days the texts of a finished job (instruction, prompts with thread context, follow-ups,
    * response_url) and delivered messages are kept before they are erased. Default 90; 0 keeps
@@ -207,6 +214,7 @@ export function readConfig(env: Env = process.env): Config {
       privateJobs: e.NOTIFY_PRIVATE_JOBS,
     },
     prLinkHosts: e.PR_LINK_HOSTS,
+    github: { token: e.GITHUB_TOKEN, apiUrl: e.GITHUB_API_URL.replace(/\/+$/, '') },
     retentionDays: e.RETENTION_DAYS,
     metricsToken: e.METRICS_TOKEN,
     logLevel: e.LOG_LEVEL,
@@ -236,6 +244,7 @@ export function secretsOf(config: Config): string[] {
     config.slack.appToken,
     config.agent.apiKey,
     config.metricsToken,
+    config.github.token,
     ...databasePassword(config.databaseUrl),
   ].filter((s): s is string => typeof s === 'string' && s.length > 0);
 }

@@ -160,6 +160,19 @@ export const envSchema = z.object({
         error: 'must be a comma-separated list of host names, such as github.com,gitlab.example.com',
       }),
   ),
+  // A secret: the messages say what is wrong with it, never what it is. Unset: pull requests are
+  // not followed, and nothing is asked of GitHub.
+  GITHUB_TOKEN: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z0-9_]{20,255}$/, {
+        error: 'must be a GitHub token (20 to 255 letters, digits and _) with read access to pull requests',
+      })
+      .optional(),
+  ),
+  GITHUB_API_URL: serviceUrl('https://api.github.com'),
   // Not trimmed to nothing: an explicitly empty value shows no suggested prompts.
   SUGGESTED_PROMPTS: z
     .string()

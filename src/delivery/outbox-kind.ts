@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { RenderHints } from '../blocks/messages.js';
 import type { Logger } from '../logging/logger.js';
 import type { SlackGateway } from '../slack/gateway.js';
-import type { JobsStore, OutboxItem, OutboxStore } from '../store/types.js';
+import type { JobsStore, OutboxItem, OutboxStore, PullRequestsStore } from '../store/types.js';
 import type { StepSender } from './kinds/workflow-step.js';
 import type { AgentSessions } from './sessions.js';
 
@@ -48,7 +48,8 @@ export class ClaimLost extends Error {
 /** What the kinds' sending is built from, once per outbox. */
 export interface SendDeps {
   store: Pick<OutboxStore, 'latestCardUpdate' | 'supersedeCardUpdates'> &
-    Pick<JobsStore, 'getJob' | 'setRootReaction'>;
+    Pick<JobsStore, 'getJob' | 'setRootReaction'> &
+    Pick<PullRequestsStore, 'pullRequestOfJob'>;
   /** This process's instance id, under which it claims the items it delivers. */
   instanceId: string;
   slack: SlackGateway;

@@ -1,9 +1,10 @@
+import { pullRequestEnded } from '../blocks/pull-requests.js';
 import { type JobPhase, NO_WAY_ON, STILL_STARTING } from '../domain/phases.js';
 import type { Logger } from '../logging/logger.js';
 import type { SlackCaller } from '../slack/caller.js';
 import { SlackCallError } from '../slack/caller.js';
 import { mrkdwnToPlain, truncateText } from '../slack/mrkdwn.js';
-import type { JobRecord } from '../store/types.js';
+import type { JobRecord, PullRequestRecord } from '../store/types.js';
 import { BoundedCache } from '../util/lru.js';
 
 /** Longest session title Slack takes (`agents.sessions.setStatus`). */
@@ -65,8 +66,8 @@ export function createSessionSync({ sessions, logger }: { sessions: AgentSession
     }
   }
 
-  return async function syncSession(job: JobRecord): Promise<void> {
-    const status = sessionStatusOf(job);
+  return async function syncSession(job: JobRecord, pullRequest?: PullRequestRecord): Promise<void> {
+    const status = sessionStatusOf(job, pullRequest);
     if (status === null || !job.threadTs) return;
     // Seen only in the job's own conversation and by the person who asked (Slack lists sessions
     // for their initiator): the audience the instruction was written for (domain/privacy.ts).
@@ -195,17 +196,22 @@ export const isStopped = (stoppedRun: number | null, run: number): boolean =>
  * `active` while it waits for a follow-up, `closed` once nothing can go on in it. Null when the
  * job has no thread of its own (not yet posted, or given up to a new job).
  */
-export function sessionStatusOf(job: {
-  phase: JobPhase;
-  threadTs: string | null;
-  runCount: number;
-  stoppedRun: number | null;
-  lastOutcome: string | null;
-}): SessionStatus | null {
+export function sessionStatusOf(
+  job: {
+    phase: JobPhase;
+    threadTs: string | null;
+    runCount: number;
+    stoppedRun: number | null;
+    lastOutcome: string | null;
+  },
+  pullRequest?: PullRequestRecord,
+): SessionStatus | null {
   if (!job.threadTs || job.phase === 'retried') return null;
   // Someone pressed stop on this run: it goes on (the agent API cannot cancel it), unshown.
   if (STILL_STARTING.has(job.phase) || job.phase === 'active')
     return isStopped(job.stoppedRun, currentRun(job)) ? 'active' : 'processing';
   if (NO_WAY_ON.has(job.phase)) return 'closed';
+  // Its pull request was merged or closed: the work it asked for is over (a follow-up opens it again).
+  if (pullRequestEnded(pullRequest)) return 'closed';
   return job.lastOutcome !== null && CLOSING_OUTCOMES.has(job.lastOutcome) ? 'closed' : 'active';
 }

@@ -60,6 +60,11 @@ export interface MetricsHooks {
    */
   feedback(value: FeedbackValue, withReason?: boolean): void;
   /**
+   * A pull request followed: opened (found on a run's outcome), merged or closed (seen so on its
+   * host); a merged one's time from being opened, in seconds, as `mergedAfter`.
+   */
+  pullRequest(state: 'opened' | 'merged' | 'closed', mergedAfterSeconds?: number): void;
+  /**
    * This host's clock, measured at a heartbeat against the store's: how far it is behind
    * (positive) or ahead (negative) of the store, in seconds.
    */
@@ -74,5 +79,6 @@ export const noMetrics: MetricsHooks = {
   slackError() {},
   outboxGivenUp() {},
   feedback() {},
+  pullRequest() {},
   clockOffset() {},
 };

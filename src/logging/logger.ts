@@ -25,6 +25,10 @@ const SECRET_PATTERNS = [
   // The token a Workflow Builder step execution carries (`bot_access_token`).
   /(?<![a-z_])xwfp-[0-9]+-[A-Za-z0-9-]+/g,
   /(?<![a-z_])mint_(?=[A-Za-z0-9_-]*[0-9])[A-Za-z0-9_-]{16,}/g,
+  // GitHub's tokens (`GITHUB_TOKEN`): classic and app ones (`ghp_`, `gho_`, `ghu_`, `ghs_`, `ghr_`
+  // and 36 more characters) and fine-grained ones (`github_pat_`).
+  /(?<![a-z_])gh[pousr]_[A-Za-z0-9]{36,}/g,
+  /(?<![a-z_])github_pat_[A-Za-z0-9_]{22,}/g,
 ];
 
 /** Shorter values are not masked: they would mangle ordinary words. */
@@ -258,6 +262,7 @@ export function secretsOfEnv(env: Record<string, string | undefined> = process.e
       'SLACK_APP_TOKEN',
       'DOCS_AGENT_API_KEY',
       'METRICS_TOKEN',
+      'GITHUB_TOKEN',
     ].flatMap((name) => {
       const value = env[name];
       return value ? [value, value.trim()] : [];

@@ -13,6 +13,19 @@ import { registerStoreGauges, type StoreGaugesOptions } from './store-gauges.js'
 
 /** Upper bounds of the agent API latency buckets, in seconds (its time-out defaults to 6 s). */
 export const AGENT_LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 6, 10, 30];
+/** Upper bounds of the time-to-merge buckets, in seconds: minutes to the two weeks a pull request is followed. */
+export const MERGE_BUCKETS = [
+  300,
+  1_800,
+  3_600,
+  4 * 3_600,
+  12 * 3_600,
+  86_400,
+  2 * 86_400,
+  4 * 86_400,
+  7 * 86_400,
+  14 * 86_400,
+];
 /** Longest Slack error code kept as a label value; Slack's own codes are far shorter. */
 const MAX_CODE_CHARS = 64;
 
@@ -92,6 +105,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
   });
   givenUp.inc(0);
   const feedback = feedbackCounters(register);
+  const pullRequest = pullRequestMetrics(register);
   const clockOffset = new Gauge({
     name: 'docs_agent_clock_offset_seconds',
     help: "The store's clock minus this host's, measured at the last heartbeat, in seconds. Ownership of work is timed by the store's clock, so this is for the operator: a host clock far off is a time service to fix.",
@@ -120,6 +134,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
       feedback.votes.inc({ value });
       if (withReason) feedback.reasons.inc();
     },
+    pullRequest,
     clockOffset(seconds) {
       clockOffset.set(seconds);
     },
@@ -130,6 +145,27 @@ export function createMetrics(options: MetricsOptions): Metrics {
     async render() {
       return { contentType: register.contentType, body: await register.metrics() };
     },
+  };
+}
+
+/** Pull requests followed (`GITHUB_TOKEN`): counted by state, and their time to merge. */
+function pullRequestMetrics(register: Registry): MetricsHooks['pullRequest'] {
+  const pullRequests = new Counter({
+    name: 'docs_agent_pull_requests_total',
+    help: "Pull requests followed (GITHUB_TOKEN), by state: opened (found on a run's outcome), merged, closed (without merging).",
+    labelNames: ['state'],
+    registers: [register],
+  });
+  for (const state of ['opened', 'merged', 'closed']) pullRequests.inc({ state }, 0);
+  const mergeTime = new Histogram({
+    name: 'docs_agent_pull_request_merge_seconds',
+    help: 'Time from a run opening a pull request (its outcome recorded) to the pull request being merged, in seconds.',
+    buckets: MERGE_BUCKETS,
+    registers: [register],
+  });
+  return (state, mergedAfterSeconds) => {
+    pullRequests.inc({ state });
+    if (mergedAfterSeconds !== undefined) mergeTime.observe(Math.max(0, mergedAfterSeconds));
   };
 }
 

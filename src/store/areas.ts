@@ -3,6 +3,7 @@ import { feedbackMethods } from './feedback.js';
 import { insertJob } from './inserts.js';
 import { jobMethods } from './jobs.js';
 import { outboxMethods } from './outbox.js';
+import { pullRequestMethods } from './pull-requests.js';
 import { eraseExpired } from './retention.js';
 import { parseAssistantThread, parseFigures, parseProjectUses } from './rows.js';
 import { type Engine, type Operation, type Statements, tx } from './statements.js';
@@ -134,6 +135,7 @@ export function storeAreas(engine: Engine): Omit<Store, 'checkpoint' | 'close'> 
     ...useMethods(engine),
     ...assistantThreadMethods(engine),
     ...feedbackMethods(engine),
+    ...pullRequestMethods(engine),
     async recordHomeOpened(userId, teamId, now) {
       await engine.write('recordHomeOpened', { userId, teamId, now });
     },

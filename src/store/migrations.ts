@@ -63,3 +63,44 @@ export const POLL_REFUSALS_MIGRATION = {
       ALTER TABLE jobs ADD COLUMN poll_refusals INTEGER NOT NULL DEFAULT 0;
     `,
 } as const;
+
+/**
+ * Version 16: pull requests followed to their end (15 is left to another release's column).
+ *
+ * pull_requests: one row per pull request a job's run opened (a later run's new link is a row of
+ * its own, the one before it marked `replaced`), with what its host last said of it (`state`:
+ * open, merged or closed; null before the first answer), who merged it and when it ended, the
+ * ETag of the last answer (asked again with If-None-Match), and how far following it got
+ * (`following`: see `PullRequestFollowing` in `store/pull-requests.ts`). Checks are due by
+ * `next_check_at` (null: no longer followed) and claimed like polls (`claimed_by`,
+ * `claimed_until`, timed by the store's clock), so several instances check each one once.
+ */
+export const PULL_REQUESTS_MIGRATION = {
+  version: 16,
+  name: 'pull requests followed to their end',
+  sql: `
+      CREATE TABLE pull_requests (
+        id {{id}},
+        job_id INTEGER NOT NULL REFERENCES jobs (id),
+        project_id TEXT,
+        url TEXT NOT NULL,
+        owner TEXT,
+        repo TEXT,
+        number INTEGER,
+        state TEXT,
+        following TEXT NOT NULL,
+        title TEXT,
+        merged_by TEXT,
+        ended_at {{time}},
+        etag TEXT,
+        opened_at {{time}} NOT NULL,
+        next_check_at {{time}},
+        check_failures INTEGER NOT NULL DEFAULT 0,
+        claimed_by TEXT,
+        claimed_until {{time}},
+        updated_at {{time}} NOT NULL
+      );
+      CREATE UNIQUE INDEX pull_requests_link ON pull_requests (job_id, url);
+      CREATE INDEX pull_requests_due ON pull_requests (next_check_at) WHERE next_check_at IS NOT NULL;
+    `,
+} as const;

@@ -3,6 +3,7 @@ import { CLUSTER_QUERIES } from './cluster-store.js';
 import { FEEDBACK_QUERIES } from './feedback.js';
 import { JOB_QUERIES } from './jobs.js';
 import { OUTBOX_QUERIES } from './outbox.js';
+import { PULL_REQUEST_QUERIES } from './pull-requests.js';
 import { RETENTION_QUERIES } from './retention.js';
 import type { Dialect } from './schema.js';
 import { USES_QUERIES } from './uses.js';
@@ -25,6 +26,7 @@ const SHARED = {
   ...OUTBOX_QUERIES,
   ...USES_QUERIES,
   ...FEEDBACK_QUERIES,
+  ...PULL_REQUEST_QUERIES,
 } as const;
 
 /**
@@ -86,7 +88,7 @@ export function queriesFor(dialect: Dialect): Record<QueryName, string> {
 }
 
 /** Tables a patch may change. */
-export type PatchedTable = 'jobs' | 'runs' | 'outbox';
+export type PatchedTable = 'jobs' | 'runs' | 'outbox' | 'pull_requests';
 
 /**
  * `UPDATE table SET a = :a, … WHERE id = :id` for the defined keys of a patch (snake_case

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { implicitRunKey } from '../domain/keys.js';
+import type { PullRequestFollowing, PullRequestRecord, PullRequestState } from './pull-request-records.js';
 import type {
   JobOrigin,
   JobPhase,
@@ -166,11 +167,36 @@ export const parseOutboxItem = parser<OutboxItem>(
   z.object(outboxColumns).transform(({ kind: _kind, ...item }) => item),
 );
 
+const pullRequestColumns = {
+  id: int,
+  jobId: int,
+  projectId: text.nullable(),
+  url: text,
+  owner: text.nullable(),
+  repo: text.nullable(),
+  number: int.nullable(),
+  state: word<PullRequestState>().nullable(),
+  following: word<PullRequestFollowing>(),
+  title: text.nullable(),
+  mergedBy: text.nullable(),
+  endedAt: time.nullable(),
+  etag: text.nullable(),
+  openedAt: time,
+  nextCheckAt: time.nullable(),
+  checkFailures: int,
+  claimedBy: text.nullable(),
+  claimedUntil: time.nullable(),
+  updatedAt: time,
+};
+
+export const parsePullRequest = parser<PullRequestRecord>('pull request', z.object(pullRequestColumns));
+
 /** The columns of each table read whole, by table: what the schema's test holds them to. */
 export const TABLE_COLUMNS = {
   jobs: Object.keys(jobColumns),
   runs: Object.keys(runColumns),
   outbox: Object.keys(outboxColumns),
+  pull_requests: Object.keys(pullRequestColumns),
 };
 
 /** A job's phase and run count, as `Change.expect` is checked. */

@@ -1,5 +1,10 @@
 import { AT_REST, STILL_STARTING, sqlList } from '../domain/phases.js';
-import { AGENT_SESSIONS_MIGRATION, HOLDS_MIGRATION, POLL_REFUSALS_MIGRATION } from './migrations.js';
+import {
+  AGENT_SESSIONS_MIGRATION,
+  HOLDS_MIGRATION,
+  POLL_REFUSALS_MIGRATION,
+  PULL_REQUESTS_MIGRATION,
+} from './migrations.js';
 
 /** The SQL dialects the store runs on. */
 export type Dialect = 'sqlite' | 'postgres';
@@ -278,6 +283,7 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> 
       ALTER TABLE feedback_votes ADD COLUMN reason TEXT;
     `,
   },
+  PULL_REQUESTS_MIGRATION,
 ];
 
 export function migrationsFor(dialect: Dialect): { version: number; name: string; sql: string }[] {

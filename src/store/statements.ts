@@ -55,8 +55,13 @@ export const tx = {
   *write(name: QueryName, params: Params): Operation<number> {
     return (yield (run) => run.write(name, params)) as number;
   },
-  *update(table: PatchedTable, id: number, patch: Record<string, unknown>): Operation<number> {
-    return (yield (run) => run.update(table, id, patch)) as number;
+  *update(
+    table: PatchedTable,
+    id: number,
+    patch: Record<string, unknown>,
+    claimant?: string,
+  ): Operation<number> {
+    return (yield (run) => run.update(table, id, patch, claimant)) as number;
   },
   *lock(name: LockName, params: Params): Operation<void> {
     yield (run) => run.lock(name, params);

@@ -9,6 +9,15 @@ export { type JobPhase, THREAD_RELEASING_PHASES } from '../domain/phases.js';
 export type { ClaimedWork, ClusterStore } from './cluster-store.js';
 export type { FeedbackStore } from './feedback.js';
 export type {
+  NewPullRequest,
+  PullRequestFollowing,
+  PullRequestPatch,
+  PullRequestRecord,
+  PullRequestState,
+  PullRequestSummary,
+  PullRequestsStore,
+} from './pull-request-records.js';
+export type {
   Change,
   JobIn,
   JobOrigin,
@@ -48,6 +57,7 @@ export type {
 
 import type { ClusterStore } from './cluster-store.js';
 import type { FeedbackStore } from './feedback.js';
+import type { PullRequestsStore } from './pull-request-records.js';
 import type {
   AssistantThreadsStore,
   HomeViewsStore,
@@ -71,5 +81,6 @@ export interface Store
     HomeViewsStore,
     AssistantThreadsStore,
     FeedbackStore,
+    PullRequestsStore,
     ReportsStore,
     RetentionStore {}

@@ -86,6 +86,26 @@ describe('readConfig', () => {
     expect(config.logLevel).toBe('debug');
   });
 
+  it('reads GITHUB_TOKEN and GITHUB_API_URL: nothing followed by default, the token masked and never echoed', () => {
+    expect(readConfig(valid).github).toEqual({ token: undefined, apiUrl: 'https://api.github.com' });
+    const token = `github_pat_11${'A'.repeat(30)}`;
+    const config = readConfig({
+      ...valid,
+      GITHUB_TOKEN: token,
+      GITHUB_API_URL: 'https://ghe.example.com/api/v3/',
+    });
+    expect(config.github).toEqual({ token, apiUrl: 'https://ghe.example.com/api/v3' });
+    expect(secretsOf(config)).toContain(token);
+    const problems = problemsOf({
+      ...valid,
+      GITHUB_TOKEN: 'not a token; Q7tok',
+      GITHUB_API_URL: 'http://ghe.example.com',
+    });
+    expect(problems.join('\n')).toMatch(/GITHUB_TOKEN must be a GitHub token/);
+    expect(problems.join('\n')).toMatch(/GITHUB_API_URL must use https/);
+    expect(problems.join('\n')).not.toContain('Q7tok');
+  });
+
   it('names every missing required variable at once', () => {
     const problems = problemsOf({});
     expect(problems.join('\n')).toMatch(/SLACK_BOT_TOKEN is required/);

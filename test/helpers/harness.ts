@@ -7,6 +7,7 @@ import { afterEach, beforeEach, expect } from 'vitest';
 import { type RunningApp, startApp } from '../../src/app.js';
 import { readConfig, secretsOf } from '../../src/config/config.js';
 import { createLogger } from '../../src/logging/logger.js';
+import type { FollowingPace } from '../../src/pull-requests/pace.js';
 import { inertSlackText } from '../../src/slack/mrkdwn.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/types.js';
@@ -69,6 +70,8 @@ export async function startHarness(
     wrapStore?: (store: Store) => Store;
     /** Bounds of the background work (small ones show back-pressure). */
     tasks?: TaskTrackerOptions;
+    /** How often followed pull requests are checked (`GITHUB_TOKEN`); quick ones in tests. */
+    pullRequestPace?: FollowingPace;
   } = {},
 ) {
   // Secrets given as overrides are the ones the stand-ins expect and the requests are signed with.
@@ -99,6 +102,7 @@ export async function startHarness(
     // Instructions waiting for verification are checked again within tests' patience.
     verificationRetryMs: 50,
     ...(options.tasks ? { tasks: options.tasks } : {}),
+    ...(options.pullRequestPace ? { pullRequestPace: options.pullRequestPace } : {}),
     ...(options.wrapStore ? { store: options.wrapStore(openSqliteStore(databasePath)) } : {}),
   });
   const base = () => `http://127.0.0.1:${app.port}`;
@@ -161,6 +165,7 @@ export async function startHarness(
         logger: logger(),
         verificationRetryMs: 50,
         ...(options.tasks ? { tasks: options.tasks } : {}),
+        ...(options.pullRequestPace ? { pullRequestPace: options.pullRequestPace } : {}),
       });
     },
     async stop() {

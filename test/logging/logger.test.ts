@@ -56,6 +56,27 @@ describe('logger', () => {
     expect(msg).toBe(`${words} | key%3D[redacted] or 9[redacted]`);
   });
 
+  it('masks GitHub tokens no configuration names, and leaves words that merely start like one', () => {
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'info', secrets: [], write: (l) => lines.push(l) });
+    const classic = `ghp_${'A1b2C3d4E5'.repeat(4)}`;
+    const fineGrained = `github_pat_11ABCDEFG0${'x'.repeat(40)}`;
+    logger.warn(`refused ${classic} and ${fineGrained}; see the ghp_ prefix, github_pat_ docs, sigh_p`);
+    const { msg } = JSON.parse(lines[0] as string) as { msg: string };
+    expect(msg).toBe('refused [redacted] and [redacted]; see the ghp_ prefix, github_pat_ docs, sigh_p');
+  });
+
+  it('masks GITHUB_TOKEN by value, and reads it from an environment that does not parse', () => {
+    const token = 'ghe0token0not0shaped0like0github0s';
+    const lines: string[] = [];
+    createLogger({
+      level: 'info',
+      secrets: secretsOfEnv({ GITHUB_TOKEN: token }),
+      write: (l) => lines.push(l),
+    }).info(`token ${token}`);
+    expect(lines.join('\n')).not.toContain(token);
+  });
+
   it('drops lines below the level', () => {
     const lines: string[] = [];
     const logger = createLogger({ level: 'warn', secrets: [], write: (l) => lines.push(l) });

@@ -2,7 +2,13 @@ import { z } from 'zod';
 import { cardTsOf, statusCard, statusReaction } from '../../blocks/status-card.js';
 import type { Logger } from '../../logging/logger.js';
 import type { SlackGateway } from '../../slack/gateway.js';
-import type { JobRecord, JobsStore, NewOutboxItem, OutboxItem } from '../../store/types.js';
+import type {
+  JobRecord,
+  JobsStore,
+  NewOutboxItem,
+  OutboxItem,
+  PullRequestRecord,
+} from '../../store/types.js';
 import { outboxKind } from '../outbox-kind.js';
 import { createSessionSync } from '../sessions.js';
 
@@ -46,10 +52,10 @@ export function createReactionSync(deps: {
   store: Pick<JobsStore, 'setRootReaction'>;
   slack: Pick<SlackGateway, 'addReaction' | 'removeReaction'>;
   logger: Logger;
-}): (job: JobRecord) => Promise<void> {
+}): (job: JobRecord, pullRequest?: PullRequestRecord) => Promise<void> {
   const { store, slack, logger } = deps;
-  return async (job) => {
-    const wanted = statusReaction(job);
+  return async (job, pullRequest) => {
+    const wanted = statusReaction(job, pullRequest);
     if (wanted === job.rootReaction || !job.threadTs) return;
     const root = { channel: job.channelId, ts: job.threadTs };
     try {
@@ -86,15 +92,17 @@ export const cardUpdates = outboxKind({
         const upto = await store.latestCardUpdate(item.jobId);
         const job = await store.getJob(item.jobId);
         if (!job) return;
-        await syncSession?.(job);
-        const card = statusCard(job, now(), deps.hints);
+        // Followed to its end when the operator gave read access to its host (`GITHUB_TOKEN`).
+        const pullRequest = await store.pullRequestOfJob(job.id);
+        await syncSession?.(job, pullRequest);
+        const card = statusCard(job, now(), deps.hints, pullRequest);
         await slack.updateMessage({
           channel: item.payload.channel,
           ts: item.payload.ts,
           text: card.text,
           blocks: card.blocks,
         });
-        await syncReaction(job);
+        await syncReaction(job, pullRequest);
         // Rate limits: a burst of changes costs one chat.update, not one per change.
         if (upto !== undefined && upto > item.id)
           await store.supersedeCardUpdates(job.id, upto, deps.instanceId, now());

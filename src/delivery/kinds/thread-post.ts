@@ -126,6 +126,9 @@ export const threadPosts = outboxKind({
     followUpShown: ({ jobId, runId }: RunKey) => `followup-shown:${runId}:${jobId}`,
     /** A restart came while a follow-up was being sent. */
     followUpUnknown: ({ jobId, runId }: RunKey) => `followup-unknown:${runId}:${jobId}`,
+    /** The job's pull request (by its row in the store) was merged or closed: its requester told once. */
+    pullRequestEnded: ({ jobId, pullRequestId }: JobKey & { pullRequestId: number }) =>
+      `pull-request-ended:${pullRequestId}:${jobId}`,
     /** Someone pressed stop on the job's session: what was withdrawn, and what goes on. */
     stopped: ({ jobId, run, first }: JobKey & { run: number; first: number }) =>
       `stopped:${run}:${first}:${jobId}`,

@@ -350,6 +350,7 @@ describe('the SQLite database file', () => {
       'instances',
       'jobs',
       'outbox',
+      'pull_requests',
       'runs',
       'schema_migrations',
     ]);
