@@ -93,7 +93,7 @@ export function buildWork(
   tasks: TaskTracker,
   membership: Pick<Membership, 'liveCount'>,
 ) {
-  const { config, store, logger, hints, gate } = base;
+  const { config, store, logger, gate } = base;
   const { caller, identity, backgroundSlack } = side;
   // Claims last as long as the calls they guard (see cluster/lease.ts).
   const leases = leasesFor(config.agent.timeoutMs);
@@ -111,7 +111,7 @@ export function buildWork(
   });
   // Built bottom-up, each part handed what it calls: the outbox first (everything queues posts
   // for it), then the outcomes the poller records, the poller, and the job service that wakes both.
-  const home = createHomePublisher({ access, store, slack: backgroundSlack, identity, logger, hints, guide });
+  const home = createHomePublisher({ ...base, access, slack: backgroundSlack, identity, guide });
   // Workflow Builder steps are answered by the outbox, once each (see jobs/workflow-steps.ts).
   const steps = createWorkflowSteps({ caller, store, identity, logger, gate, config });
   const outbox = buildOutbox(base, side, { home, steps, leases });

@@ -104,8 +104,16 @@ export function jobListMessage(
   };
 }
 
-/** The App Home tab: the person's recent jobs and how to use the bot. */
-export function homeView(jobs: JobRecord[], guide: Mrkdwn, ctx: ListContext): Record<string, unknown> {
+/**
+ * The App Home tab: the person's recent jobs, how the agent is doing for the team (`figures`,
+ * from `blocks/figures.ts`), and how to use the bot.
+ */
+export function homeView(
+  jobs: JobRecord[],
+  guide: Mrkdwn,
+  ctx: ListContext,
+  figures: readonly Mrkdwn[] = [],
+): Record<string, unknown> {
   const blocks: Block[] = [header('Your docs agent jobs')];
   if (jobs.length === 0) {
     blocks.push(section(md`You have not started any jobs yet. Here is how:`));
@@ -113,6 +121,8 @@ export function homeView(jobs: JobRecord[], guide: Mrkdwn, ctx: ListContext): Re
     for (const job of jobs.slice(0, HOME_LIMIT)) blocks.push(section(jobLine(job, ctx)));
     blocks.push(context(md`Updated ${slackDate(ctx.now, '{date_short_pretty} at {time}')}`));
   }
+  if (figures.length > 0)
+    blocks.push(divider(), header('How the agent is doing'), section(joinMrkdwn(figures)));
   blocks.push(divider(), header('How to use docs-agent'), section(guide));
   return { type: 'home', callback_id: 'docs_agent_home', blocks };
 }

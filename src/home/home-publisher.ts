@@ -1,7 +1,9 @@
 import type { AccessPolicy } from '../access/access-policy.js';
+import { type FiguresSource, qualityLines, readQualityFigures } from '../blocks/figures.js';
 import { HOME_LIMIT, homeRefusedView, homeView } from '../blocks/job-list.js';
 import type { RenderHints } from '../blocks/messages.js';
 import { refusalText } from '../blocks/refusal-texts.js';
+import type { Config } from '../config/config.js';
 import type { Logger } from '../logging/logger.js';
 import type { SlackGateway } from '../slack/gateway.js';
 import type { Identity } from '../slack/identity.js';
@@ -9,7 +11,7 @@ import type { Mrkdwn } from '../slack/mrkdwn.js';
 import type { HomeViewsStore, JobsStore } from '../store/types.js';
 
 export interface HomePublisher {
-  /** Publishes the person's App Home: their recent jobs and the guide. */
+  /** Publishes the person's App Home: their recent jobs, how the agent is doing, and the guide. */
   publish(userId: string): Promise<void>;
   /** Refreshes the App Home of a person who has opened it before; others are left alone. */
   refresh(userId: string): Promise<void>;
@@ -18,7 +20,9 @@ export interface HomePublisher {
 export function createHomePublisher(deps: {
   /** The App Home shows jobs only to people who may use the bot. */
   access: Pick<AccessPolicy, 'check'>;
-  store: Pick<HomeViewsStore, 'homeOpened'> & Pick<JobsStore, 'recentJobs'>;
+  store: Pick<HomeViewsStore, 'homeOpened'> & Pick<JobsStore, 'recentJobs'> & FiguresSource['store'];
+  /** The default project, and whether pull requests are followed: for the figures shown under the jobs. */
+  config: Pick<Config, 'agent' | 'github'>;
   slack: SlackGateway;
   identity: Identity;
   logger: Logger;
@@ -41,16 +45,19 @@ export function createHomePublisher(deps: {
         await deps.slack.publishHome(userId, homeRefusedView(refusalText(decision)));
         return;
       }
-      const jobs = await deps.store.recentJobs({ requesterId: userId }, HOME_LIMIT);
+      const [jobs, figures] = await Promise.all([
+        deps.store.recentJobs({ requesterId: userId }, HOME_LIMIT),
+        readQualityFigures({
+          store: deps.store,
+          defaultProject: deps.config.agent.projectId,
+          following: deps.config.github.token !== undefined,
+        }),
+      ]);
       const workspaceUrl = (await deps.identity.get())?.url;
+      const ctx = { workspaceUrl, now: now(), prLinkHosts: deps.hints.prLinkHosts, viewer: { userId } };
       await deps.slack.publishHome(
         userId,
-        homeView(jobs, deps.guide(deps.hints), {
-          workspaceUrl,
-          now: now(),
-          prLinkHosts: deps.hints.prLinkHosts,
-          viewer: { userId },
-        }),
+        homeView(jobs, deps.guide(deps.hints), ctx, qualityLines(figures)),
       );
     },
     async refresh(userId) {

@@ -17,6 +17,7 @@ import type {
   FeedbackStore,
   HomeViewsStore,
   JobsStore,
+  PullRequestsStore,
   RunsStore,
   StoreLifecycle,
   UsesStore,
@@ -53,6 +54,7 @@ export interface ListenerDeps {
     Pick<AssistantThreadsStore, 'assistantThread' | 'recordAssistantThread'> &
     Pick<HomeViewsStore, 'recordHomeOpened'> &
     FeedbackStore &
+    Pick<PullRequestsStore, 'pullRequestSummaries'> &
     Pick<UsesStore, 'instructionsSince'> &
     Pick<ClusterStore, 'liveInstances'> &
     Pick<StoreLifecycle, 'shared'>;
@@ -65,6 +67,7 @@ export interface ListenerDeps {
     | 'agent'
     | 'channelProjects'
     | 'followUps'
+    | 'github'
     | 'maxPromptChars'
     | 'access'
     | 'instanceTimeoutMs'

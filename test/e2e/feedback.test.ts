@@ -78,7 +78,7 @@ describe('feedback on outcome posts', () => {
     expect(await feedbackMetric('negative')).toBe(1);
     const status = (await (await h.command({ text: 'status' })).json()) as { text: string };
     expect(status.text).toContain(
-      '*Feedback on outcomes:* :thumbsup: 1  :thumbsdown: 1 (0 said what to fix)',
+      'Feedback on outcomes: :thumbsup: 1  :thumbsdown: 1 (0 said what to fix)',
     );
   });
 
@@ -128,7 +128,7 @@ describe('who may vote on an outcome', () => {
     expect(await feedbackMetric('positive')).toBe(0);
     const status = (await (await h.command({ text: 'status' })).json()) as { text: string };
     expect(status.text).toContain(
-      '*Feedback on outcomes:* :thumbsup: 0  :thumbsdown: 0 (0 said what to fix)',
+      'Feedback on outcomes: :thumbsup: 0  :thumbsdown: 0 (0 said what to fix)',
     );
     // A person who may vote still can.
     await press(h, at, 'positive', 'U0BOB', {}, h.slack.responseUrl('bob'));

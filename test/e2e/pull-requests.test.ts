@@ -2,7 +2,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GITHUB_TOKEN, type GitHubStandIn, startGitHubStandIn } from '../helpers/github-stand-in.js';
 import { type Harness, startHarness, stopChecked } from '../helpers/harness.js';
 import { sleep, waitFor } from '../helpers/http.js';
+import { parseExposition } from '../helpers/prometheus.js';
 import { leaks } from '../helpers/secrets.js';
+
+const METRICS_TOKEN = 'metrics-test-token-0000';
 
 /** Quick checks, so the test sees several 304s in a second. */
 const PACE = {
@@ -40,6 +43,7 @@ describe('a pull request followed to its end through the real app', () => {
         GITHUB_TOKEN,
         GITHUB_API_URL: github.apiUrl,
         PR_LINK_HOSTS: 'github.com,127.0.0.1',
+        METRICS_TOKEN,
         ...overrides,
       },
       { pullRequestPace: PACE },
@@ -84,6 +88,18 @@ describe('a pull request followed to its end through the real app', () => {
     expect(requests.slice(1).every((r) => r.ifNoneMatch !== null)).toBe(true);
     expect(requests.slice(1, -1).every((r) => r.status === 304)).toBe(true);
     expect(requests.at(-1)?.status).toBe(200);
+
+    // The figures: in status, in the App Home's figures (the same lines) and in /metrics.
+    const status = (await (await harness.command({ text: 'status' })).json()) as { text: string };
+    expect(status.text).toMatch(
+      /`proj_test\w*`: 1 pull request opened · 1 merged · 0 closed unmerged · 0 still open · median time to merge/,
+    );
+    const scrape = await fetch(`${harness.base()}/metrics`, {
+      headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+    });
+    const metrics = parseExposition(await scrape.text());
+    expect(metrics.value('docs_agent_pull_requests_total', { state: 'opened' })).toBe(1);
+    expect(metrics.value('docs_agent_pull_requests_total', { state: 'merged' })).toBe(1);
 
     // Told once across a restart; merged is the end: nothing more is asked.
     const asked = github.requests.length;

@@ -54,6 +54,7 @@ export function createListenerWorld(
     identity: w.identity,
     logger: w.ctx.logger,
     hints: w.hints,
+    config: w.config,
     guide: usage,
     now: w.ctx.now,
   });

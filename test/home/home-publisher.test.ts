@@ -43,6 +43,7 @@ function publisher(env: Record<string, string> = {}, installedTeam?: string): Ho
     logger: w.logger,
     hints: HINTS,
     guide: usage,
+    config,
     now,
   });
 }
@@ -67,6 +68,27 @@ describe('the App Home', () => {
     expect(texts).not.toContain('Bob’s own request');
     expect(texts).toContain('How to use docs-agent');
     expect(texts).toContain(usage(HINTS));
+    expect(w.slack.invalid).toEqual([]);
+  });
+
+  it('shows the team how the agent is doing: pull requests per project, feedback with reasons', async () => {
+    const { id } = await w.job({ requesterId: 'U0BOB' });
+    await w.store.recordFeedbackReason(
+      { jobId: id, runSeq: 1, userId: 'U0BOB', reason: 'Wrong page' },
+      w.clock.at,
+    );
+    await publisher().publish('U0ALICE');
+    const texts = homeTexts('U0ALICE');
+    const at = texts.indexOf('How the agent is doing');
+    expect(at).toBeGreaterThan(0);
+    expect(texts[at + 1]?.split('\n')).toEqual([
+      'No pull requests opened yet.',
+      '_Pull requests are not followed to their merge: set GITHUB_TOKEN to follow them._',
+      'Feedback on outcomes: :thumbsup: 0  :thumbsdown: 1 (1 said what to fix)',
+    ]);
+    // With a token, what is not followed is not said to be.
+    await publisher({ GITHUB_TOKEN: 'ghp_testTokenNotReal000000000000000000' }).publish('U0ALICE');
+    expect(homeTexts('U0ALICE').join('\n')).not.toContain('not followed');
     expect(w.slack.invalid).toEqual([]);
   });
 

@@ -1,4 +1,5 @@
 import { AGENT_HOURLY_LIMIT } from '../../agent/schema.js';
+import { type QualityFigures, qualityLines } from '../../blocks/figures.js';
 import { duration } from '../../blocks/messages.js';
 import { projectOfRecord } from '../../config/projects.js';
 import { type Block, context, fieldsSection, section } from '../../slack/blocks.js';
@@ -13,7 +14,7 @@ import {
   truncateText,
   userMention,
 } from '../../slack/mrkdwn.js';
-import type { FeedbackReason, FeedbackTotals } from '../../store/feedback.js';
+import type { FeedbackReason } from '../../store/feedback.js';
 
 /** How many of the latest reasons given with a thumbs-down the status shows. */
 export const REASONS_SHOWN = 3;
@@ -32,8 +33,8 @@ export interface StatusFacts {
   startedAt: number;
   /** Instances sharing the store (1 on SQLite). */
   instances: number;
-  /** Feedback on outcome posts: current votes, by value. */
-  feedback: FeedbackTotals;
+  /** Pull requests opened and what became of them, and feedback on outcomes. */
+  figures: QualityFigures;
   /**
    * What thumbs-down said to fix: the latest the viewer may read (at most {@link REASONS_SHOWN}),
    * and how many of the latest were left out because their jobs are private to others.
@@ -69,7 +70,7 @@ export function statusReport(facts: StatusFacts): { text: Mrkdwn; blocks: Block[
     facts.lastAgentSuccessAt !== undefined
       ? md`:large_green_circle: ${ago(facts.now - facts.lastAgentSuccessAt)}`
       : md`:white_circle: none since this instance started ${ago(facts.now - facts.startedAt)}`;
-  const feedback = md`:thumbsup: ${facts.feedback.positive}  :thumbsdown: ${facts.feedback.negative} (${facts.feedback.reasons} said what to fix)`;
+  const doing = md`*How the agent is doing*\n${joinMrkdwn(qualityLines(facts.figures))}`;
   const reasons = reasonLines(facts);
   const lines = [
     md`*docs-agent status*`,
@@ -77,7 +78,7 @@ export function statusReport(facts: StatusFacts): { text: Mrkdwn; blocks: Block[
     ...quota,
     md`*Poller:* ${poller}`,
     md`*Last successful agent API call:* ${api}`,
-    md`*Feedback on outcomes:* ${feedback}`,
+    doing,
     ...(reasons ? [reasons] : []),
   ];
   return {
@@ -89,8 +90,8 @@ export function statusReport(facts: StatusFacts): { text: Mrkdwn; blocks: Block[
         md`*Poller*\n${poller}`,
         md`*Last successful agent API call*\n${api}`,
         md`*Instances*\n${facts.instances}`,
-        md`*Feedback on outcomes*\n${feedback}`,
       ]),
+      section(doing),
       ...(reasons ? [section(reasons)] : []),
       context(md`The agent API allows 100 new jobs and follow-ups per project per hour.`),
     ],

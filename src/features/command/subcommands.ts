@@ -1,4 +1,5 @@
 import { HOUR_MS } from '../../access/access-policy.js';
+import { readQualityFigures } from '../../blocks/figures.js';
 import { jobListMessage, LIST_LIMIT } from '../../blocks/job-list.js';
 import type { RenderHints } from '../../blocks/messages.js';
 import type { Config } from '../../config/config.js';
@@ -8,7 +9,14 @@ import type { Health } from '../../http/health.js';
 import type { Block } from '../../slack/blocks.js';
 import type { Identity } from '../../slack/identity.js';
 import { type Mrkdwn, md } from '../../slack/mrkdwn.js';
-import type { ClusterStore, FeedbackStore, JobsStore, StoreLifecycle, UsesStore } from '../../store/types.js';
+import type {
+  ClusterStore,
+  FeedbackStore,
+  JobsStore,
+  PullRequestsStore,
+  StoreLifecycle,
+  UsesStore,
+} from '../../store/types.js';
 import type { Command } from './payload.js';
 import { REASONS_SHOWN, statusReport } from './status-report.js';
 
@@ -24,8 +32,9 @@ export interface AnswerDeps {
     Pick<UsesStore, 'instructionsSince'> &
     Pick<ClusterStore, 'liveInstances'> &
     Pick<FeedbackStore, 'feedbackTotals' | 'feedbackReasons'> &
+    Pick<PullRequestsStore, 'pullRequestSummaries'> &
     Pick<StoreLifecycle, 'shared'>;
-  config: ProjectSettings & Pick<Config, 'instanceTimeoutMs'>;
+  config: ProjectSettings & Pick<Config, 'instanceTimeoutMs' | 'github'>;
   health: Pick<Health, 'pollerRunning' | 'lastAgentSuccessAt' | 'startedAt'>;
   hints: Pick<RenderHints, 'prLinkHosts'>;
   identity: Pick<Identity, 'peek'>;
@@ -77,11 +86,15 @@ const list =
 /** `/docs-agent status`: the projects' agent quota this hour and the bot's health. */
 const status: Answer = async (deps, body) => {
   const now = Date.now();
-  const [used, activeJobs, instances, feedback, latest] = await Promise.all([
+  const [used, activeJobs, instances, figures, latest] = await Promise.all([
     deps.store.instructionsSince(now - HOUR_MS),
     deps.store.countActiveJobs(),
     deps.store.shared ? deps.store.liveInstances(deps.config.instanceTimeoutMs) : Promise.resolve(1),
-    deps.store.feedbackTotals(),
+    readQualityFigures({
+      store: deps.store,
+      defaultProject: deps.config.agent.projectId,
+      following: deps.config.github.token !== undefined,
+    }),
     deps.store.feedbackReasons(REASONS_READ),
   ]);
   // The privacy rule of the lists: a private job's words are shown only to its own people.
@@ -96,7 +109,7 @@ const status: Answer = async (deps, body) => {
     lastAgentSuccessAt: deps.health.lastAgentSuccessAt(),
     startedAt: deps.health.startedAt,
     instances: Math.max(1, instances),
-    feedback,
+    figures,
     reasons: { shown: visible.slice(0, REASONS_SHOWN), withheld: latest.length - visible.length },
     workspaceUrl: workspaceUrlOf(deps, body),
     now,

@@ -13,7 +13,12 @@ const facts = (fields: Partial<StatusFacts> = {}): StatusFacts => ({
   lastAgentSuccessAt: NOW - 30_000,
   startedAt: NOW - 3_600_000,
   instances: 1,
-  feedback: { positive: 0, negative: 0, reasons: 0 },
+  figures: {
+    feedback: { positive: 0, negative: 0, reasons: 0 },
+    pullRequests: [],
+    defaultProject: 'proj_docs',
+    following: false,
+  },
   reasons: { shown: [], withheld: 0 },
   workspaceUrl: 'https://acme.slack.com/',
   now: NOW,
@@ -86,10 +91,13 @@ describe('statusReport', () => {
   });
 
   it('shows feedback and the instances in its blocks, which Slack accepts', () => {
-    const report = statusReport(facts({ instances: 3, feedback: { positive: 7, negative: 2, reasons: 1 } }));
-    expect(report.text).toContain(
-      '*Feedback on outcomes:* :thumbsup: 7  :thumbsdown: 2 (1 said what to fix)',
+    const report = statusReport(
+      facts({
+        instances: 3,
+        figures: { ...facts().figures, feedback: { positive: 7, negative: 2, reasons: 1 } },
+      }),
     );
+    expect(report.text).toContain('Feedback on outcomes: :thumbsup: 7  :thumbsdown: 2 (1 said what to fix)');
     expect(report.text).not.toContain('What to fix');
     expect(report.text.split('\n').slice(0, 2)).toEqual([
       '*docs-agent status*',
