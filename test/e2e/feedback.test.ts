@@ -77,9 +77,7 @@ describe('feedback on outcome posts', () => {
     expect(await feedbackMetric('positive')).toBe(2);
     expect(await feedbackMetric('negative')).toBe(1);
     const status = (await (await h.command({ text: 'status' })).json()) as { text: string };
-    expect(status.text).toContain(
-      'Feedback on outcomes: :thumbsup: 1  :thumbsdown: 1 (0 said what to fix)',
-    );
+    expect(status.text).toContain('Feedback on outcomes: :thumbsup: 1  :thumbsdown: 1 (0 said what to fix)');
   });
 
   it('does not record a press whose value names another channel’s job', async () => {
@@ -127,9 +125,7 @@ describe('who may vote on an outcome', () => {
     expect(await h.app.store.feedbackTotals()).toEqual({ positive: 0, negative: 0, reasons: 0 });
     expect(await feedbackMetric('positive')).toBe(0);
     const status = (await (await h.command({ text: 'status' })).json()) as { text: string };
-    expect(status.text).toContain(
-      'Feedback on outcomes: :thumbsup: 0  :thumbsdown: 0 (0 said what to fix)',
-    );
+    expect(status.text).toContain('Feedback on outcomes: :thumbsup: 0  :thumbsdown: 0 (0 said what to fix)');
     // A person who may vote still can.
     await press(h, at, 'positive', 'U0BOB', {}, h.slack.responseUrl('bob'));
     expect(await told('bob')).toContain('feedback on this outcome is recorded');
