@@ -188,6 +188,21 @@ export function createJobWorld(env: Record<string, string> = {}) {
       return { job: await this.job(job.id), run: (await store.getRuns(job.id))[0] as RunRecord };
     },
     /**
+     * Records a job whose first run ended with a pull request: its outcome post, in its thread,
+     * carries the feedback buttons.
+     */
+    async jobWithOutcome(fields: Partial<NewJob> = {}) {
+      const active = await this.activeJob(fields);
+      await store.apply(
+        {
+          jobId: active.job.id,
+          run: { id: active.run.id, patch: { outcome: 'completed_pr', outcomeAt: clock.at } },
+        },
+        clock.at,
+      );
+      return active;
+    },
+    /**
      * Records a follow-up to `jobId` from a helper in its thread (`fields` override its words, its
      * author and its message), then leaves it in `state`: by default `pending`, not sent yet.
      */

@@ -388,11 +388,7 @@ describe('registerListeners', () => {
   });
 
   it('hands a press of the feedback buttons to the feedback feature, which records the vote', async () => {
-    const { job, run } = await w.activeJob({ channelId: 'C0FEEDBACK' });
-    await w.store.apply(
-      { jobId: job.id, run: { id: run.id, patch: { outcome: 'completed_pr' } } },
-      w.clock.at,
-    );
+    const { job, run } = await w.jobWithOutcome({ channelId: 'C0FEEDBACK' });
     const click = buttonClick(
       { action_id: FEEDBACK_ACTION_ID, value: `negative:${job.id}:${run.seq}` },
       { channel: 'C0FEEDBACK', messageTs: '1700000000.000950', user: 'U0VOTER' },

@@ -95,44 +95,35 @@ export const types = {
 };
 
 /** Applies the numbered migrations not yet applied, under an advisory lock. */
-export async function migratePostgres(pool: pg.Pool): Promise<void> {
-  const client = await pool.connect();
-  // A connection that ends while migrating (a restart of the server) says so through the query
-  // and as an 'error' event, which the pool listens for only on idle connections: unheard, the
-  // event would end the process instead of failing the start. The connection is then discarded.
-  let broken: Error | undefined;
-  const ended = (error: Error) => {
-    broken = error;
-  };
-  client.on('error', ended);
-  try {
-    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
-    await client.query(
-      'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)',
-    );
-    const { rows } = await client.query('SELECT version FROM schema_migrations');
-    const applied = new Set(rows.map((r) => Number(r.version)));
-    for (const migration of pgMigrations) {
-      if (applied.has(migration.version)) continue;
-      await client.query('BEGIN');
-      try {
-        await client.query(migration.sql);
-        await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [
-          migration.version,
-          Date.now(),
-        ]);
-        await client.query('COMMIT');
-      } catch (error) {
-        // On a lost connection the rollback fails too; the migration's own error is the one to tell.
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
+export function migratePostgres(pool: pg.Pool): Promise<void> {
+  return onConnection(pool, async (client) => {
+    try {
+      await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+      await client.query(
+        'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)',
+      );
+      const { rows } = await client.query('SELECT version FROM schema_migrations');
+      const applied = new Set(rows.map((r) => Number(r.version)));
+      for (const migration of pgMigrations) {
+        if (applied.has(migration.version)) continue;
+        await client.query('BEGIN');
+        try {
+          await client.query(migration.sql);
+          await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [
+            migration.version,
+            Date.now(),
+          ]);
+          await client.query('COMMIT');
+        } catch (error) {
+          // On a lost connection the rollback fails too; the migration's own error is the one to tell.
+          await client.query('ROLLBACK').catch(() => undefined);
+          throw error;
+        }
       }
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
     }
-  } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
-    client.removeListener('error', ended);
-    client.release(broken);
-  }
+  });
 }
 
 /**
@@ -185,30 +176,42 @@ export const statementsOn = (db: Queryable): TransactionStatements => ({
   lock: (name, params) => exec(db, name, params),
 });
 
-/** Runs `work` in one transaction on one connection of the pool. */
-export async function inTransaction<T>(pool: pg.Pool, work: (db: pg.PoolClient) => Promise<T>): Promise<T> {
+/**
+ * Runs `work` on one connection checked out of the pool. A connection that ends while checked out
+ * (a restart or fail-over of the server) says so as an 'error' event, which the pool listens for
+ * only on idle connections: unheard, it would end the process. The work fails through its query
+ * instead, and the connection is discarded, as is one the work found `broken`.
+ */
+async function onConnection<T>(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient, broken: (error: Error) => void) => Promise<T>,
+): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
-  // A connection that ends while checked out (a restart or fail-over of the server) says so as
-  // an 'error' event, which the pool listens for only on idle connections: unheard, it would end
-  // the process. The transaction fails through its query instead; the connection is discarded.
   const ended = (error: Error) => {
     broken = error;
   };
   client.on('error', ended);
   try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    // A connection that cannot even roll back is discarded, not handed to the next caller.
-    await client.query('ROLLBACK').catch((rollback: Error) => {
-      broken = rollback;
-    });
-    throw error;
+    return await work(client, ended);
   } finally {
     client.removeListener('error', ended);
     client.release(broken);
   }
+}
+
+/** Runs `work` in one transaction on one connection of the pool. */
+export function inTransaction<T>(pool: pg.Pool, work: (db: pg.PoolClient) => Promise<T>): Promise<T> {
+  return onConnection(pool, async (client, broken) => {
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      // A connection that cannot even roll back is discarded, not handed to the next caller.
+      await client.query('ROLLBACK').catch(broken);
+      throw error;
+    }
+  });
 }

@@ -15,13 +15,8 @@ let w: ListenerWorld;
 let job: JobRecord;
 beforeEach(async () => {
   w = createListenerWorld();
-  const active = await w.activeJob();
-  job = active.job;
   // The first run ended with a pull request: its outcome post carries the feedback buttons.
-  await w.store.apply(
-    { jobId: job.id, run: { id: active.run.id, patch: { outcome: 'completed_pr', outcomeAt: w.clock.at } } },
-    w.clock.at,
-  );
+  job = (await w.jobWithOutcome()).job;
 });
 afterEach(() => w.stop());
 

@@ -28,18 +28,11 @@ afterEach(async () => {
   await w.store.close();
 });
 
-/** An active job whose first run has ended and had its outcome posted. */
-async function finishedJob() {
-  const { job, run } = await w.activeJob();
-  await w.store.apply({ jobId: job.id, run: { id: run.id, patch: { outcome: 'completed_pr' } } }, w.clock.at);
-  return { job, run };
-}
-
 const totals = () => w.store.feedbackTotals();
 
 describe('recordVote', () => {
   it('records one vote per person and outcome: the same press again changes nothing', async () => {
-    const { job, run } = await finishedJob();
+    const { job, run } = await w.jobWithOutcome();
     const press = {
       jobId: job.id,
       runSeq: run.seq,
@@ -56,7 +49,7 @@ describe('recordVote', () => {
   });
 
   it('lets a person change their vote, which replaces the earlier one', async () => {
-    const { job, run } = await finishedJob();
+    const { job, run } = await w.jobWithOutcome();
     const press = { jobId: job.id, runSeq: run.seq, userId: 'U0READER', teamId: TEAM, channelId: CHANNEL };
     await record({ ...press, value: 'positive' });
     expect(await record({ ...press, value: 'negative' })).toBe('recorded');
@@ -65,7 +58,7 @@ describe('recordVote', () => {
   });
 
   it('counts each person’s vote separately', async () => {
-    const { job, run } = await finishedJob();
+    const { job, run } = await w.jobWithOutcome();
     for (const userId of ['U0ONE', 'U0TWO'])
       await record({
         jobId: job.id,
@@ -79,7 +72,7 @@ describe('recordVote', () => {
   });
 
   it('ignores a press naming no outcome: an unknown job, another channel, an unknown run, a run not finished', async () => {
-    const { job, run } = await finishedJob();
+    const { job, run } = await w.jobWithOutcome();
     const { job: running, run: unfinished } = await w.activeJob({ channelId: 'C0OTHER' });
     const vote = { value: 'positive' as const, userId: 'U0READER', teamId: TEAM, channelId: CHANNEL };
     expect(await record({ ...vote, jobId: 9_999, runSeq: 1 })).toBe('unknown');
@@ -102,12 +95,12 @@ describe('recordVote', () => {
 
 describe('who may vote', () => {
   /** A press on the finished outcome (made on the first press) by `userId`, from `teamId`. */
-  let outcome: Awaited<ReturnType<typeof finishedJob>> | undefined;
+  let outcome: Awaited<ReturnType<JobWorld['jobWithOutcome']>> | undefined;
   beforeEach(() => {
     outcome = undefined;
   });
   async function pressBy(userId: string, teamId: string | undefined) {
-    outcome ??= await finishedJob();
+    outcome ??= await w.jobWithOutcome();
     const { job, run } = outcome;
     return record({
       jobId: job.id,

@@ -25,12 +25,8 @@ let w: ListenerWorld;
 let job: JobRecord;
 beforeEach(async () => {
   w = createListenerWorld({ MAX_PROMPT_CHARS: '500' });
-  const active = await w.activeJob();
-  job = active.job;
-  await w.store.apply(
-    { jobId: job.id, run: { id: active.run.id, patch: { outcome: 'completed_pr', outcomeAt: w.clock.at } } },
-    w.clock.at,
-  );
+  // The first run ended with a pull request: its outcome post carries the feedback buttons.
+  job = (await w.jobWithOutcome()).job;
 });
 afterEach(() => w.stop());
 
