@@ -119,6 +119,11 @@ export interface Config {
     token: string | undefined;
     /** The REST API's base without a trailing slash (`GITHUB_API_URL`): `https:`, or `http:` to a loopback address. */
     apiUrl: string;
+    /**
+     * `GITHUB_CHECK_EVERY_MS`: how far apart a young pull request's checks are, and how often
+     * finished jobs are looked at for new ones; absent: the pace of `FOLLOWING`.
+     */
+    checkEveryMs: number | undefined;
   };
   /**
    * Days the texts of a finished job (instruction, prompts with thread context, follow-ups,
@@ -214,7 +219,11 @@ export function readConfig(env: Env = process.env): Config {
       privateJobs: e.NOTIFY_PRIVATE_JOBS,
     },
     prLinkHosts: e.PR_LINK_HOSTS,
-    github: { token: e.GITHUB_TOKEN, apiUrl: e.GITHUB_API_URL.replace(/\/+$/, '') },
+    github: {
+      token: e.GITHUB_TOKEN,
+      apiUrl: e.GITHUB_API_URL.replace(/\/+$/, ''),
+      checkEveryMs: e.GITHUB_CHECK_EVERY_MS,
+    },
     retentionDays: e.RETENTION_DAYS,
     metricsToken: e.METRICS_TOKEN,
     logLevel: e.LOG_LEVEL,

@@ -173,6 +173,16 @@ export const envSchema = z.object({
       .optional(),
   ),
   GITHUB_API_URL: serviceUrl('https://api.github.com'),
+  // Unset: the pace of `FOLLOWING` (a minute). Quicker only for a demonstration or a test.
+  GITHUB_CHECK_EVERY_MS: z.preprocess(
+    blankToUndefined,
+    z.coerce
+      .number({ error: 'must be a whole number (milliseconds)' })
+      .int({ error: 'must be a whole number (milliseconds)' })
+      .min(10, { error: 'must be at least 10 (milliseconds)' })
+      .max(3_600_000, { error: 'must be at most 3600000 (milliseconds)' })
+      .optional(),
+  ),
   // Not trimmed to nothing: an explicitly empty value shows no suggested prompts.
   SUGGESTED_PROMPTS: z
     .string()

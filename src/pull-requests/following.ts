@@ -11,7 +11,7 @@ import { gated, type YieldGate } from '../util/yield-gate.js';
 import { createFollower } from './follower.js';
 
 import { createGitHub, GITHUB_TIMEOUT_MS, webHostOf } from './github.js';
-import { FOLLOWING, type FollowingPace } from './pace.js';
+import { type FollowingPace, paceOf } from './pace.js';
 
 /**
  * Requests per second to GitHub, across every instance sharing the store: 3,600 an hour, under
@@ -25,7 +25,7 @@ const NOTHING: Loop = { start() {}, async stop() {}, kick() {}, track() {} };
 
 /** What the app's start may say of following (tests make it quick). */
 export interface FollowingOptions {
-  /** How often pull requests are checked; default {@link FOLLOWING}. */
+  /** How often pull requests are checked; default `GITHUB_CHECK_EVERY_MS`'s pace (see `paceOf`). */
   pullRequestPace?: FollowingPace;
 }
 
@@ -68,7 +68,7 @@ export function followPullRequests(
     // A check is one request, and one more after a redirect; it waits for the budget before both.
     lease: leaseFor(2 * (GITHUB_TIMEOUT_MS + 1_000)),
     rate,
-    pace: parts.options.pullRequestPace ?? FOLLOWING,
+    pace: parts.options.pullRequestPace ?? paceOf(parts.config.github.checkEveryMs),
     gate: parts.gate,
   });
 }

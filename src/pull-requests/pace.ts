@@ -38,3 +38,18 @@ export const checkInterval = (ageMs: number, pace: FollowingPace): number =>
  */
 export const failedCheckInterval = (failures: number, pace: FollowingPace): number =>
   failureBackoff(failures, pace.firstIntervalMs, pace.maxIntervalMs);
+
+/**
+ * The pace of `GITHUB_CHECK_EVERY_MS`: a young pull request checked every `everyMs`, finished
+ * jobs looked at as often (never less often than {@link FOLLOWING} looks), the rest as
+ * {@link FOLLOWING}; unset, {@link FOLLOWING} itself. The request budget still bounds the checks.
+ */
+export function paceOf(everyMs: number | undefined): FollowingPace {
+  if (everyMs === undefined) return FOLLOWING;
+  return {
+    ...FOLLOWING,
+    firstIntervalMs: everyMs,
+    lookEveryMs: Math.min(everyMs, FOLLOWING.lookEveryMs),
+    maxIntervalMs: Math.max(everyMs, FOLLOWING.maxIntervalMs),
+  };
+}

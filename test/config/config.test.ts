@@ -87,22 +87,29 @@ describe('readConfig', () => {
   });
 
   it('reads GITHUB_TOKEN and GITHUB_API_URL: nothing followed by default, the token masked and never echoed', () => {
-    expect(readConfig(valid).github).toEqual({ token: undefined, apiUrl: 'https://api.github.com' });
+    expect(readConfig(valid).github).toEqual({
+      token: undefined,
+      apiUrl: 'https://api.github.com',
+      checkEveryMs: undefined,
+    });
     const token = `github_pat_11${'A'.repeat(30)}`;
     const config = readConfig({
       ...valid,
       GITHUB_TOKEN: token,
       GITHUB_API_URL: 'https://ghe.example.com/api/v3/',
+      GITHUB_CHECK_EVERY_MS: '5000',
     });
-    expect(config.github).toEqual({ token, apiUrl: 'https://ghe.example.com/api/v3' });
+    expect(config.github).toEqual({ token, apiUrl: 'https://ghe.example.com/api/v3', checkEveryMs: 5000 });
     expect(secretsOf(config)).toContain(token);
     const problems = problemsOf({
       ...valid,
       GITHUB_TOKEN: 'not a token; Q7tok',
       GITHUB_API_URL: 'http://ghe.example.com',
+      GITHUB_CHECK_EVERY_MS: '5',
     });
     expect(problems.join('\n')).toMatch(/GITHUB_TOKEN must be a GitHub token/);
     expect(problems.join('\n')).toMatch(/GITHUB_API_URL must use https/);
+    expect(problems.join('\n')).toMatch(/GITHUB_CHECK_EVERY_MS must be at least 10/);
     expect(problems.join('\n')).not.toContain('Q7tok');
   });
 

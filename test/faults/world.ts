@@ -57,6 +57,8 @@ export async function createWorld(
     slack,
     agent,
     instructions,
+    /** The store file, for a read-only look at what was (not yet) written. */
+    databasePath,
     get app() {
       if (!app) throw new Error('app not started');
       return app;

@@ -38,6 +38,8 @@ export async function startGitHubStandIn(
     prefix?: string;
     /** How long every answer takes, in milliseconds (so overlapping checks of one pull request show). */
     latencyMs?: number;
+    /** Called once an answer about a pull request has been sent (a fault test kills the app there). */
+    after?: (answered: { pullRequest: StandInPullRequest; status: number }) => void;
   } = {},
 ) {
   const token = options.token ?? GITHUB_TOKEN;
@@ -106,7 +108,9 @@ export async function startGitHubStandIn(
     if (!pr) return send(404, JSON.stringify({ message: 'Not Found' }));
     const body = JSON.stringify(wire(pr));
     const etag = etagOf(body);
-    if (req.headers['if-none-match'] === etag) return send(304, '', { etag });
+    const answered = { pullRequest: { ...pr }, status: req.headers['if-none-match'] === etag ? 304 : 200 };
+    if (options.after) res.on('finish', () => options.after?.(answered));
+    if (answered.status === 304) return send(304, '', { etag });
     send(200, body, { etag, 'x-ratelimit-remaining': '4999', 'x-ratelimit-reset': '9999999999' });
   });
 

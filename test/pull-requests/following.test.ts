@@ -21,7 +21,7 @@ describe('following pull requests as the app builds it', () => {
   });
 
   const base = (token: string | undefined) => ({
-    config: { github: { token, apiUrl: github.apiUrl } },
+    config: { github: { token, apiUrl: github.apiUrl, checkEveryMs: undefined } },
     options: { pullRequestPace: QUICK },
     store,
     instanceId: 'i-one',

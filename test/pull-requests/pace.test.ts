@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkInterval, FOLLOWING, failedCheckInterval } from '../../src/pull-requests/pace.js';
+import { checkInterval, FOLLOWING, failedCheckInterval, paceOf } from '../../src/pull-requests/pace.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -23,5 +23,13 @@ describe('how often a followed pull request is checked', () => {
     for (let age = 0; age < FOLLOWING.boundMs; age += checkInterval(age, FOLLOWING)) checks += 1;
     expect(checks).toBeLessThan(800);
     expect(FOLLOWING.boundMs).toBe(14 * 24 * HOUR);
+  });
+
+  it('GITHUB_CHECK_EVERY_MS sets the first interval and looks as often, never less often than by default', () => {
+    expect(paceOf(undefined)).toBe(FOLLOWING);
+    expect(paceOf(50)).toEqual({ ...FOLLOWING, firstIntervalMs: 50, lookEveryMs: 50 });
+    const slow = paceOf(2 * HOUR);
+    expect(slow.lookEveryMs).toBe(FOLLOWING.lookEveryMs);
+    expect(slow.maxIntervalMs).toBe(2 * HOUR);
   });
 });
