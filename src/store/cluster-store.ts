@@ -108,6 +108,8 @@ export const CLUSTER_QUERIES = {
     'UPDATE jobs SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = :instanceId',
   releaseDeliveryClaimsOf:
     'UPDATE outbox SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = :instanceId',
+  releasePullRequestClaimsOf:
+    'UPDATE pull_requests SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = :instanceId',
   /**
    * Ends its claims on the jobs it was starting and the follow-ups it was sending: unless it
    * stopped with calls still under way, it is inside no call for them.
@@ -162,12 +164,16 @@ export const CLUSTER_QUERIES = {
     UPDATE outbox SET claimed_until = {{now}} + :leaseMs
     WHERE id = :outboxId AND claimed_by = :instanceId AND delivered_at IS NULL AND dead_at IS NULL`,
   // Take-over: `:instanceId` is the instance taking over, and who is alive is judged by the store's
-  // clock. A poll is a read, safe to repeat: the poll claims of an instance not heard from are
-  // released at once. A delivery claim is released only once it has run out: its claimant may be
+  // clock. A poll is a read, safe to repeat: the poll claims (and pull request checks) of an
+  // instance not heard from are released at once. A delivery claim is released only once it has run out: its claimant may be
   // frozen inside the post the claim covers. Half-done work is taken once its owner's claim has
   // run out.
   releaseDeadJobClaims: `
     UPDATE jobs SET claimed_by = NULL, claimed_until = NULL
+    WHERE claimed_by IS NOT NULL AND claimed_by <> :instanceId AND claimed_by NOT IN (${ALIVE})`,
+  /** A pull request's check is a read too: released at once, like a poll. */
+  releaseDeadPullRequestClaims: `
+    UPDATE pull_requests SET claimed_by = NULL, claimed_until = NULL
     WHERE claimed_by IS NOT NULL AND claimed_by <> :instanceId AND claimed_by NOT IN (${ALIVE})`,
   releaseDeadOutboxClaims: `
     UPDATE outbox SET claimed_by = NULL, claimed_until = NULL
@@ -207,6 +213,7 @@ function* takeOver(instanceId: string, timeoutMs: number, shared: boolean): Oper
   yield* tx.lock('takeOverLockPostgres', {});
   const params = shared ? { instanceId, timeoutMs } : { instanceId, timeoutMs, clock: END_OF_TIME };
   yield* tx.write('releaseDeadJobClaims', params);
+  yield* tx.write('releaseDeadPullRequestClaims', params);
   yield* tx.write('releaseDeadOutboxClaims', params);
   const jobs = yield* tx.many('takeOverJobs', params, parseJob);
   const runs = yield* tx.many('takeOverRuns', params, parseRun);
@@ -219,6 +226,7 @@ function* retire(instanceId: string, callsUnderWay: boolean): Operation<void> {
   yield* tx.write('retireInstance', { instanceId });
   yield* tx.write('releasePollClaimsOf', { instanceId });
   yield* tx.write('releaseDeliveryClaimsOf', { instanceId });
+  yield* tx.write('releasePullRequestClaimsOf', { instanceId });
   if (callsUnderWay) return;
   yield* tx.write('endJobClaimsOf', { instanceId });
   yield* tx.write('endRunClaimsOf', { instanceId });

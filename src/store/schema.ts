@@ -284,6 +284,15 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> 
     `,
   },
   PULL_REQUESTS_MIGRATION,
+  {
+    version: 17,
+    name: 'pull request checks released with their instance',
+    // A take-over releases the checks a gone instance had claimed, as it does its polls: the
+    // index keeps that from reading every pull request ever followed.
+    sql: `
+      CREATE INDEX pull_requests_claimed ON pull_requests (claimed_by) WHERE claimed_by IS NOT NULL;
+    `,
+  },
 ];
 
 export function migrationsFor(dialect: Dialect): { version: number; name: string; sql: string }[] {

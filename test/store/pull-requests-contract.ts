@@ -104,6 +104,24 @@ export function pullRequestsContract(
       expect(await store.nextPullRequestCheckAt(T0 + 3)).toBe(T0 + 60_000);
     });
 
+    it('releases the checks of an instance that is gone or stopped, so its pull requests are checked again at once', async () => {
+      const job = await finished('pr-gone', 'https://github.com/example/docs/pull/3');
+      await store.followPullRequests([found(job, 3)], T0);
+      await store.heartbeat('i-gone');
+      expect(await store.claimDuePullRequests('i-gone', T0 + 1, 10, 60_000)).toHaveLength(1);
+      await store.takeOverOrphans('i-next', 60_000);
+      const again = await store.claimDuePullRequests('i-next', T0 + 1, 10, 60_000);
+      if (store.shared) {
+        // Several instances: one still heard from keeps its claim; stopped, it gives it up.
+        expect(again).toEqual([]);
+        await store.retireInstance('i-gone');
+        expect(await store.claimDuePullRequests('i-next', T0 + 1, 10, 60_000)).toHaveLength(1);
+      } else {
+        // One process: an earlier run of it is gone, whatever its heartbeat says.
+        expect(again).toHaveLength(1);
+      }
+    });
+
     it('queues the notice of an ended pull request once, whoever records it', async () => {
       const job = await finished('pr-once', 'https://github.com/example/docs/pull/1');
       const [pr] = await store.followPullRequests([{ ...found(job, 1), enqueue: [] }], T0);
