@@ -6,9 +6,9 @@ import {
   longestAgentCallMs,
   POST_MAX_RETRY_AFTER_MS,
   postPolicy,
-} from '../agent/retry-policies.js';
+} from '../agent/errors.js';
 import type { RenderHints } from '../blocks/messages.js';
-import { type Leases, leaseFor } from '../cluster/lease.js';
+import { type Leases, leaseFor } from '../cluster/membership.js';
 import type { Config } from '../config/config.js';
 import type { PrivateTarget } from '../delivery/kinds/private-note.js';
 import type { Logger } from '../logging/logger.js';
@@ -76,7 +76,7 @@ export interface JobServiceDeps {
   verificationRetryMs?: number | undefined;
   /**
    * How long an instance's claim on a job or follow-up lasts while it calls out for it (see
-   * `cluster/lease.ts`): `agentWrite` over an agent API create or follow-up, `delivery` over the
+   * `cluster/membership.ts`): `agentWrite` over an agent API create or follow-up, `delivery` over the
    * post of a job's status card.
    */
   leases: Pick<Leases, 'agentWrite' | 'delivery'>;

@@ -1,7 +1,7 @@
 import type { AgentClient } from '../agent/client.js';
 import { AgentNotFoundError, AgentUnauthorizedError } from '../agent/errors.js';
 import { isTerminal } from '../agent/schema.js';
-import type { Lease } from '../cluster/lease.js';
+import type { Lease } from '../cluster/membership.js';
 import type { Config } from '../config/config.js';
 import { outcomeOf } from '../jobs/agent-outcomes.js';
 import type { RunOutcomes } from '../jobs/outcomes.js';
@@ -25,7 +25,7 @@ export interface PollerOptions {
   settings: Omit<Config['poll'], 'maxRps'>;
   /**
    * How long a poll claim holds off other instances: one poll with all its retries (see
-   * `cluster/lease.ts`). A claim of an instance the store no longer hears from is released sooner.
+   * `cluster/membership.ts`). A claim of an instance the store no longer hears from is released sooner.
    */
   lease: Lease;
   /** Paces the GETs; its rate says how many polls to claim at once. */
