@@ -1,5 +1,5 @@
 import pRetry, { AbortError } from 'p-retry';
-import { projectOfRecord } from '../config/projects.js';
+import { projectOfRecord } from '../config/config.js';
 import type { Logger } from '../logging/logger.js';
 import {
   AttemptFailure,

@@ -1,7 +1,7 @@
 import { Gauge, type Registry } from 'prom-client';
 import { HOUR_MS } from '../access/access-policy.js';
 import { AGENT_HOURLY_LIMIT } from '../agent/schema.js';
-import { projectOfRecord } from '../config/projects.js';
+import { projectOfRecord } from '../config/config.js';
 import type { Logger } from '../logging/logger.js';
 import type { StoreFigures } from '../store/types.js';
 import { withTimeout } from '../util/waits.js';

@@ -1,8 +1,7 @@
 import { HOUR_MS } from '../../access/access-policy.js';
 import { jobListMessage, LIST_LIMIT } from '../../blocks/job-list.js';
 import type { RenderHints } from '../../blocks/messages.js';
-import type { Config } from '../../config/config.js';
-import { type ProjectSettings, servedProjects } from '../../config/projects.js';
+import { type Config, type ProjectSettings, servedProjects } from '../../config/config.js';
 import { mayShowJob } from '../../domain/privacy.js';
 import type { Health } from '../../http/health.js';
 import type { Block } from '../../slack/blocks.js';

@@ -1,10 +1,8 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
-import type { Config } from '../../config/config.js';
-import { servesProject } from '../../config/projects.js';
+import { type Config, servesProject } from '../../config/config.js';
 import { failedFields } from '../../http/not-recorded.js';
-import type { JobService } from '../../jobs/job-service.js';
-import { type RecordedWorkDeps, runRecorded } from '../../jobs/job-service.js';
+import { type JobService, type RecordedWorkDeps, runRecorded } from '../../jobs/job-service.js';
 import { isDirectMessage, userIdSchema } from '../../slack/ids.js';
 import { mrkdwnToPlain } from '../../slack/mrkdwn.js';
 import { recordStep, refuseStep, type StepRecordDeps } from './record.js';
