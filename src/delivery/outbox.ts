@@ -1,8 +1,7 @@
 import { type Lease, readyForCall } from '../cluster/membership.js';
 import { SlackCallError } from '../slack/caller.js';
 import type { ClusterStore, OutboxItem, OutboxStore } from '../store/types.js';
-import { createLoop, type Loop } from '../util/loop.js';
-import { backoffMs } from '../util/waits.js';
+import { backoffMs, createLoop, type Loop } from '../util/loop.js';
 import type { YieldGate } from '../util/yield-gate.js';
 import { ClaimLost, type SendDeps } from './outbox-kind.js';
 import { createSender, parseOutboxPayload } from './outbox-registry.js';

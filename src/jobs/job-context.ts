@@ -12,10 +12,9 @@ import { type Leases, leaseFor } from '../cluster/membership.js';
 import type { Config } from '../config/config.js';
 import type { PrivateTarget } from '../delivery/kinds/private-note.js';
 import type { Logger } from '../logging/logger.js';
-import type { ChannelAudiences } from '../slack/channel-audience.js';
 import { SLACK_CALL_TIMEOUT_MS } from '../slack/client-options.js';
+import type { ChannelAudiences, UserNames } from '../slack/directory.js';
 import type { SlackGateway } from '../slack/gateway.js';
-import type { UserNames } from '../slack/user-names.js';
 import type {
   AssistantThreadsStore,
   Change,

@@ -4,7 +4,7 @@ import { AGENT_HOURLY_LIMIT } from '../agent/schema.js';
 import { projectOfRecord } from '../config/config.js';
 import type { Logger } from '../logging/logger.js';
 import type { StoreFigures } from '../store/types.js';
-import { withTimeout } from '../util/waits.js';
+import { withTimeout } from '../util/loop.js';
 
 /**
  * Longest a scrape waits for the store, in milliseconds: well inside Prometheus' default

@@ -7,8 +7,7 @@ import { outcomeOf } from '../jobs/agent-outcomes.js';
 import type { RunOutcomes } from '../jobs/outcomes.js';
 import type { Logger } from '../logging/logger.js';
 import type { Change, ClusterStore, JobRecord, JobsStore } from '../store/types.js';
-import { createLoop, type Loop } from '../util/loop.js';
-import { backoffMs } from '../util/waits.js';
+import { backoffMs, createLoop, type Loop } from '../util/loop.js';
 import type { YieldGate } from '../util/yield-gate.js';
 import type { RequestBudget } from './budget.js';
 

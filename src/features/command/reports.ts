@@ -1,8 +1,7 @@
 import type { AccessPolicy } from '../../access/access-policy.js';
 import { refusalText } from '../../blocks/refusal-texts.js';
-import type { Logger } from '../../logging/logger.js';
-import { type Redact, redactDeep } from '../../logging/logger.js';
-import { withTimeout } from '../../util/waits.js';
+import { type Logger, type Redact, redactDeep } from '../../logging/logger.js';
+import { withTimeout } from '../../util/loop.js';
 import type { Ack, Command } from './payload.js';
 import type { Answer, AnswerDeps } from './subcommands.js';
 import { commandText } from './wording.js';

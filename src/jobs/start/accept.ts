@@ -1,5 +1,5 @@
 import { THREAD_RELEASING_PHASES } from '../../domain/phases.js';
-import type { ChannelAudience } from '../../slack/channel-audience.js';
+import type { ChannelAudience } from '../../slack/directory.js';
 import { isDirectMessage } from '../../slack/ids.js';
 import { mrkdwnToPlain } from '../../slack/mrkdwn.js';
 import { WHOLE_CONVERSATION } from '../../store/areas.js';
