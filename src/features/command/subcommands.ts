@@ -8,7 +8,7 @@ import type { Block } from '../../slack/blocks.js';
 import type { Identity } from '../../slack/identity.js';
 import { type Mrkdwn, md } from '../../slack/mrkdwn.js';
 import type { ClusterStore, FeedbackStore, JobsStore, StoreLifecycle, UsesStore } from '../../store/types.js';
-import type { Command } from './payload.js';
+import type { Command } from './listener.js';
 import { REASONS_SHOWN, statusReport } from './status-report.js';
 
 /**
