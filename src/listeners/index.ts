@@ -20,8 +20,12 @@ import { MODAL_CALLBACK_ID, SHORTCUT_CALLBACK_ID } from '../features/shortcut/mo
 import { sendToDocsAgentSubmission } from '../features/shortcut/submission.js';
 import { agentSessionStopped } from '../features/stop/listener.js';
 import { tryAgain } from '../features/try-again/listener.js';
-import { START_STEP_CALLBACK_ID, startJobStep } from '../features/workflow-steps/start-job-step.js';
-import { WAIT_STEP_CALLBACK_ID, waitJobStep } from '../features/workflow-steps/wait-job-step.js';
+import {
+  START_STEP_CALLBACK_ID,
+  startJobStep,
+  WAIT_STEP_CALLBACK_ID,
+  waitJobStep,
+} from '../features/workflow-steps/listener.js';
 import { type Identity, installationOfId } from '../slack/identity.js';
 import type { ListenerDeps } from './types.js';
 
