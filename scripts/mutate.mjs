@@ -38,8 +38,7 @@ export const MODULES = {
       'test/features/shortcut/record.test.ts',
       'test/features/workflow-steps/record.test.ts',
       // A step's refusal, its wait and a thread another job took are answered through its listener.
-      'test/features/workflow-steps/start-job-step.test.ts',
-      'test/features/workflow-steps/wait-job-step.test.ts',
+      'test/features/workflow-steps/listener.test.ts',
     ],
   },
   // The loop, and the sending of the kinds whose delivery must not post twice or be lost.

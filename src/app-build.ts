@@ -3,9 +3,8 @@ import { createAccessPolicy } from './access/access-policy.js';
 import { agentsPerProject } from './agent/client.js';
 import type { RenderHints } from './blocks/messages.js';
 import { type Membership, newInstanceId } from './cluster/membership.js';
-import { type Config, secretsOf } from './config/config.js';
+import { type Config, projectForChannel, projectOfRecord, secretsOf } from './config/config.js';
 import { notifyChannelFor } from './config/fields.js';
-import { projectForChannel, projectOfRecord } from './config/projects.js';
 import { createOutbox } from './delivery/outbox.js';
 import { createAgentSessions } from './delivery/sessions.js';
 import { usage as guide } from './features/command/wording.js';
@@ -25,11 +24,10 @@ import { createRequestBudget } from './poller/budget.js';
 import { createPoller } from './poller/poller.js';
 import { type FollowingOptions, followPullRequests } from './pull-requests/following.js';
 import { createSlackCaller } from './slack/caller.js';
-import { createChannelAudiences } from './slack/channel-audience.js';
 import { slackClientOptions } from './slack/client-options.js';
+import { createChannelAudiences, createUserNames } from './slack/directory.js';
 import { createSlackGateway } from './slack/gateway.js';
 import { createIdentity } from './slack/identity.js';
-import { createUserNames } from './slack/user-names.js';
 import { createCheckpointLoop, openStore } from './store/lifecycle.js';
 import { createRetentionSweep } from './store/retention.js';
 import type { Store } from './store/types.js';
@@ -95,7 +93,7 @@ export function buildWork(
 ) {
   const { config, store, logger, gate } = base;
   const { caller, identity, backgroundSlack } = side;
-  // Claims last as long as the calls they guard (see cluster/lease.ts).
+  // Claims last as long as the calls they guard (see cluster/membership.ts).
   const leases = leasesFor(config.agent.timeoutMs);
   // POLL_MAX_RPS is the deployment's budget: instances sharing a store split it.
   const budget = createRequestBudget({ rate: () => config.poll.maxRps / membership.liveCount() });

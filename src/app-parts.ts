@@ -1,9 +1,8 @@
 import type { Membership } from './cluster/membership.js';
 import type { Health } from './http/health.js';
 import type { Logger } from './logging/logger.js';
-import type { Loop } from './util/loop.js';
+import { type Loop, withTimeout } from './util/loop.js';
 import type { TaskTracker } from './util/tasks.js';
-import { withTimeout } from './util/waits.js';
 import type { WarmStart } from './warm-start.js';
 
 /**

@@ -4,7 +4,7 @@ import type { Logger } from './logging/logger.js';
 import type { Identity } from './slack/identity.js';
 import { rehearseInserts } from './store/lifecycle.js';
 import type { StoreLifecycle } from './store/types.js';
-import { withTimeout } from './util/waits.js';
+import { withTimeout } from './util/loop.js';
 
 /** Longest start-up waits for Slack's `auth.test` before saying ready anyway, in milliseconds. */
 const IDENTITY_WAIT_MS = 500;

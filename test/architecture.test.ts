@@ -130,6 +130,24 @@ function importsOfFeatures(imports: ModuleImport[]): string[] {
     .map(described);
 }
 
+/**
+ * The store's files behind its one door, `store/types.ts`: outside src/store, their records and
+ * roles are imported from the door, so each has one import path.
+ */
+const BEHIND_STORE_DOOR = new Set([
+  'store/records.ts',
+  'store/roles.ts',
+  'store/pull-request-records.ts',
+  'store/cluster-store.ts',
+]);
+
+/** Imports from outside src/store of a file behind the store's door. */
+function pastStoreDoor(imports: ModuleImport[]): string[] {
+  return imports
+    .filter(({ from, to }) => !from.startsWith('store/') && BEHIND_STORE_DOOR.has(to))
+    .map(described);
+}
+
 /** Folder → folders it imports (type-only imports included: they tie the layers together too). */
 function folderGraph(files: string[]): Map<string, Map<string, string[]>> {
   const graph = new Map<string, Map<string, string[]>>();
@@ -242,6 +260,19 @@ describe('the shape of src/', () => {
       'features/stop/listener.ts imports features/feedback/wording.ts',
       'features/feedback-admin/x.ts imports features/feedback/record.ts',
     ]);
+  });
+
+  it('imports the store records and roles from its one door, store/types.ts, outside src/store', () => {
+    expect(imports.some(({ to }) => to === 'store/types.ts')).toBe(true);
+    expect(pastStoreDoor(imports)).toEqual([]);
+    expect(
+      pastStoreDoor([
+        { from: 'jobs/outcomes.ts', to: 'store/records.ts' },
+        { from: 'store/jobs.ts', to: 'store/records.ts' },
+        { from: 'jobs/outcomes.ts', to: 'store/types.ts' },
+        { from: 'features/feedback/record.ts', to: 'store/feedback.ts' },
+      ]),
+    ).toEqual(['jobs/outcomes.ts imports store/records.ts']);
   });
 
   it(`lets nothing outside src/features import a feature but ${REGISTERS_LISTENERS} and the composition root`, () => {

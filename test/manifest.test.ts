@@ -5,8 +5,7 @@ import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { SHORTCUT_CALLBACK_ID } from '../src/features/shortcut/modal.js';
-import { START_STEP_CALLBACK_ID } from '../src/features/workflow-steps/start-job-step.js';
-import { WAIT_STEP_CALLBACK_ID } from '../src/features/workflow-steps/wait-job-step.js';
+import { START_STEP_CALLBACK_ID, WAIT_STEP_CALLBACK_ID } from '../src/features/workflow-steps/listener.js';
 
 // ajv-formats is CommonJS with `exports.default`; under NodeNext the default import is the whole module.
 const addFormats = addFormatsModule.default;

@@ -1,6 +1,5 @@
 import { AGENT_HOURLY_LIMIT } from '../agent/schema.js';
-import type { Config } from '../config/config.js';
-import { projectOfRecord } from '../config/projects.js';
+import { type Config, projectOfRecord } from '../config/config.js';
 import type { Logger } from '../logging/logger.js';
 import { SlackCallError } from '../slack/caller.js';
 import type { SlackGateway, SlackUser } from '../slack/gateway.js';

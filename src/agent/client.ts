@@ -1,5 +1,5 @@
 import pRetry, { AbortError } from 'p-retry';
-import { projectOfRecord } from '../config/projects.js';
+import { projectOfRecord } from '../config/config.js';
 import type { Logger } from '../logging/logger.js';
 import {
   AttemptFailure,
@@ -14,8 +14,7 @@ import {
   readBodyCapped,
   unreachedFailure,
 } from './attempt-failures.js';
-import { AgentApiError } from './errors.js';
-import { RETRY_FACTOR, type RetryPolicy, retryPolicies } from './retry-policies.js';
+import { AgentApiError, RETRY_FACTOR, type RetryPolicy, retryPolicies } from './errors.js';
 import { type AgentAnswer, type AgentEndpoint, type AgentJob, isSafeJobId } from './schema.js';
 
 /** The three operations of the agent API (Mintlify Admin API v2) the bot uses. */

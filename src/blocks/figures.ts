@@ -1,4 +1,4 @@
-import { projectOfRecord } from '../config/projects.js';
+import { projectOfRecord } from '../config/config.js';
 import { codeSpan, type Mrkdwn, md } from '../slack/mrkdwn.js';
 import type { FeedbackStore, FeedbackTotals } from '../store/feedback.js';
 import type { PullRequestSummary, PullRequestsStore } from '../store/types.js';

@@ -1,8 +1,7 @@
-import { type Lease, readyForCall } from '../cluster/lease.js';
+import { type Lease, readyForCall } from '../cluster/membership.js';
 import { SlackCallError } from '../slack/caller.js';
 import type { ClusterStore, OutboxItem, OutboxStore } from '../store/types.js';
-import { createLoop, type Loop } from '../util/loop.js';
-import { backoffMs } from '../util/waits.js';
+import { backoffMs, createLoop, type Loop } from '../util/loop.js';
 import type { YieldGate } from '../util/yield-gate.js';
 import { ClaimLost, type SendDeps } from './outbox-kind.js';
 import { createSender, parseOutboxPayload } from './outbox-registry.js';
@@ -15,7 +14,7 @@ export interface OutboxOptions extends Omit<SendDeps, 'store' | 'now'> {
   gate?: YieldGate;
   /**
    * How long a delivery claim holds off other instances: one Slack call and a margin (see
-   * `cluster/lease.ts`); renewed before each post that must not be made twice.
+   * `cluster/membership.ts`); renewed before each post that must not be made twice.
    */
   lease: Lease;
   /** This process's monotonic clock (ms), which tells whether a claim still covers a call. */

@@ -3,7 +3,7 @@ import { AgentNotFoundError } from '../agent/errors.js';
 import type { AgentJob } from '../agent/schema.js';
 import { text } from '../blocks/messages.js';
 import { agentErrorText } from '../blocks/refusal-texts.js';
-import { type Leases, readyForCall } from '../cluster/lease.js';
+import { type Leases, readyForCall } from '../cluster/membership.js';
 import { cardUpdate } from '../delivery/kinds/card-update.js';
 import { type PrivateTarget, privateNote } from '../delivery/kinds/private-note.js';
 import { receivedReaction } from '../delivery/kinds/reaction.js';

@@ -1,13 +1,12 @@
 import type { AccessDecision, AccessPolicy } from '../access/access-policy.js';
 import { text } from '../blocks/messages.js';
-import type { InstructionRefusal } from '../blocks/refusal-texts.js';
-import { refusalText } from '../blocks/refusal-texts.js';
+import { type InstructionRefusal, refusalText } from '../blocks/refusal-texts.js';
 import { type PrivateTarget, privateNote } from '../delivery/kinds/private-note.js';
 import { keys } from '../delivery/outbox-registry.js';
 import type { Logger } from '../logging/logger.js';
 import type { Mrkdwn } from '../slack/mrkdwn.js';
 import type { JobRecord } from '../store/types.js';
-import { backoffMs, withTimeout } from '../util/waits.js';
+import { backoffMs, withTimeout } from '../util/loop.js';
 import type { JobContext, OutboxWrites } from './job-context.js';
 import type { InstructionSurface } from './metrics-hooks.js';
 

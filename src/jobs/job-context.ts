@@ -6,16 +6,15 @@ import {
   longestAgentCallMs,
   POST_MAX_RETRY_AFTER_MS,
   postPolicy,
-} from '../agent/retry-policies.js';
+} from '../agent/errors.js';
 import type { RenderHints } from '../blocks/messages.js';
-import { type Leases, leaseFor } from '../cluster/lease.js';
+import { type Leases, leaseFor } from '../cluster/membership.js';
 import type { Config } from '../config/config.js';
 import type { PrivateTarget } from '../delivery/kinds/private-note.js';
 import type { Logger } from '../logging/logger.js';
-import type { ChannelAudiences } from '../slack/channel-audience.js';
 import { SLACK_CALL_TIMEOUT_MS } from '../slack/client-options.js';
+import type { ChannelAudiences, UserNames } from '../slack/directory.js';
 import type { SlackGateway } from '../slack/gateway.js';
-import type { UserNames } from '../slack/user-names.js';
 import type {
   AssistantThreadsStore,
   Change,
@@ -76,7 +75,7 @@ export interface JobServiceDeps {
   verificationRetryMs?: number | undefined;
   /**
    * How long an instance's claim on a job or follow-up lasts while it calls out for it (see
-   * `cluster/lease.ts`): `agentWrite` over an agent API create or follow-up, `delivery` over the
+   * `cluster/membership.ts`): `agentWrite` over an agent API create or follow-up, `delivery` over the
    * post of a job's status card.
    */
   leases: Pick<Leases, 'agentWrite' | 'delivery'>;

@@ -4,11 +4,11 @@ import { type RenderHints, text as say } from '../blocks/messages.js';
 import { privateNote } from '../delivery/kinds/private-note.js';
 import { BOT_EVENT_TYPES, keys } from '../delivery/outbox-registry.js';
 import type { Logger } from '../logging/logger.js';
+import type { UserNames } from '../slack/directory.js';
 import type { SlackGateway } from '../slack/gateway.js';
 import type { ThreadMessage } from '../slack/message-listing.js';
 import { isAside, type SharedFile } from '../slack/messages.js';
 import { mrkdwnToPlain, truncateText } from '../slack/mrkdwn.js';
-import type { UserNames } from '../slack/user-names.js';
 import type { JobRecord, NewOutboxItem, RunRecord } from '../store/types.js';
 
 /** Most thread messages read back for context (Slack returns them oldest first). */

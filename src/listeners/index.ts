@@ -1,4 +1,4 @@
-import type { App } from '@slack/bolt';
+import type { AnyMiddlewareArgs, App, Middleware } from '@slack/bolt';
 import { RETRY_ACTION_ID } from '../blocks/status-card.js';
 import { appContextChanged } from '../features/agent-messaging/app-context-changed.js';
 import { assistantPane, screenAssistantEvents } from '../features/agent-messaging/assistant-pane.js';
@@ -20,9 +20,13 @@ import { MODAL_CALLBACK_ID, SHORTCUT_CALLBACK_ID } from '../features/shortcut/mo
 import { sendToDocsAgentSubmission } from '../features/shortcut/submission.js';
 import { agentSessionStopped } from '../features/stop/listener.js';
 import { tryAgain } from '../features/try-again/listener.js';
-import { START_STEP_CALLBACK_ID, startJobStep } from '../features/workflow-steps/start-job-step.js';
-import { WAIT_STEP_CALLBACK_ID, waitJobStep } from '../features/workflow-steps/wait-job-step.js';
-import { learnInstallation } from './installation.js';
+import {
+  START_STEP_CALLBACK_ID,
+  startJobStep,
+  WAIT_STEP_CALLBACK_ID,
+  waitJobStep,
+} from '../features/workflow-steps/listener.js';
+import { type Identity, installationOfId } from '../slack/identity.js';
 import type { ListenerDeps } from './types.js';
 
 /**
@@ -66,4 +70,38 @@ export function registerListeners(app: App, deps: ListenerDeps): void {
   app.view(WHAT_TO_FIX_CALLBACK_ID, whatToFixSubmission(deps));
   app.event('agent_session_stopped', agentSessionStopped(deps));
   app.action(RETRY_ACTION_ID, tryAgain(deps));
+}
+
+interface BotAuthorization {
+  team_id?: unknown;
+  enterprise_id?: unknown;
+  is_bot?: unknown;
+  is_enterprise_install?: unknown;
+}
+
+/**
+ * The installation an Events API request was delivered for, by its bot authorization: the
+ * workspace's id, or the organisation's (`enterprise_id`, with `team_id: null`) for an
+ * organisation-wide install.
+ */
+export function installationIdOf(body: unknown): string | undefined {
+  const auths = (body as { authorizations?: BotAuthorization[] }).authorizations;
+  const bot = Array.isArray(auths) ? auths.find((a) => a?.is_bot === true) : undefined;
+  if (!bot) return undefined;
+  const id = bot.is_enterprise_install === true ? bot.enterprise_id : bot.team_id;
+  return typeof id === 'string' && installationOfId(id) ? id : undefined;
+}
+
+/**
+ * Runs before every listener: learns the installation from the signed request itself, so an
+ * author from another organisation is recognised even while auth.test cannot answer.
+ */
+export function learnInstallation(
+  identity: Pick<Identity, 'noteInstallation'>,
+): Middleware<AnyMiddlewareArgs> {
+  return async ({ body, next }) => {
+    const id = installationIdOf(body);
+    if (id) identity.noteInstallation(id);
+    await next();
+  };
 }

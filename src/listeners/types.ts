@@ -7,10 +7,10 @@ import type { OutboxWrites } from '../jobs/job-context.js';
 import type { JobService } from '../jobs/job-service.js';
 import type { MetricsHooks } from '../jobs/metrics-hooks.js';
 import type { Logger, Redact } from '../logging/logger.js';
+import type { UserNames } from '../slack/directory.js';
 import type { StepCompleter } from '../slack/function-steps.js';
 import type { SlackGateway } from '../slack/gateway.js';
 import type { Identity } from '../slack/identity.js';
-import type { UserNames } from '../slack/user-names.js';
 import type {
   AssistantThreadsStore,
   ClusterStore,

@@ -1,10 +1,10 @@
 import { Gauge, type Registry } from 'prom-client';
 import { HOUR_MS } from '../access/access-policy.js';
 import { AGENT_HOURLY_LIMIT } from '../agent/schema.js';
-import { projectOfRecord } from '../config/projects.js';
+import { projectOfRecord } from '../config/config.js';
 import type { Logger } from '../logging/logger.js';
 import type { StoreFigures } from '../store/types.js';
-import { withTimeout } from '../util/waits.js';
+import { withTimeout } from '../util/loop.js';
 
 /**
  * Longest a scrape waits for the store, in milliseconds: well inside Prometheus' default

@@ -1,14 +1,13 @@
 import type { AgentClient } from '../agent/client.js';
 import { AgentNotFoundError, AgentUnauthorizedError } from '../agent/errors.js';
 import { isTerminal } from '../agent/schema.js';
-import type { Lease } from '../cluster/lease.js';
+import type { Lease } from '../cluster/membership.js';
 import type { Config } from '../config/config.js';
 import { outcomeOf } from '../jobs/agent-outcomes.js';
 import type { RunOutcomes } from '../jobs/outcomes.js';
 import type { Logger } from '../logging/logger.js';
 import type { Change, ClusterStore, JobRecord, JobsStore } from '../store/types.js';
-import { createLoop, type Loop } from '../util/loop.js';
-import { backoffMs } from '../util/waits.js';
+import { backoffMs, createLoop, type Loop } from '../util/loop.js';
 import type { YieldGate } from '../util/yield-gate.js';
 import type { RequestBudget } from './budget.js';
 
@@ -25,7 +24,7 @@ export interface PollerOptions {
   settings: Omit<Config['poll'], 'maxRps'>;
   /**
    * How long a poll claim holds off other instances: one poll with all its retries (see
-   * `cluster/lease.ts`). A claim of an instance the store no longer hears from is released sooner.
+   * `cluster/membership.ts`). A claim of an instance the store no longer hears from is released sooner.
    */
   lease: Lease;
   /** Paces the GETs; its rate says how many polls to claim at once. */

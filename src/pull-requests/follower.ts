@@ -1,6 +1,6 @@
 import type { RenderHints } from '../blocks/messages.js';
 import { pullRequestEndedText } from '../blocks/pull-requests.js';
-import type { Lease } from '../cluster/lease.js';
+import type { Lease } from '../cluster/membership.js';
 import { cardUpdate } from '../delivery/kinds/card-update.js';
 import { threadPost } from '../delivery/kinds/thread-post.js';
 import { keys } from '../delivery/outbox-registry.js';

@@ -1,5 +1,5 @@
 import type { RenderHints } from '../blocks/messages.js';
-import { leaseFor } from '../cluster/lease.js';
+import { leaseFor } from '../cluster/membership.js';
 import type { Config } from '../config/config.js';
 import type { Wakeable } from '../jobs/job-context.js';
 import type { MetricsHooks } from '../jobs/metrics-hooks.js';

@@ -1,6 +1,6 @@
 import type { WebClientOptions } from '@slack/web-api';
 import type { Logger, LogLevel } from '../logging/logger.js';
-import { backoffMs, withTimeout } from '../util/waits.js';
+import { backoffMs, withTimeout } from '../util/loop.js';
 import { toSlackCallError } from './caller.js';
 import {
   AppTokenRefusedError,

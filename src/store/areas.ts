@@ -4,10 +4,12 @@ import { insertJob } from './inserts.js';
 import { jobMethods } from './jobs.js';
 import { outboxMethods } from './outbox.js';
 import { pullRequestMethods } from './pull-requests.js';
+import type { NewJob, NewRun } from './records.js';
 import { eraseExpired } from './retention.js';
+import type { StoreFigures } from './roles.js';
 import { parseAssistantThread, parseFigures, parseProjectUses } from './rows.js';
 import { type Engine, type Operation, type Statements, tx } from './statements.js';
-import type { NewJob, NewRun, Store, StoreFigures } from './types.js';
+import type { Store } from './types.js';
 import { useMethods, usesPerProject } from './uses.js';
 
 /*

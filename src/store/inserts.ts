@@ -1,8 +1,8 @@
 import { implicitRunKey } from '../domain/keys.js';
 import { enqueueAll } from './outbox.js';
+import type { JobRecord, NewJob, NewRun, RunRecord } from './records.js';
 import { parseId, parseJob, parseRun, parseRunNumber } from './rows.js';
 import { type Operation, tx } from './statements.js';
-import type { JobRecord, NewJob, NewRun, RunRecord } from './types.js';
 
 /** The arguments of the `insertJob` statement, by name. */
 export const newJobParams = (job: NewJob, now: number) => ({

@@ -2,9 +2,9 @@ import { sqlList, THREAD_RELEASING_PHASES } from '../domain/phases.js';
 import { insertJob, insertRun } from './inserts.js';
 import { enqueueAll } from './outbox.js';
 import type { Change, RunState } from './records.js';
+import type { JobsStore, RunsStore } from './roles.js';
 import { parseAt, parseCount, parseJob, parseJobState, parseRun, parseThread } from './rows.js';
 import { type Engine, type Operation, tx } from './statements.js';
-import type { JobsStore, RunsStore } from './types.js';
 
 /*
  * Jobs and their runs: their statements, one text for SQLite and PostgreSQL with `:name`

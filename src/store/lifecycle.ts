@@ -4,8 +4,9 @@ import type { Logger } from '../logging/logger.js';
 import { createLoop, type Loop } from '../util/loop.js';
 import type { YieldGate } from '../util/yield-gate.js';
 import { openPostgresStore } from './postgres/postgres-store.js';
+import type { NewJob, NewRun } from './records.js';
 import { openSqliteStore } from './sqlite/sqlite-store.js';
-import type { NewJob, NewRun, Store } from './types.js';
+import type { Store } from './types.js';
 
 /*
  * The store's life in the running app beyond what it holds: opened on the engine the

@@ -1,7 +1,7 @@
 import type { NewOutboxItem } from './records.js';
+import type { OutboxStore } from './roles.js';
 import { parseAt, parseMaxId, parseOutboxItem } from './rows.js';
 import { type Engine, type Operation, tx } from './statements.js';
-import type { OutboxStore } from './types.js';
 
 /**
  * The outbox's statements, one text for SQLite and PostgreSQL with `:name` parameters, and its

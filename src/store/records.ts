@@ -7,8 +7,6 @@
 import type { JobPhase } from '../domain/phases.js';
 import type { JobPrivacy } from '../domain/privacy.js';
 
-export type { JobPrivacy } from '../domain/privacy.js';
-
 /**
  * Where a job was started: the slash command, an @mention, the message shortcut, a direct
  * message, or a Workflow Builder step.

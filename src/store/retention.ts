@@ -1,9 +1,10 @@
 import { AT_REST, sqlList } from '../domain/phases.js';
 import type { Logger } from '../logging/logger.js';
 import { createLoop, type Loop } from '../util/loop.js';
+import type { Erased } from './roles.js';
 import { parseId } from './rows.js';
 import { type Operation, tx } from './statements.js';
-import type { Erased, Store } from './types.js';
+import type { Store } from './types.js';
 
 export const DAY_MS = 86_400_000;
 /** How often the retention sweep looks for expired data, in milliseconds (hourly). */

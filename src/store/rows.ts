@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { implicitRunKey } from '../domain/keys.js';
+import type { JobPhase } from '../domain/phases.js';
+import type { JobPrivacy } from '../domain/privacy.js';
 import type { PullRequestFollowing, PullRequestRecord, PullRequestState } from './pull-request-records.js';
 import type {
   JobOrigin,
-  JobPhase,
-  JobPrivacy,
   JobRecord,
   OutboxItem,
   RunKind,
@@ -12,8 +12,8 @@ import type {
   RunRecord,
   RunState,
   StoredPayload,
-  StoreFigures,
-} from './types.js';
+} from './records.js';
+import type { StoreFigures } from './roles.js';
 import type { CountedUses } from './uses.js';
 
 /** A database row, snake_case columns. */

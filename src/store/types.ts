@@ -2,10 +2,13 @@
  * The store: the bot's only record of which Slack thread belongs to which agent job (the agent
  * API has no list endpoint). Async so an implementation on a database server can replace the
  * embedded SQLite one without touching callers. All times are epoch milliseconds.
+ *
+ * This module is the store's one door: outside `src/store`, every record and role is imported
+ * from here (the feature store areas' own stored types from their area); inside, each module
+ * imports the file that defines what it uses. The job's phases and privacy are the domain's
+ * (`domain/phases.ts`, `domain/privacy.ts`), imported from there.
  */
 
-// The job's phases, their named sets and their transitions live with the job rules.
-export { type JobPhase, THREAD_RELEASING_PHASES } from '../domain/phases.js';
 export type { ClaimedWork, ClusterStore } from './cluster-store.js';
 export type { FeedbackStore } from './feedback.js';
 export type {
@@ -22,7 +25,6 @@ export type {
   JobIn,
   JobOrigin,
   JobPatch,
-  JobPrivacy,
   JobRecord,
   NewFollowUp,
   NewJob,

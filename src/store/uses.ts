@@ -1,6 +1,6 @@
+import type { UseQuota, UseReservation, UsesStore } from './roles.js';
 import { parseCountedUses, parseProjectUses, parseReservation, parseUseOfRun } from './rows.js';
 import { type Engine, type Operation, tx } from './statements.js';
-import type { UseQuota, UseReservation, UsesStore } from './types.js';
 
 /**
  * Uses of the agent API counted and reserved against the hourly limits: the statements, one text

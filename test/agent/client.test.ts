@@ -22,8 +22,9 @@ import {
   AgentResponseTooLargeError,
   AgentUnauthorizedError,
   AgentUnavailableError,
+  getPolicy,
+  postPolicy,
 } from '../../src/agent/errors.js';
-import { getPolicy, postPolicy } from '../../src/agent/retry-policies.js';
 import { createLogger, createRedactor } from '../../src/logging/logger.js';
 import {
   type AgentOperation,

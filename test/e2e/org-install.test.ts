@@ -6,7 +6,7 @@
  * `"team": null`, a workflow step.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { START_STEP_CALLBACK_ID } from '../../src/features/workflow-steps/start-job-step.js';
+import { START_STEP_CALLBACK_ID } from '../../src/features/workflow-steps/listener.js';
 import { type Harness, startHarness, stopChecked } from '../helpers/harness.js';
 import { waitFor } from '../helpers/http.js';
 import {

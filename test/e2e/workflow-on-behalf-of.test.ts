@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { stepRefusalText } from '../../src/blocks/refusal-texts.js';
-import { START_STEP_CALLBACK_ID } from '../../src/features/workflow-steps/start-job-step.js';
+import { START_STEP_CALLBACK_ID } from '../../src/features/workflow-steps/listener.js';
 import { stepText } from '../../src/features/workflow-steps/wording.js';
 import { useHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/http.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { START_STEP_CALLBACK_ID } from '../../src/features/workflow-steps/start-job-step.js';
+import { START_STEP_CALLBACK_ID } from '../../src/features/workflow-steps/listener.js';
 import { stepText } from '../../src/features/workflow-steps/wording.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/http.js';

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { START_STEP_CALLBACK_ID } from '../../src/features/workflow-steps/start-job-step.js';
-import { WAIT_STEP_CALLBACK_ID } from '../../src/features/workflow-steps/wait-job-step.js';
+import { START_STEP_CALLBACK_ID, WAIT_STEP_CALLBACK_ID } from '../../src/features/workflow-steps/listener.js';
 import { WAIT_LIMIT_MS } from '../../src/slack/function-steps.js';
 import { useHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/http.js';

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { START_STEP_CALLBACK_ID } from '../../src/features/workflow-steps/start-job-step.js';
-import { WAIT_STEP_CALLBACK_ID } from '../../src/features/workflow-steps/wait-job-step.js';
+import { START_STEP_CALLBACK_ID, WAIT_STEP_CALLBACK_ID } from '../../src/features/workflow-steps/listener.js';
 import { waitFor } from '../helpers/http.js';
 import { eventEnvelope } from '../helpers/payloads.js';
 import type { SlackCall } from '../helpers/slack-stand-in.js';

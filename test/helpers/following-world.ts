@@ -1,5 +1,5 @@
 import type { RenderHints } from '../../src/blocks/messages.js';
-import { leaseFor } from '../../src/cluster/lease.js';
+import { leaseFor } from '../../src/cluster/membership.js';
 import type { Logger } from '../../src/logging/logger.js';
 import { createFollower, type Follower } from '../../src/pull-requests/follower.js';
 import { createGitHub } from '../../src/pull-requests/github.js';

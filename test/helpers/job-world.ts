@@ -18,9 +18,8 @@ import {
 import { createJobService, type JobService } from '../../src/jobs/job-service.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { createSlackCaller } from '../../src/slack/caller.js';
-import { createChannelAudiences } from '../../src/slack/channel-audience.js';
+import { createChannelAudiences, createUserNames } from '../../src/slack/directory.js';
 import { createIdentity } from '../../src/slack/identity.js';
-import { createUserNames } from '../../src/slack/user-names.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { JobRecord, NewJob, RunRecord, RunState } from '../../src/store/types.js';
 import { VALID_ENV } from './config.js';

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { JobPrivacy } from '../../src/domain/privacy.js';
 import { createJobPrivacyChecks, type JobPrivacyChecks } from '../../src/jobs/job-privacy.js';
-import type { JobPrivacy } from '../../src/store/types.js';
 import { createJobWorld, type JobWorld } from '../helpers/job-world.js';
 
 let w: JobWorld;

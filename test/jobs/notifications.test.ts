@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { projectOfRecord } from '../../src/config/config.js';
 import { notifyChannelFor } from '../../src/config/fields.js';
-import { projectOfRecord } from '../../src/config/projects.js';
 import { createJobPrivacyChecks } from '../../src/jobs/job-privacy.js';
 import {
   channelNotification,

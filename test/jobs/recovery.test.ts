@@ -1,10 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { stepRefusalText } from '../../src/blocks/refusal-texts.js';
 import { triggerKeys } from '../../src/domain/keys.js';
+import type { JobPhase } from '../../src/domain/phases.js';
 import type { JobService } from '../../src/jobs/job-service.js';
 import { recoverOrphans } from '../../src/jobs/recovery.js';
 import { SlackCallError } from '../../src/slack/caller.js';
-import type { JobPhase, RunRecord, RunState } from '../../src/store/types.js';
+import type { RunRecord, RunState } from '../../src/store/types.js';
 import { createTaskTracker, type TaskTracker } from '../../src/util/tasks.js';
 import { CHANNEL, createJobWorld, type JobWorld, REQUESTER, T0 } from '../helpers/job-world.js';
 

@@ -1,11 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AgentNotFoundError } from '../../src/agent/errors.js';
-import type { Replies } from '../../src/jobs/replies.js';
-import { createReplyCatchUp } from '../../src/jobs/replies.js';
+import type { JobPhase } from '../../src/domain/phases.js';
+import { createReplyCatchUp, type Replies } from '../../src/jobs/replies.js';
 import type { FollowUpRequest, ReplyRequest } from '../../src/jobs/requests.js';
 import { SlackCallError } from '../../src/slack/caller.js';
 import type { ThreadMessage } from '../../src/slack/message-listing.js';
-import type { JobPhase } from '../../src/store/types.js';
 import { BOT_ID, guest, TEAM } from '../helpers/fake-network.js';
 import { CHANNEL, createJobWorld, INSTANCE, type JobWorld, T0 } from '../helpers/job-world.js';
 import { BOT_USER_ID } from '../helpers/slack-stand-in.js';

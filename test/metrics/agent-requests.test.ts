@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgentClient } from '../../src/agent/client.js';
-import { getPolicy, postPolicy } from '../../src/agent/retry-policies.js';
+import { getPolicy, postPolicy } from '../../src/agent/errors.js';
 import type { AgentAnswer, AgentEndpoint } from '../../src/agent/schema.js';
 import { createLogger, createRedactor } from '../../src/logging/logger.js';
 import { type AgentStandIn, API_KEY, PROJECT_ID, startAgentStandIn } from '../helpers/agent-stand-in.js';

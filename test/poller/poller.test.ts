@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAgentClient } from '../../src/agent/client.js';
-import { getPolicy } from '../../src/agent/retry-policies.js';
+import { getPolicy } from '../../src/agent/errors.js';
 import { keys } from '../../src/delivery/outbox-registry.js';
 import { leasesFor } from '../../src/jobs/job-context.js';
 import { createRunOutcomes } from '../../src/jobs/outcomes.js';

@@ -3,7 +3,7 @@ import { recordCounted } from '../../http/not-recorded.js';
 import type { MetricsHooks } from '../../jobs/metrics-hooks.js';
 import { channelPrivacy, type JobRecording } from '../../jobs/start/accept.js';
 import type { Logger } from '../../logging/logger.js';
-import type { ChannelAudience } from '../../slack/channel-audience.js';
+import type { ChannelAudience } from '../../slack/directory.js';
 import { mrkdwnToPlain } from '../../slack/mrkdwn.js';
 
 /** A `/docs-agent <instruction>` command, already validated by its listener. */

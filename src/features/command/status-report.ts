@@ -1,7 +1,7 @@
 import { AGENT_HOURLY_LIMIT } from '../../agent/schema.js';
 import { type QualityFigures, qualityLines } from '../../blocks/figures.js';
 import { duration } from '../../blocks/messages.js';
-import { projectOfRecord } from '../../config/projects.js';
+import { projectOfRecord } from '../../config/config.js';
 import { type Block, context, fieldsSection, section } from '../../slack/blocks.js';
 import { checkUrl, permalink } from '../../slack/links.js';
 import {

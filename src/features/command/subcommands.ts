@@ -2,8 +2,7 @@ import { HOUR_MS } from '../../access/access-policy.js';
 import { readQualityFigures } from '../../blocks/figures.js';
 import { jobListMessage, LIST_LIMIT } from '../../blocks/job-list.js';
 import type { RenderHints } from '../../blocks/messages.js';
-import type { Config } from '../../config/config.js';
-import { type ProjectSettings, servedProjects } from '../../config/projects.js';
+import { type Config, type ProjectSettings, servedProjects } from '../../config/config.js';
 import { mayShowJob } from '../../domain/privacy.js';
 import type { Health } from '../../http/health.js';
 import type { Block } from '../../slack/blocks.js';
@@ -17,7 +16,7 @@ import type {
   StoreLifecycle,
   UsesStore,
 } from '../../store/types.js';
-import type { Command } from './payload.js';
+import type { Command } from './listener.js';
 import { REASONS_SHOWN, statusReport } from './status-report.js';
 
 /**
@@ -45,7 +44,7 @@ export type Answer = (deps: AnswerDeps, body: Command) => Promise<{ text: Mrkdwn
 
 /**
  * A read-only subcommand, named by the first word after `/docs-agent`. The command answers it
- * only to people who may use the bot, masked as everything the bot shows (`reports.ts`).
+ * only to people who may use the bot, masked as everything the bot shows (`listener.ts`).
  */
 export interface Subcommand {
   /** Its entries in the help's list of subcommands (`/docs-agent help`, the App Home). */

@@ -10,8 +10,7 @@ import {
   personMessage,
   sharedFiles,
 } from '../../slack/messages.js';
-import { type EditDeps, recordDelete, recordEdit } from './record.js';
-import { editText } from './wording.js';
+import { type EditDeps, editText, recordDelete, recordEdit } from './record.js';
 
 /** What an edit or deletion is read and recorded with. */
 export type EditListenerDeps = EditDeps & NotRecordedDeps & { config: Pick<Config, 'followUps'> };

@@ -2,7 +2,7 @@ import type { AllMiddlewareArgs, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { type Block, section } from '../../slack/blocks.js';
 import type { SlackGateway } from '../../slack/gateway.js';
-import { clickersTeam, clickSchema } from '../../slack/interactions.js';
+import { clickersTeam, clickSchema } from '../../slack/ids.js';
 import { joinMrkdwn, type Mrkdwn } from '../../slack/mrkdwn.js';
 import type { TaskTracker } from '../../util/tasks.js';
 import { parseFeedbackButtonValue, whatToFixButton } from './buttons.js';

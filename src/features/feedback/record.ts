@@ -4,8 +4,8 @@ import type { JobService } from '../../jobs/job-service.js';
 import type { MetricsHooks } from '../../jobs/metrics-hooks.js';
 import type { Logger } from '../../logging/logger.js';
 import { escapeMrkdwn } from '../../slack/mrkdwn.js';
-import type { FeedbackStore, FeedbackVote } from '../../store/feedback.js';
-import type { JobRecord, JobsStore, RunsStore } from '../../store/types.js';
+import type { FeedbackVote } from '../../store/feedback.js';
+import type { FeedbackStore, JobRecord, JobsStore, RunsStore } from '../../store/types.js';
 
 /**
  * How long a press waits for the access check (users.info), in milliseconds: Slack wants its

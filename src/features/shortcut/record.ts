@@ -4,7 +4,7 @@ import { recordCounted } from '../../http/not-recorded.js';
 import type { MetricsHooks } from '../../jobs/metrics-hooks.js';
 import { channelPrivacy, type JobRecording } from '../../jobs/start/accept.js';
 import { withContext, withFiles } from '../../jobs/thread-context.js';
-import type { ChannelAudience } from '../../slack/channel-audience.js';
+import type { ChannelAudience } from '../../slack/directory.js';
 import type { SharedFile } from '../../slack/messages.js';
 import { mrkdwnToPlain } from '../../slack/mrkdwn.js';
 

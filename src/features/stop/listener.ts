@@ -2,8 +2,7 @@ import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { type NotRecordedDeps, notRecorded } from '../../http/not-recorded.js';
 import { userIdSchema } from '../../slack/ids.js';
-import { recordStop, type StopDeps } from './record.js';
-import { stopText } from './wording.js';
+import { recordStop, type StopDeps, stopText } from './record.js';
 
 /** `agent_session_stopped` as Slack documents it; `streaming_message_ts` is not used (no streams). */
 const stoppedSchema = z.looseObject({

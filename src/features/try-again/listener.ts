@@ -5,7 +5,7 @@ import { refusalText } from '../../blocks/refusal-texts.js';
 import type { JobService } from '../../jobs/job-service.js';
 import type { Logger } from '../../logging/logger.js';
 import type { SlackGateway } from '../../slack/gateway.js';
-import { clickersTeam, clickSchema } from '../../slack/interactions.js';
+import { clickersTeam, clickSchema } from '../../slack/ids.js';
 import { type Mrkdwn, md } from '../../slack/mrkdwn.js';
 import type { TaskTracker } from '../../util/tasks.js';
 

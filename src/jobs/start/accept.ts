@@ -1,9 +1,10 @@
 import { THREAD_RELEASING_PHASES } from '../../domain/phases.js';
-import type { ChannelAudience } from '../../slack/channel-audience.js';
+import type { JobPrivacy } from '../../domain/privacy.js';
+import type { ChannelAudience } from '../../slack/directory.js';
 import { isDirectMessage } from '../../slack/ids.js';
 import { mrkdwnToPlain } from '../../slack/mrkdwn.js';
 import { WHOLE_CONVERSATION } from '../../store/areas.js';
-import type { JobOrigin, JobPrivacy, JobRecord } from '../../store/types.js';
+import type { JobOrigin, JobRecord } from '../../store/types.js';
 import type { JobContext } from '../job-context.js';
 import type { MentionOutcome, MentionRequest, ReplyRequest } from '../requests.js';
 import { filesNote, withFiles } from '../thread-context.js';

@@ -2,7 +2,7 @@ import type { AgentJob } from '../../agent/schema.js';
 import { text } from '../../blocks/messages.js';
 import { agentErrorText } from '../../blocks/refusal-texts.js';
 import { statusCard } from '../../blocks/status-card.js';
-import { readyForCall } from '../../cluster/lease.js';
+import { readyForCall } from '../../cluster/membership.js';
 import { cardMetadata, cardUpdate } from '../../delivery/kinds/card-update.js';
 import { privateNote } from '../../delivery/kinds/private-note.js';
 import { threadPost } from '../../delivery/kinds/thread-post.js';
@@ -20,8 +20,7 @@ import {
   startedPatch,
 } from '../agent-outcomes.js';
 import { createAssistantPane } from '../assistant-pane.js';
-import type { InstructionChecks } from '../instruction-checks.js';
-import { STEP_VERIFICATION_LIMIT_MS } from '../instruction-checks.js';
+import { type InstructionChecks, STEP_VERIFICATION_LIMIT_MS } from '../instruction-checks.js';
 import { type JobContext, requesterTarget } from '../job-context.js';
 import { createJobPrivacyChecks } from '../job-privacy.js';
 import { createFirstPrompt } from '../thread-context.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Command } from '../../../src/features/command/payload.js';
+import type { Command } from '../../../src/features/command/listener.js';
 import { type AnswerDeps, parseCommandText, SUBCOMMANDS } from '../../../src/features/command/subcommands.js';
 import { codeSpan } from '../../../src/slack/mrkdwn.js';
 

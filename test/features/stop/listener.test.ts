@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { agentSessionStopped } from '../../../src/features/stop/listener.js';
-import { stopText } from '../../../src/features/stop/wording.js';
+import { stopText } from '../../../src/features/stop/record.js';
 import type { JobRecord } from '../../../src/store/types.js';
 import { TEAM } from '../../helpers/fake-network.js';
 import { CHANNEL, REQUESTER } from '../../helpers/job-world.js';
