@@ -104,3 +104,31 @@ export const PULL_REQUESTS_MIGRATION = {
       CREATE INDEX pull_requests_due ON pull_requests (next_check_at) WHERE next_check_at IS NOT NULL;
     `,
 } as const;
+
+/**
+ * Version 15: what a thumbs-down says to fix.
+ *
+ * reason: what the person who voted said to fix in the outcome (a thumbs-down's modal), in plain
+ * text; null for a vote without one. Written with its vote, dropped when the vote changes, and
+ * emptied (not dropped) by the retention sweep with the job's other words.
+ */
+export const FEEDBACK_REASONS_MIGRATION = {
+  version: 15,
+  name: 'what a thumbs-down says to fix',
+  sql: `
+      ALTER TABLE feedback_votes ADD COLUMN reason TEXT;
+    `,
+} as const;
+
+/**
+ * Version 17: pull request checks released with their instance. A take-over releases the checks a
+ * gone instance had claimed, as it does its polls; the index keeps that from reading every pull
+ * request ever followed.
+ */
+export const PULL_REQUEST_CLAIMS_MIGRATION = {
+  version: 17,
+  name: 'pull request checks released with their instance',
+  sql: `
+      CREATE INDEX pull_requests_claimed ON pull_requests (claimed_by) WHERE claimed_by IS NOT NULL;
+    `,
+} as const;

@@ -1,8 +1,10 @@
 import { AT_REST, STILL_STARTING, sqlList } from '../domain/phases.js';
 import {
   AGENT_SESSIONS_MIGRATION,
+  FEEDBACK_REASONS_MIGRATION,
   HOLDS_MIGRATION,
   POLL_REFUSALS_MIGRATION,
+  PULL_REQUEST_CLAIMS_MIGRATION,
   PULL_REQUESTS_MIGRATION,
 } from './migrations.js';
 
@@ -274,25 +276,9 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> 
       CREATE UNIQUE INDEX runs_key ON runs (job_id, COALESCE(run_key, message_ts));
     `,
   },
-  {
-    version: 15,
-    name: 'what a thumbs-down says to fix',
-    // reason: what the person who voted said to fix in the outcome (a thumbs-down's modal), in
-    // plain text; null for a vote without one. Written with its vote, and dropped when the vote changes.
-    sql: `
-      ALTER TABLE feedback_votes ADD COLUMN reason TEXT;
-    `,
-  },
+  FEEDBACK_REASONS_MIGRATION,
   PULL_REQUESTS_MIGRATION,
-  {
-    version: 17,
-    name: 'pull request checks released with their instance',
-    // A take-over releases the checks a gone instance had claimed, as it does its polls: the
-    // index keeps that from reading every pull request ever followed.
-    sql: `
-      CREATE INDEX pull_requests_claimed ON pull_requests (claimed_by) WHERE claimed_by IS NOT NULL;
-    `,
-  },
+  PULL_REQUEST_CLAIMS_MIGRATION,
 ];
 
 export function migrationsFor(dialect: Dialect): { version: number; name: string; sql: string }[] {
