@@ -3,7 +3,7 @@ import { text } from '../blocks/messages.js';
 import { threadPost } from '../delivery/kinds/thread-post.js';
 import { keys } from '../delivery/outbox-registry.js';
 import { type RunSource, runKeyOf } from '../domain/keys.js';
-import { THREAD_RELEASING_PHASES } from '../domain/phases.js';
+import { STILL_STARTING, TAKES_FOLLOW_UPS, THREAD_RELEASING_PHASES } from '../domain/phases.js';
 import type { Logger } from '../logging/logger.js';
 import type { SlackGateway } from '../slack/gateway.js';
 import { followUpText, isHumanMessage } from '../slack/messages.js';
@@ -133,7 +133,7 @@ export function createReplies(
         run: { id: run.id, patch: { state: 'ready' } },
         // A follow-up no message in the thread carried is shown there once it is taken, in the
         // same write, so the thread shows what the agent was told and by whom, exactly once.
-        ...(run.messageTs === null ? { enqueue: [followUpShown(job, run)] } : {}),
+        ...(run.messageTs === null && showsFollowUps(job) ? { enqueue: [followUpShown(job, run)] } : {}),
       },
       now(),
     );
@@ -142,6 +142,14 @@ export function createReplies(
 
   return { acceptReply, acceptFollowUp, processReply };
 }
+
+/**
+ * Whether a follow-up no message carried is shown in the job's thread once taken: only while the
+ * job has its thread and takes follow-ups (or is still starting). A follow-up to any other job is
+ * refused when its batch is sent, privately, as a reply there would be, and nothing of it is shown.
+ */
+const showsFollowUps = (job: JobRecord): boolean =>
+  job.threadTs !== null && (TAKES_FOLLOW_UPS.has(job.phase) || STILL_STARTING.has(job.phase));
 
 /** The thread post showing a follow-up that no message in the thread carried. */
 function followUpShown(job: JobRecord, run: RunRecord): NewOutboxItem {

@@ -179,6 +179,21 @@ describe('acceptFollowUp', () => {
     expect(w.outbox().filter((r) => r.key?.startsWith('followup-shown:'))).toEqual([]);
   });
 
+  it.each([
+    ['tried again as a new job', 'retried'],
+    ['the agent API forgot', 'gone'],
+  ] as const)(
+    'is not shown in the thread of a job %s, and its author is told privately',
+    async (_what, phase) => {
+      const job = await jobIn(phase);
+      const runId = (await fromModal(job.id)) ?? -1;
+      await replies.processReply(runId);
+      expect(w.outbox().filter((r) => r.key?.startsWith('followup-shown:'))).toEqual([]);
+      expect(await w.store.getRun(runId)).toMatchObject({ state: 'failed' });
+      expect(w.outbox().some((r) => r.key === `dropped:${runId}`)).toBe(true);
+    },
+  );
+
   it('names no message as its source in the metadata of a post about it', async () => {
     w.agent.sendMessage.mockRejectedValueOnce(new AgentNotFoundError('no such job'));
     const job = await jobIn('active');
