@@ -24,6 +24,14 @@ async function main(): Promise<void> {
     throw error;
   }
 
+  // A signal while starting is kept and acted on once the app can stop: until a handler is set,
+  // Node's default for SIGTERM ends the process at once, with none of the shutdown run.
+  let shutdown: ((signal: string | undefined) => void) | undefined;
+  let pending: string | undefined;
+  const onSignal = (signal: string) => (shutdown ? shutdown(signal) : (pending ??= signal));
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
+
   const app = await startApp(config);
   // Last line of defence: nothing that escapes a callback may print an unredacted dump. A lost
   // rejection is logged and the bot keeps serving (every piece of work is recorded in the store
@@ -38,7 +46,7 @@ async function main(): Promise<void> {
   });
   let signalled = false;
   /** Stops the app and exits: 0 on a signal, 1 when the app stopped by itself (`failed`). */
-  const shutdown = (signal: string | undefined) => {
+  shutdown = (signal: string | undefined) => {
     if (signalled) return;
     signalled = true;
     if (signal) app.logger.info('signal received', { signal });
@@ -54,11 +62,10 @@ async function main(): Promise<void> {
       },
     );
   };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  if (pending) shutdown(pending);
   // Slack refused the app token on a reconnect: the app is already stopping and logged why; the
   // exit code tells the platform to restart it (with the new SLACK_APP_TOKEN, once it is set).
-  void app.failed.then(() => shutdown(undefined));
+  void app.failed.then(() => shutdown?.(undefined));
 }
 
 main().catch((error: unknown) => {

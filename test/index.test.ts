@@ -91,6 +91,22 @@ describe('the built app as a process', () => {
     expect(out).toContain('"msg":"stopped"');
     for (const secret of SECRETS) expect(out).not.toContain(secret);
   });
+
+  it('a SIGTERM while it is still starting stops it cleanly once started: exit 0, not killed by the signal', async () => {
+    slack = await startSlackStandIn();
+    agent = await startAgentStandIn();
+    running = run(testEnv(slack, agent, tempDatabase()));
+    // Logged while the store is open and before the app is ready (the warm-up runs in between).
+    await waitFor('starting', () => running?.output().includes('"msg":"instance joined"'), 10_000);
+    const startedBeforeSignal = running.output().includes('docs-agent is ready');
+    running.child.kill('SIGTERM');
+    expect(await running.exited).toBe(0);
+    const out = running.output();
+    expect(out).toContain('"msg":"signal received"');
+    expect(out).toContain('"msg":"stopped"');
+    // The signal came while starting (else this case proves nothing about it).
+    expect(startedBeforeSignal).toBe(false);
+  });
 });
 
 describe('the built app in Socket Mode', () => {
