@@ -28,7 +28,10 @@ async function main(): Promise<void> {
   // Node's default for SIGTERM ends the process at once, with none of the shutdown run.
   let shutdown: ((signal: string | undefined) => void) | undefined;
   let pending: string | undefined;
-  const onSignal = (signal: string) => (shutdown ? shutdown(signal) : (pending ??= signal));
+  const onSignal = (signal: string) => {
+    if (shutdown) shutdown(signal);
+    else pending ??= signal;
+  };
   process.on('SIGTERM', () => onSignal('SIGTERM'));
   process.on('SIGINT', () => onSignal('SIGINT'));
 
