@@ -1,5 +1,10 @@
 import type { AccessPolicy } from '../access/access-policy.js';
-import { type FiguresSource, qualityLines, readQualityFigures } from '../blocks/figures.js';
+import {
+  type FiguresSource,
+  type QualityFigures,
+  qualityLines,
+  readQualityFigures,
+} from '../blocks/figures.js';
 import { HOME_LIMIT, homeRefusedView, homeView } from '../blocks/job-list.js';
 import type { RenderHints } from '../blocks/messages.js';
 import { refusalText } from '../blocks/refusal-texts.js';
@@ -17,6 +22,13 @@ export interface HomePublisher {
   refresh(userId: string): Promise<void>;
 }
 
+/**
+ * How long the App Home reuses the team's figures, in milliseconds. Every card change refreshes
+ * its requester's Home, and the figures read every pull request ever followed: a minute old is
+ * fresh enough for a tab, and keeps that read off the path of each card update.
+ */
+export const FIGURES_FRESH_MS = 60_000;
+
 export function createHomePublisher(deps: {
   /** The App Home shows jobs only to people who may use the bot. */
   access: Pick<AccessPolicy, 'check'>;
@@ -32,6 +44,22 @@ export function createHomePublisher(deps: {
   now?: () => number;
 }): HomePublisher {
   const now = deps.now ?? Date.now;
+  let figures: { at: number; read: Promise<QualityFigures> } | undefined;
+  /** The team's figures, read at most once a minute (see {@link FIGURES_FRESH_MS}). */
+  const teamFigures = (): Promise<QualityFigures> => {
+    if (figures && now() - figures.at < FIGURES_FRESH_MS) return figures.read;
+    const read = readQualityFigures({
+      store: deps.store,
+      defaultProject: deps.config.agent.projectId,
+      following: deps.config.github.token !== undefined,
+    });
+    figures = { at: now(), read };
+    // A failed read is not kept: the next publish asks again.
+    read.catch(() => {
+      if (figures?.read === read) figures = undefined;
+    });
+    return read;
+  };
   const publisher: HomePublisher = {
     async publish(userId) {
       // The tab belongs to the installing workspace; guests and people not on the list see why
@@ -45,20 +73,13 @@ export function createHomePublisher(deps: {
         await deps.slack.publishHome(userId, homeRefusedView(refusalText(decision)));
         return;
       }
-      const [jobs, figures] = await Promise.all([
+      const [jobs, team] = await Promise.all([
         deps.store.recentJobs({ requesterId: userId }, HOME_LIMIT),
-        readQualityFigures({
-          store: deps.store,
-          defaultProject: deps.config.agent.projectId,
-          following: deps.config.github.token !== undefined,
-        }),
+        teamFigures(),
       ]);
       const workspaceUrl = (await deps.identity.get())?.url;
       const ctx = { workspaceUrl, now: now(), prLinkHosts: deps.hints.prLinkHosts, viewer: { userId } };
-      await deps.slack.publishHome(
-        userId,
-        homeView(jobs, deps.guide(deps.hints), ctx, qualityLines(figures)),
-      );
+      await deps.slack.publishHome(userId, homeView(jobs, deps.guide(deps.hints), ctx, qualityLines(team)));
     },
     async refresh(userId) {
       if (!(await deps.store.homeOpened(userId))) return;

@@ -1,10 +1,10 @@
 import { WebClient } from '@slack/web-api';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createAccessPolicy } from '../../src/access/access-policy.js';
 import { HOME_LIMIT } from '../../src/blocks/job-list.js';
 import { readConfig } from '../../src/config/config.js';
 import { usage } from '../../src/features/command/wording.js';
-import { createHomePublisher, type HomePublisher } from '../../src/home/home-publisher.js';
+import { createHomePublisher, FIGURES_FRESH_MS, type HomePublisher } from '../../src/home/home-publisher.js';
 import { createSlackCaller } from '../../src/slack/caller.js';
 import { createIdentity } from '../../src/slack/identity.js';
 import { VALID_ENV } from '../helpers/config.js';
@@ -90,6 +90,23 @@ describe('the App Home', () => {
     await publisher({ GITHUB_TOKEN: 'ghp_testTokenNotReal000000000000000000' }).publish('U0ALICE');
     expect(homeTexts('U0ALICE').join('\n')).not.toContain('not followed');
     expect(w.slack.invalid).toEqual([]);
+  });
+
+  it('reads the team’s figures at most once a minute, however many Homes it publishes', async () => {
+    const summaries = vi.spyOn(w.store, 'pullRequestSummaries');
+    const home = publisher();
+    await home.publish('U0ALICE');
+    await home.publish('U0BOB');
+    expect(summaries).toHaveBeenCalledOnce();
+    w.clock.at += FIGURES_FRESH_MS;
+    await home.publish('U0ALICE');
+    expect(summaries).toHaveBeenCalledTimes(2);
+    // A read that failed is asked again at the next publish.
+    summaries.mockRejectedValueOnce(new Error('store busy'));
+    w.clock.at += FIGURES_FRESH_MS;
+    await expect(home.publish('U0ALICE')).rejects.toThrow('store busy');
+    await home.publish('U0ALICE');
+    expect(summaries).toHaveBeenCalledTimes(4);
   });
 
   it('shows how to start to someone without jobs', async () => {
