@@ -10,14 +10,11 @@ import { createAgentSessions } from './delivery/sessions.js';
 import { usage as guide } from './features/command/wording.js';
 import { feedbackBlock } from './features/feedback/buttons.js';
 import { createHomePublisher } from './home/home-publisher.js';
-import { createSlackApp } from './http/bolt-app.js';
 import { createHealth } from './http/health.js';
-import { countNotRecorded } from './http/not-recorded.js';
 import { leasesFor, outboxWrites } from './jobs/job-context.js';
 import { createJobService } from './jobs/job-service.js';
 import { createRunOutcomes } from './jobs/outcomes.js';
 import { createWorkflowSteps } from './jobs/workflow-steps.js';
-import { registerListeners } from './listeners/index.js';
 import { createLogger, createRedactor, type Logger } from './logging/logger.js';
 import { setUpMetrics } from './metrics/metrics.js';
 import { createRequestBudget } from './poller/budget.js';
@@ -109,7 +106,7 @@ export function buildWork(
   });
   // Built bottom-up, each part handed what it calls: the outbox first (everything queues posts
   // for it), then the outcomes the poller records, the poller, and the job service that wakes both.
-  const home = createHomePublisher({ ...base, access, slack: backgroundSlack, identity, guide });
+  const home = buildHome(base, { access, slack: backgroundSlack, identity });
   // Workflow Builder steps are answered by the outbox, once each (see jobs/workflow-steps.ts).
   const steps = createWorkflowSteps({ caller, store, identity, logger, gate, config });
   const outbox = buildOutbox(base, side, { home, steps, leases });
@@ -121,6 +118,17 @@ export function buildWork(
   const following = followPullRequests(base, outbox, membership);
 
   return { health, access, home, steps, outbox, outcomes, poller, jobs, retention, checkpoints, following };
+}
+
+/**
+ * The App Home's publisher, with what the command feature contributes to it: its help, shown
+ * under the jobs.
+ */
+export function buildHome(
+  base: Omit<Parameters<typeof createHomePublisher>[0], 'access' | 'slack' | 'identity' | 'guide'>,
+  parts: Pick<Parameters<typeof createHomePublisher>[0], 'access' | 'slack' | 'identity'>,
+) {
+  return createHomePublisher({ ...base, ...parts, guide });
 }
 
 type Leases = ReturnType<typeof leasesFor>;
@@ -251,46 +259,3 @@ function buildJobs(
   });
 }
 export type Work = ReturnType<typeof buildWork>;
-
-/** The receiver of Slack's requests, with a listener for each surface (and who hears a refused app token). */
-export function buildReceiver(
-  base: Foundation,
-  { identity, slack, names }: SlackSide,
-  work: Work,
-  tasks: TaskTracker,
-  isReady: () => boolean,
-  onAppTokenRefused?: (error: Error) => void,
-) {
-  const { config, logger, redact, store, metrics, gate, hints } = base;
-  const { access, jobs, home, health, steps, outbox } = work;
-  const slackApp = createSlackApp({
-    config,
-    logger,
-    identity,
-    isReady,
-    routes: metrics.routes,
-    gate,
-    onAppTokenRefused,
-  });
-  registerListeners(slackApp.app, {
-    access,
-    // Listeners are where instructions arrive: what the store cannot record is counted there.
-    jobs: countNotRecorded(jobs, metrics.hooks),
-    tasks,
-    logger,
-    metrics: metrics.hooks,
-    outbox: outboxWrites(store, outbox),
-    store,
-    slack,
-    identity,
-    home,
-    health,
-    config,
-    hints,
-    names,
-    redact,
-    steps: steps.completer,
-    socketMode: config.slack.appToken !== undefined,
-  });
-  return slackApp;
-}

@@ -1,5 +1,6 @@
-import { buildFoundation, buildReceiver, buildSlackSide, buildWork, type StartOptions } from './app-build.js';
+import { buildFoundation, buildSlackSide, buildWork, type StartOptions } from './app-build.js';
 import { runningParts, startParts, stopParts } from './app-parts.js';
+import { buildReceiver } from './app-receiver.js';
 import { createMembership } from './cluster/membership.js';
 import type { Config } from './config/config.js';
 import { recoverOrphans } from './jobs/recovery.js';

@@ -1,12 +1,7 @@
 import { existsSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  buildFoundation,
-  buildReceiver,
-  buildSlackSide,
-  buildWork,
-  type Foundation,
-} from '../src/app-build.js';
+import { buildFoundation, buildSlackSide, buildWork, type Foundation } from '../src/app-build.js';
+import { buildReceiver } from '../src/app-receiver.js';
 import { type Config, readConfig } from '../src/config/config.js';
 import { createLogger } from '../src/logging/logger.js';
 import { createTaskTracker } from '../src/util/tasks.js';

@@ -60,10 +60,12 @@ const BAGS = [
 ];
 
 /**
- * The modules that may take a bag whole, because they route all of it: the job service builds the
- * job context and hands each flow its slice; the listeners' registrations hand each listener its own.
+ * The modules that may take a bag whole, because they build or route all of it: the job service
+ * builds the job context and hands each flow its slice; the composition root builds the listeners'
+ * bag, and their registrations hand each listener its own.
  */
-const ROUTES_WHOLE_BAG = /^(jobs\/job-service\.ts|listeners\/index\.ts|listeners\/[^/]+\/index\.ts)$/;
+const ROUTES_WHOLE_BAG =
+  /^(jobs\/job-service\.ts|app-receiver\.ts|listeners\/index\.ts|listeners\/[^/]+\/index\.ts)$/;
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -106,7 +108,13 @@ const REGISTERS_LISTENERS = 'listeners/index.ts';
  * composition root, which hands the kernel what features contribute to it (the feedback
  * buttons every outcome post carries, the command's help the App Home shows).
  */
-const IMPORT_FEATURES = new Set([REGISTERS_LISTENERS, 'app.ts', 'app-build.ts', 'app-parts.ts']);
+const IMPORT_FEATURES = new Set([
+  REGISTERS_LISTENERS,
+  'app.ts',
+  'app-build.ts',
+  'app-receiver.ts',
+  'app-parts.ts',
+]);
 
 /**
  * The feature a module belongs to: the folder under src/features it is in (`features/<name>`),

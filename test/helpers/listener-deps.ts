@@ -5,17 +5,17 @@
  * job-world.ts). Bolt's own arguments are plain objects and vi.fn().
  */
 import { vi } from 'vitest';
+import { buildHome } from '../../src/app-build.js';
+import { listenerDeps } from '../../src/app-receiver.js';
 import { secretsOf } from '../../src/config/config.js';
-import { usage } from '../../src/features/command/wording.js';
-import { createHomePublisher } from '../../src/home/home-publisher.js';
 import { createHealth } from '../../src/http/health.js';
-import { outboxWrites } from '../../src/jobs/job-context.js';
 import type { ListenerDeps } from '../../src/listeners/types.js';
 import { createRedactor } from '../../src/logging/logger.js';
 import { createTaskTracker } from '../../src/util/tasks.js';
 import { TEAM } from './fake-network.js';
 import { CHANNEL, createJobWorld, HELPER, REPLY_TS } from './job-world.js';
 import { BOT_USER_ID } from './slack-stand-in.js';
+import { APP_TOKEN } from './socket-mode-stand-in.js';
 
 /** What `HELPER`'s reply says in {@link ListenerWorld.jobWithWaitingReply}. */
 export const REPLY_TEXT = 'Also cover the SDK';
@@ -46,37 +46,32 @@ export function createListenerWorld(
       return tracker.size;
     },
   };
-  const jobs = w.service({ runTask: (name, work) => tasks.run(name, work) });
-  const home = createHomePublisher({
-    access: w.access,
-    store: w.store,
-    slack: w.slack,
-    identity: w.identity,
-    logger: w.ctx.logger,
-    hints: w.hints,
-    config: w.config,
-    guide: usage,
-    now: w.ctx.now,
-  });
-  const deps: ListenerDeps = {
-    access: w.access,
-    jobs,
-    tasks,
-    logger: w.ctx.logger,
-    outbox: outboxWrites(w.store, w.deps.loops.outbox),
-    metrics: { feedback: vi.fn(), instruction: vi.fn() },
-    store: w.store,
-    slack: w.slack,
-    identity: w.identity,
+  const { logger, now } = w.ctx;
+  const { store, slack, identity, hints, access } = w;
+  const config = options.socketMode
+    ? { ...w.config, slack: { ...w.config.slack, appToken: APP_TOKEN } }
+    : w.config;
+  const home = buildHome({ store, logger, hints, config, now }, { access, slack, identity });
+  // Built as the app builds them; only the metrics and the step completer are Slack-free stand-ins.
+  const deps = listenerDeps({
+    access,
+    store,
+    slack,
+    identity,
+    hints,
+    config,
+    logger,
     home,
-    health: createHealth(w.ctx.now),
-    config: w.config,
-    hints: w.hints,
+    tasks,
+    jobs: w.service({ runTask: (name, work) => tasks.run(name, work) }),
+    outbox: w.deps.loops.outbox,
+    metrics: { feedback: vi.fn(), instruction: vi.fn() },
+    health: createHealth(now),
     names: w.deps.names,
     redact: createRedactor(secretsOf(w.config)),
     steps: { remember: () => undefined },
-    socketMode: options.socketMode ?? false,
-  };
+  });
+  const jobs = deps.jobs;
   return {
     ...w,
     deps,
