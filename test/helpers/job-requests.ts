@@ -3,6 +3,8 @@
  * builder takes the fields a test cares about. And each place a job starts from, recording
  * through a job kernel as its listener does.
  */
+
+import { afterEach, beforeEach } from 'vitest';
 import { recordCommand, type StartRequest } from '../../src/features/command/record.js';
 import { type DirectRequest, recordDirect, recordMention } from '../../src/features/messages/record.js';
 import { recordShortcut, type ShortcutRequest } from '../../src/features/shortcut/record.js';
@@ -11,7 +13,7 @@ import { type MetricsHooks, noMetrics } from '../../src/jobs/metrics-hooks.js';
 import type { MentionRequest, ReplyRequest } from '../../src/jobs/requests.js';
 import { createJobRecording, type JobRecording } from '../../src/jobs/start/accept.js';
 import { TEAM } from './fake-network.js';
-import { CHANNEL, type JobWorld, REQUESTER } from './job-world.js';
+import { CHANNEL, createJobWorld, type JobWorld, REQUESTER } from './job-world.js';
 
 /**
  * The job kernel's recording of new jobs in the world `w`: with `acceptReply`, that recording
@@ -42,6 +44,20 @@ export function recordingOf(
     shortcut: (request: ShortcutRequest) => recordShortcut(deps, request),
     step: (request: StepRequest) => recordStep(deps, request),
   };
+}
+
+/**
+ * For the tests of one place a job starts from: a fresh job world before each test (`t.w`) and
+ * the recording of every place on its job service (`t.record`), the store closed after it.
+ */
+export function recordingWorld() {
+  const t = {} as { w: JobWorld; record: ReturnType<typeof recordingOf> };
+  beforeEach(() => {
+    t.w = createJobWorld();
+    t.record = recordingOf(jobRecording(t.w), t.w);
+  });
+  afterEach(() => t.w.store.close());
+  return t;
 }
 
 /** A slash command. */

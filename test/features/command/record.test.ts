@@ -1,23 +1,23 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { StartRequest } from '../../../src/features/command/record.js';
 import { TEAM } from '../../helpers/fake-network.js';
-import { jobRecording, recordingOf, sampleCommand, startRequest } from '../../helpers/job-requests.js';
-import { CHANNEL, createJobWorld, INSTANCE, type JobWorld, REQUESTER, T0 } from '../../helpers/job-world.js';
+import {
+  jobRecording,
+  recordingOf,
+  recordingWorld,
+  sampleCommand,
+  startRequest,
+} from '../../helpers/job-requests.js';
+import { CHANNEL, createJobWorld, INSTANCE, REQUESTER, T0 } from '../../helpers/job-world.js';
 
-let w: JobWorld;
-let record: ReturnType<typeof recordingOf>;
-beforeEach(() => {
-  w = createJobWorld();
-  record = recordingOf(jobRecording(w), w);
-});
-afterEach(() => w.store.close());
+const t = recordingWorld();
 
-const command = (fields: Partial<StartRequest> = {}) => record.command(sampleCommand(fields));
+const command = (fields: Partial<StartRequest> = {}) => t.record.command(sampleCommand(fields));
 
 describe('recordCommand', () => {
   it('records an accepted job and its first run, owned by this instance, and queues nothing', async () => {
     const id = await command();
-    const job = await w.job(id ?? -1);
+    const job = await t.w.job(id ?? -1);
     expect(job).toMatchObject({
       phase: 'accepted',
       origin: 'command',
@@ -27,55 +27,55 @@ describe('recordCommand', () => {
       instruction: 'Document the <https://example.com/limits|rate limits> &amp; quotas',
       triggerKey: 'command:trigger-1',
       responseUrl: 'https://hooks.slack.com/commands/T0TEST/1/test',
-      projectId: w.config.agent.projectId,
+      projectId: t.w.config.agent.projectId,
       owner: INSTANCE,
       threadTs: null,
       createdAt: T0,
     });
-    const runs = await w.runs(job.id);
+    const runs = await t.w.runs(job.id);
     expect(runs).toHaveLength(1);
     // The agent gets plain text: links and entities decoded.
     expect(runs[0]).toMatchObject({ kind: 'create', state: 'pending', authorId: REQUESTER, messageTs: null });
     expect(runs[0]?.prompt).toBe('Document the rate limits (https://example.com/limits) & quotas');
-    expect(w.outbox()).toEqual([]);
+    expect(t.w.outbox()).toEqual([]);
   });
 
   it('records the same trigger once: a repeat returns undefined', async () => {
     expect(await command()).toBeTypeOf('number');
     expect(await command({ text: 'something else' })).toBeUndefined();
-    expect(w.jobCount()).toBe(1);
+    expect(t.w.jobCount()).toBe(1);
   });
 
   it('runs the job on the channel’s project', async () => {
-    await w.store.close();
-    w = createJobWorld({ CHANNEL_PROJECTS: `${CHANNEL}:proj_other` });
-    record = recordingOf(
-      jobRecording(w, async () => undefined),
-      w,
+    await t.w.store.close();
+    t.w = createJobWorld({ CHANNEL_PROJECTS: `${CHANNEL}:proj_other` });
+    t.record = recordingOf(
+      jobRecording(t.w, async () => undefined),
+      t.w,
     );
-    const job = await w.job((await command()) ?? -1);
+    const job = await t.w.job((await command()) ?? -1);
     expect(job.projectId).toBe('proj_other');
   });
 });
 
 describe('StartRequest', () => {
   it('triggerId: a repeat of the same invocation never records a second job', async () => {
-    const id = await record.command(startRequest());
+    const id = await t.record.command(startRequest());
     expect(id).toBeTypeOf('number');
-    expect(await record.command(startRequest())).toBeUndefined();
-    expect(await record.command(startRequest({ triggerId: 'trigger-2' }))).toBeTypeOf('number');
-    expect(w.jobCount()).toBe(2);
+    expect(await t.record.command(startRequest())).toBeUndefined();
+    expect(await t.record.command(startRequest({ triggerId: 'trigger-2' }))).toBeTypeOf('number');
+    expect(t.w.jobCount()).toBe(2);
   });
 
   it('audience: what the command said is recorded; nothing said leaves it to Slack (unknown until asked)', async () => {
-    const said = (await record.command(startRequest({ audience: 'private' }))) as number;
-    const unsaid = (await record.command(startRequest({ triggerId: 'trigger-2' }))) as number;
-    expect((await w.job(said)).privacy).toBe('private');
-    expect((await w.job(unsaid)).privacy).toBe('unknown');
+    const said = (await t.record.command(startRequest({ audience: 'private' }))) as number;
+    const unsaid = (await t.record.command(startRequest({ triggerId: 'trigger-2' }))) as number;
+    expect((await t.w.job(said)).privacy).toBe('private');
+    expect((await t.w.job(unsaid)).privacy).toBe('unknown');
   });
 
   it('responseUrl: kept with the job, to answer the person privately', async () => {
-    const id = (await record.command(startRequest())) as number;
-    expect((await w.job(id)).responseUrl).toBe('https://hooks.slack.test/commands/1');
+    const id = (await t.record.command(startRequest())) as number;
+    expect((await t.w.job(id)).responseUrl).toBe('https://hooks.slack.test/commands/1');
   });
 });

@@ -1,30 +1,30 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ShortcutRequest } from '../../../src/features/shortcut/record.js';
-import { jobRecording, recordingOf, sampleShortcut, shortcutRequest } from '../../helpers/job-requests.js';
-import { CHANNEL, createJobWorld, type JobWorld } from '../../helpers/job-world.js';
+import {
+  jobRecording,
+  recordingOf,
+  recordingWorld,
+  sampleShortcut,
+  shortcutRequest,
+} from '../../helpers/job-requests.js';
+import { CHANNEL, createJobWorld } from '../../helpers/job-world.js';
 
-let w: JobWorld;
-let record: ReturnType<typeof recordingOf>;
-beforeEach(() => {
-  w = createJobWorld();
-  record = recordingOf(jobRecording(w), w);
-});
-afterEach(() => w.store.close());
+const t = recordingWorld();
 
-const shortcut = (fields: Partial<ShortcutRequest> = {}) => record.shortcut(sampleShortcut(fields));
+const shortcut = (fields: Partial<ShortcutRequest> = {}) => t.record.shortcut(sampleShortcut(fields));
 
 describe('recordShortcut', () => {
   it('in the message’s channel: the job lives in the message’s thread, the message as context', async () => {
     const accepted = await shortcut();
     expect(accepted).toEqual({ job: expect.any(Number) });
-    const job = await w.job((accepted as { job: number }).job);
+    const job = await t.w.job((accepted as { job: number }).job);
     expect(job).toMatchObject({
       origin: 'shortcut',
       threadTs: '1700000200.000200',
       triggerKey: 'shortcut:V0TEST1',
       instruction: 'Turn this into a guide',
     });
-    const prompt = (await w.runs(job.id))[0]?.prompt ?? '';
+    const prompt = (await t.w.runs(job.id))[0]?.prompt ?? '';
     expect(prompt).toContain('Turn this into a guide');
     expect(prompt).toContain('How do I rotate keys?');
     expect(prompt).toContain('Ada');
@@ -33,7 +33,7 @@ describe('recordShortcut', () => {
 
   it('in another channel: the job gets a thread of its own', async () => {
     const accepted = await shortcut({ channelId: 'C0ELSEWHERE' });
-    const job = await w.job((accepted as { job: number }).job);
+    const job = await t.w.job((accepted as { job: number }).job);
     expect(job).toMatchObject({ channelId: 'C0ELSEWHERE', threadTs: null });
   });
 
@@ -41,7 +41,7 @@ describe('recordShortcut', () => {
     await shortcut();
     expect(await shortcut()).toBe('repeat');
     expect(await shortcut({ viewId: 'V0TEST2' })).toBe('thread_taken');
-    expect(w.jobCount()).toBe(1);
+    expect(t.w.jobCount()).toBe(1);
   });
 });
 
@@ -58,17 +58,17 @@ describe('what a shortcut records exactly', () => {
       },
       permalink: undefined,
     });
-    const job = await w.job((accepted as { job: number }).job);
+    const job = await t.w.job((accepted as { job: number }).job);
     expect(job.instruction).toBe('Turn this into a guide');
-    expect((await w.runs(job.id))[0]?.prompt).toBe('Turn this into a guide');
+    expect((await t.w.runs(job.id))[0]?.prompt).toBe('Turn this into a guide');
   });
 
   it('a shortcut gives the agent the message as plain text, trimmed, whole up to 3,000 characters', async () => {
-    await w.store.close();
-    w = createJobWorld({ THREAD_CONTEXT_MAX_CHARS: '100' });
-    record = recordingOf(
-      jobRecording(w, async () => undefined),
-      w,
+    await t.w.store.close();
+    t.w = createJobWorld({ THREAD_CONTEXT_MAX_CHARS: '100' });
+    t.record = recordingOf(
+      jobRecording(t.w, async () => undefined),
+      t.w,
     );
     const long = `${'word '.repeat(500)}end`;
     const accepted = await shortcut({
@@ -80,7 +80,7 @@ describe('what a shortcut records exactly', () => {
         author: 'Ada',
       },
     });
-    const prompt = (await w.runs((accepted as { job: number }).job))[0]?.prompt ?? '';
+    const prompt = (await t.w.runs((accepted as { job: number }).job))[0]?.prompt ?? '';
     expect(prompt.startsWith('Turn this into a guide')).toBe(true);
     expect(prompt).toContain(`Ada: the guide (https://x.io) ${long}\n`);
   });
@@ -88,8 +88,8 @@ describe('what a shortcut records exactly', () => {
 
 describe('ShortcutRequest', () => {
   it('viewId: the same submission again is a repeat', async () => {
-    expect(await record.shortcut(shortcutRequest())).toEqual({ job: expect.any(Number) });
-    expect(await record.shortcut(shortcutRequest())).toBe('repeat');
-    expect(w.jobCount()).toBe(1);
+    expect(await t.record.shortcut(shortcutRequest())).toEqual({ job: expect.any(Number) });
+    expect(await t.record.shortcut(shortcutRequest())).toBe('repeat');
+    expect(t.w.jobCount()).toBe(1);
   });
 });
