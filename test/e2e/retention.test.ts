@@ -4,6 +4,7 @@ import type { Store } from '../../src/store/types.js';
 import type { AgentStandIn } from '../helpers/agent-stand-in.js';
 import { useHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/http.js';
+import { insertFinishedJob } from '../helpers/job-record.js';
 import type { SlackStandIn } from '../helpers/slack-stand-in.js';
 
 const THREAD = '1690000000.000077';
@@ -23,34 +24,18 @@ async function seedOldJob(store: Store, slack: SlackStandIn, agent: AgentStandIn
     archivedAt: null,
     prompts: ['Document the secret roadmap'],
   });
-  const { job, run } = await store.insertJob(
-    {
-      teamId: 'T0TEST',
+  await insertFinishedJob(store, then, {
+    outcome: 'completed_no_changes',
+    threadTs: THREAD,
+    job: {
       channelId: 'C0GENERAL',
-      requesterId: 'U0ALICE',
       instruction: 'Document the secret roadmap',
       triggerKey: 'command:old',
       responseUrl: 'https://hooks.slack.test/commands/old',
       pollIntervalMs: 40,
     },
-    { kind: 'create', prompt: 'Document the secret roadmap', authorId: 'U0ALICE', messageTs: null },
-    then,
-  );
-  await store.apply(
-    {
-      jobId: job.id,
-      job: {
-        phase: 'idle',
-        threadTs: THREAD,
-        cardTs: THREAD,
-        agentJobId: 'job_old',
-        lastOutcome: 'completed_no_changes',
-      },
-      run: { id: run.id, patch: { state: 'sent', sentAt: then, outcome: 'completed_no_changes' } },
-      incrementRunCount: true,
-    },
-    then,
-  );
+    patch: { agentJobId: 'job_old' },
+  });
 }
 
 describe('retention (RETENTION_DAYS, default 90)', () => {

@@ -8,6 +8,7 @@ import { createSlackCaller } from '../../src/slack/caller.js';
 import { createSlackGateway, type SlackGateway } from '../../src/slack/gateway.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { JobPatch, JobRecord, NewOutboxItem, OutboxItem, StoredPayload } from '../../src/store/types.js';
+import { insertSampleJob } from './job-record.js';
 import { T0 } from './job-world.js';
 import { HINTS } from './rendering.js';
 import { BOT_TOKEN, type SlackStandIn, startSlackStandIn } from './slack-stand-in.js';
@@ -53,19 +54,7 @@ async function deliveryWorld() {
 
   /** A job in channel C0DOCS asked by U0ALICE, then changed by `patch` (phase, thread…). */
   async function job(patch: JobPatch = {}): Promise<JobRecord> {
-    const { job } = await store.insertJob(
-      {
-        teamId: 'T0TEST',
-        channelId: 'C0DOCS',
-        requesterId: 'U0ALICE',
-        instruction: 'Document the retry settings',
-        triggerKey: `command:${Math.random()}`,
-        responseUrl: null,
-        pollIntervalMs: 1_000,
-      },
-      { kind: 'create', prompt: 'Document the retry settings', authorId: 'U0ALICE', messageTs: null },
-      clock.at,
-    );
+    const { job } = await insertSampleJob(store, clock.at, { instruction: 'Document the retry settings' });
     if (Object.keys(patch).length > 0) await store.apply({ jobId: job.id, job: patch }, clock.at);
     const stored = await store.getJob(job.id);
     if (!stored) throw new Error('job not stored');

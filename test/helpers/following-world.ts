@@ -6,6 +6,7 @@ import { createGitHub } from '../../src/pull-requests/github.js';
 import type { FollowingPace } from '../../src/pull-requests/pace.js';
 import type { JobRecord, Store } from '../../src/store/types.js';
 import { GITHUB_TOKEN, type GitHubStandIn } from './github-stand-in.js';
+import { insertFinishedJob } from './job-record.js';
 
 /** Links on the GitHub stand-in's host are trusted, as `PR_LINK_HOSTS` would say. */
 export const FOLLOW_HINTS: RenderHints = {
@@ -39,35 +40,13 @@ let threads = 0;
 
 /** A job whose run opened `prLink`, finished at `at`, with a thread and card of its own. */
 export async function jobWithPullRequest(store: Store, key: string, prLink: string, at = Date.now()) {
-  const { job, run } = await store.insertJob(
-    {
-      teamId: 'T0TEAM',
-      channelId: 'C0DOCS',
-      requesterId: 'U0ALICE',
-      instruction: `Document ${key}`,
-      triggerKey: key,
-      responseUrl: null,
-      pollIntervalMs: 1_000,
-    },
-    { kind: 'create', prompt: 'Document it', authorId: 'U0ALICE', messageTs: null },
-    at,
-  );
-  await store.apply(
-    {
-      jobId: job.id,
-      job: {
-        phase: 'idle',
-        lastOutcome: 'completed_pr',
-        prLink,
-        agentJobId: `agent-${key}`,
-        threadTs: `1700000000.${String(++threads).padStart(6, '0')}`,
-        cardTs: `1700000000.${String(threads).padStart(6, '0')}`,
-        runCount: 1,
-      },
-      run: { id: run.id, patch: { state: 'sent', sentAt: at, outcome: 'completed_pr', outcomeAt: at } },
-    },
-    at,
-  );
+  const threadTs = `1700000000.${String(++threads).padStart(6, '0')}`;
+  const { job } = await insertFinishedJob(store, at, {
+    outcome: 'completed_pr',
+    threadTs,
+    job: { teamId: 'T0TEAM', instruction: `Document ${key}`, triggerKey: key },
+    patch: { prLink, agentJobId: `agent-${key}` },
+  });
   return (await store.getJob(job.id)) as JobRecord;
 }
 

@@ -1,4 +1,4 @@
-import type { JobRecord } from '../../src/store/types.js';
+import type { JobPatch, JobRecord, JobsStore, NewJob, RunOutcome } from '../../src/store/types.js';
 
 /** A job record as the renderers get it: a command's job, its thread and card known; `fields` override. */
 export const jobRecord = (fields: Partial<JobRecord> = {}): JobRecord => ({
@@ -42,3 +42,55 @@ export const jobRecord = (fields: Partial<JobRecord> = {}): JobRecord => ({
   updatedAt: 1_700_000_000_000,
   ...fields,
 });
+
+let triggers = 0;
+
+/**
+ * Records a job as a command would, with the sample values of {@link jobRecord} (`fields`
+ * override), its first run carrying `prompt` (the instruction unless given) by the requester.
+ */
+export function insertSampleJob(
+  store: Pick<JobsStore, 'insertJob'>,
+  at: number,
+  fields: Partial<NewJob> = {},
+  prompt = fields.instruction ?? 'Add a quickstart',
+) {
+  const requesterId = fields.requesterId ?? 'U0ALICE';
+  return store.insertJob(
+    {
+      teamId: 'T0TEST',
+      channelId: 'C0DOCS',
+      requesterId,
+      instruction: prompt,
+      triggerKey: `command:sample-${++triggers}`,
+      responseUrl: null,
+      pollIntervalMs: 1_000,
+      ...fields,
+    },
+    { kind: 'create', prompt, authorId: requesterId, messageTs: null, owner: fields.owner },
+    at,
+  );
+}
+
+/**
+ * Records a job whose first run the agent answered with `outcome` at `at` (see
+ * {@link insertSampleJob}): idle, its thread and card at `threadTs`, changed by `patch`.
+ */
+export async function insertFinishedJob(
+  store: Pick<JobsStore, 'insertJob' | 'apply'>,
+  at: number,
+  finished: { outcome: RunOutcome; threadTs: string; job?: Partial<NewJob>; patch?: JobPatch },
+) {
+  const { job, run } = await insertSampleJob(store, at, finished.job);
+  const { outcome, threadTs } = finished;
+  await store.apply(
+    {
+      jobId: job.id,
+      job: { phase: 'idle', threadTs, cardTs: threadTs, lastOutcome: outcome, ...finished.patch },
+      run: { id: run.id, patch: { state: 'sent', sentAt: at, outcome, outcomeAt: at } },
+      incrementRunCount: true,
+    },
+    at,
+  );
+  return { job, run };
+}

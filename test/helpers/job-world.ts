@@ -23,7 +23,8 @@ import { createIdentity } from '../../src/slack/identity.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { JobRecord, NewJob, RunRecord, RunState } from '../../src/store/types.js';
 import { VALID_ENV } from './config.js';
-import { fakeAgent, fakeSlack, fakeWebClient, TEAM } from './fake-network.js';
+import { fakeAgent, fakeSlack, fakeWebClient } from './fake-network.js';
+import { insertSampleJob } from './job-record.js';
 
 /** A fixed start time, so recorded times are exact. */
 export const T0 = Date.parse('2026-09-01T12:00:00.000Z');
@@ -138,26 +139,17 @@ export function createJobWorld(env: Record<string, string> = {}) {
     },
     /** Records a job in its first phase with its first run, as a command would. */
     async insertJob(fields: Partial<NewJob> = {}, prompt = 'Document the rate limits') {
-      const { job, run } = await store.insertJob(
+      const { job, run } = await insertSampleJob(
+        store,
+        clock.at,
         {
-          teamId: TEAM,
           channelId: CHANNEL,
           requesterId: REQUESTER,
-          instruction: prompt,
-          triggerKey: `command:trigger-${Math.random()}`,
-          responseUrl: null,
           pollIntervalMs: config.poll.intervalMs,
           owner: INSTANCE,
           ...fields,
         },
-        {
-          kind: 'create',
-          prompt,
-          authorId: fields.requesterId ?? REQUESTER,
-          messageTs: null,
-          owner: INSTANCE,
-        },
-        clock.at,
+        prompt,
       );
       return { job, run };
     },

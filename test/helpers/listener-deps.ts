@@ -76,6 +76,8 @@ export function createListenerWorld(
     ...w,
     deps,
     jobs,
+    /** The outbox's and poller's wake-ups the job service and the listeners call. */
+    loops: w.deps.loops,
     /** Waits for every piece of background work the listener started (and what that started). */
     async idle() {
       for (let i = 0; i < started.length; i++) await started[i];
