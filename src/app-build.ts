@@ -23,6 +23,7 @@ import { type FollowingOptions, followPullRequests } from './pull-requests/follo
 import { createSlackCaller } from './slack/caller.js';
 import { slackClientOptions } from './slack/client-options.js';
 import { createChannelAudiences, createUserNames } from './slack/directory.js';
+import { createSlackLimits } from './slack/limits.js';
 import { createSlackGateway } from './slack/gateway.js';
 import { createIdentity } from './slack/identity.js';
 import { createCheckpointLoop, openStore } from './store/lifecycle.js';
@@ -64,10 +65,17 @@ export async function buildFoundation(config: Config, options: StartOptions) {
 }
 export type Foundation = Awaited<ReturnType<typeof buildFoundation>>;
 
-/** Slack as the app calls it: client and caller, the bot's identity, the gateway in front and behind the gate. */
-export function buildSlackSide({ config, logger, redact, metrics, gate }: Foundation) {
+/**
+ * Slack as the app calls it: client and caller, the bot's identity, the gateway in front and behind
+ * the gate. The workspace's rate limits are shared by the instances running (`membership`).
+ */
+export function buildSlackSide(
+  { config, logger, redact, metrics, gate }: Foundation,
+  membership: Pick<Membership, 'liveCount'>,
+) {
   const client = new WebClient(config.slack.botToken, slackClientOptions(config, logger, 'web-api'));
-  const caller = createSlackCaller({ client, logger, redact, onError: metrics.hooks.slackError });
+  const limits = createSlackLimits({ instances: () => membership.liveCount() });
+  const caller = createSlackCaller({ client, logger, redact, onError: metrics.hooks.slackError, limits });
   const identity = createIdentity(caller, logger);
   const ownBotId = () => identity.peek()?.botId;
   const slack = createSlackGateway({ caller, ownBotId });

@@ -63,8 +63,6 @@ function stopsOnRefusal(logger: Logger) {
 export async function startApp(config: Config, options: StartOptions = {}): Promise<RunningApp> {
   const base = await buildFoundation(config, options);
   const { logger, store, instanceId, metrics } = base;
-  const side = buildSlackSide(base);
-  const { identity } = side;
   const tasks = createTaskTracker(logger, { gate: base.gate, ...options.tasks });
   const membership = createMembership({
     store,
@@ -76,6 +74,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     canTakeOver: () => tasks.hasRoom,
     onClockOffset: (offsetMs) => metrics.hooks.clockOffset(offsetMs / 1000),
   });
+  const side = buildSlackSide(base, membership);
+  const { identity } = side;
   const work = buildWork(base, side, tasks, membership);
   const { outbox, poller, retention, checkpoints, following, health, jobs } = work;
   let ready = false;

@@ -66,7 +66,7 @@ describe('the build sections of the composition root', () => {
 
   it('ask Slack who the bot is once, at build, and start no work until started', async () => {
     const callsBefore = slack.calls.length;
-    const side = buildSlackSide(base);
+    const side = buildSlackSide(base, { liveCount: () => 1 });
     await waitFor('auth.test asked', () => slack.calls.length === callsBefore + 1);
     expect((await side.identity.get())?.botUserId).toBe(BOT_USER_ID);
     const tasks = createTaskTracker(base.logger, { gate: base.gate });
@@ -95,7 +95,7 @@ describe('the build sections of the composition root', () => {
   });
 
   it('build a receiver with every listener registered, answering per readiness', async () => {
-    const side = buildSlackSide(base);
+    const side = buildSlackSide(base, { liveCount: () => 1 });
     const tasks = createTaskTracker(base.logger, { gate: base.gate });
     const work = buildWork(base, side, tasks, { liveCount: () => 1 });
     let ready = false;

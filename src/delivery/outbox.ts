@@ -113,14 +113,18 @@ export function createOutbox(options: OutboxOptions): Outbox {
       const backoff = backoffMs(OUTBOX_FIRST_RETRY_MS, attempts, OUTBOX_MAX_RETRY_MS);
       const wait =
         error instanceof SlackCallError && error.retryAfterMs ? Math.max(error.retryAfterMs, 100) : backoff;
-      logger.warn('Slack delivery failed; will retry', {
+      const retry = {
         outboxId: item.id,
         jobId: item.jobId,
         type: item.payload.type,
         code,
         attempts,
         retryInMs: wait,
-      });
+      };
+      // Held back by Slack's rate limit, the call was never made: its turn comes, nothing failed.
+      if (error instanceof SlackCallError && error.heldBack)
+        logger.debug('Slack delivery waits for its turn', retry);
+      else logger.warn('Slack delivery failed; will retry', retry);
       await update({ nextAttemptAt: now() + wait, lastError: code, ...UNCLAIMED });
     }
   }

@@ -6,6 +6,7 @@ import {
   type WebClient,
 } from '@slack/web-api';
 import { type Logger, type Redact, redactDeep } from '../logging/logger.js';
+import { createSlackLimits, type SlackLimits, scopeOf } from './limits.js';
 
 /**
  * Errors that mean the bot cannot post in a channel (or its thread) any more: it was archived,
@@ -66,17 +67,20 @@ export class SlackCallError extends Error {
   readonly retryAfterMs: number | undefined;
   /** Slack answered `ok: false`: the call surely had no effect. */
   readonly isPlatformError: boolean;
+  /** The call was never made: held back while Slack's limit for it runs (`slack/limits.ts`). */
+  readonly heldBack: boolean;
 
   constructor(
     method: string,
     code: string,
-    options: { retryAfterMs?: number; cause?: unknown; platform?: boolean } = {},
+    options: { retryAfterMs?: number; cause?: unknown; platform?: boolean; heldBack?: boolean } = {},
   ) {
-    super(`Slack ${method} failed: ${code}`, { cause: options.cause });
+    super(`Slack ${method} ${options.heldBack ? 'held back' : 'failed'}: ${code}`, { cause: options.cause });
     this.code = code;
     this.permanent = PERMANENT_ERRORS.has(code);
     this.retryAfterMs = options.retryAfterMs;
-    this.isPlatformError = options.platform ?? false;
+    this.isPlatformError = (options.platform ?? false) || (options.heldBack ?? false);
+    this.heldBack = options.heldBack ?? false;
   }
 }
 
@@ -104,18 +108,19 @@ export function toSlackCallError(method: string, error: unknown): SlackCallError
 /** Longest Retry-After a post waits out in place (a 429 surely posted nothing), in milliseconds. */
 export const POST_MAX_RATE_LIMIT_WAIT_MS = 10_000;
 
-/** chat.postMessage is limited to about one message a second per channel: wait a short 429 out. */
-export async function withRateLimitWait<T>(fn: () => Promise<T>, tries = 3): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await fn();
-    } catch (error) {
-      if (!(error instanceof WebAPIRateLimitedError)) throw error;
-      const waitMs = (error.retryAfter ?? 1) * 1000;
-      if (attempt >= tries || waitMs > POST_MAX_RATE_LIMIT_WAIT_MS) throw error;
-      await new Promise((resolve) => setTimeout(resolve, waitMs));
-    }
-  }
+/** Calls one post makes at most while it waits out short rate limits in place. */
+const POST_TRIES = 3;
+
+/** How a call keeps to Slack's limits (see `slack/limits.ts`). */
+export interface CallLimits {
+  /** The channel a post goes to: `chat.postMessage` is limited per channel. */
+  channel?: string;
+  /**
+   * Longest wait for Slack's limit done in place, instead of failing at once (a post: about a
+   * second per channel), with at most {@link POST_TRIES} calls. Default 0: fail at once, for the
+   * outbox to deliver again when the limit allows.
+   */
+  waitMs?: number;
 }
 
 /**
@@ -132,7 +137,12 @@ export interface SlackCaller {
    * token). A failure is thrown as a {@link SlackCallError}, logged at debug and reported to
    * `onError` with the method and code.
    */
-  call<A, T>(method: string, args: A, send: (client: WebClient, args: A) => Promise<T>): Promise<T>;
+  call<A, T>(
+    method: string,
+    args: A,
+    send: (client: WebClient, args: A) => Promise<T>,
+    limits?: CallLimits,
+  ): Promise<T>;
   /** `value` masked as {@link SlackCaller.call} masks what it sends: to compare with what was sent. */
   mask<T>(value: T): T;
 }
@@ -149,21 +159,44 @@ export interface SlackCallerOptions {
   redact: Redact;
   /** Called with every failed call's method and error code, for metrics. */
   onError?: (method: string, code: string) => void;
+  /** The process's picture of Slack's limits, shared by every call; default a fresh one. */
+  limits?: SlackLimits;
 }
 
-export function createSlackCaller({ client, logger, redact, onError }: SlackCallerOptions): SlackCaller {
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function createSlackCaller(options: SlackCallerOptions): SlackCaller {
+  const { client, logger, redact, onError } = options;
+  const limits = options.limits ?? createSlackLimits();
   const mask = <T>(value: T): T => redactDeep(value, redact);
   return {
     mask,
-    async call(method, args, send) {
+    async call(method, args, send, { channel, waitMs = 0 } = {}) {
       const masked = mask(args);
-      try {
-        return await send(client, masked);
-      } catch (error) {
-        const typed = error instanceof SlackCallError ? error : toSlackCallError(method, error);
-        logger.debug('Slack call failed', { method, code: typed.code });
-        onError?.(method, typed.code);
-        throw typed;
+      const scope = scopeOf(method, channel);
+      for (let calls = 0, waits = 0; ; ) {
+        const wait = limits.turn(method, scope);
+        if (wait > 0) {
+          if (wait > waitMs || waits++ >= POST_TRIES) {
+            logger.debug('Slack call held back by its rate limit', { method, retryInMs: wait });
+            throw new SlackCallError(method, 'ratelimited', { retryAfterMs: wait, heldBack: true });
+          }
+          await sleep(wait);
+          continue;
+        }
+        try {
+          calls++;
+          return await send(client, masked);
+        } catch (error) {
+          const typed = error instanceof SlackCallError ? error : toSlackCallError(method, error);
+          // Slack's 429 says how long to wait: nothing in that scope is called until then.
+          if (typed.retryAfterMs !== undefined && !typed.heldBack) limits.refused(scope, typed.retryAfterMs);
+          logger.debug('Slack call failed', { method, code: typed.code });
+          onError?.(method, typed.code);
+          const waitable =
+            waitMs > 0 && typed.retryAfterMs !== undefined && !typed.heldBack && typed.retryAfterMs <= waitMs;
+          if (!waitable || calls >= POST_TRIES) throw typed;
+        }
       }
     },
   };

@@ -1,5 +1,5 @@
 import type { SlackCaller } from './caller.js';
-import { SlackCallError, withRateLimitWait } from './caller.js';
+import { POST_MAX_RATE_LIMIT_WAIT_MS, SlackCallError } from './caller.js';
 import type { ConversationFacts } from './ids.js';
 import {
   eventPayload,
@@ -150,8 +150,10 @@ export function createSlackGateway({
         unfurl_links: false,
         unfurl_media: false,
       };
-      const result = await caller.call('chat.postMessage', message, (client, args) =>
-        withRateLimitWait(() =>
+      const result = await caller.call(
+        'chat.postMessage',
+        message,
+        (client, args) =>
           client.chat.postMessage({
             ...args,
             // Added unmasked: the bot writes its keys itself and puts no secret there.
@@ -159,7 +161,8 @@ export function createSlackGateway({
               ? { metadata: { event_type: metadata.eventType, event_payload: eventPayload(metadata) } }
               : {}),
           }),
-        ),
+        // About one post a second per channel: a short 429 is waited out (it surely posted nothing).
+        { channel, waitMs: POST_MAX_RATE_LIMIT_WAIT_MS },
       );
       if (typeof result.ts !== 'string') throw new SlackCallError('chat.postMessage', 'missing_ts');
       return result.ts;

@@ -3,6 +3,7 @@ import type { LogLevel } from '../../src/logging/logger.js';
 import { createLogger, createRedactor } from '../../src/logging/logger.js';
 import { createSlackCaller } from '../../src/slack/caller.js';
 import { slackClientOptions } from '../../src/slack/client-options.js';
+import { createSlackLimits } from '../../src/slack/limits.js';
 import { BOT_TOKEN } from './slack-stand-in.js';
 
 /**
@@ -16,7 +17,15 @@ export function appSlackClient(
     token = BOT_TOKEN,
     logLevel = 'error',
     secrets = [token],
-  }: { token?: string; logLevel?: LogLevel /** What the logger masks. */; secrets?: string[] } = {},
+    now,
+  }: {
+    token?: string;
+    logLevel?: LogLevel;
+    /** What the logger masks. */
+    secrets?: string[];
+    /** The clock Slack's rate limits are kept on; default the process's. */
+    now?: () => number;
+  } = {},
 ) {
   const lines: string[] = [];
   const logger = createLogger({ level: logLevel, secrets, write: (line) => lines.push(line) });
@@ -27,7 +36,12 @@ export function appSlackClient(
   const client = new WebClient(token, slackClientOptions(config, logger, 'web-api'));
   return {
     client,
-    caller: createSlackCaller({ client, logger, redact: createRedactor(secrets) }),
+    caller: createSlackCaller({
+      client,
+      logger,
+      redact: createRedactor(secrets),
+      limits: createSlackLimits(now ? { now } : {}),
+    }),
     logger,
     lines,
   };

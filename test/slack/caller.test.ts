@@ -1,4 +1,3 @@
-import { WebAPIRateLimitedError, type WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createRedactor } from '../../src/logging/logger.js';
 import {
@@ -7,9 +6,10 @@ import {
   isNotAMember,
   POST_MAX_RATE_LIMIT_WAIT_MS,
   SlackCallError,
+  type SlackCaller,
   toSlackCallError,
-  withRateLimitWait,
 } from '../../src/slack/caller.js';
+import { createSlackLimits } from '../../src/slack/limits.js';
 import { appSlackClient } from '../helpers/slack-client.js';
 import {
   BOT_TOKEN,
@@ -145,12 +145,24 @@ describe('Slack’s documented errors, as a call’s failure', () => {
 });
 
 describe('waiting out a short rate limit on a post', () => {
-  const post = (client: WebClient) => () => client.chat.postMessage({ channel: 'C0DOCS', text: 'hi' });
+  /** A post to C0DOCS through the caller, waiting out short rate limits as the gateway's posts do. */
+  const post =
+    (caller: SlackCaller, channel = 'C0DOCS') =>
+    () =>
+      caller.call(
+        'chat.postMessage',
+        { channel, text: 'hi' },
+        (client, args) => client.chat.postMessage(args),
+        {
+          channel,
+          waitMs: POST_MAX_RATE_LIMIT_WAIT_MS,
+        },
+      );
 
   it('tries again after Slack’s Retry-After, and posts once', async () => {
-    const { slack, client } = await clientOnStandIn();
+    const { slack, caller } = await callerOnStandIn();
     slack.fail('chat.postMessage', { status: 429, retryAfter: 0 }, { status: 429, retryAfter: 0 });
-    const answer = await withRateLimitWait(post(client));
+    const answer = await post(caller)();
     expect(answer.ok).toBe(true);
     expect(slack.callsTo('chat.postMessage')).toHaveLength(3);
     expect(slack.messages).toHaveLength(1);
@@ -159,19 +171,23 @@ describe('waiting out a short rate limit on a post', () => {
   it('waits the whole Retry-After before the next try', async () => {
     let answered: () => void = () => {};
     const firstAnswer = new Promise<void>((resolve) => (answered = resolve));
-    const { slack, client } = await clientOnStandIn(BOT_TOKEN, { after: () => answered() });
+    // The limits read the same clock as the fake timers.
+    const clock = { at: 0 };
+    const { slack, caller } = await callerOnStandIn({ after: () => answered() }, () => clock.at);
     slack.fail('chat.postMessage', { status: 429, retryAfter: 2 });
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    const posting = withRateLimitWait(post(client));
+    const posting = post(caller)();
     await firstAnswer;
     // Until the 429 is read the wait is not armed. vi.waitFor would move the fake clock on, so
     // turn the (real) event loop instead, for at most a few real seconds.
-    const deadline = Date.now() + 5_000;
-    while (vi.getTimerCount() === 0 && Date.now() < deadline)
+    const deadline = performance.now() + 5_000;
+    while (vi.getTimerCount() === 0 && performance.now() < deadline)
       await new Promise((resolve) => setImmediate(resolve));
     expect(vi.getTimerCount()).toBeGreaterThan(0);
+    clock.at += 1_999;
     await vi.advanceTimersByTimeAsync(1_999);
     expect(slack.callsTo('chat.postMessage')).toHaveLength(1);
+    clock.at += 1;
     await vi.advanceTimersByTimeAsync(1);
     vi.useRealTimers();
     await posting;
@@ -179,33 +195,62 @@ describe('waiting out a short rate limit on a post', () => {
   });
 
   it('gives up after its tries, with Slack’s rate-limit error', async () => {
-    const { slack, client } = await clientOnStandIn();
+    const { slack, caller } = await callerOnStandIn();
     slack.fail('chat.postMessage', ...Array.from({ length: 3 }, () => ({ status: 429, retryAfter: 0 })));
-    await expect(withRateLimitWait(post(client))).rejects.toBeInstanceOf(WebAPIRateLimitedError);
+    await expect(post(caller)()).rejects.toMatchObject({ code: 'ratelimited', heldBack: false });
     expect(slack.callsTo('chat.postMessage')).toHaveLength(3);
     expect(slack.pendingFaults()).toBe(0);
   });
 
   it('does not wait out a Retry-After longer than its limit', async () => {
-    const { slack, client } = await clientOnStandIn();
+    const { slack, caller } = await callerOnStandIn();
     slack.fail('chat.postMessage', { status: 429, retryAfter: POST_MAX_RATE_LIMIT_WAIT_MS / 1000 + 1 });
-    await expect(withRateLimitWait(post(client))).rejects.toMatchObject({ retryAfter: 11 });
+    await expect(post(caller)()).rejects.toMatchObject({ code: 'ratelimited', retryAfterMs: 11_000 });
     expect(slack.callsTo('chat.postMessage')).toHaveLength(1);
   });
 
   it('does not try again after any other error', async () => {
-    const { slack, client } = await clientOnStandIn();
+    const { slack, caller } = await callerOnStandIn();
     slack.fail('chat.postMessage', { error: 'is_archived' }, { error: 'is_archived' });
-    await expect(withRateLimitWait(post(client))).rejects.toMatchObject({ data: { error: 'is_archived' } });
+    await expect(post(caller)()).rejects.toMatchObject({ code: 'is_archived' });
     expect(slack.callsTo('chat.postMessage')).toHaveLength(1);
+  });
+
+  it('holds the channel’s other posts back while its Retry-After runs, and lets other channels post', async () => {
+    const { slack, caller } = await callerOnStandIn();
+    slack.fail('chat.postMessage', { status: 429, retryAfter: 30 });
+    await expect(post(caller)()).rejects.toMatchObject({ code: 'ratelimited', heldBack: false });
+    // Another post to that channel is not made while Slack's wait runs: it fails at once, held back.
+    const held = await post(caller)().catch((e: unknown) => e);
+    expect(held).toMatchObject({ code: 'ratelimited', heldBack: true, isPlatformError: true });
+    expect((held as SlackCallError).retryAfterMs).toBeGreaterThan(29_000);
+    expect(slack.callsTo('chat.postMessage')).toHaveLength(1);
+    await post(caller, 'C0OTHER')();
+    expect(slack.callsTo('chat.postMessage')).toHaveLength(2);
+  });
+});
+
+describe('a method Slack refused with a 429', () => {
+  it('is not called again until its Retry-After has passed, by any caller of the process', async () => {
+    const { slack, caller, reported } = await callerOnStandIn();
+    slack.fail('chat.update', { status: 429, retryAfter: 20 });
+    const update = () =>
+      caller.call('chat.update', { channel: 'C0DOCS', ts: '1.1', text: 'hi' }, (client, args) =>
+        client.chat.update(args),
+      );
+    await expect(update()).rejects.toMatchObject({ code: 'ratelimited', retryAfterMs: 20_000 });
+    for (let i = 0; i < 5; i++) await expect(update()).rejects.toMatchObject({ heldBack: true });
+    expect(slack.callsTo('chat.update')).toHaveLength(1);
+    // A held-back call is no failure of Slack's: only the 429 is reported.
+    expect(reported).toEqual([['chat.update', 'ratelimited']]);
   });
 });
 
 const SECRET = 'pass<word>&Q7tail';
 
 /** The caller on a Web API client configured as the app's, masking {@link SECRET}; what it logs and reports is kept. */
-async function callerOnStandIn() {
-  slack = await startSlackStandIn();
+async function callerOnStandIn(hooks?: SlackHooks, now?: () => number) {
+  slack = await startSlackStandIn(hooks ? { hooks } : {});
   const { client } = appSlackClient(slack.apiUrl);
   const debug: unknown[] = [];
   const reported: [string, string][] = [];
@@ -214,6 +259,7 @@ async function callerOnStandIn() {
     logger: { debug: (msg, fields) => debug.push([msg, fields]) },
     redact: createRedactor([SECRET]),
     onError: (method, code) => reported.push([method, code]),
+    limits: createSlackLimits(now ? { now } : {}),
   });
   return { slack, caller, debug, reported };
 }

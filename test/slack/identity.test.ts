@@ -33,8 +33,9 @@ afterEach(async () => {
 /** An identity on the app's client and the stand-in, on a clock the test moves. */
 async function identityOnStandIn() {
   slack = await startSlackStandIn();
-  const { caller, logger, lines } = appSlackClient(slack.apiUrl, { logLevel: 'warn' });
   const clock = { now: 1_000_000 };
+  // Slack's Retry-After is kept on the same clock.
+  const { caller, logger, lines } = appSlackClient(slack.apiUrl, { logLevel: 'warn', now: () => clock.now });
   const identity = createIdentity(caller, logger, () => clock.now);
   return { slack, identity, clock, lines };
 }
