@@ -23,9 +23,9 @@ import { type FollowingOptions, followPullRequests } from './pull-requests/follo
 import { createSlackCaller } from './slack/caller.js';
 import { slackClientOptions } from './slack/client-options.js';
 import { createChannelAudiences, createUserNames } from './slack/directory.js';
-import { createSlackLimits } from './slack/limits.js';
 import { createSlackGateway } from './slack/gateway.js';
 import { createIdentity } from './slack/identity.js';
+import { createSlackLimits } from './slack/limits.js';
 import { createCheckpointLoop, openStore } from './store/lifecycle.js';
 import { createRetentionSweep } from './store/retention.js';
 import type { Store } from './store/types.js';
