@@ -48,7 +48,7 @@ export class ClaimLost extends Error {
 /** What the kinds' sending is built from, once per outbox. */
 export interface SendDeps {
   store: Pick<OutboxStore, 'latestCardUpdate' | 'supersedeCardUpdates'> &
-    Pick<JobsStore, 'getJob' | 'setRootReaction'> &
+    Pick<JobsStore, 'getJob' | 'setRootReaction' | 'setSessionStatus'> &
     Pick<PullRequestsStore, 'pullRequestOfJob'>;
   /** This process's instance id, under which it claims the items it delivers. */
   instanceId: string;

@@ -2,9 +2,9 @@ import { pullRequestEnded } from '../blocks/pull-requests.js';
 import { type JobPhase, NO_WAY_ON, STILL_STARTING } from '../domain/phases.js';
 import type { Logger } from '../logging/logger.js';
 import type { SlackCaller } from '../slack/caller.js';
-import { SlackCallError } from '../slack/caller.js';
+import { mayPassLater, SlackCallError } from '../slack/caller.js';
 import { mrkdwnToPlain, truncateText } from '../slack/mrkdwn.js';
-import type { JobRecord, PullRequestRecord } from '../store/types.js';
+import type { JobRecord, JobsStore, PullRequestRecord } from '../store/types.js';
 import { BoundedCache } from '../util/lru.js';
 
 /** Longest session title Slack takes (`agents.sessions.setStatus`). */
@@ -12,16 +12,6 @@ export const SESSION_TITLE_MAX_CHARS = 200;
 
 /** Longest title given to a job's session: Slack lists it in one line beside others. */
 export const SESSION_TITLE_CHARS = Math.min(80, SESSION_TITLE_MAX_CHARS);
-
-/** Slack's answers that a later attempt may get past: anything else will be refused again. */
-const PASSING = new Set([
-  'ratelimited',
-  'internal_error',
-  'fatal_error',
-  'service_unavailable',
-  'request_timeout',
-]);
-const mayPass = (error: SlackCallError) => !error.isPlatformError || PASSING.has(error.code);
 
 /** How many threads whose initiator Slack refused are remembered, and for how long (ms). */
 const WITHOUT_INITIATOR = { threads: 1_000, ttlMs: 24 * 60 * 60_000 } as const;
@@ -41,7 +31,15 @@ const WITHOUT_INITIATOR = { threads: 1_000, ttlMs: 24 * 60 * 60_000 } as const;
  * button as any other; Slack just does not list it for the requester. The thread is remembered, so
  * its later statuses (Slack reads the initiator only when it makes the session) go without one.
  */
-export function createSessionSync({ sessions, logger }: { sessions: AgentSessions; logger: Logger }) {
+export function createSessionSync({
+  sessions,
+  store,
+  logger,
+}: {
+  sessions: AgentSessions;
+  store: Pick<JobsStore, 'setSessionStatus'>;
+  logger: Logger;
+}) {
   const warned = new Set<string>();
   const withoutInitiator = new BoundedCache<true>(WITHOUT_INITIATOR.threads, WITHOUT_INITIATOR.ttlMs);
 
@@ -68,7 +66,8 @@ export function createSessionSync({ sessions, logger }: { sessions: AgentSession
 
   return async function syncSession(job: JobRecord, pullRequest?: PullRequestRecord): Promise<void> {
     const status = sessionStatusOf(job, pullRequest);
-    if (status === null || !job.threadTs) return;
+    // Shown already: Slack limits this method like the card's edits, so an unchanged status costs no call.
+    if (status === null || !job.threadTs || status === job.sessionStatus) return;
     // Seen only in the job's own conversation and by the person who asked (Slack lists sessions
     // for their initiator): the audience the instruction was written for (domain/privacy.ts).
     const title = jobTitle(job, SESSION_TITLE_CHARS);
@@ -81,14 +80,17 @@ export function createSessionSync({ sessions, logger }: { sessions: AgentSession
         initiator: job.requesterId,
       });
     } catch (error) {
-      if (!(error instanceof SlackCallError) || mayPass(error)) throw error;
-      if (warned.has(error.code)) return;
-      warned.add(error.code);
-      logger.warn('Slack refused the agent session status; cards go on without it', {
-        jobId: job.id,
-        code: error.code,
-      });
+      if (!(error instanceof SlackCallError) || mayPassLater(error)) throw error;
+      if (!warned.has(error.code)) {
+        warned.add(error.code);
+        logger.warn('Slack refused the agent session status; cards go on without it', {
+          jobId: job.id,
+          code: error.code,
+        });
+      }
     }
+    // Refused for good counts as shown: it is asked again only for another status.
+    await store.setSessionStatus(job.id, status);
   };
 }
 

@@ -84,6 +84,22 @@ export class SlackCallError extends Error {
   }
 }
 
+/** Slack's refusals that a later attempt may get past: any other `ok: false` will be refused again. */
+const PASSING = new Set([
+  'ratelimited',
+  'internal_error',
+  'fatal_error',
+  'service_unavailable',
+  'request_timeout',
+]);
+
+/**
+ * Whether a later attempt of the call may succeed: it never reached Slack or got no answer, was
+ * held back or rate limited, or Slack was down.
+ */
+export const mayPassLater = (error: SlackCallError): boolean =>
+  !error.isPlatformError || PASSING.has(error.code);
+
 /** An error thrown by a Web API call, as a {@link SlackCallError} with Slack's error code. */
 export function toSlackCallError(method: string, error: unknown): SlackCallError {
   if (error instanceof WebAPIPlatformError) {

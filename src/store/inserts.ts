@@ -59,6 +59,7 @@ export const insertedJob = (p: NewJobParams, id: number): JobRecord => ({
   contextChannelId: p.contextChannelId,
   contextTs: p.contextTs,
   rootReaction: null,
+  sessionStatus: null,
   requesterId: p.requesterId,
   instruction: p.instruction,
   triggerKey: p.triggerKey,

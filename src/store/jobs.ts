@@ -48,6 +48,7 @@ const JOBS = {
   recentJobsOfChannel:
     'SELECT * FROM jobs WHERE channel_id = :channelId ORDER BY created_at DESC, id DESC LIMIT :limit',
   setRootReaction: 'UPDATE jobs SET root_reaction = :name WHERE id = :jobId',
+  setSessionStatus: 'UPDATE jobs SET session_status = :status WHERE id = :jobId',
 } as const;
 
 const RUNS = {
@@ -167,6 +168,9 @@ export function jobMethods(engine: Engine): JobsStore & RunsStore {
         : engine.many('recentJobsOfChannel', { channelId: filter.channelId, limit }, parseJob),
     async setRootReaction(jobId, name) {
       await engine.write('setRootReaction', { jobId, name });
+    },
+    async setSessionStatus(jobId, status) {
+      await engine.write('setSessionStatus', { jobId, status });
     },
     countActiveJobs: async () => (await engine.one('countActiveJobs', {}, parseCount))?.n ?? 0,
     insertFollowUp: (jobId, run, now) => engine.transaction(insertRun(jobId, run, now)),

@@ -121,6 +121,21 @@ export const FEEDBACK_REASONS_MIGRATION = {
 } as const;
 
 /**
+ * Version 18: the agent session's status as last shown.
+ *
+ * session_status: the status the bot last set on the job thread's agent session (or that Slack
+ * refused for good); null until one is. A card update sends the session's status only when it
+ * differs: `agents.sessions.setStatus` is limited like the card's own edits.
+ */
+export const SESSION_STATUS_MIGRATION = {
+  version: 18,
+  name: 'the agent session status last shown',
+  sql: `
+      ALTER TABLE jobs ADD COLUMN session_status TEXT;
+    `,
+} as const;
+
+/**
  * Version 17: pull request checks released with their instance. A take-over releases the checks a
  * gone instance had claimed, as it does its polls; the index keeps that from reading every pull
  * request ever followed.

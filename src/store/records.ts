@@ -40,6 +40,8 @@ export interface JobRecord {
   contextTs: string | null;
   /** The status emoji the bot last put on the thread's root message. */
   rootReaction: string | null;
+  /** The agent session status the bot last set on the job's thread (or Slack refused for good). */
+  sessionStatus: string | null;
   requesterId: string;
   /** The instruction as the user typed it (Slack mrkdwn). */
   instruction: string;

@@ -131,6 +131,8 @@ export interface JobsStore {
   recentJobs(filter: { requesterId: string } | { channelId: string }, limit: number): Promise<JobRecord[]>;
   /** Records the status emoji on the thread's root without touching the job's change time. */
   setRootReaction(jobId: number, name: string | null): Promise<void>;
+  /** Records the agent session status shown on the job's thread, without touching its change time. */
+  setSessionStatus(jobId: number, status: string): Promise<void>;
   countActiveJobs(): Promise<number>;
 }
 

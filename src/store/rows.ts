@@ -78,6 +78,7 @@ const jobColumns = {
   projectId: text.nullable(),
   contextTs: text.nullable(),
   rootReaction: text.nullable(),
+  sessionStatus: text.nullable(),
   requesterId: text,
   instruction: text,
   triggerKey: text,

@@ -34,6 +34,11 @@ export class BoundedCache<V> {
     }
   }
 
+  /** Forgets the entry, if there is one. */
+  delete(key: string): void {
+    this.#entries.delete(key);
+  }
+
   /** Entries held, fresh or not yet found stale. */
   get size(): number {
     return this.#entries.size;

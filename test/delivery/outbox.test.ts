@@ -512,7 +512,9 @@ describe('the status card', () => {
     expect(reactions(w)).toEqual({ added: [], removed: [] });
 
     const other = await cardJob(w, { phase: 'active', rootReaction: null });
-    w.slack.addReaction.mockRejectedValueOnce(new SlackCallError('reactions.add', 'ratelimited'));
+    w.slack.addReaction.mockRejectedValueOnce(
+      new SlackCallError('reactions.add', 'missing_scope', { platform: true }),
+    );
     expect(await w.attempt(update(other.id))).toMatchObject({ deliveredAt: T0, lastError: null });
     expect((await w.store.getJob(other.id))?.rootReaction).toBeNull();
     expect(w.logs.filter((l) => l.includes('could not update the status emoji on the thread root'))).toEqual([

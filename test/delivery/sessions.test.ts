@@ -32,6 +32,7 @@ beforeEach(async () => {
   // Its own warnings per reason: one sync per test, as one per process.
   sync = createSessionSync({
     sessions: createAgentSessions(createSlackCaller({ client, logger: w.logger, redact: (text) => text })),
+    store: w.store,
     logger: w.logger,
   });
 });
@@ -55,6 +56,21 @@ describe('a job’s thread as an agent session', () => {
     await sync({ ...job, phase: 'active', runCount: 2 });
     await sync({ ...job, phase: 'idle', runCount: 2, lastOutcome: 'archived' });
     expect(session()?.history).toEqual(['processing', 'active', 'processing', 'closed']);
+  });
+
+  it('records the status it showed, and costs no call while the job still shows it', async () => {
+    const job = await w.job({ phase: 'active', threadTs: ROOT, runCount: 1 });
+    await sync(job);
+    const shown = await w.store.getJob(job.id);
+    expect(shown?.sessionStatus).toBe('processing');
+    // Its change time is the job's, not the session's.
+    expect(shown?.updatedAt).toBe(job.updatedAt);
+    await sync(shown ?? job);
+    expect(w.slack.callsTo('agents.sessions.setStatus')).toHaveLength(1);
+    // Another status is sent, and recorded.
+    await sync({ ...(shown ?? job), phase: 'idle', lastOutcome: 'completed_pr' });
+    expect(w.slack.callsTo('agents.sessions.setStatus')).toHaveLength(2);
+    expect((await w.store.getJob(job.id))?.sessionStatus).toBe('active');
   });
 
   it('shows a run someone pressed stop on as no longer processing', async () => {
@@ -175,6 +191,7 @@ describe('a job’s thread as an agent session', () => {
           throw new TypeError('a bug');
         },
       },
+      store: w.store,
       logger: w.logger,
     });
     await expect(broken(job)).rejects.toThrow(TypeError);

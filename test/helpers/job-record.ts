@@ -13,6 +13,7 @@ export const jobRecord = (fields: Partial<JobRecord> = {}): JobRecord => ({
   contextChannelId: null,
   contextTs: null,
   rootReaction: null,
+  sessionStatus: null,
   requesterId: 'U0ALICE',
   instruction: 'Add a quickstart',
   triggerKey: 'command:t1',

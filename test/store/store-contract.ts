@@ -143,6 +143,7 @@ export function storeContract(name: string, open: () => Promise<Store> | Store):
           contextChannelId: null,
           contextTs: null,
           rootReaction: null,
+          sessionStatus: null,
           requesterId: 'U0ALICE',
           instruction: 'Document the *trigger-1* flow',
           triggerKey: 'trigger-1',

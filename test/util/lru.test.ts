@@ -41,6 +41,17 @@ describe('BoundedCache', () => {
     expect(cache.get('a')).toBe('A2');
   });
 
+  it('forgets an entry on demand, and only that one', () => {
+    const cache = new BoundedCache<string>(4, 1_000, () => 0);
+    cache.set('a', 'A');
+    cache.set('b', 'B');
+    cache.delete('a');
+    cache.delete('missing');
+    expect(cache.get('a')).toBeUndefined();
+    expect(cache.get('b')).toBe('B');
+    expect(cache.size).toBe(1);
+  });
+
   it('refuses a bound below one', () => {
     expect(() => new BoundedCache(0, 1)).toThrow(RangeError);
   });

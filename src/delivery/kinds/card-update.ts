@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { cardTsOf, statusCard, statusReaction } from '../../blocks/status-card.js';
 import type { Logger } from '../../logging/logger.js';
+import { mayPassLater, SlackCallError } from '../../slack/caller.js';
 import type { SlackGateway } from '../../slack/gateway.js';
 import type {
   JobRecord,
@@ -9,6 +10,7 @@ import type {
   OutboxItem,
   PullRequestRecord,
 } from '../../store/types.js';
+import { BoundedCache } from '../../util/lru.js';
 import { outboxKind } from '../outbox-kind.js';
 import { createSessionSync } from '../sessions.js';
 
@@ -45,8 +47,9 @@ export function cardUpdate(job: JobRecord): NewOutboxItem<CardUpdatePayload>[] {
 }
 
 /**
- * Swaps the status emoji on a job thread's root to match its status card. Cosmetic: a failure is
- * logged and never fails the card update it goes with.
+ * Swaps the status emoji on a job thread's root to match its status card. A refusal that may
+ * pass (a rate limit, Slack down) is thrown, for the card update to be delivered again; one that
+ * will not is logged and never fails the card update it goes with.
  */
 export function createReactionSync(deps: {
   store: Pick<JobsStore, 'setRootReaction'>;
@@ -59,19 +62,36 @@ export function createReactionSync(deps: {
     if (wanted === job.rootReaction || !job.threadTs) return;
     const root = { channel: job.channelId, ts: job.threadTs };
     try {
-      if (job.rootReaction) await slack.removeReaction({ ...root, name: job.rootReaction });
+      if (job.rootReaction) {
+        await slack.removeReaction({ ...root, name: job.rootReaction });
+        // Taken off: should the next call be held back, the next attempt does not take it off again.
+        if (wanted) await store.setRootReaction(job.id, null);
+      }
       if (wanted) await slack.addReaction({ ...root, name: wanted });
       await store.setRootReaction(job.id, wanted);
     } catch (error) {
+      if (error instanceof SlackCallError && mayPassLater(error)) throw error;
       logger.warn('could not update the status emoji on the thread root', { jobId: job.id, error });
     }
   };
 }
 
 /**
- * The status card's updates: the card re-rendered from the job as it is when delivered, with its
+ * What a status card shows of its job and pull request, whatever the time: an item whose edit went
+ * through says so, and is not edited again when its session or emoji is delivered later.
+ */
+const shownBy = (job: JobRecord, pullRequest: PullRequestRecord | undefined) =>
+  JSON.stringify([{ ...job, rootReaction: null, sessionStatus: null }, pullRequest ?? null]);
+
+/** How many card updates' edits are remembered while their session or emoji waits, and for how long (ms). */
+const EDITED = { items: 1_000, ttlMs: 60 * 60_000 } as const;
+
+/**
+ * The status card's updates: the card re-rendered from the job as it is when delivered, then its
  * session, the emoji on the thread's root and the requester's App Home. Queued in the same write
- * as every change of the job, one at a time per job, and superseded by a newer one.
+ * as every change of the job, one at a time per job, and superseded by a newer one. The card's
+ * edit goes first: it is what people read. When Slack holds the session or the emoji back, the
+ * item is delivered again later, and then sends only what is still not shown.
  */
 export const cardUpdates = outboxKind({
   payloads: [cardUpdatePayload],
@@ -82,8 +102,11 @@ export const cardUpdates = outboxKind({
   },
   sender(deps) {
     const { store, slack, logger, now } = deps;
-    const syncSession = deps.sessions ? createSessionSync({ sessions: deps.sessions, logger }) : undefined;
+    const syncSession = deps.sessions
+      ? createSessionSync({ sessions: deps.sessions, store, logger })
+      : undefined;
     const syncReaction = createReactionSync({ store, slack, logger });
+    const edited = new BoundedCache<string>(EDITED.items, EDITED.ttlMs);
     return {
       async send(item: OutboxItem<CardUpdatePayload>): Promise<undefined> {
         if (item.jobId === null) return;
@@ -94,18 +117,23 @@ export const cardUpdates = outboxKind({
         if (!job) return;
         // Followed to its end when the operator gave read access to its host (`GITHUB_TOKEN`).
         const pullRequest = await store.pullRequestOfJob(job.id);
-        await syncSession?.(job, pullRequest);
-        const card = statusCard(job, now(), deps.hints, pullRequest);
-        await slack.updateMessage({
-          channel: item.payload.channel,
-          ts: item.payload.ts,
-          text: card.text,
-          blocks: card.blocks,
-        });
-        await syncReaction(job, pullRequest);
+        const shown = shownBy(job, pullRequest);
+        if (edited.get(String(item.id)) !== shown) {
+          const card = statusCard(job, now(), deps.hints, pullRequest);
+          await slack.updateMessage({
+            channel: item.payload.channel,
+            ts: item.payload.ts,
+            text: card.text,
+            blocks: card.blocks,
+          });
+          edited.set(String(item.id), shown);
+        }
         // Rate limits: a burst of changes costs one chat.update, not one per change.
         if (upto !== undefined && upto > item.id)
           await store.supersedeCardUpdates(job.id, upto, deps.instanceId, now());
+        await syncSession?.(job, pullRequest);
+        await syncReaction(job, pullRequest);
+        edited.delete(String(item.id));
         await deps.home?.refresh(job.requesterId);
       },
     };

@@ -134,17 +134,18 @@ describe('the status emoji on a job thread’s root', () => {
     expect(await root.recorded(job.id)).toBe('file_cabinet');
   });
 
-  it('never fails the card update when Slack refuses it; unrecorded, so the next update tries again', async () => {
+  it('fails the card update when Slack may take it later; a refusal for good only is logged, unrecorded', async () => {
     const root = await open();
     const job = await root.job({ phase: 'active', threadTs: ROOT });
     root.slack.fail('reactions.add', { error: 'ratelimited' });
-    await expect(root.sync(job)).resolves.toBeUndefined();
+    await expect(root.sync(job)).rejects.toMatchObject({ code: 'ratelimited' });
     expect(await root.recorded(job.id)).toBeNull();
-    expect(root.logged('could not update the status emoji')).toHaveLength(1);
+    expect(root.logged('could not update the status emoji')).toHaveLength(0);
 
     root.slack.fail('reactions.add', { error: 'invalid_auth' });
     await expect(root.sync(job)).resolves.toBeUndefined();
     expect(await root.recorded(job.id)).toBeNull();
+    expect(root.logged('could not update the status emoji')).toHaveLength(1);
 
     await root.sync(job);
     expect(root.onRoot()).toEqual(['hourglass_flowing_sand']);
@@ -191,17 +192,42 @@ describe('a status card update', () => {
     expect(await w.store.claimOutbox('i-test', w.clock.at, 10, 10_000)).toEqual([]);
   });
 
-  it('fails when Slack lost the card, or rate limits the session, and then touches nothing else', async () => {
+  it('fails when Slack lost the card, and then touches nothing else', async () => {
     const { job, update } = await cardJob();
     const item = await w.claimed(update());
-    w.slack.fail('agents.sessions.setStatus', { error: 'ratelimited' });
-    await expect(send(item)).rejects.toMatchObject({ code: 'ratelimited' });
-    expect(w.slack.callsTo('chat.update')).toEqual([]);
     w.slack.fail('chat.update', { error: 'message_not_found' });
     await expect(send(item)).rejects.toMatchObject({ code: 'message_not_found' });
+    expect(w.slack.callsTo('agents.sessions.setStatus')).toEqual([]);
     expect(w.slack.callsTo('reactions.add')).toEqual([]);
     expect(refreshed).toEqual([]);
     expect((await w.store.getJob(job.id))?.rootReaction).toBeNull();
+  });
+
+  it('edits the card first; a session or emoji Slack holds back fails the item, which then sends only what is missing', async () => {
+    const { job, cardTs, update } = await cardJob();
+    const item = await w.claimed(update());
+    w.slack.fail('agents.sessions.setStatus', { error: 'ratelimited' });
+    await expect(send(item)).rejects.toMatchObject({ code: 'ratelimited' });
+    expect(w.slack.callsTo('chat.update')).toHaveLength(1);
+    expect(w.slack.callsTo('reactions.add')).toEqual([]);
+    expect(refreshed).toEqual([]);
+    // Delivered again: the card already shows the job, so only the session and the emoji go.
+    w.slack.fail('reactions.add', { error: 'ratelimited' });
+    await expect(send(item)).rejects.toMatchObject({ code: 'ratelimited' });
+    expect(w.slack.sessionOf('C0DOCS', cardTs)?.status).toBe('processing');
+    await expect(send(item)).resolves.toBeUndefined();
+    expect(w.slack.callsTo('chat.update')).toHaveLength(1);
+    expect(w.slack.callsTo('agents.sessions.setStatus')).toHaveLength(2);
+    expect(w.slack.reactionsOn('C0DOCS', cardTs)).toEqual(['hourglass_flowing_sand']);
+    expect(refreshed).toEqual(['U0ALICE']);
+    // The job changed meanwhile: the card is edited again, whatever the item did before.
+    w.slack.fail('reactions.add', { error: 'ratelimited' });
+    await w.store.apply({ jobId: job.id, job: { phase: 'idle', lastOutcome: 'completed_pr' } }, w.clock.at);
+    await expect(send(item)).rejects.toMatchObject({ code: 'ratelimited' });
+    await w.store.apply({ jobId: job.id, job: { lastOutcome: 'completed_no_changes' } }, w.clock.at + 1);
+    await expect(send(item)).resolves.toBeUndefined();
+    expect(w.slack.callsTo('chat.update')).toHaveLength(3);
+    expect(w.slack.reactionsOn('C0DOCS', cardTs)).toEqual(['white_check_mark']);
   });
 
   it('is nothing to do for a job the store no longer has', async () => {
