@@ -25,7 +25,7 @@ import { slackClientOptions } from './slack/client-options.js';
 import { createChannelAudiences, createUserNames } from './slack/directory.js';
 import { createSlackGateway } from './slack/gateway.js';
 import { createIdentity } from './slack/identity.js';
-import { createSlackLimits } from './slack/limits.js';
+import { createSlackLimits, shareSlackLimits } from './slack/limits.js';
 import { createCheckpointLoop, openStore } from './store/lifecycle.js';
 import { createRetentionSweep } from './store/retention.js';
 import type { Store } from './store/types.js';
@@ -70,11 +70,13 @@ export type Foundation = Awaited<ReturnType<typeof buildFoundation>>;
  * the gate. The workspace's rate limits are shared by the instances running (`membership`).
  */
 export function buildSlackSide(
-  { config, logger, redact, metrics, gate }: Foundation,
+  { config, logger, redact, metrics, gate, store }: Foundation,
   membership: Pick<Membership, 'liveCount'>,
 ) {
   const client = new WebClient(config.slack.botToken, slackClientOptions(config, logger, 'web-api'));
-  const limits = createSlackLimits({ instances: () => membership.liveCount() });
+  const liveCount = () => membership.liveCount();
+  const shared = shareSlackLimits({ store, logger, liveCount });
+  const limits = createSlackLimits({ instances: liveCount, tell: shared.tell });
   const caller = createSlackCaller({ client, logger, redact, onError: metrics.hooks.slackError, limits });
   const identity = createIdentity(caller, logger);
   const ownBotId = () => identity.peek()?.botId;
@@ -85,7 +87,9 @@ export function buildSlackSide(
   const backgroundSlack = gated(slack, gate);
   // Asked as jobs start and as their outcomes are told elsewhere: background work, never an ack.
   const audiences = createChannelAudiences({ slack: backgroundSlack, logger });
-  return { caller, identity, slack, backgroundSlack, names, audiences };
+  // Reads the waits Slack told the other instances about, for this one to keep to them too.
+  const sharedWaits = shared.loop(limits);
+  return { caller, identity, slack, backgroundSlack, names, audiences, sharedWaits };
 }
 export type SlackSide = ReturnType<typeof buildSlackSide>;
 

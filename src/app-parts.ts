@@ -48,7 +48,7 @@ export interface Running {
   receiver: { start(): Promise<number>; stop(): Promise<void> };
   /** Readies the ack path on the bound port, before `/healthz` says ready. */
   warm: (port: number) => Promise<WarmStart>;
-  /** The background loops, in the order they start: outbox, poller, retention sweep, checkpoints. */
+  /** The background loops, in the order they start: outbox, poller, retention sweep, checkpoints, pull requests followed, the shared Slack waits. */
   loops: readonly Loop[];
   health: Pick<Health, 'setPollerRunning'>;
   jobs: { stop(): void };

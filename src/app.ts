@@ -97,7 +97,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
         port,
         signingSecret: config.slack.appToken === undefined ? config.slack.signingSecret : undefined,
       }),
-    loops: [outbox, poller, retention, checkpoints, following],
+    loops: [outbox, poller, retention, checkpoints, following, side.sharedWaits],
     health,
     jobs,
     tasks,

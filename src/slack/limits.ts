@@ -1,3 +1,7 @@
+import type { Logger } from '../logging/logger.js';
+import type { SlackPause, SlackPausesStore } from '../store/types.js';
+import { createLoop } from '../util/loop.js';
+
 /*
  * Slack's rate limits as the bot keeps to them. Slack limits each Web API method per workspace
  * (Tier 2 about 20 calls a minute, Tier 3 about 50, Tier 4 about 100) and `chat.postMessage` to
@@ -18,6 +22,9 @@
  *
  * Calls whose answer a person is waiting for (posts, private answers, modals) are never paced:
  * only a 429 Slack gave for them holds them back.
+ *
+ * Instances sharing a store share the picture: each 429 is recorded there, and each instance
+ * reads the waits the others were told about once a second (`shareSlackLimits`).
  */
 
 /** Calls a minute Slack allows per workspace, for each paced method (Slack's tiers). */
@@ -49,6 +56,8 @@ export interface SlackLimits {
   turn(method: string, scope: string): number;
   /** Slack refused a call in `scope` with a 429 asking to wait `retryAfterMs`. */
   refused(scope: string, retryAfterMs: number): void;
+  /** Waits another instance was told about: kept as this one's own, not told on again. */
+  learn(pauses: readonly SlackPause[]): void;
 }
 
 interface Bucket {
@@ -61,7 +70,12 @@ interface Bucket {
  * workspace's budget now (each paces itself to its share).
  */
 export function createSlackLimits(
-  options: { instances?: () => number; now?: () => number } = {},
+  options: {
+    instances?: () => number;
+    now?: () => number;
+    /** Told every 429 this instance meets, for the other instances (see {@link shareSlackLimits}). */
+    tell?: (scope: string, retryAfterMs: number) => void;
+  } = {},
 ): SlackLimits {
   const now = options.now ?? Date.now;
   const instances = () => Math.max(1, options.instances?.() ?? 1);
@@ -92,6 +106,17 @@ export function createSlackLimits(
     return Math.ceil((1 - tokens) / perMs);
   }
 
+  function pause(scope: string, retryAfterMs: number) {
+    const until = now() + Math.max(0, retryAfterMs);
+    if (PACED_METHODS[scope] !== undefined && until > (pausedUntil.get(scope) ?? 0))
+      buckets.set(scope, { tokens: 0, at: until, refusedAt: now() });
+    // Calls already on their way may bring back shorter waits: the longest one Slack gave holds.
+    if (until > (pausedUntil.get(scope) ?? 0)) pausedUntil.set(scope, until);
+    // A scope refused for a while is the same scope tomorrow: keep the map from growing with channels.
+    if (pausedUntil.size > 10_000)
+      for (const [key, at] of pausedUntil) if (at <= now()) pausedUntil.delete(key);
+  }
+
   return {
     turn(method, scope) {
       const until = pausedUntil.get(scope);
@@ -103,13 +128,40 @@ export function createSlackLimits(
       return paced(method);
     },
     refused(scope, retryAfterMs) {
-      const until = now() + Math.max(0, retryAfterMs);
-      if (PACED_METHODS[scope] !== undefined) buckets.set(scope, { tokens: 0, at: until, refusedAt: now() });
-      // Calls already on their way may bring back shorter waits: the longest one Slack gave holds.
-      if (until > (pausedUntil.get(scope) ?? 0)) pausedUntil.set(scope, until);
-      // A scope refused for a while is the same scope tomorrow: keep the map from growing with channels.
-      if (pausedUntil.size > 10_000)
-        for (const [key, at] of pausedUntil) if (at <= now()) pausedUntil.delete(key);
+      pause(scope, retryAfterMs);
+      options.tell?.(scope, retryAfterMs);
     },
+    learn(pauses) {
+      for (const { scope, leftMs } of pauses) pause(scope, leftMs);
+    },
+  };
+}
+
+/** How often an instance reads the waits the others were told about, in milliseconds. */
+export const SHARED_WAITS_EVERY_MS = 1_000;
+
+/**
+ * The instances' shared picture of Slack's limits: `tell` records a 429 in the store (for
+ * {@link createSlackLimits}), and the loop reads the others' into `limits` once a second while
+ * more than this instance is running.
+ */
+export function shareSlackLimits(deps: { store: SlackPausesStore; logger: Logger; liveCount: () => number }) {
+  const { store, logger } = deps;
+  return {
+    tell(scope: string, retryAfterMs: number) {
+      store
+        .pauseSlack(scope, retryAfterMs)
+        .catch((error) => logger.debug('could not share a Slack wait', { scope, error }));
+    },
+    loop: (limits: Pick<SlackLimits, 'learn'>) =>
+      createLoop({
+        name: 'shared Slack waits',
+        logger,
+        idleMs: SHARED_WAITS_EVERY_MS,
+        async step() {
+          if (deps.liveCount() > 1) limits.learn(await store.slackPauses());
+          return { busy: false };
+        },
+      }),
   };
 }

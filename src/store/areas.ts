@@ -8,6 +8,7 @@ import type { NewJob, NewRun } from './records.js';
 import { eraseExpired } from './retention.js';
 import type { StoreFigures } from './roles.js';
 import { parseAssistantThread, parseFigures, parseProjectUses } from './rows.js';
+import { slackPauseMethods } from './slack-pauses.js';
 import { type Engine, type Operation, type Statements, tx } from './statements.js';
 import type { Store } from './types.js';
 import { useMethods, usesPerProject } from './uses.js';
@@ -138,6 +139,7 @@ export function storeAreas(engine: Engine): Omit<Store, 'checkpoint' | 'close'> 
     ...assistantThreadMethods(engine),
     ...feedbackMethods(engine),
     ...pullRequestMethods(engine),
+    ...slackPauseMethods(engine),
     async recordHomeOpened(userId, teamId, now) {
       await engine.write('recordHomeOpened', { userId, teamId, now });
     },

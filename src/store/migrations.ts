@@ -121,17 +121,25 @@ export const FEEDBACK_REASONS_MIGRATION = {
 } as const;
 
 /**
- * Version 18: the agent session's status as last shown.
+ * Version 18: Slack's rate limits.
  *
  * session_status: the status the bot last set on the job thread's agent session (or that Slack
  * refused for good); null until one is. A card update sends the session's status only when it
  * differs: `agents.sessions.setStatus` is limited like the card's own edits.
+ *
+ * slack_pauses: what Slack told an instance to wait out (a 429's `Retry-After`) before calling a
+ * method again (`scope`: the method, or `chat.postMessage:<channel>`), until when on the store's
+ * clock, so that every instance waits it out. One row per scope ever refused.
  */
-export const SESSION_STATUS_MIGRATION = {
+export const SLACK_LIMITS_MIGRATION = {
   version: 18,
-  name: 'the agent session status last shown',
+  name: "Slack's rate limits",
   sql: `
       ALTER TABLE jobs ADD COLUMN session_status TEXT;
+      CREATE TABLE slack_pauses (
+        scope TEXT PRIMARY KEY,
+        until_at {{time}} NOT NULL
+      );
     `,
 } as const;
 

@@ -6,6 +6,7 @@ import { OUTBOX_QUERIES } from './outbox.js';
 import { PULL_REQUEST_QUERIES } from './pull-requests.js';
 import { RETENTION_QUERIES } from './retention.js';
 import type { Dialect } from './schema.js';
+import { SLACK_PAUSE_QUERIES } from './slack-pauses.js';
 import { USES_QUERIES } from './uses.js';
 
 /**
@@ -27,6 +28,7 @@ const SHARED = {
   ...USES_QUERIES,
   ...FEEDBACK_QUERIES,
   ...PULL_REQUEST_QUERIES,
+  ...SLACK_PAUSE_QUERIES,
 } as const;
 
 /**

@@ -14,6 +14,7 @@ import type {
   StoredPayload,
 } from './records.js';
 import type { StoreFigures } from './roles.js';
+import type { SlackPause } from './slack-pauses.js';
 import type { CountedUses } from './uses.js';
 
 /** A database row, snake_case columns. */
@@ -209,6 +210,10 @@ export const parseJobState = parser(
 export const parseCount = parser('count', z.strictObject({ n: int }));
 /** An earliest time (`MIN(…) AS at`), null when there is none. */
 export const parseAt = parser('time', z.strictObject({ at: time.nullable() }));
+export const parseSlackPause = parser<SlackPause>(
+  'Slack pause',
+  z.strictObject({ scope: z.string(), leftMs: int }),
+);
 /** The highest id (`MAX(id) AS id`), null when there is none. */
 export const parseMaxId = parser('highest id', z.strictObject({ id: int.nullable() }));
 /** An assistant thread: the channel its pane was last open beside, if any. */

@@ -6,7 +6,7 @@ import {
   POLL_REFUSALS_MIGRATION,
   PULL_REQUEST_CLAIMS_MIGRATION,
   PULL_REQUESTS_MIGRATION,
-  SESSION_STATUS_MIGRATION,
+  SLACK_LIMITS_MIGRATION,
 } from './migrations.js';
 
 /** The SQL dialects the store runs on. */
@@ -280,7 +280,7 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> 
   FEEDBACK_REASONS_MIGRATION,
   PULL_REQUESTS_MIGRATION,
   PULL_REQUEST_CLAIMS_MIGRATION,
-  SESSION_STATUS_MIGRATION,
+  SLACK_LIMITS_MIGRATION,
 ];
 
 export function migrationsFor(dialect: Dialect): { version: number; name: string; sql: string }[] {

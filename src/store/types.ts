@@ -71,6 +71,9 @@ import type {
   StoreLifecycle,
   UsesStore,
 } from './roles.js';
+import type { SlackPausesStore } from './slack-pauses.js';
+
+export type { SlackPause, SlackPausesStore } from './slack-pauses.js';
 
 /** The whole store, every role together: what each engine implements and the composition root opens. */
 export interface Store
@@ -84,5 +87,6 @@ export interface Store
     AssistantThreadsStore,
     FeedbackStore,
     PullRequestsStore,
+    SlackPausesStore,
     ReportsStore,
     RetentionStore {}

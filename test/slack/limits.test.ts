@@ -1,5 +1,14 @@
-import { describe, expect, it } from 'vitest';
-import { createSlackLimits, PACED_FOR_MS, PACED_METHODS, scopeOf } from '../../src/slack/limits.js';
+import { describe, expect, it, vi } from 'vitest';
+import { createLogger } from '../../src/logging/logger.js';
+import {
+  createSlackLimits,
+  PACED_FOR_MS,
+  PACED_METHODS,
+  SHARED_WAITS_EVERY_MS,
+  scopeOf,
+  shareSlackLimits,
+} from '../../src/slack/limits.js';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 
 /** The limits on a clock the test moves. */
 function limitsAt(instances = 1) {
@@ -103,5 +112,47 @@ describe('a 429', () => {
     expect(scopeOf('chat.postMessage', 'C0DOCS')).toBe('chat.postMessage:C0DOCS');
     expect(scopeOf('chat.update', 'C0DOCS')).toBe('chat.update');
     expect(scopeOf('chat.postMessage')).toBe('chat.postMessage');
+  });
+});
+
+describe('the picture shared by the instances', () => {
+  it('tells the store each 429, and keeps to the waits the other instances were told', async () => {
+    const store = openSqliteStore(':memory:');
+    try {
+      const lines: string[] = [];
+      const logger = createLogger({ level: 'debug', secrets: [], write: (l) => lines.push(l) });
+      let live = 1;
+      const shared = shareSlackLimits({ store, logger, liveCount: () => live });
+      const here = createSlackLimits({ tell: shared.tell });
+      here.refused('reactions.remove', 40_000);
+      await vi.waitFor(async () =>
+        expect((await store.slackPauses()).map((p) => p.scope)).toEqual(['reactions.remove']),
+      );
+
+      // Another instance, on the same store: it learns the wait once more than one instance runs.
+      const there = createSlackLimits();
+      const loop = shared.loop(there);
+      loop.start();
+      await new Promise((resolve) => setTimeout(resolve, SHARED_WAITS_EVERY_MS / 10));
+      expect(there.turn('reactions.remove', 'reactions.remove')).toBe(0);
+      live = 2;
+      loop.kick();
+      await vi.waitFor(() =>
+        expect(there.turn('reactions.remove', 'reactions.remove')).toBeGreaterThan(30_000),
+      );
+      await loop.stop();
+      // What it learnt is not told on again.
+      expect((await store.slackPauses()).map((p) => p.scope)).toEqual(['reactions.remove']);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('learns a wait as its own: the method is held back, and paced after it', () => {
+    const { clock, limits } = limitsAt();
+    limits.learn([{ scope: 'chat.update', leftMs: 10_000 }]);
+    expect(limits.turn('chat.update', 'chat.update')).toBe(10_000);
+    clock.at += 10_000;
+    expect(limits.turn('chat.update', 'chat.update')).toBeGreaterThan(0);
   });
 });

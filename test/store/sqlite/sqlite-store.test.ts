@@ -353,6 +353,7 @@ describe('the SQLite database file', () => {
       'pull_requests',
       'runs',
       'schema_migrations',
+      'slack_pauses',
     ]);
   });
 
