@@ -79,7 +79,8 @@ describe("a job's thread as Slack's agent session", () => {
     await waitFor('card shows the outcome', () =>
       h.slack.messages.find((m) => m.ts === threadTs)?.text.includes('pull/2'),
     );
-    expect(h.logs.some((l) => l.includes('not_allowed'))).toBe(true);
+    // The session's status goes after the card's edit.
+    await waitFor('the refusal logged', () => h.logs.some((l) => l.includes('not_allowed')));
   });
 
   it('moves to the job started by "Try again", never closed by the job it replaced', async () => {

@@ -230,8 +230,8 @@ export function createJobStart(
     const job = await store.getJob(jobId);
     const run = job && (await store.getRuns(job.id))[0];
     if (!job || !run || job.phase !== 'accepted') return;
-    // Who can read the channel, asked now that Slack has its acknowledgement, beside the checks;
-    // recorded before the job can be shown anywhere else (its card is posted in its own place).
+    // Who can read the channel, asked beside the checks and the card: until Slack answers the job
+    // counts as private, and its card goes to its own conversation, so neither waits for it.
     const settled = privacy.settle(job);
     // Only the instruction counts against MAX_PROMPT_CHARS: context (a thread, a message) is extra.
     let refused = await checks.refusal(
@@ -245,7 +245,6 @@ export function createJobStart(
       },
       job.origin,
     );
-    await settled;
     if (refused === 'unverified') {
       const given = {
         kind: 'job' as const,
@@ -257,9 +256,13 @@ export function createJobStart(
         recheck: () => startJob(job.id),
       };
       refused = await checks.waitOrGiveUp(given, job.origin);
-      if (!refused) return;
+      if (!refused) {
+        await settled;
+        return;
+      }
     }
     if (refused) {
+      await settled;
       await ctx.applyQueued(
         {
           jobId: job.id,
@@ -280,7 +283,8 @@ export function createJobStart(
     // Only one caller (the command's task or recovery) may go on, and only while this instance
     // owns the job.
     const posting = { jobId: job.id, expect: { phase: job.phase, runCount: job.runCount }, owner };
-    if (!(await store.apply({ ...posting, job: enterPhase(job.phase, 'posting') }, now()))) return;
+    if (!(await store.apply({ ...posting, job: enterPhase(job.phase, 'posting') }, now())))
+      return void (await settled);
     // Its author may have edited the instruction while it was checked (an edit is taken while
     // the job is `accepted`, within the length limit): the card and the create call use it as
     // it is now.
@@ -288,6 +292,7 @@ export function createJobStart(
     const first = (await store.getRun(run.id)) ?? run;
     await pane.starting(current);
     await postCard({ ...current, ...enterPhase(job.phase, 'posting') }, first);
+    await settled;
   }
 
   return { startJob, cardRecorded, findCard };
