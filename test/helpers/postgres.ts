@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { Store } from '../../src/store/types.js';
 
 /** Where the PostgreSQL tests run; CI starts the server at this address. */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -86,4 +88,22 @@ export function twoStoresOnFreshSchema(max: number, opened: (a: PgStore, b: PgSt
     for (const store of stores) await store.close();
     await dropFreshSchema(url);
   });
+}
+
+/**
+ * Both engines, each opening a fresh store: SQLite in memory, and PostgreSQL on a schema of its
+ * own when a server answers (`server`, from {@link postgresAvailable}).
+ */
+export function bothEngines(server: { ok: boolean }): [string, () => Promise<Store>][] {
+  return [
+    ['SQLite', async () => openSqliteStore(':memory:')],
+    ...(server.ok
+      ? [
+          ['PostgreSQL', async () => openPostgresStore(await freshSchemaUrl(), { max: 2 })] as [
+            string,
+            () => Promise<Store>,
+          ],
+        ]
+      : []),
+  ];
 }

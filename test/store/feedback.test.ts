@@ -1,22 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/types.js';
-import { freshSchemaUrl, postgresAvailable } from '../helpers/postgres.js';
+import { bothEngines, postgresAvailable } from '../helpers/postgres.js';
 import { createRun, newJob, T0 } from './store-contract.js';
 
 const server = await postgresAvailable();
-const engines: [string, () => Promise<Store>][] = [
-  ['SQLite', async () => openSqliteStore(':memory:')],
-  ...(server.ok
-    ? [
-        ['PostgreSQL', async () => openPostgresStore(await freshSchemaUrl(), { max: 2 })] as [
-          string,
-          () => Promise<Store>,
-        ],
-      ]
-    : []),
-];
+const engines = bothEngines(server);
 
 for (const [engine, open] of engines) {
   describe(`feedback votes (${engine})`, () => {
