@@ -64,10 +64,11 @@ describe('a person, by Slack’s word on them', () => {
     expect(await m.personInside(WORKSPACE, { teamId: 'T0OTHER' }, 'T1')).toBe(false);
     expect(await m.personInside(WORKSPACE, { teamId: undefined }, 'T1')).toBe(true);
     expect(await m.personInside(WORKSPACE, { teamId: undefined }, undefined)).toBeUndefined();
-    // A workspace install in a Grid organisation serves that workspace only.
+    // A workspace install in a Grid organisation serves that workspace only, and all of it.
     expect(await m.personInside(WORKSPACE, { teamId: 'T0SIBLING', enterpriseId: 'E0ACME' }, 'T1')).toBe(
       false,
     );
+    expect(await m.personInside(WORKSPACE, { teamId: 'T1', enterpriseId: 'E0ACME' }, 'T1')).toBe(true);
     expect(lists()).toBe(0);
   });
 

@@ -3,7 +3,8 @@ import { leasesFor } from '../../src/jobs/job-context.js';
 
 const DELIVERY = leasesFor(6_000).delivery;
 
-import { createOutbox, OUTBOX_MAX_RETRY_MS } from '../../src/delivery/outbox.js';
+import { stepWait } from '../../src/delivery/kinds/workflow-step.js';
+import { createOutbox, OUTBOX_MAX_RETRY_MS, type OutboxOptions } from '../../src/delivery/outbox.js';
 import type { OutboxPayload } from '../../src/delivery/outbox-registry.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { SlackCallError } from '../../src/slack/caller.js';
@@ -34,6 +35,10 @@ function world(
     idleMs?: number | 'default';
     gate?: YieldGate;
     wrap?: (store: Store) => Store;
+    /** What answers Workflow Builder steps; none by default, so their items are given up. */
+    steps?: OutboxOptions['steps'];
+    /** This process's clock for claims; the real one by default. */
+    monotonic?: () => number;
   } = {},
 ) {
   const clock = { at: T0 };
@@ -53,6 +58,8 @@ function world(
     // Bare: no App Home to refresh and no one counting what is given up.
     ...(options.bare ? {} : { home, onGivenUp: givenUp }),
     ...(options.gate ? { gate: options.gate } : {}),
+    ...(options.steps ? { steps: options.steps } : {}),
+    ...(options.monotonic ? { monotonic: options.monotonic } : {}),
     batchSize: 3,
     ...(options.idleMs === 'default' ? {} : { idleMs: options.idleMs ?? 10 }),
     now: () => clock.at,
@@ -542,6 +549,88 @@ describe('the status card', () => {
   });
 });
 
+describe('what a kind decides', () => {
+  const wait = stepWait('Fx0WAIT', 7, T0 + 60_000);
+
+  it('an item its kind cannot send yet is looked at again when the kind says, unclaimed and with no error', async () => {
+    const w = open({ steps: { send: async () => ({ laterAt: T0 + 10_000 }) } });
+    expect(await w.attempt(wait)).toMatchObject({
+      deliveredAt: null,
+      deadAt: null,
+      lastError: null,
+      nextAttemptAt: T0 + 10_000,
+      claimedBy: null,
+      claimedUntil: null,
+    });
+  });
+
+  it('an item its kind gives up is given up once and counted, also with no one counting', async () => {
+    const w = open();
+    expect(await w.attempt(wait)).toMatchObject({ deadAt: T0, lastError: 'no_workflow_steps' });
+    expect(w.givenUp).toHaveBeenCalledOnce();
+    const bare = open({ bare: true });
+    expect(await bare.attempt(wait)).toMatchObject({ deadAt: T0, lastError: 'no_workflow_steps' });
+    // Given up without a fault of its own: nothing is said to have failed.
+    expect(bare.logs.filter((l) => l.includes('"level":"error"') || l.includes('will retry'))).toEqual([]);
+    await w.outbox.stop();
+    await w.store.close();
+  });
+});
+
+describe('a delivery claim', () => {
+  /** This process's clock: read when the claim is granted, then a whole claim time later. */
+  function lateClock() {
+    let read = false;
+    return () => {
+      if (read) return DELIVERY.leaseMs;
+      read = true;
+      return 0;
+    };
+  }
+  async function claimed(w: World) {
+    await w.store.enqueue([post()], T0);
+    const [item] = await w.store.claimOutbox(INSTANCE, T0, 1, DELIVERY.leaseMs);
+    if (!item) throw new Error('nothing due');
+    return item;
+  }
+
+  it('that no longer covers a call is renewed before the post', async () => {
+    const w = open({ monotonic: lateClock() });
+    await w.outbox.deliver(await claimed(w));
+    expect(w.slack.postMessage).toHaveBeenCalledOnce();
+    expect(w.row(1)).toMatchObject({ deliveredAt: T0, claimedBy: null });
+  });
+
+  it('lost while Slack refused the post: no rescue is sent, and nothing is given up or logged as failed', async () => {
+    const clock = { at: 0 };
+    const w = open({ monotonic: () => clock.at });
+    const item = await claimed(w);
+    w.slack.postMessage.mockImplementationOnce(async () => {
+      // The refusal comes a claim time later, and another instance has taken the item by then.
+      clock.at += DELIVERY.leaseMs;
+      w.store.db.prepare("UPDATE outbox SET claimed_by = 'instance-outbox-2' WHERE id = ?").run(item.id);
+      throw slackError('msg_too_long');
+    });
+    await w.outbox.deliver(item);
+    expect(w.slack.postMessage).toHaveBeenCalledOnce();
+    expect(w.givenUp).not.toHaveBeenCalled();
+    expect(w.logs.filter((l) => l.includes('"level":"error"') || l.includes('will retry'))).toEqual([]);
+    expect(w.row(item.id)).toMatchObject({ deliveredAt: null, deadAt: null, claimedBy: 'instance-outbox-2' });
+  });
+
+  it('another instance took over meanwhile: nothing is posted, and the item is left to it', async () => {
+    const w = open({ monotonic: lateClock() });
+    const item = await claimed(w);
+    w.store.db.prepare("UPDATE outbox SET claimed_by = 'instance-outbox-2' WHERE id = ?").run(item.id);
+    await w.outbox.deliver(item);
+    expect(w.slack.postMessage).not.toHaveBeenCalled();
+    expect(w.row(item.id)).toMatchObject({ deliveredAt: null, deadAt: null, claimedBy: 'instance-outbox-2' });
+    expect(w.logs.filter((l) => l.includes('"outboxId":1'))).toEqual([
+      expect.stringContaining('another instance took this delivery over; not posting'),
+    ]);
+  });
+});
+
 describe('direct messages', () => {
   it('opens the requester’s direct conversation and posts there', async () => {
     const w = open();
@@ -603,6 +692,29 @@ describe('the delivery loop', () => {
     expect(claimed.claimedUntil).toBe(T0 + DELIVERY.leaseMs);
     await waitFor('delivered', () => w.row(1).deliveredAt === T0);
     await w.outbox.stop();
+  });
+
+  it('logs a round that failed by the loop’s name, and delivers in the next', async () => {
+    let failures = 1;
+    const w = open({
+      wrap: (store) =>
+        new Proxy(store, {
+          get: (target, key) =>
+            key === 'claimOutbox'
+              ? async (...args: Parameters<Store['claimOutbox']>) => {
+                  if (failures-- > 0) throw new Error('database is locked');
+                  return target.claimOutbox(...args);
+                }
+              : Reflect.get(target, key),
+        }),
+    });
+    await w.store.enqueue([post()], T0);
+    w.outbox.start();
+    await waitFor('delivered', () => w.row(1).deliveredAt === T0);
+    await w.outbox.stop();
+    expect(w.logs.filter((l) => l.includes('step failed'))).toEqual([
+      expect.stringMatching(/"msg":"outbox step failed".*database is locked/),
+    ]);
   });
 
   it('logs a delivery that crashed, and goes on', async () => {

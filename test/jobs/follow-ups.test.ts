@@ -4,6 +4,7 @@ import { text } from '../../src/blocks/messages.js';
 import { agentErrorText } from '../../src/blocks/refusal-texts.js';
 import { BATCH_RETRY_MS, createFollowUps, type FollowUps } from '../../src/jobs/follow-ups.js';
 import type { JobRecord } from '../../src/store/types.js';
+import { agentJob } from '../helpers/fake-network.js';
 import { CHANNEL, createJobWorld, type JobWorld, T0 } from '../helpers/job-world.js';
 
 const BATCH_MS = 3_000;
@@ -267,6 +268,77 @@ describe('what a batch records and reports', () => {
     w.advance(BATCH_MS);
     await followUps.dispatchReady(job.id);
     expect((await w.job(job.id)).stoppedRun).toBe(job.runCount);
+  });
+
+  it('a batch that fails sets no stop where none was pressed, and leaves an earlier run’s stop as it was', async () => {
+    const { job } = await w.activeJob();
+    await ready(job, 'U0ONE', 'Also the SDK', '1700000500.000500');
+    w.agent.sendMessage.mockRejectedValueOnce(new AgentOutcomeUnknownError('timed out'));
+    w.advance(BATCH_MS);
+    await followUps.dispatchReady(job.id);
+    expect((await w.job(job.id)).stoppedRun).toBeNull();
+    // The run the agent had was stopped, and the agent has had a later one since.
+    await w.store.apply(
+      { jobId: job.id, job: { stoppedRun: job.runCount }, incrementRunCount: true },
+      w.clock.at,
+    );
+    await ready(job, 'U0ONE', 'And the CLI', '1700000600.000600');
+    w.agent.sendMessage.mockRejectedValueOnce(new AgentOutcomeUnknownError('timed out'));
+    w.advance(BATCH_MS);
+    await followUps.dispatchReady(job.id);
+    expect(await w.job(job.id)).toMatchObject({ runCount: job.runCount + 1, stoppedRun: job.runCount });
+  });
+
+  /** Follow-ups whose claim on a batch is answered a whole claim time later, taken over by then if `taken`. */
+  function lateClaim(runId: number, taken: boolean) {
+    const clock = { at: 0 };
+    const store = {
+      ...w.store,
+      async claimReadyRuns(...args: Parameters<typeof w.store.claimReadyRuns>) {
+        const runs = await w.store.claimReadyRuns(...args);
+        clock.at += w.ctx.leases.agentWrite.leaseMs;
+        if (taken) w.store.db.prepare("UPDATE runs SET owner = 'instance-other' WHERE id = ?").run(runId);
+        return runs;
+      },
+    };
+    followUps.stop();
+    followUps = createFollowUps({ ...w.ctx, store, monotonic: () => clock.at });
+  }
+
+  it('renews a claim that no longer covers the call, then sends the batch', async () => {
+    const { job } = await w.activeJob();
+    const run = await ready(job, 'U0ONE', 'Also the SDK', '1700000500.000500');
+    lateClaim(run.id, false);
+    w.advance(BATCH_MS);
+    await followUps.dispatchReady(job.id);
+    expect(w.agent.sendMessage).toHaveBeenCalledOnce();
+    expect((await w.store.getRun(run.id))?.state).toBe('sent');
+  });
+
+  it('sends nothing once another instance has taken the batch over, and says so', async () => {
+    const { job } = await w.activeJob();
+    const run = await ready(job, 'U0ONE', 'Also the SDK', '1700000500.000500');
+    lateClaim(run.id, true);
+    w.advance(BATCH_MS);
+    await followUps.dispatchReady(job.id);
+    expect(w.agent.sendMessage).not.toHaveBeenCalled();
+    expect(w.logs.filter((l) => l.includes('another instance took this follow-up over'))).toEqual([
+      expect.stringContaining(`"jobId":${job.id},"runIds":[${run.id}]`),
+    ]);
+  });
+
+  it('records nothing of the agent’s answer once another instance has taken the batch over during the call', async () => {
+    const { job } = await w.activeJob();
+    const run = await ready(job, 'U0ONE', 'Also the SDK', '1700000500.000500');
+    w.agent.sendMessage.mockImplementationOnce(async (id: string) => {
+      w.store.db.prepare("UPDATE runs SET owner = 'instance-other' WHERE id = ?").run(run.id);
+      return agentJob({ id });
+    });
+    w.advance(BATCH_MS);
+    await followUps.dispatchReady(job.id);
+    expect(w.agent.sendMessage).toHaveBeenCalledOnce();
+    expect((await w.store.getRun(run.id))?.state).not.toBe('sent');
+    expect((await w.job(job.id)).runCount).toBe(job.runCount);
   });
 
   it('keeps replies waiting while the job is still being created', async () => {

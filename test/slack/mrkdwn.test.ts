@@ -164,4 +164,25 @@ describe('truncateText', () => {
     expect(cut).toBe('ab…');
     expect(cut.length).toBeLessThanOrEqual(4);
   });
+
+  // Each unit is kept whole only while the cut falls inside it: one that ends before the cut, or
+  // starts after it, changes nothing.
+  it.each([
+    ['exactly 10', 10, 'exactly 10'],
+    ['Ping<@U0123ABCD>', 4, 'Pin…'],
+    ['Ask <@U0123ABCD> about it', 20, 'Ask <@U0123ABCD> ab…'],
+    ['ab;cdefgh', 3, 'ab…'],
+    ['Tom &amp; Jerry', 10, 'Tom &amp;…'],
+    ['Tom &amp; Jerry', 9, 'Tom…'],
+    ['R&D team; more', 5, 'R&D…'],
+    ['Say &quot;hi&quot;', 8, 'Say…'],
+    ['Hi :x: see :white_check_mark: ok', 15, 'Hi :x: see…'],
+    ['Done :white_check_mark: and then a long tail of words here', 12, 'Done…'],
+    ['Note:this is long: yes', 8, 'Note:th…'],
+    ['ab\u{10000}cd', 4, 'ab…'],
+    ['ab\u{10FFFF}cd', 4, 'ab…'],
+    ['abｆcd', 4, 'abｆ…'],
+  ])('cuts %j to %i characters as %j', (text, max, expected) => {
+    expect(truncateText(text, max)).toBe(expected);
+  });
 });

@@ -133,6 +133,18 @@ describe('a thread post queued', () => {
     });
   });
 
+  it('keep the place of a merged run that came with no message (a follow-up from a form)', () => {
+    const item = threadPost({
+      job,
+      key: keys.outcome({ jobId: job.id, runSeq: 2 }),
+      kind: 'outcome',
+      text: md`done`,
+      run: run(42, 2, '1700000000.000200'),
+      covers: [run(41, 1, null), run(42, 2, '1700000000.000200')],
+    });
+    expect(item.payload).toMatchObject({ about: { covers: '1,2', sources: ',1700000000.000200' } });
+  });
+
   it('queue a notice about no run, and no list of merged runs for a single one', () => {
     const notice = threadPost({ job, key: keys.startError({ jobId: 7 }), kind: 'notice', text: md`no` });
     expect(notice.payload).toEqual({

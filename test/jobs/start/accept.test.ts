@@ -1,11 +1,14 @@
 /**
  * The job kernel's recording of a new job (`recordJob`) and of a message that starts one in its
- * thread or follows up the job there (`recordMessage`), through the places that record with them.
+ * thread or follows up the job there (`recordMessage`), through the places that record with them;
+ * and the assistant pane a direct message was written in (`usePane`).
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { StartRequest } from '../../../src/features/command/record.js';
 import type { ShortcutRequest } from '../../../src/features/shortcut/record.js';
 import type { MentionRequest } from '../../../src/jobs/requests.js';
+import { channelPrivacy } from '../../../src/jobs/start/accept.js';
+import { WHOLE_CONVERSATION } from '../../../src/store/areas.js';
 import {
   jobRecording,
   mentionRequest,
@@ -154,5 +157,46 @@ describe('what each start records exactly', () => {
     expect(outcome).toEqual({ reply: expect.any(Number) });
     expect((await w.runs(jobId)).map((r) => r.kind)).toEqual(['create', 'follow_up']);
     expect(w.jobCount()).toBe(1);
+  });
+});
+
+describe('usePane', () => {
+  const PANE = 'D0PANE';
+  const THREAD = '1700000000.000500';
+  /** Slack delivers a late event again within minutes: a use counts from ten minutes earlier. */
+  const USED_AT = T0 - 10 * 60_000;
+
+  it('is the pane thread’s, else the conversation’s, and marks the one used as used a lag earlier', async () => {
+    await w.store.recordAssistantThread(
+      { channelId: PANE, threadTs: THREAD, contextChannelId: CHANNEL },
+      T0 - 1,
+    );
+    await w.store.recordAssistantThread(
+      { channelId: PANE, threadTs: WHOLE_CONVERSATION, contextChannelId: 'C0BESIDE' },
+      T0 - 1,
+    );
+    const touch = vi.spyOn(w.store, 'touchAssistantThread');
+    const recording = jobRecording(w);
+    expect(await recording.usePane(PANE, THREAD)).toEqual({ contextChannelId: CHANNEL });
+    expect(await recording.usePane(PANE, '1700000000.000900')).toEqual({ contextChannelId: 'C0BESIDE' });
+    expect(touch.mock.calls).toEqual([
+      [{ channelId: PANE, threadTs: THREAD }, USED_AT],
+      [{ channelId: PANE, threadTs: WHOLE_CONVERSATION }, USED_AT],
+    ]);
+  });
+
+  it('is none for a plain direct message, and marks nothing', async () => {
+    const touch = vi.spyOn(w.store, 'touchAssistantThread');
+    expect(await jobRecording(w).usePane('D0PLAIN', undefined)).toBeUndefined();
+    expect(await jobRecording(w).usePane('D0PLAIN', THREAD)).toBeUndefined();
+    expect(touch).not.toHaveBeenCalled();
+  });
+});
+
+describe('channelPrivacy', () => {
+  it('is what the request said; else private for a direct message, and unknown (asked later) for a channel', () => {
+    expect(channelPrivacy(CHANNEL, 'public')).toBe('public');
+    expect(channelPrivacy('D0DIRECT')).toBe('private');
+    expect(channelPrivacy(CHANNEL)).toBe('unknown');
   });
 });
