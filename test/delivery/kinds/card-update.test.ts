@@ -91,6 +91,25 @@ describe('the status emoji on a job thread’s root', () => {
     expect(await root.recorded(active.id)).toBe('x');
   });
 
+  it('records the old emoji taken off before the new one goes on: a held-back swap does not take it off twice', async () => {
+    const root = await open();
+    const active = await root.job({ phase: 'active', threadTs: ROOT, cardTs: ROOT });
+    await root.sync(active);
+    await root.store.apply(
+      { jobId: active.id, job: { phase: 'idle', lastOutcome: 'failed' } },
+      root.clock.at,
+    );
+    root.slack.fail('reactions.add', { error: 'ratelimited' });
+    await expect(root.sync((await root.store.getJob(active.id)) ?? active)).rejects.toMatchObject({
+      code: 'ratelimited',
+    });
+    expect(await root.recorded(active.id)).toBeNull();
+    await root.sync((await root.store.getJob(active.id)) ?? active);
+    expect(root.slack.callsTo('reactions.remove')).toHaveLength(1);
+    expect(root.onRoot()).toEqual(['x']);
+    expect(await root.recorded(active.id)).toBe('x');
+  });
+
   it('costs no Slack call when the root already shows the job’s state', async () => {
     const root = await open();
     const job = await root.job({
