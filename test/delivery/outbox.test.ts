@@ -239,6 +239,23 @@ describe('when Slack fails', () => {
     expect(brief.nextAttemptAt - w.clock.at).toBe(100);
   });
 
+  it('delivers an item Slack’s limit held back when its turn comes, without a warning', async () => {
+    const w = open();
+    w.slack.postMessage.mockRejectedValueOnce(
+      new SlackCallError('chat.postMessage', 'ratelimited', { retryAfterMs: 2_500, heldBack: true }),
+    );
+    const held = await w.attempt(post());
+    expect(held).toMatchObject({ deliveredAt: null, lastError: 'ratelimited' });
+    expect(held.nextAttemptAt - T0).toBe(2_500);
+    expect(w.logs.filter((l) => l.includes('"level":"warn"'))).toEqual([]);
+    expect(w.logs.filter((l) => l.includes('Slack delivery waits for its turn'))).toHaveLength(1);
+    // A 429 Slack gave is a failure, and warned about.
+    w.clock.at = held.nextAttemptAt;
+    w.slack.postMessage.mockRejectedValueOnce(slackError('ratelimited', { retryAfterMs: 3_000 }));
+    await w.attempt();
+    expect(w.logs.filter((l) => l.includes('Slack delivery failed; will retry'))).toHaveLength(1);
+  });
+
   it('gives up a message Slack refuses for good, and says so once', async () => {
     const w = open();
     w.slack.addReaction.mockRejectedValueOnce(new SlackCallError('reactions.add', 'invalid_arguments'));
