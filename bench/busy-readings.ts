@@ -65,6 +65,8 @@ export interface BusyRun {
   /** Finished jobs whose thread is not in its final state, and why (a job may have several). */
   mismatched: number;
   mismatchedBy: Partial<Record<Mismatch, number>>;
+  /** The emoji left on the roots that are off, by what they show (`none`, or names joined by `+`). */
+  offRootEmoji: Record<string, number>;
   /** Commands that got no job, follow-ups the agent never got, finished jobs with no outcome post. */
   lost: { commandsWithoutJob: number; followUpsNotRun: number; jobsWithoutOutcome: number };
   /** Runs with more than one outcome post. */
@@ -133,6 +135,7 @@ export function busyReadings(
   const toOutcome: number[] = [];
   const cosmetic = { card: [] as number[], emoji: [] as number[], session: [] as number[] };
   const mismatchedBy: Partial<Record<Mismatch, number>> = {};
+  const offRootEmoji: Record<string, number> = {};
   let mismatched = 0;
   let jobsWithoutOutcome = 0;
   for (const [k, sent] of load.commands) {
@@ -148,6 +151,10 @@ export function busyReadings(
     const off = mismatches(t.state);
     if (off.length > 0) mismatched += 1;
     for (const why of off) mismatchedBy[why] = (mismatchedBy[why] ?? 0) + 1;
+    if (off.includes('root emoji')) {
+      const shown = [...t.state.rootEmoji].sort().join('+') || 'none';
+      offRootEmoji[shown] = (offRootEmoji[shown] ?? 0) + 1;
+    }
     const since = (last: number | undefined, into: number[]) => {
       if (last !== undefined && last >= ended) into.push(last - ended);
     };
@@ -175,6 +182,7 @@ export function busyReadings(
     endToSessionMs: ms(cosmetic.session),
     mismatched,
     mismatchedBy,
+    offRootEmoji,
     lost: {
       commandsWithoutJob: load.commands.size - all.length,
       followUpsNotRun: [...load.followUps.keys()].filter((k) => all.find((t) => t.k === k)?.runs !== 2)

@@ -24,6 +24,7 @@ const notRun = (instances: number, limited: boolean): BusyRun => ({
   endToSessionMs: none,
   mismatched: Number.NaN,
   mismatchedBy: {},
+  offRootEmoji: {},
   lost: { commandsWithoutJob: Number.NaN, followUpsNotRun: Number.NaN, jobsWithoutOutcome: Number.NaN },
   doubled: Number.NaN,
   waitedMs: Number.NaN,
@@ -46,7 +47,9 @@ const lost = (r: BusyRun) =>
 const mismatched = (r: BusyRun) => {
   if (!measured(r.mismatched)) return NOT_MEASURED;
   const why = Object.entries(r.mismatchedBy).map(([what, n]) => `${what} ${n}`);
-  return `${r.mismatched} of ${r.finished}${why.length ? ` (${why.join(', ')})` : ''}`;
+  const roots = Object.entries(r.offRootEmoji ?? {}).map(([shown, n]) => `${shown} ${n}`);
+  if (roots.length) why.push(`roots showing ${roots.join(', ')}`);
+  return `${r.mismatched} of ${r.finished}${why.length ? ` (${why.join('; ')})` : ''}`;
 };
 
 /** The rows of one pair: the limited run against its unlimited baseline. */

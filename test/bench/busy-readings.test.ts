@@ -77,6 +77,7 @@ describe('the busy workspace’s script and rows', () => {
         doubled: 0,
         lost: { commandsWithoutJob: 0, followUpsNotRun: 0, jobsWithoutOutcome: 0 },
         mismatchedBy: {},
+        offRootEmoji: {},
       }) as unknown as BusyRun;
     const rows = busyRows(
       {
