@@ -16,7 +16,10 @@ import { runInfo, writeReport } from './report.js';
 const setting = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 
 it('measures docs-agent against its baselines', async () => {
-  const run = runInfo('npm run bench');
+  // BENCH_ONLY=flood|ack|cold|cpu|scale|economy|busy runs one part and prints it (no report),
+  // keeping its raw readings, with the run's settings and machine, in reports/bench-<part>.json.
+  const only = process.env.BENCH_ONLY as keyof typeof parts | undefined;
+  const run = runInfo(only ? `BENCH_ONLY=${only} npm run bench` : 'npm run bench');
   const settings = {
     latencyMs: setting('BENCH_LATENCY_MS', 0),
     floodRate: setting('BENCH_FLOOD_RATE', 200),
@@ -95,9 +98,6 @@ it('measures docs-agent against its baselines', async () => {
         sideBySide: settings.busySideBySide !== 0,
       }),
   };
-  // BENCH_ONLY=flood|ack|cold|cpu|scale|economy|busy runs one part and prints it (no report),
-  // keeping its raw readings, with the run's settings and machine, in reports/bench-<part>.json.
-  const only = process.env.BENCH_ONLY as keyof typeof parts | undefined;
   if (only) {
     const result = await parts[only]();
     mkdirSync('reports', { recursive: true });
