@@ -52,6 +52,42 @@ const mismatched = (r: BusyRun) => {
   return `${r.mismatched} of ${r.finished}${why.length ? ` (${why.join('; ')})` : ''}`;
 };
 
+/** A row of a pair's, named after where it was measured. */
+type RowOf = (measure: string, fields: Omit<Row, 'measure'>) => Row;
+
+/** A pair's figures with no target: what the calls were, and what the threads showed. */
+function reportedRows(row: RowOf, limited: BusyRun, free: BusyRun): Row[] {
+  const reported = { ratio: '', target: 'reported', met: undefined };
+  const cosmetic = (r: BusyRun) =>
+    [r.endToCardMs, r.endToEmojiMs, r.endToSessionMs].map((l) => p50p95(l, s)).join('; ');
+  return [
+    row('429s by method', { ours: perMethod(limited, limited.refused), baseline: '', ...reported }),
+    row('Slack calls per run by method', {
+      ours: perMethod(limited, limited.callsPerRun),
+      baseline: `${perMethod(free, free.callsPerRun)} (no limits)`,
+      ...reported,
+    }),
+    row('finished jobs whose thread is not in its final state (what is off)', {
+      ours: mismatched(limited),
+      baseline: `${mismatched(free)} (no limits)`,
+      ...reported,
+    }),
+    row(
+      "agent's end to the card's last update / the root emoji's last change / the session's last status, p50 / p95",
+      {
+        ours: cosmetic(limited),
+        baseline: `${cosmetic(free)} (no limits)`,
+        ...reported,
+      },
+    ),
+    row('runs with more than one outcome post', {
+      ours: measured(limited.doubled) ? String(limited.doubled) : NOT_MEASURED,
+      baseline: measured(free.doubled) ? `${free.doubled} (no limits)` : NOT_MEASURED,
+      ...reported,
+    }),
+  ];
+}
+
 /** The rows of one pair: the limited run against its unlimited baseline. */
 function pairRows(where: string, pair: BusyPair | undefined, instances: number): Row[] {
   const limited = pair?.limited ?? notRun(instances, true);
@@ -62,11 +98,10 @@ function pairRows(where: string, pair: BusyPair | undefined, instances: number):
   const postRefused = limited.refused['chat.postMessage'] ?? 0;
   const during = total(limited.duringRetryAfter);
   const counted = measured(limited.runs) && Object.keys(limited.callsPerRun).length > 0;
-  const row = (measure: string, fields: Omit<Row, 'measure'>): Row => ({
+  const row: RowOf = (measure, fields) => ({
     measure: `${where}: ${measure}`,
     ...fields,
   });
-  const reported = { ratio: '', target: 'reported', met: undefined };
   return [
     row(
       'lost: commands without a job / follow-ups the agent never got / finished jobs without an outcome post',
@@ -106,32 +141,7 @@ function pairRows(where: string, pair: BusyPair | undefined, instances: number):
       target: '0',
       met: judge([counted ? during : Number.NaN], () => during === 0),
     }),
-    row('429s by method', { ours: perMethod(limited, limited.refused), baseline: '', ...reported }),
-    row('Slack calls per run by method', {
-      ours: perMethod(limited, limited.callsPerRun),
-      baseline: `${perMethod(free, free.callsPerRun)} (no limits)`,
-      ...reported,
-    }),
-    row('finished jobs whose thread is not in its final state (what is off)', {
-      ours: mismatched(limited),
-      baseline: `${mismatched(free)} (no limits)`,
-      ...reported,
-    }),
-    row(
-      "agent's end to the card's last update / the root emoji's last change / the session's last status, p50 / p95",
-      {
-        ours: [limited.endToCardMs, limited.endToEmojiMs, limited.endToSessionMs]
-          .map((l) => p50p95(l, s))
-          .join('; '),
-        baseline: `${[free.endToCardMs, free.endToEmojiMs, free.endToSessionMs].map((l) => p50p95(l, s)).join('; ')} (no limits)`,
-        ...reported,
-      },
-    ),
-    row('runs with more than one outcome post', {
-      ours: measured(limited.doubled) ? String(limited.doubled) : NOT_MEASURED,
-      baseline: measured(free.doubled) ? `${free.doubled} (no limits)` : NOT_MEASURED,
-      ...reported,
-    }),
+    ...reportedRows(row, limited, free),
   ];
 }
 
