@@ -2,8 +2,10 @@
  * `npm run bench`: every figure of docs/benchmarks.md, each measured in this run against its
  * baseline. Settings come from the environment (BENCH_*), defaults below.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { it } from 'vitest';
 import { ackPath } from './ack-path.js';
+import { busyWorkspace } from './busy-workspace.js';
 import { coldBurst } from './cold-burst.js';
 import { flood } from './flood.js';
 import { jobCpu } from './job-cpu.js';
@@ -14,7 +16,10 @@ import { runInfo, writeReport } from './report.js';
 const setting = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 
 it('measures docs-agent against its baselines', async () => {
-  const run = runInfo('npm run bench');
+  // BENCH_ONLY=flood|ack|cold|cpu|scale|economy|busy runs one part and prints it (no report),
+  // keeping its raw readings, with the run's settings and machine, in reports/bench-<part>.json.
+  const only = process.env.BENCH_ONLY as keyof typeof parts | undefined;
+  const run = runInfo(only ? `BENCH_ONLY=${only} npm run bench` : 'npm run bench');
   const settings = {
     latencyMs: setting('BENCH_LATENCY_MS', 0),
     floodRate: setting('BENCH_FLOOD_RATE', 200),
@@ -29,6 +34,11 @@ it('measures docs-agent against its baselines', async () => {
     pollBudget: setting('BENCH_POLL_RPS', 400),
     economyJobs: setting('BENCH_ECONOMY_JOBS', 50),
     economyTimeScale: setting('BENCH_TIME_SCALE', 0.02),
+    busyRate: setting('BENCH_BUSY_RATE', 60),
+    busyMinutes: setting('BENCH_BUSY_MINUTES', 5),
+    busyLatencyMs: setting('BENCH_BUSY_LATENCY_MS', 100),
+    // 0: the limited runs and their unlimited baselines one after the other, not side by side.
+    busySideBySide: setting('BENCH_BUSY_SIDE_BY_SIDE', 1),
   };
   const parts = {
     flood: () =>
@@ -79,11 +89,23 @@ it('measures docs-agent against its baselines', async () => {
         timeScale: settings.economyTimeScale,
         latencyMs: settings.latencyMs,
       }),
+    busy: () =>
+      busyWorkspace({
+        perMinute: settings.busyRate,
+        minutes: settings.busyMinutes,
+        latencyMs: settings.busyLatencyMs,
+        graceMs: 180_000,
+        sideBySide: settings.busySideBySide !== 0,
+      }),
   };
-  // BENCH_ONLY=flood|ack|cold|cpu|scale|economy runs one part and prints it (no report), while tuning.
-  const only = process.env.BENCH_ONLY as keyof typeof parts | undefined;
   if (only) {
-    process.stdout.write(`${JSON.stringify(await parts[only](), null, 1)}\n`);
+    const result = await parts[only]();
+    mkdirSync('reports', { recursive: true });
+    writeFileSync(
+      `reports/bench-${only}.json`,
+      `${JSON.stringify({ run, settings, [only]: result }, null, 2)}\n`,
+    );
+    process.stdout.write(`${JSON.stringify(result, null, 1)}\n`);
     return;
   }
   const log = (what: string) => process.stdout.write(`bench: ${what}\n`);
@@ -99,6 +121,8 @@ it('measures docs-agent against its baselines', async () => {
   const scale = await parts.scale();
   log('poll economy');
   const economy = await parts.economy();
-  const text = writeReport({ run, settings, flood: sustained, ack, cold, cpu, scale, economy });
+  log('busy workspace against Slack rate limits');
+  const busy = await parts.busy();
+  const text = writeReport({ run, settings, flood: sustained, ack, cold, cpu, scale, economy, busy });
   process.stdout.write(`\n${text}\nWritten to reports/bench.md and reports/bench.json\n`);
 });

@@ -3,12 +3,16 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import type { AckPathResult } from './ack-path.js';
+import { busyRows } from './busy-rows.js';
+import type { BusyWorkspaceResult } from './busy-workspace.js';
 import type { ColdBurstResult } from './cold-burst.js';
 import type { FloodResult } from './flood.js';
+import { BARE, floodRows, perRound } from './flood-rows.js';
 import type { JobCpuResult } from './job-cpu.js';
 import type { PollEconomyResult } from './poll-economy.js';
 import type { PollerScaleResult } from './poller-scale.js';
-import { median, round, type Summary } from './stats.js';
+import { round, type Summary } from './stats.js';
+import { judge, measured, ms, NOT_MEASURED, type Row, s, type Verdict, x } from './verdicts.js';
 
 /** Where and how a run was made, taken when it started. */
 export interface RunInfo {
@@ -50,99 +54,11 @@ export interface BenchResults {
   cpu: JobCpuResult;
   scale: PollerScaleResult;
   economy: PollEconomyResult;
+  /** The busy workspace against Slack's rate limits; absent from reports made before it was measured. */
+  busy?: BusyWorkspaceResult;
 }
 
-/** Whether a target was met; "not measured" when a reading it needs is missing (never met). */
-export type Verdict = 'yes' | 'no' | 'not measured';
-
-export interface Row {
-  measure: string;
-  ours: string;
-  baseline: string;
-  ratio: string;
-  target: string;
-  /** Undefined: reported, with no target. */
-  met: Verdict | undefined;
-}
-
-const NOT_MEASURED = 'not measured';
-const measured = (...values: number[]) => values.every((v) => Number.isFinite(v));
-/** The verdict on a target: "not measured" unless every reading it rests on is there. */
-export const judge = (readings: number[], pass: () => boolean): Verdict =>
-  !measured(...readings) ? NOT_MEASURED : pass() ? 'yes' : 'no';
-const ms = (n: number) => (measured(n) ? `${round(n, 1)} ms` : NOT_MEASURED);
-const s = (n: number) => (measured(n) ? `${round(n / 1_000, 1)} s` : NOT_MEASURED);
-const x = (n: number) => (measured(n) ? `${round(n)}x` : NOT_MEASURED);
-
-/** A reported row of per-round ratios: their median and range. */
-const perRound = (measure: string, ratios: number[]): Row => ({
-  measure,
-  ours: `${x(median(ratios))} (${x(Math.min(...ratios))} to ${x(Math.max(...ratios))})`,
-  baseline: '',
-  ratio: '',
-  target: 'reported',
-  met: undefined,
-});
-
-/** What each ack baseline is, as the table names it. */
-const BARE = 'bare Bolt as a user writes it';
-const TUNED = 'tuned Bolt (set up as docs-agent sets up its own)';
-
-/** The sustained flood's rows: docs-agent against both baselines, its background work included. */
-function floodRows(r: BenchResults): Row[] {
-  const { bare, tuned, ours } = r.flood;
-  const rate = `${r.settings.floodRate}/s offered for ${r.settings.floodSeconds} s, ${r.settings.floodRounds} rounds, all warmed with 300 commands`;
-  const p99 = ours.latencyMs.p99 / bare.latencyMs.p99;
-  const latencies = (l: Summary) => [l.p50, l.p95, l.p99, l.max].map(ms).join(' / ');
-  const complete = ours.completed === ours.latencyMs.count && bare.completed === bare.latencyMs.count;
-  return [
-    {
-      measure: `sustained flood: commands fully done per second (${rate})`,
-      ours: `${ours.completedPerSecond} (${ours.completed} of ${ours.latencyMs.count} done)`,
-      baseline: `${bare.completedPerSecond} bare; ${tuned.completedPerSecond} tuned`,
-      ratio: `${x(ours.completedPerSecond / bare.completedPerSecond)} bare, ${x(ours.completedPerSecond / tuned.completedPerSecond)} tuned`,
-      target: 'reported',
-      met: undefined,
-    },
-    {
-      measure: `sustained flood: ack latency p50 / p95 / p99 / max (${rate})`,
-      ours: latencies(ours.latencyMs),
-      baseline: `${latencies(bare.latencyMs)} (${BARE}); p99 ${ms(tuned.latencyMs.p99)} (${TUNED})`,
-      ratio: `p50 ${x(ours.latencyMs.p50 / bare.latencyMs.p50)}, p99 ${x(p99)} bare; p99 ${x(ours.latencyMs.p99 / tuned.latencyMs.p99)} tuned`,
-      target: 'p99 ≤ 1.2x bare',
-      met: judge([p99], () => p99 <= 1.2 && ours.non200 === 0 && complete),
-    },
-    perRound(
-      "sustained flood: each round's own ack p99 ratio to bare Bolt, median (lowest to highest)",
-      r.flood.roundP99Ratios,
-    ),
-    {
-      measure: 'sustained flood: CPU per command until its work is done (background work included)',
-      ours: ms(ours.cpuPerCommandMs),
-      baseline: `${ms(bare.cpuPerCommandMs)} bare; ${ms(tuned.cpuPerCommandMs)} tuned`,
-      ratio: `${x(ours.cpuPerCommandMs / bare.cpuPerCommandMs)} bare, ${x(ours.cpuPerCommandMs / tuned.cpuPerCommandMs)} tuned`,
-      target: 'reported',
-      met: undefined,
-    },
-    {
-      measure:
-        'sustained flood: command to job created p50 / p99; work left when the flood ends (median of rounds)',
-      ours: `${ms(r.flood.startLatencyMs.p50)} / ${ms(r.flood.startLatencyMs.p99)}; ${s(ours.drainMs)}`,
-      baseline: '',
-      ratio: '',
-      target: 'reported',
-      met: undefined,
-    },
-    {
-      measure: 'sustained flood: non-200 answers',
-      ours: String(ours.non200),
-      baseline: `${bare.non200} bare; ${tuned.non200} tuned`,
-      ratio: '',
-      target: '0',
-      met: judge([ours.latencyMs.count || Number.NaN], () => ours.non200 === 0),
-    },
-  ];
-}
+export { judge, type Row, type Verdict } from './verdicts.js';
 
 /** The table of every figure with its baseline, its ratio and its target. */
 export function rows(r: BenchResults): Row[] {
@@ -294,6 +210,7 @@ export function rows(r: BenchResults): Row[] {
       target: '≤ 1.2x',
       met: judge([latencyRatio], () => latencyRatio <= 1.2),
     },
+    ...(r.busy ? busyRows(r.busy, r.settings) : []),
   ];
 }
 

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { agentSessionsStandIn } from './agent-sessions-stand-in.js';
 import { blockProblems, viewProblems } from './block-kit.js';
 import { listen } from './http.js';
+import { createRateLimiter, type RateLimitTable } from './slack-rate-limits.js';
 import { createStepLedger } from './workflow-steps.js';
 
 export const TEAM_ID = 'T0TEST';
@@ -92,9 +93,17 @@ export async function startSlackStandIn(
     latencyMs?: number;
     /** The bot token calls must carry; default {@link BOT_TOKEN}. */
     botToken?: string;
+    /**
+     * Slack's rate limits (`SLACK_RATE_LIMITS` of `slack-rate-limits.ts`), enforced on every Web
+     * API call before anything else: a refused call is answered 429 after `latencyMs` and is not
+     * processed, recorded in `calls` or shown to `hooks`. A table of no limits (`{}`) only counts.
+     * Without it (as every test runs), nothing is limited or counted.
+     */
+    rateLimits?: RateLimitTable;
   } = {},
 ) {
   const botToken = options.botToken ?? BOT_TOKEN;
+  const limiter = options.rateLimits ? createRateLimiter(options.rateLimits) : undefined;
   /** Workflow Builder steps: the tokens given to executions, and the answers received. */
   const steps = createStepLedger();
   const calls: SlackCall[] = [];
@@ -413,6 +422,13 @@ export async function startSlackStandIn(
       send(res, { ok: false, error: 'invalid_auth' });
       return;
     }
+    const limited = limiter?.admit(method, args);
+    if (limited) {
+      if (options.latencyMs) await new Promise((r) => setTimeout(r, options.latencyMs));
+      return send(res, { ok: false, error: 'ratelimited' }, 429, {
+        'retry-after': String(limited.retryAfterS),
+      });
+    }
     const call = { method, args, at: Date.now() };
     if (options.hooks?.before?.(call) === 'drop') {
       res.socket?.destroy();
@@ -505,6 +521,8 @@ export async function startSlackStandIn(
       [...faults.values()].reduce((n, queued) => n + queued.length, 0) +
       conditionalFaults.reduce((n, f) => n + f.times, 0),
     callsTo: (method: string) => calls.filter((c) => c.method === method),
+    /** With `rateLimits`: each method's calls accepted, refused with 429, and made during Retry-After. */
+    rateLimitCounts: () => limiter?.counts(),
     /** Bot posts in the thread rooted at `threadTs` (not the root itself). */
     threadPosts: (threadTs: string) => messages.filter((m) => m.thread_ts === threadTs),
     /** Forgets every call, fault, message and setting, as if the stand-in had just started. */
