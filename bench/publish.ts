@@ -34,3 +34,20 @@ export function replaceBlock(text: string, block: string, content: string): stri
   if (old === undefined) throw new Error(`no generated block ${block}: add its two markers first`);
   return text.replace(old, () => rendered(block, content));
 }
+
+/**
+ * `published` with the busy part of `part`, a report of a run of that part alone: its figures,
+ * its settings and where and how its run was made (`partRuns`). The other parts stay as they were.
+ */
+export function withPart(published: BenchResults, part: BenchResults): BenchResults {
+  if (!part.busy) throw new Error('the part report has no busy part: make it with BENCH_ONLY=busy');
+  const settings = Object.fromEntries(
+    Object.entries(part.settings).filter(([key]) => key.startsWith('busy')),
+  );
+  return {
+    ...published,
+    settings: { ...published.settings, ...settings },
+    busy: part.busy,
+    partRuns: { ...published.partRuns, busy: part.run },
+  };
+}

@@ -56,6 +56,12 @@ export interface BenchResults {
   economy: PollEconomyResult;
   /** The busy workspace against Slack's rate limits; absent from reports made before it was measured. */
   busy?: BusyWorkspaceResult;
+  /**
+   * Parts measured in a run of their own (`BENCH_ONLY=<part>`) and published into this report
+   * (`BENCH_PART`), each with where and how that run was made; every ratio of a part is still
+   * between figures of one run.
+   */
+  partRuns?: Partial<Record<'busy', RunInfo>>;
 }
 
 export { judge, type Row, type Verdict } from './verdicts.js';
@@ -231,7 +237,11 @@ export function markdown(r: BenchResults): string {
     .map(([k, v]) => `${k}=${v}`)
     .join(', ');
   const { run } = r;
-  return `${table}\n\nMachine: ${run.cores} cores (${run.cpu}), Node ${run.node}, load average ${run.loadAverageAtStart.join(' / ')} at the start (1 / 5 / 15 min). Commit ${run.commit}, started ${run.startedAt}. Command: \`${run.command}\`. Settings: ${settings}.\n`;
+  const parts = Object.entries(r.partRuns ?? {}).map(
+    ([part, p]) =>
+      `\n\nThe \`${part}\` part was measured in a run of its own: commit ${p.commit}, started ${p.startedAt}, load average ${p.loadAverageAtStart.join(' / ')} at its start. Command: \`${p.command}\`.`,
+  );
+  return `${table}\n\nMachine: ${run.cores} cores (${run.cpu}), Node ${run.node}, load average ${run.loadAverageAtStart.join(' / ')} at the start (1 / 5 / 15 min). Commit ${run.commit}, started ${run.startedAt}. Command: \`${run.command}\`. Settings: ${settings}.${parts.join('')}\n`;
 }
 
 /** The README's summary: each figure with a target, as a ratio to its baseline in the same run. */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { blockIn, GENERATED, readReport, rendered } from '../bench/publish.js';
-import { type BenchResults, judge, rows } from '../bench/report.js';
+import { blockIn, GENERATED, readReport, rendered, withPart } from '../bench/publish.js';
+import { type BenchResults, judge, markdown, rows } from '../bench/report.js';
 
 describe('published benchmark figures', () => {
   const report = readReport();
@@ -13,11 +13,39 @@ describe('published benchmark figures', () => {
       expect(blockIn(text, block)).toBe(rendered(block, render(report)));
     });
 
-  it('the committed report says where, when and how it was made', () => {
+  it('the committed report says where, when and how it was made, and each part run on its own', () => {
     expect(report.run.command).toBe('npm run bench');
     expect(report.run.commit).toMatch(/^[0-9a-f]{7,}$/);
     expect(report.run.loadAverageAtStart).toHaveLength(3);
     expect(report.run.cores).toBeGreaterThan(0);
+    for (const part of Object.values(report.partRuns ?? {})) {
+      expect(part.command).toMatch(/^BENCH_ONLY=\w+ npm run bench$/);
+      expect(part.commit).toMatch(/^[0-9a-f]{7,}$/);
+    }
+  });
+
+  it('publishes a part run on its own with its own record, keeping the other parts', () => {
+    const base: BenchResults = structuredClone(report);
+    delete base.busy;
+    delete base.partRuns;
+    // A run of the busy part alone, as committed (its settings list every part's defaults).
+    const alone = readReport('docs/benchmarks/busy-workspace-2026-11-27-before.json');
+    const busyRun = { ...alone.run, command: 'BENCH_ONLY=busy npm run bench', commit: 'abc1234' };
+    const part = { ...alone, run: busyRun, settings: { ...alone.settings, latencyMs: 99 } };
+    const merged = withPart(base, part);
+    expect(merged.flood).toEqual(base.flood);
+    expect(merged.run).toEqual(base.run);
+    expect(merged.settings).toEqual({
+      ...base.settings,
+      busyRate: 60,
+      busyMinutes: 5,
+      busyLatencyMs: 100,
+      busySideBySide: 1,
+    });
+    expect(merged.busy).toEqual(alone.busy);
+    expect(merged.partRuns).toEqual({ busy: busyRun });
+    expect(markdown(merged)).toContain('The `busy` part was measured in a run of its own: commit abc1234');
+    expect(() => withPart(base, { ...part, busy: undefined })).toThrow(/no busy part/);
   });
 
   it('a missing reading is "not measured", never met', () => {
