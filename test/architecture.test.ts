@@ -144,7 +144,6 @@ function importsOfFeatures(imports: ModuleImport[]): string[] {
  */
 const BEHIND_STORE_DOOR = new Set([
   'store/records.ts',
-  'store/roles.ts',
   'store/pull-request-records.ts',
   'store/cluster-store.ts',
 ]);

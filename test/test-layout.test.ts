@@ -71,7 +71,7 @@ describe('test layout', () => {
   it('tells a module with logic from one of declarations only', () => {
     expect(hasLogic(join(SRC, 'listeners/types.ts'))).toBe(false);
     expect(hasLogic(join(SRC, 'store/migrations.ts'))).toBe(false);
-    expect(hasLogic(join(SRC, 'store/roles.ts'))).toBe(false);
+    expect(hasLogic(join(SRC, 'store/records.ts'))).toBe(false);
     expect(hasLogic(join(SRC, 'jobs/job-context.ts'))).toBe(true);
     expect(hasLogic(join(SRC, 'agent/errors.ts'))).toBe(true);
   });

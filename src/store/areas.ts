@@ -6,12 +6,92 @@ import { outboxMethods } from './outbox.js';
 import { pullRequestMethods } from './pull-requests.js';
 import type { NewJob, NewRun } from './records.js';
 import { eraseExpired } from './retention.js';
-import type { StoreFigures } from './roles.js';
 import { parseAssistantThread, parseFigures, parseProjectUses } from './rows.js';
 import { slackPauseMethods } from './slack-pauses.js';
 import { type Engine, type Operation, type Statements, tx } from './statements.js';
 import type { Store } from './types.js';
 import { useMethods, usesPerProject } from './uses.js';
+
+/** What the metrics endpoint reads from the store at each scrape (see {@link ReportsStore.figures}). */
+export interface StoreFigures {
+  /** Uses of the agent API counted since the given time, per project, as {@link UsesStore.instructionsSince}. */
+  uses: { projectId: string | null; count: number }[];
+  /** Jobs in phase `active`: the agent is working on their latest run. */
+  activeJobs: number;
+  /** Earliest next-poll time among active jobs, claimed or not (epoch ms); null when none is active. */
+  earliestPollAt: number | null;
+  /** Outbox items neither delivered nor given up. */
+  outboxBacklog: number;
+  /** When the oldest of those was queued (epoch ms); null when there is none. */
+  oldestUndeliveredAt: number | null;
+  /** Instances heard from within the instance time-out, as `ClusterStore.liveInstances`. */
+  liveInstances: number;
+}
+
+/** How the store is shared, kept and closed, whatever it holds. */
+export interface StoreLifecycle {
+  /**
+   * Whether several processes may use the store at once (a database server). When false (the
+   * embedded SQLite file) any other instance on record is an earlier process that is gone.
+   */
+  readonly shared: boolean;
+  /**
+   * Does what {@link JobsStore.insertJob} does for `job` and rolls it back: nothing stays, and no one
+   * sees it. Rehearsed before the app says it is ready (see `rehearsal.ts`).
+   */
+  rehearseInsert(job: NewJob, firstRun: NewRun, now: number): Promise<void>;
+  /**
+   * Copies SQLite's write-ahead log into the database file without waiting on readers; nothing
+   * to do on PostgreSQL. SQLite does it on its own in the write that fills 1,000 pages, and that
+   * write waits for the copy and a sync of the file: background work calls this when Slack is
+   * quiet, so that the log seldom fills during a burst of commands.
+   */
+  checkpoint(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Who opened the App Home. */
+export interface HomeViewsStore {
+  /** Remembers that a person opened the App Home, so their jobs' changes refresh it. */
+  recordHomeOpened(userId: string, teamId: string | null, now: number): Promise<void>;
+  homeOpened(userId: string): Promise<boolean>;
+}
+
+/** Threads of Slack's assistant pane and the channel beside each. */
+export interface AssistantThreadsStore {
+  /**
+   * Records an assistant thread (a direct message thread in Slack's assistant pane) and the
+   * channel its pane is open beside (null: none). `at` is the Slack event's time (epoch ms): an
+   * older event never overwrites a newer one.
+   */
+  recordAssistantThread(
+    thread: { channelId: string; threadTs: string; contextChannelId: string | null },
+    at: number,
+  ): Promise<void>;
+  /**
+   * Marks an assistant thread used at `at` (epoch ms): its `updated_at` moves forward to `at`,
+   * never back, and its channel is left as it is. The retention sweep forgets a thread neither
+   * Slack nor its use has touched since its cutoff. Nothing happens to a thread not recorded.
+   */
+  touchAssistantThread(thread: { channelId: string; threadTs: string }, at: number): Promise<void>;
+  /** The assistant thread, if Slack reported one with this channel and ts. */
+  assistantThread(
+    channelId: string,
+    threadTs: string,
+  ): Promise<{ contextChannelId: string | null } | undefined>;
+}
+
+/** What the metrics endpoint reads at each scrape. */
+export interface ReportsStore {
+  /**
+   * The deployment-wide figures the metrics endpoint shows: agent API uses since `usesSince`,
+   * active jobs and the most overdue poll, the outbox backlog and its oldest item, and instances
+   * heard from lately. Read-only; served by the partial indexes on due jobs,
+   * undelivered outbox items and reserved runs, so its cost follows the work in flight, not the
+   * size of the history. Instances count as live when heard from within `instanceTimeoutMs`.
+   */
+  figures(usesSince: number, instanceTimeoutMs: number): Promise<StoreFigures>;
+}
 
 /*
  * The store written once for both engines: every area's methods put together, and here the

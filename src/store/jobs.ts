@@ -1,10 +1,68 @@
-import { sqlList, THREAD_RELEASING_PHASES } from '../domain/phases.js';
+import { type JobPhase, sqlList, THREAD_RELEASING_PHASES } from '../domain/phases.js';
 import { insertJob, insertRun } from './inserts.js';
 import { enqueueAll } from './outbox.js';
-import type { Change, RunState } from './records.js';
-import type { JobsStore, RunsStore } from './roles.js';
+import type { Change, JobRecord, NewFollowUp, NewJob, NewRun, RunRecord, RunState } from './records.js';
 import { parseAt, parseCount, parseJob, parseJobState, parseRun, parseThread } from './rows.js';
 import { type Engine, type Operation, tx } from './statements.js';
+
+/** Jobs: recorded, found, moved between phases, changed, and polled. */
+export interface JobsStore {
+  /**
+   * Inserts a job and its first run; an existing trigger key returns the existing job. A thread
+   * holds one job: a job already in `threadTs` is returned instead, unless it never ran or the
+   * agent API forgot it (`not_started`, `gone`), which gives the thread up to the new job.
+   * A job that `replaces` another (a retry) moves it first: when that job was no longer where
+   * the caller saw it, the retry recorded before is returned (`created` false), or else the
+   * replaced job itself, as it is now.
+   */
+  insertJob(
+    job: NewJob,
+    firstRun: NewRun,
+    now: number,
+  ): Promise<{ job: JobRecord; run: RunRecord; created: boolean }>;
+  /** Moves a job from one phase to another; false if it was not in `from` (someone else moved it). */
+  transitionJob(jobId: number, from: JobPhase, to: JobPhase, now: number): Promise<boolean>;
+  getJob(id: number): Promise<JobRecord | undefined>;
+  findJobByThread(channelId: string, threadTs: string): Promise<JobRecord | undefined>;
+  /**
+   * The thread of the job in which this message of the channel is an instruction still open (its
+   * run pending, ready or sending); undefined when there is none. For a deletion Slack reports by
+   * the message's ts alone.
+   */
+  threadOfOpenMessage(channelId: string, messageTs: string): Promise<string | undefined>;
+  /**
+   * Applies several changes in one transaction (one commit for many small writes); each result
+   * as {@link JobsStore.apply}'s.
+   */
+  applyAll(changes: Change[], now: number): Promise<boolean[]>;
+  /** Applies the change atomically; false (and nothing written) when `expect` did not hold. */
+  apply(change: Change, now: number): Promise<boolean>;
+  /** Active jobs whose next poll is due and that nobody is polling, soonest first (next-poll index). */
+  dueJobs(now: number, limit: number): Promise<JobRecord[]>;
+  /** When the next unclaimed active job falls due (epoch ms), if any. */
+  nextDueAt(now: number): Promise<number | undefined>;
+  /** A person's (`requesterId`) or a channel's most recent jobs, newest first. */
+  recentJobs(filter: { requesterId: string } | { channelId: string }, limit: number): Promise<JobRecord[]>;
+  /** Records the status emoji on the thread's root without touching the job's change time. */
+  setRootReaction(jobId: number, name: string | null): Promise<void>;
+  /** Records the agent session status shown on the job's thread, without touching its change time. */
+  setSessionStatus(jobId: number, status: string): Promise<void>;
+  countActiveJobs(): Promise<number>;
+}
+
+/** Runs of a job: its first instruction and the follow-ups after it. */
+export interface RunsStore {
+  /** Inserts a follow-up run; the same source twice (the same run key) returns the existing run. */
+  insertFollowUp(jobId: number, run: NewFollowUp, now: number): Promise<{ run: RunRecord; created: boolean }>;
+  /** Moves a run from `pending` to `sending`; false if another caller already did. */
+  claimRun(runId: number, now: number): Promise<boolean>;
+  getRun(id: number): Promise<RunRecord | undefined>;
+  getRuns(jobId: number): Promise<RunRecord[]>;
+  /** Follow-ups recorded while the job did not yet exist upstream. */
+  pendingRuns(jobId: number): Promise<RunRecord[]>;
+  /** Checked follow-ups of a job waiting to be sent, oldest first. */
+  readyRuns(jobId: number): Promise<RunRecord[]>;
+}
 
 /*
  * Jobs and their runs: their statements, one text for SQLite and PostgreSQL with `:name`

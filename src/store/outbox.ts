@@ -1,7 +1,34 @@
-import type { NewOutboxItem } from './records.js';
-import type { OutboxStore } from './roles.js';
+import type { NewOutboxItem, OutboxItem, OutboxPatch } from './records.js';
 import { parseAt, parseMaxId, parseOutboxItem } from './rows.js';
 import { type Engine, type Operation, tx } from './statements.js';
+
+/** The outbox: what is still to be posted to Slack, and the status card updates among it. */
+export interface OutboxStore {
+  enqueue(items: NewOutboxItem[], now: number): Promise<void>;
+  /**
+   * Undelivered outbox items that are due and not claimed, oldest first. Thread posts of one job
+   * come out one at a time, in order; root updates, reactions and private replies are independent.
+   */
+  dueOutbox(now: number, limit: number): Promise<OutboxItem[]>;
+  /**
+   * Ends or records a delivery attempt of `instanceId`; refused (false, nothing written) when its
+   * claim on the item was taken over.
+   */
+  updateOutbox(id: number, patch: OutboxPatch, instanceId?: string): Promise<boolean>;
+  /**
+   * Earliest time (on the caller's clock, `now`) an undelivered item not queued behind another
+   * can be taken: its next attempt, or the end of another instance's claim on it. Undefined when
+   * there is none.
+   */
+  nextOutboxAt(now: number): Promise<number | undefined>;
+  /** Id of the job's newest undelivered status card update, if any. */
+  latestCardUpdate(jobId: number): Promise<number | undefined>;
+  /**
+   * Marks the job's undelivered card updates up to `uptoId` delivered at `now` (one update that
+   * rendered the job after they were queued covers them), except those another instance has claimed.
+   */
+  supersedeCardUpdates(jobId: number, uptoId: number, instanceId: string, now: number): Promise<void>;
+}
 
 /**
  * The outbox's statements, one text for SQLite and PostgreSQL with `:name` parameters, and its

@@ -1,10 +1,35 @@
 import { AT_REST, sqlList } from '../domain/phases.js';
 import type { Logger } from '../logging/logger.js';
 import { createLoop, type Loop } from '../util/loop.js';
-import type { Erased } from './roles.js';
 import { parseId } from './rows.js';
 import { type Operation, tx } from './statements.js';
 import type { Store } from './types.js';
+
+/** What one {@link RetentionStore.eraseExpired} call did. */
+export interface Erased {
+  /** Jobs whose instruction, prompts and response_url were erased. */
+  jobs: number;
+  /** Delivered (or abandoned) outbox items deleted. */
+  outboxItems: number;
+  /** App Home visits forgotten. */
+  homeViews: number;
+  /** Assistant threads (and the channel their pane was beside) forgotten. */
+  assistantThreads: number;
+}
+
+/** Forgetting what is kept no longer than needed. */
+export interface RetentionStore {
+  /**
+   * Retention: for jobs finished (idle, not started, start unknown or gone; no run open, nothing
+   * left to deliver) and unchanged since before `before`, replaces the instruction with
+   * `erasedInstruction`, empties every run's prompt (which carries thread context and follow-up
+   * texts) and forgets the response_url. The job row, its thread and its ids stay, so a reply in
+   * an old thread still finds its job. Also deletes outbox items delivered or abandoned before
+   * `before`, and App Home visits and assistant threads last heard of before then. Handles at most `limit` jobs and `limit`
+   * outbox items per call; call again while it reports that many.
+   */
+  eraseExpired(before: number, erasedInstruction: string, now: number, limit: number): Promise<Erased>;
+}
 
 export const DAY_MS = 86_400_000;
 /** How often the retention sweep looks for expired data, in milliseconds (hourly). */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { implicitRunKey } from '../domain/keys.js';
 import type { JobPhase } from '../domain/phases.js';
 import type { JobPrivacy } from '../domain/privacy.js';
+import type { StoreFigures } from './areas.js';
 import type { PullRequestFollowing, PullRequestRecord, PullRequestState } from './pull-request-records.js';
 import type {
   JobOrigin,
@@ -13,7 +14,6 @@ import type {
   RunState,
   StoredPayload,
 } from './records.js';
-import type { StoreFigures } from './roles.js';
 import type { SlackPause } from './slack-pauses.js';
 import type { CountedUses } from './uses.js';
 

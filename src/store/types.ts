@@ -9,8 +9,17 @@
  * (`domain/phases.ts`, `domain/privacy.ts`), imported from there.
  */
 
+export type {
+  AssistantThreadsStore,
+  HomeViewsStore,
+  ReportsStore,
+  StoreFigures,
+  StoreLifecycle,
+} from './areas.js';
 export type { ClaimedWork, ClusterStore } from './cluster-store.js';
 export type { FeedbackStore } from './feedback.js';
+export type { JobsStore, RunsStore } from './jobs.js';
+export type { OutboxStore } from './outbox.js';
 export type {
   NewPullRequest,
   PullRequestFollowing,
@@ -40,38 +49,18 @@ export type {
   RunState,
   StoredPayload,
 } from './records.js';
+export type { Erased, RetentionStore } from './retention.js';
+export type { UseQuota, UseReservation, UsesStore } from './uses.js';
 
-export type {
-  AssistantThreadsStore,
-  Erased,
-  HomeViewsStore,
-  JobsStore,
-  OutboxStore,
-  ReportsStore,
-  RetentionStore,
-  RunsStore,
-  StoreFigures,
-  StoreLifecycle,
-  UseQuota,
-  UseReservation,
-  UsesStore,
-} from './roles.js';
-
+import type { AssistantThreadsStore, HomeViewsStore, ReportsStore, StoreLifecycle } from './areas.js';
 import type { ClusterStore } from './cluster-store.js';
 import type { FeedbackStore } from './feedback.js';
+import type { JobsStore, RunsStore } from './jobs.js';
+import type { OutboxStore } from './outbox.js';
 import type { PullRequestsStore } from './pull-request-records.js';
-import type {
-  AssistantThreadsStore,
-  HomeViewsStore,
-  JobsStore,
-  OutboxStore,
-  ReportsStore,
-  RetentionStore,
-  RunsStore,
-  StoreLifecycle,
-  UsesStore,
-} from './roles.js';
+import type { RetentionStore } from './retention.js';
 import type { SlackPausesStore } from './slack-pauses.js';
+import type { UsesStore } from './uses.js';
 
 export type { SlackPause, SlackPausesStore } from './slack-pauses.js';
 

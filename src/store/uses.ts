@@ -1,6 +1,54 @@
-import type { UseQuota, UseReservation, UsesStore } from './roles.js';
 import { parseCountedUses, parseProjectUses, parseReservation, parseUseOfRun } from './rows.js';
 import { type Engine, type Operation, tx } from './statements.js';
+
+/** Hourly limits one use of the agent API (a first instruction or a follow-up) is counted against. */
+export interface UseQuota {
+  /** Most uses one person may have in the window (`MAX_INSTRUCTIONS_PER_USER_PER_HOUR`). */
+  perUser: number;
+  /** Most uses of one documentation project in the window (the agent API allows 100 per hour). */
+  perProject: number;
+  /** The project that jobs recorded without one ran on. */
+  defaultProject: string;
+  /** Length of the rolling window, in milliseconds (an hour). */
+  windowMs: number;
+}
+
+/** The answer of {@link UsesStore.reserveUse}. */
+export type UseReservation =
+  | { reserved: true }
+  | {
+      reserved: false;
+      /** Which limit was reached: the person's, or the project's. */
+      limit: 'user' | 'project';
+      /** Uses counted in the window. */
+      count: number;
+      /** When the oldest counted use leaves the window (epoch ms): the earliest retry that can pass. */
+      freeAt: number;
+    };
+
+/** Uses of the agent API counted against its hourly limits. */
+export interface UsesStore {
+  /**
+   * Uses of the agent API counted since `since`, per project (null: the default project): runs
+   * reserved with {@link UsesStore.reserveUse} that did not end `failed`, replies sent together as
+   * one. What counts against the agent API's hourly limit.
+   */
+  instructionsSince(since: number): Promise<{ projectId: string | null; count: number }[]>;
+  /**
+   * Instructions (first instructions and follow-ups) of `userId` counted against the hourly
+   * limit since `since` (reserved, not `failed`); `oldest` is the earliest one's reservation time.
+   */
+  recentInstructions(userId: string, since: number): Promise<{ count: number; oldest: number | null }>;
+  /**
+   * Counts a run as one use of the agent API, if its author and its job's project are both under
+   * their limits: the check and the reservation happen in one transaction, serialised per person
+   * and per project (also across instances), so a burst never gets past a limit. Reserving a run
+   * already reserved succeeds again without counting it twice. A reserved run counts from
+   * `now` for `quota.windowMs`, unless it ends `failed` (it surely never reached the agent).
+   * Project uses count as {@link UsesStore.instructionsSince} does: replies sent together are one.
+   */
+  reserveUse(runId: number, quota: UseQuota, now: number): Promise<UseReservation>;
+}
 
 /**
  * Uses of the agent API counted and reserved against the hourly limits: the statements, one text
