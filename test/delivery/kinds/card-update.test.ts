@@ -73,7 +73,8 @@ describe('the status emoji on a job thread’s root', () => {
     expect(await root.recorded(job.id)).toBe('hourglass_flowing_sand');
   });
 
-  it('is swapped for the outcome’s: the old one taken off first', async () => {
+  /** A job whose root shows the hourglass, then failed: `failed()` is the job as the store has it now. */
+  async function failedWithHourglass() {
     const root = await open();
     const active = await root.job({ phase: 'active', threadTs: ROOT, cardTs: ROOT });
     await root.sync(active);
@@ -81,7 +82,13 @@ describe('the status emoji on a job thread’s root', () => {
       { jobId: active.id, job: { phase: 'idle', lastOutcome: 'failed' } },
       root.clock.at,
     );
-    await root.sync((await root.store.getJob(active.id)) ?? active);
+    const failed = async () => (await root.store.getJob(active.id)) ?? active;
+    return { root, active, failed };
+  }
+
+  it('is swapped for the outcome’s: the old one taken off first', async () => {
+    const { root, active, failed } = await failedWithHourglass();
+    await root.sync(await failed());
     expect(root.slack.calls.map((c) => [c.method, c.args.name])).toEqual([
       ['reactions.add', 'hourglass_flowing_sand'],
       ['reactions.remove', 'hourglass_flowing_sand'],
@@ -92,19 +99,11 @@ describe('the status emoji on a job thread’s root', () => {
   });
 
   it('records the old emoji taken off before the new one goes on: a held-back swap does not take it off twice', async () => {
-    const root = await open();
-    const active = await root.job({ phase: 'active', threadTs: ROOT, cardTs: ROOT });
-    await root.sync(active);
-    await root.store.apply(
-      { jobId: active.id, job: { phase: 'idle', lastOutcome: 'failed' } },
-      root.clock.at,
-    );
+    const { root, active, failed } = await failedWithHourglass();
     root.slack.fail('reactions.add', { error: 'ratelimited' });
-    await expect(root.sync((await root.store.getJob(active.id)) ?? active)).rejects.toMatchObject({
-      code: 'ratelimited',
-    });
+    await expect(root.sync(await failed())).rejects.toMatchObject({ code: 'ratelimited' });
     expect(await root.recorded(active.id)).toBeNull();
-    await root.sync((await root.store.getJob(active.id)) ?? active);
+    await root.sync(await failed());
     expect(root.slack.callsTo('reactions.remove')).toHaveLength(1);
     expect(root.onRoot()).toEqual(['x']);
     expect(await root.recorded(active.id)).toBe('x');
