@@ -121,8 +121,8 @@ export function createOutbox(options: OutboxOptions): Outbox {
         attempts,
         retryInMs: wait,
       };
-      // Held back by Slack's rate limit, the call was never made: its turn comes, nothing failed.
-      if (error instanceof SlackCallError && error.heldBack)
+      // Deferred for Slack's rate limit, the call was never made: its turn comes, nothing failed.
+      if (error instanceof SlackCallError && error.deferred)
         logger.debug('Slack delivery waits for its turn', retry);
       else logger.warn('Slack delivery failed; will retry', retry);
       await update({ nextAttemptAt: now() + wait, lastError: code, ...UNCLAIMED });

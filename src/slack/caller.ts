@@ -67,20 +67,20 @@ export class SlackCallError extends Error {
   readonly retryAfterMs: number | undefined;
   /** Slack answered `ok: false`: the call surely had no effect. */
   readonly isPlatformError: boolean;
-  /** The call was never made: held back while Slack's limit for it runs (`slack/limits.ts`). */
-  readonly heldBack: boolean;
+  /** The call was never made: deferred while Slack's limit for it runs (`slack/limits.ts`). */
+  readonly deferred: boolean;
 
   constructor(
     method: string,
     code: string,
-    options: { retryAfterMs?: number; cause?: unknown; platform?: boolean; heldBack?: boolean } = {},
+    options: { retryAfterMs?: number; cause?: unknown; platform?: boolean; deferred?: boolean } = {},
   ) {
-    super(`Slack ${method} ${options.heldBack ? 'held back' : 'failed'}: ${code}`, { cause: options.cause });
+    super(`Slack ${method} ${options.deferred ? 'deferred' : 'failed'}: ${code}`, { cause: options.cause });
     this.code = code;
     this.permanent = PERMANENT_ERRORS.has(code);
     this.retryAfterMs = options.retryAfterMs;
-    this.isPlatformError = (options.platform ?? false) || (options.heldBack ?? false);
-    this.heldBack = options.heldBack ?? false;
+    this.isPlatformError = (options.platform ?? false) || (options.deferred ?? false);
+    this.deferred = options.deferred ?? false;
   }
 }
 
@@ -95,7 +95,7 @@ const PASSING = new Set([
 
 /**
  * Whether a later attempt of the call may succeed: it never reached Slack or got no answer, was
- * held back or rate limited, or Slack was down.
+ * deferred or rate limited, or Slack was down.
  */
 export const mayPassLater = (error: SlackCallError): boolean =>
   !error.isPlatformError || PASSING.has(error.code);
@@ -194,8 +194,8 @@ export function createSlackCaller(options: SlackCallerOptions): SlackCaller {
         const wait = limits.turn(method, scope);
         if (wait > 0) {
           if (wait > waitMs || waits++ >= POST_TRIES) {
-            logger.debug('Slack call held back by its rate limit', { method, retryInMs: wait });
-            throw new SlackCallError(method, 'ratelimited', { retryAfterMs: wait, heldBack: true });
+            logger.debug('Slack call deferred by its rate limit', { method, retryInMs: wait });
+            throw new SlackCallError(method, 'ratelimited', { retryAfterMs: wait, deferred: true });
           }
           await sleep(wait);
           continue;
@@ -206,11 +206,11 @@ export function createSlackCaller(options: SlackCallerOptions): SlackCaller {
         } catch (error) {
           const typed = error instanceof SlackCallError ? error : toSlackCallError(method, error);
           // Slack's 429 says how long to wait: nothing in that scope is called until then.
-          if (typed.retryAfterMs !== undefined && !typed.heldBack) limits.refused(scope, typed.retryAfterMs);
+          if (typed.retryAfterMs !== undefined && !typed.deferred) limits.refused(scope, typed.retryAfterMs);
           logger.debug('Slack call failed', { method, code: typed.code });
           onError?.(method, typed.code);
           const waitable =
-            waitMs > 0 && typed.retryAfterMs !== undefined && !typed.heldBack && typed.retryAfterMs <= waitMs;
+            waitMs > 0 && typed.retryAfterMs !== undefined && !typed.deferred && typed.retryAfterMs <= waitMs;
           if (!waitable || calls >= POST_TRIES) throw typed;
         }
       }

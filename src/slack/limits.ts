@@ -11,13 +11,13 @@ import { createLoop } from '../util/loop.js';
  * refused again. So the bot keeps one picture of the limits for all its calls:
  *
  * - After a 429, no call of that method (of that channel, for a post) is made until its
- *   `Retry-After` has passed: a call asked for meanwhile is held back without reaching Slack.
+ *   `Retry-After` has passed: a call asked for meanwhile is deferred without reaching Slack.
  * - The methods whose calls only keep what people see in step (the status card's edits, the
  *   emoji on its root, the agent session's status), once Slack has refused one of them, are
  *   paced below their tier for a while, the rate shared by the instances running, so a busy
  *   workspace spends its budget evenly instead of in bursts that Slack refuses. Until then they
  *   go as they come: a quiet workspace waits for nothing. Their calls all come from the outbox,
- *   which delivers a held-back item again when its turn comes, coalesced with the updates
+ *   which delivers a deferred item again when its turn comes, coalesced with the updates
  *   queued after it.
  *
  * Calls whose answer a person is waiting for (posts, private answers, modals) are never paced:

@@ -239,10 +239,10 @@ describe('when Slack fails', () => {
     expect(brief.nextAttemptAt - w.clock.at).toBe(100);
   });
 
-  it('delivers an item Slack’s limit held back when its turn comes, without a warning', async () => {
+  it('delivers an item Slack’s limit deferred when its turn comes, without a warning', async () => {
     const w = open();
     w.slack.postMessage.mockRejectedValueOnce(
-      new SlackCallError('chat.postMessage', 'ratelimited', { retryAfterMs: 2_500, heldBack: true }),
+      new SlackCallError('chat.postMessage', 'ratelimited', { retryAfterMs: 2_500, deferred: true }),
     );
     const held = await w.attempt(post());
     expect(held).toMatchObject({ deliveredAt: null, lastError: 'ratelimited' });

@@ -197,7 +197,7 @@ describe('waiting out a short rate limit on a post', () => {
   it('gives up after its tries, with Slack’s rate-limit error', async () => {
     const { slack, caller } = await callerOnStandIn();
     slack.fail('chat.postMessage', ...Array.from({ length: 3 }, () => ({ status: 429, retryAfter: 0 })));
-    await expect(post(caller)()).rejects.toMatchObject({ code: 'ratelimited', heldBack: false });
+    await expect(post(caller)()).rejects.toMatchObject({ code: 'ratelimited', deferred: false });
     expect(slack.callsTo('chat.postMessage')).toHaveLength(3);
     expect(slack.pendingFaults()).toBe(0);
   });
@@ -216,13 +216,13 @@ describe('waiting out a short rate limit on a post', () => {
     expect(slack.callsTo('chat.postMessage')).toHaveLength(1);
   });
 
-  it('holds the channel’s other posts back while its Retry-After runs, and lets other channels post', async () => {
+  it('defers the channel’s other posts while its Retry-After runs, and lets other channels post', async () => {
     const { slack, caller } = await callerOnStandIn();
     slack.fail('chat.postMessage', { status: 429, retryAfter: 30 });
-    await expect(post(caller)()).rejects.toMatchObject({ code: 'ratelimited', heldBack: false });
-    // Another post to that channel is not made while Slack's wait runs: it fails at once, held back.
+    await expect(post(caller)()).rejects.toMatchObject({ code: 'ratelimited', deferred: false });
+    // Another post to that channel is not made while Slack's wait runs: it fails at once, deferred.
     const held = await post(caller)().catch((e: unknown) => e);
-    expect(held).toMatchObject({ code: 'ratelimited', heldBack: true, isPlatformError: true });
+    expect(held).toMatchObject({ code: 'ratelimited', deferred: true, isPlatformError: true });
     expect((held as SlackCallError).retryAfterMs).toBeGreaterThan(29_000);
     expect(slack.callsTo('chat.postMessage')).toHaveLength(1);
     await post(caller, 'C0OTHER')();
@@ -239,9 +239,9 @@ describe('a method Slack refused with a 429', () => {
         client.chat.update(args),
       );
     await expect(update()).rejects.toMatchObject({ code: 'ratelimited', retryAfterMs: 20_000 });
-    for (let i = 0; i < 5; i++) await expect(update()).rejects.toMatchObject({ heldBack: true });
+    for (let i = 0; i < 5; i++) await expect(update()).rejects.toMatchObject({ deferred: true });
     expect(slack.callsTo('chat.update')).toHaveLength(1);
-    // A held-back call is no failure of Slack's: only the 429 is reported.
+    // A deferred call is no failure of Slack's: only the 429 is reported.
     expect(reported).toEqual([['chat.update', 'ratelimited']]);
   });
 });

@@ -16,7 +16,7 @@ function limitsAt(instances = 1) {
   return { clock, limits: createSlackLimits({ now: () => clock.at, instances: () => instances }) };
 }
 
-/** How many calls of `method` go at once before the first is held back. */
+/** How many calls of `method` go at once before the first is deferred. */
 function burst(limits: ReturnType<typeof createSlackLimits>, method: string): number {
   let taken = 0;
   while (limits.turn(method, method) === 0) taken++;
@@ -148,7 +148,7 @@ describe('the picture shared by the instances', () => {
     }
   });
 
-  it('learns a wait as its own: the method is held back, and paced after it', () => {
+  it('learns a wait as its own: the method is deferred, and paced after it', () => {
     const { clock, limits } = limitsAt();
     limits.learn([{ scope: 'chat.update', leftMs: 10_000 }]);
     expect(limits.turn('chat.update', 'chat.update')).toBe(10_000);

@@ -64,7 +64,7 @@ export function createReactionSync(deps: {
     try {
       if (job.rootReaction) {
         await slack.removeReaction({ ...root, name: job.rootReaction });
-        // Taken off: should the next call be held back, the next attempt does not take it off again.
+        // Taken off: should the next call be deferred, the next attempt does not take it off again.
         if (wanted) await store.setRootReaction(job.id, null);
       }
       if (wanted) await slack.addReaction({ ...root, name: wanted });

@@ -98,7 +98,7 @@ describe('the status emoji on a job thread’s root', () => {
     expect(await root.recorded(active.id)).toBe('x');
   });
 
-  it('records the old emoji taken off before the new one goes on: a held-back swap does not take it off twice', async () => {
+  it('records the old emoji taken off before the new one goes on: a deferred swap does not take it off twice', async () => {
     const { root, active, failed } = await failedWithHourglass();
     root.slack.fail('reactions.add', { error: 'ratelimited' });
     await expect(root.sync(await failed())).rejects.toMatchObject({ code: 'ratelimited' });
@@ -221,7 +221,7 @@ describe('a status card update', () => {
     expect((await w.store.getJob(job.id))?.rootReaction).toBeNull();
   });
 
-  it('edits the card first; a session or emoji Slack holds back fails the item, which then sends only what is missing', async () => {
+  it('edits the card first; a session or emoji Slack defers fails the item, which then sends only what is missing', async () => {
     const { job, cardTs, update } = await cardJob();
     const item = await w.claimed(update());
     w.slack.fail('agents.sessions.setStatus', { error: 'ratelimited' });
