@@ -21,7 +21,7 @@ import { createLoop } from '../util/loop.js';
  *   queued after it.
  *
  * Calls whose answer a person is waiting for (posts, private answers, modals) are never paced:
- * only a 429 Slack gave for them holds them back.
+ * only a 429 Slack gave for them defers them.
  *
  * Instances sharing a store share the picture: each 429 is recorded there, and each instance
  * reads the waits the others were told about once a second (`shareSlackLimits`).

@@ -90,8 +90,8 @@ const EDITED = { items: 1_000, ttlMs: 60 * 60_000 } as const;
  * The status card's updates: the card re-rendered from the job as it is when delivered, then its
  * session, the emoji on the thread's root and the requester's App Home. Queued in the same write
  * as every change of the job, one at a time per job, and superseded by a newer one. The card's
- * edit goes first: it is what people read. When Slack holds the session or the emoji back, the
- * item is delivered again later, and then sends only what is still not shown.
+ * edit goes first: it is what people read. When Slack defers or refuses the session or emoji for
+ * now, the item is delivered again later, and then sends only what is still not shown.
  */
 export const cardUpdates = outboxKind({
   payloads: [cardUpdatePayload],
@@ -117,8 +117,10 @@ export const cardUpdates = outboxKind({
         if (!job) return;
         // Followed to its end when the operator gave read access to its host (`GITHUB_TOKEN`).
         const pullRequest = await store.pullRequestOfJob(job.id);
-        const shown = shownBy(job, pullRequest);
-        if (edited.get(String(item.id)) !== shown) {
+        const key = String(item.id);
+        // Only an item delivered again after its session or emoji failed is remembered.
+        const before = edited.get(key);
+        if (before === undefined || before !== shownBy(job, pullRequest)) {
           const card = statusCard(job, now(), deps.hints, pullRequest);
           await slack.updateMessage({
             channel: item.payload.channel,
@@ -126,14 +128,18 @@ export const cardUpdates = outboxKind({
             text: card.text,
             blocks: card.blocks,
           });
-          edited.set(String(item.id), shown);
         }
         // Rate limits: a burst of changes costs one chat.update, not one per change.
         if (upto !== undefined && upto > item.id)
           await store.supersedeCardUpdates(job.id, upto, deps.instanceId, now());
-        await syncSession?.(job, pullRequest);
-        await syncReaction(job, pullRequest);
-        edited.delete(String(item.id));
+        try {
+          await syncSession?.(job, pullRequest);
+          await syncReaction(job, pullRequest);
+        } catch (error) {
+          edited.set(key, shownBy(job, pullRequest));
+          throw error;
+        }
+        edited.delete(key);
         await deps.home?.refresh(job.requesterId);
       },
     };

@@ -233,66 +233,65 @@ export function createJobStart(
     // Who can read the channel, asked beside the checks and the card: until Slack answers the job
     // counts as private, and its card goes to its own conversation, so neither waits for it.
     const settled = privacy.settle(job);
-    // Only the instruction counts against MAX_PROMPT_CHARS: context (a thread, a message) is extra.
-    let refused = await checks.refusal(
-      run.id,
-      mrkdwnToPlain(job.instruction).trim(),
-      {
-        teamId: job.teamId,
-        channelId: job.channelId,
-        userId: job.requesterId,
-        contextChannelId: job.contextChannelId,
-      },
-      job.origin,
-    );
-    if (refused === 'unverified') {
-      const given = {
-        kind: 'job' as const,
-        id: job.id,
-        jobId: job.id,
-        since: job.createdAt,
-        ...(job.origin === 'workflow' ? { limitMs: STEP_VERIFICATION_LIMIT_MS } : {}),
-        to: requesterTarget(job),
-        recheck: () => startJob(job.id),
-      };
-      refused = await checks.waitOrGiveUp(given, job.origin);
-      if (!refused) {
-        await settled;
+    try {
+      // Only the instruction counts against MAX_PROMPT_CHARS: context (a thread, a message) is extra.
+      let refused = await checks.refusal(
+        run.id,
+        mrkdwnToPlain(job.instruction).trim(),
+        {
+          teamId: job.teamId,
+          channelId: job.channelId,
+          userId: job.requesterId,
+          contextChannelId: job.contextChannelId,
+        },
+        job.origin,
+      );
+      if (refused === 'unverified') {
+        const given = {
+          kind: 'job' as const,
+          id: job.id,
+          jobId: job.id,
+          since: job.createdAt,
+          ...(job.origin === 'workflow' ? { limitMs: STEP_VERIFICATION_LIMIT_MS } : {}),
+          to: requesterTarget(job),
+          recheck: () => startJob(job.id),
+        };
+        refused = await checks.waitOrGiveUp(given, job.origin);
+        if (!refused) return;
+      }
+      if (refused) {
+        await ctx.applyQueued(
+          {
+            jobId: job.id,
+            owner,
+            job: { ...enterPhase(job.phase, 'not_started'), lastError: 'refused' },
+            run: { id: run.id, patch: { state: 'failed', error: 'refused' } },
+            enqueue: [
+              privateNote(job.id, keys.refused({ jobId: job.id }), requesterTarget(job), refused.said),
+              ...stepAnswer(job, { refused: refused.why }),
+            ],
+          },
+          now(),
+        );
+        // Replies that arrived in the thread meanwhile are told there is no job.
+        await dispatchReady(job.id);
         return;
       }
-    }
-    if (refused) {
+      // Only one caller (the command's task or recovery) may go on, and only while this instance
+      // owns the job.
+      const posting = { jobId: job.id, expect: { phase: job.phase, runCount: job.runCount }, owner };
+      if (!(await store.apply({ ...posting, job: enterPhase(job.phase, 'posting') }, now()))) return;
+      // Its author may have edited the instruction while it was checked (an edit is taken while
+      // the job is `accepted`, within the length limit): the card and the create call use it as
+      // it is now.
+      const current = (await store.getJob(job.id)) ?? job;
+      const first = (await store.getRun(run.id)) ?? run;
+      await pane.starting(current);
+      await postCard({ ...current, ...enterPhase(job.phase, 'posting') }, first);
+    } finally {
+      // Never rejects: recorded, or left `unknown` (treated as private).
       await settled;
-      await ctx.applyQueued(
-        {
-          jobId: job.id,
-          owner,
-          job: { ...enterPhase(job.phase, 'not_started'), lastError: 'refused' },
-          run: { id: run.id, patch: { state: 'failed', error: 'refused' } },
-          enqueue: [
-            privateNote(job.id, keys.refused({ jobId: job.id }), requesterTarget(job), refused.said),
-            ...stepAnswer(job, { refused: refused.why }),
-          ],
-        },
-        now(),
-      );
-      // Replies that arrived in the thread meanwhile are told there is no job.
-      await dispatchReady(job.id);
-      return;
     }
-    // Only one caller (the command's task or recovery) may go on, and only while this instance
-    // owns the job.
-    const posting = { jobId: job.id, expect: { phase: job.phase, runCount: job.runCount }, owner };
-    if (!(await store.apply({ ...posting, job: enterPhase(job.phase, 'posting') }, now())))
-      return void (await settled);
-    // Its author may have edited the instruction while it was checked (an edit is taken while
-    // the job is `accepted`, within the length limit): the card and the create call use it as
-    // it is now.
-    const current = (await store.getJob(job.id)) ?? job;
-    const first = (await store.getRun(run.id)) ?? run;
-    await pane.starting(current);
-    await postCard({ ...current, ...enterPhase(job.phase, 'posting') }, first);
-    await settled;
   }
 
   return { startJob, cardRecorded, findCard };
