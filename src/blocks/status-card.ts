@@ -75,13 +75,20 @@ export function statusCard(
 
 /**
  * The emoji on the thread's root that mirrors the card: working, done, failed (or none), and once
- * the job's pull request was merged or closed, which.
+ * the job's pull request was merged or closed, which. While the job is being started or worked on
+ * and Slack shows its thread's agent session (`sessionShown`), the session's own indicator says
+ * so: no emoji, which spares two emoji calls a run (Slack allows `reactions.remove` 20 a minute).
  */
-export function statusReaction(job: JobRecord, pullRequest?: PullRequestRecord): string | null {
-  if (STILL_STARTING.has(job.phase)) return 'hourglass_flowing_sand';
+export function statusReaction(
+  job: JobRecord,
+  pullRequest?: PullRequestRecord,
+  sessionShown = false,
+): string | null {
+  const working = sessionShown ? null : 'hourglass_flowing_sand';
+  if (STILL_STARTING.has(job.phase)) return working;
   switch (job.phase) {
     case 'active':
-      return 'hourglass_flowing_sand';
+      return working;
     case 'not_started':
     case 'gone':
       return 'x';

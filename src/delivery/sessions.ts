@@ -64,10 +64,17 @@ export function createSessionSync({
     }
   }
 
-  return async function syncSession(job: JobRecord, pullRequest?: PullRequestRecord): Promise<void> {
+  /**
+   * Shows the job's status as its thread's session; true when the session shows it (Slack took
+   * this status, now or before), false when the job has no session Slack shows (no thread yet, or
+   * Slack refused the session for good).
+   */
+  return async function syncSession(job: JobRecord, pullRequest?: PullRequestRecord): Promise<boolean> {
     const status = sessionStatusOf(job, pullRequest);
+    if (status === null || !job.threadTs) return false;
     // Shown already: Slack limits this method like the card's edits, so an unchanged status costs no call.
-    if (status === null || !job.threadTs || status === job.sessionStatus) return;
+    if (status === job.sessionStatus) return true;
+    if (job.sessionStatus === refusedRecord(status)) return false;
     // Seen only in the job's own conversation and by the person who asked (Slack lists sessions
     // for their initiator): the audience the instruction was written for (domain/privacy.ts).
     const title = jobTitle(job, SESSION_TITLE_CHARS);
@@ -88,11 +95,18 @@ export function createSessionSync({
           code: error.code,
         });
       }
+      // Refused for good is recorded as such: asked again only for another status, and meanwhile
+      // the thread's emoji shows the job's progress instead.
+      await store.setSessionStatus(job.id, refusedRecord(status));
+      return false;
     }
-    // Refused for good counts as shown: it is asked again only for another status.
     await store.setSessionStatus(job.id, status);
+    return true;
   };
 }
+
+/** What is recorded of a status Slack refused for good (`jobs.session_status`): not a status shown. */
+const refusedRecord = (status: SessionStatus) => `refused:${status}`;
 
 /**
  * A job's instruction as a one-line plain-text title (the assistant pane's thread, the agent

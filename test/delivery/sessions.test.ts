@@ -60,12 +60,12 @@ describe('a job’s thread as an agent session', () => {
 
   it('records the status it showed, and costs no call while the job still shows it', async () => {
     const job = await w.job({ phase: 'active', threadTs: ROOT, runCount: 1 });
-    await sync(job);
+    await expect(sync(job)).resolves.toBe(true);
     const shown = await w.store.getJob(job.id);
     expect(shown?.sessionStatus).toBe('processing');
     // Its change time is the job's, not the session's.
     expect(shown?.updatedAt).toBe(job.updatedAt);
-    await sync(shown ?? job);
+    await expect(sync(shown ?? job)).resolves.toBe(true);
     expect(w.slack.callsTo('agents.sessions.setStatus')).toHaveLength(1);
     // Another status is sent, and recorded.
     await sync({ ...(shown ?? job), phase: 'idle', lastOutcome: 'completed_pr' });
@@ -84,8 +84,8 @@ describe('a job’s thread as an agent session', () => {
   });
 
   it('is not made for a job without its own thread', async () => {
-    await sync(await w.job({ phase: 'active', threadTs: null }));
-    await sync(await w.job({ phase: 'retried', threadTs: ROOT }));
+    await expect(sync(await w.job({ phase: 'active', threadTs: null }))).resolves.toBe(false);
+    await expect(sync(await w.job({ phase: 'retried', threadTs: ROOT }))).resolves.toBe(false);
     expect(w.slack.callsTo('agents.sessions.setStatus')).toEqual([]);
   });
 
@@ -124,9 +124,11 @@ describe('a job’s thread as an agent session', () => {
       { error: 'not_allowed_token_type' },
       { error: 'invalid_arguments' },
     );
-    await expect(sync(first)).resolves.toBeUndefined();
-    await expect(sync(second)).resolves.toBeUndefined();
-    await expect(sync(first)).resolves.toBeUndefined();
+    // Not shown: the thread's emoji shows the job's progress instead.
+    await expect(sync(first)).resolves.toBe(false);
+    await expect(sync(second)).resolves.toBe(false);
+    // Asked as the card was before the refusal was recorded.
+    await expect(sync(first)).resolves.toBe(false);
     const warned = w.logged('cards go on without it');
     expect(warned).toHaveLength(2);
     expect(warned[0]).toContain('not_allowed_token_type');
@@ -134,6 +136,13 @@ describe('a job’s thread as an agent session', () => {
     expect(w.slack.sessions.size).toBe(0);
     // Refusals of the session itself are not asked again without the initiator.
     expect(w.slack.callsTo('agents.sessions.setStatus')).toHaveLength(3);
+    // Recorded as refused: the same status is not asked again, another one is.
+    const refused = (await w.store.getJob(first.id)) ?? first;
+    expect(refused.sessionStatus).toBe('refused:processing');
+    await expect(sync(refused)).resolves.toBe(false);
+    expect(w.slack.callsTo('agents.sessions.setStatus')).toHaveLength(3);
+    await expect(sync({ ...refused, phase: 'idle', lastOutcome: 'completed_pr' })).resolves.toBe(true);
+    expect(w.slack.callsTo('agents.sessions.setStatus')).toHaveLength(4);
   });
 
   it('is made without an initiator for a requester who is not a member of the channel, and stays so', async () => {
@@ -172,8 +181,8 @@ describe('a job’s thread as an agent session', () => {
     const job = await w.job({ phase: 'active', threadTs: ROOT });
     w.slack.fail('agents.sessions.setStatus', { error: 'not_in_channel' }, { error: 'not_in_channel' });
     w.slack.fail('agents.sessions.setStatus', { error: 'not_in_channel' });
-    await expect(sync(job)).resolves.toBeUndefined();
-    await expect(sync(job)).resolves.toBeUndefined();
+    await expect(sync(job)).resolves.toBe(false);
+    await expect(sync(job)).resolves.toBe(false);
     expect(w.slack.callsTo('agents.sessions.setStatus').map((c) => c.args.initiator_user_id)).toEqual([
       'U0ALICE',
       undefined,

@@ -20,10 +20,12 @@ describe('@docs-agent mentions', () => {
       return j?.phase === 'active' ? j : undefined;
     });
     expect(job).toMatchObject({ origin: 'mention', threadTs: mention.ts, cardTs: card.ts });
-    // The mention itself carries the working emoji.
-    await waitFor('working emoji on the mention', () =>
-      h.slack.reactionsOn('C0GENERAL', mention.ts).includes('hourglass_flowing_sand'),
+    // The mention's thread is the job's session, shown working; the mention carries no emoji meanwhile.
+    await waitFor(
+      'working session',
+      () => h.slack.sessionOf('C0GENERAL', mention.ts)?.status === 'processing',
     );
+    expect(h.slack.reactionsOn('C0GENERAL', mention.ts)).toEqual([]);
 
     h.agent.complete('job_1', 'https://github.com/example/docs/pull/7');
     const outcome = await waitFor('outcome', () => h.slack.threadPosts(mention.ts)[1]);

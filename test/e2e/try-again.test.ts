@@ -68,10 +68,9 @@ describe('"Try again" on a failed job', () => {
     await h.event({ thread_ts: threadTs, text: 'Also cover retries' });
     await waitFor('follow-up sent', () => h.agent.requestsFor('message').length === 1);
     expect(h.agent.requestsFor('message')[0]?.jobId).toBe('job_2');
-    await waitFor('emoji moved to the new job', () =>
-      h.slack.reactionsOn(channel, threadTs).includes('hourglass_flowing_sand'),
-    );
-    expect(h.slack.reactionsOn(channel, threadTs)).not.toContain('x');
+    // The new job owns the root: the failed one's emoji comes off, and its session shows it working.
+    await waitFor('emoji moved to the new job', () => h.slack.reactionsOn(channel, threadTs).length === 0);
+    expect(h.slack.sessionOf(channel, threadTs)?.status).toBe('processing');
   });
 
   it('takes a click from an org-wide install (`team` null, the org in `enterprise`)', async () => {

@@ -55,10 +55,10 @@ export function createReactionSync(deps: {
   store: Pick<JobsStore, 'setRootReaction'>;
   slack: Pick<SlackGateway, 'addReaction' | 'removeReaction'>;
   logger: Logger;
-}): (job: JobRecord, pullRequest?: PullRequestRecord) => Promise<void> {
+}): (job: JobRecord, pullRequest: PullRequestRecord | undefined, sessionShown: boolean) => Promise<void> {
   const { store, slack, logger } = deps;
-  return async (job, pullRequest) => {
-    const wanted = statusReaction(job, pullRequest);
+  return async (job, pullRequest, sessionShown) => {
+    const wanted = statusReaction(job, pullRequest, sessionShown);
     if (wanted === job.rootReaction || !job.threadTs) return;
     const root = { channel: job.channelId, ts: job.threadTs };
     try {
@@ -133,8 +133,8 @@ export const cardUpdates = outboxKind({
         if (upto !== undefined && upto > item.id)
           await store.supersedeCardUpdates(job.id, upto, deps.instanceId, now());
         try {
-          await syncSession?.(job, pullRequest);
-          await syncReaction(job, pullRequest);
+          const sessionShown = (await syncSession?.(job, pullRequest)) ?? false;
+          await syncReaction(job, pullRequest, sessionShown);
         } catch (error) {
           edited.set(key, shownBy(job, pullRequest));
           throw error;

@@ -6,7 +6,7 @@ import { createAgentSessions } from '../../../src/delivery/sessions.js';
 import { createSlackCaller } from '../../../src/slack/caller.js';
 import { md } from '../../../src/slack/mrkdwn.js';
 import { openSqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
-import type { OutboxItem } from '../../../src/store/types.js';
+import type { JobRecord, OutboxItem } from '../../../src/store/types.js';
 import { useDeliveryWorld } from '../../helpers/delivery-world.js';
 import { waitFor } from '../../helpers/http.js';
 import { jobRecord } from '../../helpers/job-record.js';
@@ -58,7 +58,8 @@ async function open() {
     clock: w.clock,
     job: w.job,
     logged: w.logged,
-    sync,
+    /** Syncs the emoji of a thread whose agent session Slack does not show, unless told it does. */
+    sync: (job: JobRecord, sessionShown = false) => sync(job, undefined, sessionShown),
     recorded,
     onRoot: () => w.slack.reactionsOn('C0DOCS', ROOT),
   };
@@ -71,6 +72,28 @@ describe('the status emoji on a job thread’s root', () => {
     await root.sync(job);
     expect(root.onRoot()).toEqual(['hourglass_flowing_sand']);
     expect(await root.recorded(job.id)).toBe('hourglass_flowing_sand');
+  });
+
+  it('is none while the agent works where Slack shows the thread’s session: one emoji call for a run', async () => {
+    const root = await open();
+    const job = await root.job({ phase: 'active', threadTs: ROOT, cardTs: ROOT });
+    await root.sync(job, true);
+    expect(root.slack.calls).toEqual([]);
+    await root.store.apply(
+      { jobId: job.id, job: { phase: 'idle', lastOutcome: 'completed_pr' } },
+      root.clock.at,
+    );
+    const done = (await root.store.getJob(job.id)) ?? job;
+    await root.sync(done, true);
+    expect(root.slack.calls.map((c) => [c.method, c.args.name])).toEqual([
+      ['reactions.add', 'white_check_mark'],
+    ]);
+    // A follow-up's run: the check mark comes off while the session shows it working.
+    await root.store.apply({ jobId: job.id, job: { phase: 'active' } }, root.clock.at);
+    await root.sync((await root.store.getJob(job.id)) ?? job, true);
+    expect(root.slack.calls.map((c) => c.method)).toEqual(['reactions.add', 'reactions.remove']);
+    expect(root.onRoot()).toEqual([]);
+    expect(await root.recorded(job.id)).toBeNull();
   });
 
   /** A job whose root shows the hourglass, then failed: `failed()` is the job as the store has it now. */
@@ -227,25 +250,33 @@ describe('a status card update', () => {
     w.slack.fail('agents.sessions.setStatus', { error: 'ratelimited' });
     await expect(send(item)).rejects.toMatchObject({ code: 'ratelimited' });
     expect(w.slack.callsTo('chat.update')).toHaveLength(1);
-    expect(w.slack.callsTo('reactions.add')).toEqual([]);
     expect(refreshed).toEqual([]);
-    // Delivered again: the card already shows the job, so only the session and the emoji go.
-    w.slack.fail('reactions.add', { error: 'ratelimited' });
-    await expect(send(item)).rejects.toMatchObject({ code: 'ratelimited' });
-    expect(w.slack.sessionOf('C0DOCS', cardTs)?.status).toBe('processing');
+    // Delivered again: the card already shows the job, so only the session goes; while the
+    // session shows the agent working, the root has no emoji.
     await expect(send(item)).resolves.toBeUndefined();
+    expect(w.slack.sessionOf('C0DOCS', cardTs)?.status).toBe('processing');
     expect(w.slack.callsTo('chat.update')).toHaveLength(1);
     expect(w.slack.callsTo('agents.sessions.setStatus')).toHaveLength(2);
-    expect(w.slack.reactionsOn('C0DOCS', cardTs)).toEqual(['hourglass_flowing_sand']);
+    expect(w.slack.callsTo('reactions.add')).toEqual([]);
     expect(refreshed).toEqual(['U0ALICE']);
-    // The job changed meanwhile: the card is edited again, whatever the item did before.
+    // The job ended: the emoji deferred fails the item after the card and session were shown.
     w.slack.fail('reactions.add', { error: 'ratelimited' });
     await w.store.apply({ jobId: job.id, job: { phase: 'idle', lastOutcome: 'completed_pr' } }, w.clock.at);
     await expect(send(item)).rejects.toMatchObject({ code: 'ratelimited' });
-    await w.store.apply({ jobId: job.id, job: { lastOutcome: 'completed_no_changes' } }, w.clock.at + 1);
+    expect(w.slack.callsTo('chat.update')).toHaveLength(2);
+    expect(w.slack.sessionOf('C0DOCS', cardTs)?.status).toBe('active');
     await expect(send(item)).resolves.toBeUndefined();
-    expect(w.slack.callsTo('chat.update')).toHaveLength(3);
+    expect(w.slack.callsTo('chat.update')).toHaveLength(2);
+    expect(w.slack.callsTo('agents.sessions.setStatus')).toHaveLength(3);
     expect(w.slack.reactionsOn('C0DOCS', cardTs)).toEqual(['white_check_mark']);
+    // The job changed meanwhile: the card is edited again, whatever the item did before.
+    w.slack.fail('reactions.remove', { error: 'ratelimited' });
+    await w.store.apply({ jobId: job.id, job: { lastOutcome: 'failed' } }, w.clock.at + 1);
+    await expect(send(item)).rejects.toMatchObject({ code: 'ratelimited' });
+    await w.store.apply({ jobId: job.id, job: { lastOutcome: 'archived' } }, w.clock.at + 2);
+    await expect(send(item)).resolves.toBeUndefined();
+    expect(w.slack.callsTo('chat.update')).toHaveLength(4);
+    expect(w.slack.reactionsOn('C0DOCS', cardTs)).toEqual(['file_cabinet']);
   });
 
   it('is nothing to do for a job the store no longer has', async () => {
