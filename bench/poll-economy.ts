@@ -6,7 +6,7 @@ import { testEnv } from '../test/helpers/harness.js';
 import { waitFor } from '../test/helpers/http.js';
 import { BOT_TOKEN } from '../test/helpers/slack-stand-in.js';
 import { startDocsAgent } from './processes.js';
-import { seededWorld } from './seed.js';
+import { seededWorld, seedFinishedRuns } from './seed.js';
 import { preciseNow, round, type Summary, summarize } from './stats.js';
 
 const run = promisify(execFile);
@@ -30,7 +30,10 @@ export interface PollerRun {
 }
 
 export interface PollEconomyResult {
+  /** docs-agent, its store holding the project's earlier runs (another draw of the same mix). */
   ours: PollerRun;
+  /** docs-agent on a project it has no finished runs of: its plain schedule. */
+  oursFirstRuns?: PollerRun;
   naive: PollerRun;
   /** Simulated durations of the scripted jobs, for the record: [p50, p95, max] in minutes. */
   durationsMin: number[];
@@ -40,8 +43,8 @@ export interface PollEconomyResult {
  * A scripted mix of run lengths: most finish in minutes (log-normal around three minutes), a few
  * go on for hours (a large rewrite, or a run nobody archives). Deterministic for a given count.
  */
-export function scriptedDurations(jobs: number, longShare: number): number[] {
-  let seed = 42;
+export function scriptedDurations(jobs: number, longShare: number, seedFrom = 42): number[] {
+  let seed = seedFrom;
   const random = () => {
     seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
     return seed / 2 ** 31;
@@ -82,17 +85,23 @@ async function scriptedWorld(durations: number[], options: PollEconomyOptions, i
 }
 
 /**
- * GETs per completed job and delivery latency, for docs-agent's poller and for a naive
- * fixed-interval poller, over the same scripted jobs, in scaled time.
+ * docs-agent over the scripted jobs, with its default poll settings scaled in time and a budget
+ * that does not bind; its store holds the project's earlier runs of `history` lengths.
  */
-export async function pollEconomy(options: PollEconomyOptions): Promise<PollEconomyResult> {
-  const durations = scriptedDurations(options.jobs, options.longShare);
+async function oursOver(
+  durations: number[],
+  options: PollEconomyOptions,
+  history: number[],
+): Promise<PollerRun> {
   const scaled = (ms: number) => String(Math.round(ms * options.timeScale));
   const intervalMs = 10_000 * options.timeScale;
   const longest = Math.max(...durations) * options.timeScale;
-
-  // docs-agent, with its default poll settings scaled in time and a budget that does not bind.
   const ours = await scriptedWorld(durations, options, intervalMs);
+  // Run lengths are kept in real milliseconds, as the app under scaled settings sees them.
+  await seedFinishedRuns(
+    ours.path,
+    history.map((ms) => ms * options.timeScale),
+  );
   const app = await startDocsAgent(
     testEnv(ours.slack, ours.agent, ours.path, {
       LOG_LEVEL: 'info',
@@ -103,7 +112,6 @@ export async function pollEconomy(options: PollEconomyOptions): Promise<PollEcon
       POLL_MAX_RPS: '5000',
     }),
   );
-  let oursRun: PollerRun;
   try {
     const from = ours.gets();
     ours.start();
@@ -115,7 +123,7 @@ export async function pollEconomy(options: PollEconomyOptions): Promise<PollEcon
     const latencies = ours.jobs.map(
       (j) => (ours.outcomeAt.get(j.threadTs) as number) - (ours.endedAt.get(j.agentJobId) as number),
     );
-    oursRun = {
+    return {
       getsPerJob: round((ours.gets() - from) / ours.jobs.length, 1),
       latencyMs: summarize(latencies.map((l) => round(l, 1))),
       completed: latencies.length,
@@ -124,6 +132,18 @@ export async function pollEconomy(options: PollEconomyOptions): Promise<PollEcon
     await app.stop();
     await ours.close();
   }
+}
+
+/**
+ * GETs per completed job and delivery latency, for docs-agent's poller and for a naive
+ * fixed-interval poller, over the same scripted jobs, in scaled time.
+ */
+export async function pollEconomy(options: PollEconomyOptions): Promise<PollEconomyResult> {
+  const durations = scriptedDurations(options.jobs, options.longShare);
+  const intervalMs = 10_000 * options.timeScale;
+
+  const ours = await oursOver(durations, options, scriptedDurations(options.jobs, options.longShare, 7));
+  const oursFirstRuns = await oursOver(durations, options, []);
 
   // The naive poller over the same script.
   const naive = await scriptedWorld(durations, options, intervalMs);
@@ -156,7 +176,8 @@ export async function pollEconomy(options: PollEconomyOptions): Promise<PollEcon
 
   const minutes = [...durations].sort((a, b) => a - b).map((d) => round(d / MINUTE, 1));
   return {
-    ours: oursRun,
+    ours,
+    oursFirstRuns,
     naive: naiveRun,
     durationsMin: [
       minutes[Math.floor(minutes.length / 2)] as number,

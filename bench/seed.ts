@@ -88,6 +88,47 @@ export async function seedActiveJobs(options: {
   return jobs;
 }
 
+/**
+ * Puts in a SQLite store file the default project's earlier runs, finished by the agent after
+ * `lengths` milliseconds each, the latest ending an hour ago: what a bot in use for a while knows
+ * of how long the project's runs take.
+ */
+export async function seedFinishedRuns(path: string, lengths: readonly number[]): Promise<void> {
+  const store = openSqliteStore(path);
+  const endedBy = Date.now() - 60 * 60_000;
+  try {
+    for (const [i, length] of lengths.entries()) {
+      const prompt = `Earlier task #history-${i}#`;
+      const { job, run } = await store.insertJob(
+        {
+          teamId: 'T0TEST',
+          channelId: 'C0SEED0',
+          requesterId: 'U0SEED0',
+          instruction: prompt,
+          triggerKey: `command:history-${i}`,
+          responseUrl: null,
+          pollIntervalMs: 10_000,
+        },
+        { kind: 'create', prompt, authorId: 'U0SEED0', messageTs: null },
+        endedBy - Math.round(length),
+      );
+      const outcomeAt = endedBy - i * 1_000;
+      const sentAt = outcomeAt - Math.round(length);
+      await store.apply(
+        {
+          jobId: job.id,
+          job: { phase: 'idle', lastOutcome: 'completed_pr' },
+          run: { id: run.id, patch: { state: 'sent', sentAt, outcome: 'completed_pr', outcomeAt } },
+          incrementRunCount: true,
+        },
+        outcomeAt,
+      );
+    }
+  } finally {
+    await store.close();
+  }
+}
+
 /** Stand-ins holding seeded running jobs, timing each thread's first post and every GET. */
 export async function seededWorld(
   options: Omit<Parameters<typeof seedActiveJobs>[0], 'path' | 'agent' | 'slack'> & {

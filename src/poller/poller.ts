@@ -6,13 +6,16 @@ import type { Config } from '../config/config.js';
 import { outcomeOf } from '../jobs/agent-outcomes.js';
 import type { RunOutcomes } from '../jobs/outcomes.js';
 import type { Logger } from '../logging/logger.js';
-import type { Change, ClusterStore, JobRecord, JobsStore } from '../store/types.js';
+import type { Change, ClusterStore, JobRecord, JobsStore, RunLengthsStore } from '../store/types.js';
 import { backoffMs, createLoop, type Loop } from '../util/loop.js';
 import type { YieldGate } from '../util/yield-gate.js';
 import type { RequestBudget } from './budget.js';
+import { createRunWindows, type RunWindow } from './run-window.js';
 
 export interface PollerOptions {
-  store: Pick<JobsStore, 'applyAll' | 'nextDueAt'> & Pick<ClusterStore, 'claimDueJobs' | 'releaseJob'>;
+  store: Pick<JobsStore, 'applyAll' | 'nextDueAt'> &
+    Pick<ClusterStore, 'claimDueJobs' | 'releaseJob'> &
+    Pick<RunLengthsStore, 'runLengths'>;
   /** This process's instance id, under which it claims the jobs it polls. */
   instanceId: string;
   /** The agent API client of a documentation project (null: the default project). */
@@ -43,20 +46,29 @@ export const POLL_REFUSALS_BEFORE_NOTICE = 3;
  * Largest share by which each interval is shortened at random, so jobs started together (or
  * after a restart) drift apart. Never lengthened: no run waits longer than its interval.
  */
-export const POLL_JITTER = 0.2;
+export const POLL_JITTER = 0.1;
+/** Share of the poll interval between polls while a run is as old as the project's runs usually are when they end. */
+export const POLL_DENSE_SHARE = 0.85;
 
 /**
- * Interval before the next poll of a healthy run of the given age: `intervalMs` until the run is
- * `backoffAfterMs` old (most runs finish by then, and are reported promptly), then a tenth of its
- * age, capped at `maxIntervalMs`. Runs that go on for hours are where fixed polling spends most
- * of its requests, and a tenth of a long wait is late by little.
+ * Interval before the next poll of a healthy run of the given age. Where its project's latest runs
+ * ended (`window`), a little under `intervalMs`; before the earliest of them, none until the run
+ * is that old (at most `maxIntervalMs`). Otherwise `intervalMs` until the run is `backoffAfterMs`
+ * old (most runs finish by then, and are reported promptly), then a tenth of its age, capped at
+ * `maxIntervalMs`. Runs that go on for hours are where fixed polling spends most of its requests,
+ * and a tenth of a long wait is late by little. No outcome is seen more than `maxIntervalMs` late.
  */
 export function pollInterval(
   ageMs: number,
   intervalMs: number,
   backoffAfterMs: number,
   maxIntervalMs: number,
+  window?: RunWindow,
 ): number {
+  if (window && ageMs < window.untilMs) {
+    const dense = Math.round(intervalMs * POLL_DENSE_SHARE);
+    return ageMs < window.fromMs ? Math.max(dense, Math.min(maxIntervalMs, window.fromMs - ageMs)) : dense;
+  }
   if (ageMs < backoffAfterMs) return intervalMs;
   return Math.min(maxIntervalMs, Math.max(intervalMs, Math.round(ageMs * POLL_AGE_SHARE)));
 }
@@ -97,6 +109,7 @@ export function createPoller(options: PollerOptions): Poller {
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
   const inFlight = new Set<number>();
+  const windows = createRunWindows({ store, logger, now });
 
   const jitter = (ms: number) => Math.round(ms * (1 - POLL_JITTER * random()));
 
@@ -146,6 +159,7 @@ export function createPoller(options: PollerOptions): Poller {
           settings.intervalMs,
           settings.backoffAfterMs,
           settings.maxIntervalMs,
+          await windows.of(job.projectId),
         );
     // Rescheduling ends this instance's claim in the same write.
     queueReschedule({

@@ -7,6 +7,7 @@ import { pullRequestMethods } from './pull-requests.js';
 import type { NewJob, NewRun } from './records.js';
 import { eraseExpired } from './retention.js';
 import { parseAssistantThread, parseFigures, parseProjectUses } from './rows.js';
+import { runLengthMethods } from './run-lengths.js';
 import { slackPauseMethods } from './slack-pauses.js';
 import { type Engine, type Operation, type Statements, tx } from './statements.js';
 import type { Store } from './types.js';
@@ -220,6 +221,7 @@ export function storeAreas(engine: Engine): Omit<Store, 'checkpoint' | 'close'> 
     ...feedbackMethods(engine),
     ...pullRequestMethods(engine),
     ...slackPauseMethods(engine),
+    ...runLengthMethods(engine),
     async recordHomeOpened(userId, teamId, now) {
       await engine.write('recordHomeOpened', { userId, teamId, now });
     },

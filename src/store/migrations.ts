@@ -123,8 +123,8 @@ export const FEEDBACK_REASONS_MIGRATION = {
 /**
  * Version 18: Slack's rate limits.
  *
- * session_status: the status the bot last set on the job thread's agent session (or that Slack
- * refused for good); null until one is. A card update sends the session's status only when it
+ * session_status: the status the bot last set on the job thread's agent session, or
+ * `refused:<status>` when Slack refused that status for good; null until one is. A card update sends the session's status only when it
  * differs: `agents.sessions.setStatus` is limited like the card's own edits.
  *
  * slack_pauses: what Slack told an instance to wait out (a 429's `Retry-After`) before calling a
@@ -140,6 +140,18 @@ export const SLACK_LIMITS_MIGRATION = {
         scope TEXT PRIMARY KEY,
         until_at {{time}} NOT NULL
       );
+    `,
+} as const;
+
+/**
+ * Version 19: the latest runs first, by when their outcome was seen: the poller reads a project's
+ * latest run lengths (`store/run-lengths.ts`) without reading every run ever made.
+ */
+export const RUN_LENGTHS_MIGRATION = {
+  version: 19,
+  name: 'run lengths',
+  sql: `
+      CREATE INDEX runs_outcome_at ON runs (outcome_at) WHERE outcome_at IS NOT NULL;
     `,
 } as const;
 

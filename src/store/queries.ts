@@ -5,6 +5,7 @@ import { JOB_QUERIES } from './jobs.js';
 import { OUTBOX_QUERIES } from './outbox.js';
 import { PULL_REQUEST_QUERIES } from './pull-requests.js';
 import { RETENTION_QUERIES } from './retention.js';
+import { RUN_LENGTH_QUERIES } from './run-lengths.js';
 import type { Dialect } from './schema.js';
 import { SLACK_PAUSE_QUERIES } from './slack-pauses.js';
 import { USES_QUERIES } from './uses.js';
@@ -29,6 +30,7 @@ const SHARED = {
   ...FEEDBACK_QUERIES,
   ...PULL_REQUEST_QUERIES,
   ...SLACK_PAUSE_QUERIES,
+  ...RUN_LENGTH_QUERIES,
 } as const;
 
 /**

@@ -214,6 +214,8 @@ export const parseSlackPause = parser<SlackPause>(
   'Slack pause',
   z.strictObject({ scope: z.string(), leftMs: int }),
 );
+/** How long a run took, in milliseconds. */
+export const parseRunLength = parser('run length', z.strictObject({ lengthMs: int }));
 /** The highest id (`MAX(id) AS id`), null when there is none. */
 export const parseMaxId = parser('highest id', z.strictObject({ id: int.nullable() }));
 /** An assistant thread: the channel its pane was last open beside, if any. */

@@ -6,6 +6,7 @@ import {
   POLL_REFUSALS_MIGRATION,
   PULL_REQUEST_CLAIMS_MIGRATION,
   PULL_REQUESTS_MIGRATION,
+  RUN_LENGTHS_MIGRATION,
   SLACK_LIMITS_MIGRATION,
 } from './migrations.js';
 
@@ -281,6 +282,7 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> 
   PULL_REQUESTS_MIGRATION,
   PULL_REQUEST_CLAIMS_MIGRATION,
   SLACK_LIMITS_MIGRATION,
+  RUN_LENGTHS_MIGRATION,
 ];
 
 export function migrationsFor(dialect: Dialect): { version: number; name: string; sql: string }[] {

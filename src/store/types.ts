@@ -59,9 +59,11 @@ import type { JobsStore, RunsStore } from './jobs.js';
 import type { OutboxStore } from './outbox.js';
 import type { PullRequestsStore } from './pull-request-records.js';
 import type { RetentionStore } from './retention.js';
+import type { RunLengthsStore } from './run-lengths.js';
 import type { SlackPausesStore } from './slack-pauses.js';
 import type { UsesStore } from './uses.js';
 
+export type { RunLengthsStore } from './run-lengths.js';
 export type { SlackPause, SlackPausesStore } from './slack-pauses.js';
 
 /** The whole store, every role together: what each engine implements and the composition root opens. */
@@ -77,5 +79,6 @@ export interface Store
     FeedbackStore,
     PullRequestsStore,
     SlackPausesStore,
+    RunLengthsStore,
     ReportsStore,
     RetentionStore {}

@@ -9,9 +9,11 @@ import { createRequestBudget } from '../../src/poller/budget.js';
 import {
   createPoller,
   failureBackoff,
+  POLL_DENSE_SHARE,
   POLL_REFUSALS_BEFORE_NOTICE,
   type Poller,
 } from '../../src/poller/poller.js';
+import { RUN_WINDOW_MIN_RUNS } from '../../src/poller/run-window.js';
 import type { JobRecord } from '../../src/store/types.js';
 import { type AgentStandIn, API_KEY, PROJECT_ID, startAgentStandIn } from '../helpers/agent-stand-in.js';
 import { waitFor } from '../helpers/http.js';
@@ -123,6 +125,30 @@ async function pollThrough(job: JobRecord, steps: Array<number | 'answered'>) {
 }
 
 describe('one poll of a job', () => {
+  it('looks next where the project’s latest runs ended: not before the earliest of them, densely after', async () => {
+    // Ten finished runs of the job's project, of 2 to 11 minutes.
+    for (let i = 0; i < RUN_WINDOW_MIN_RUNS; i++) {
+      const { job, run } = await world.insertJob({ triggerKey: `history-${i}` });
+      const sentAt = world.clock.at - 60 * 60_000;
+      await world.store.apply(
+        {
+          jobId: job.id,
+          run: {
+            id: run.id,
+            patch: { state: 'sent', sentAt, outcome: 'completed_pr', outcomeAt: sentAt + (i + 2) * 60_000 },
+          },
+        },
+        world.clock.at,
+      );
+    }
+    const young = await pollClaimed(await watchedJob());
+    expect(young.nextPollAt).toBe(T0 + 0.9 * 2 * 60_000);
+    world.advance(0.9 * 2 * 60_000);
+    const due = await pollClaimed(young);
+    expect(due.nextPollAt).toBe(world.clock.at + Math.round(INTERVAL * POLL_DENSE_SHARE));
+    expect(agent.requestsFor('get')).toHaveLength(2);
+  });
+
   it('keeps watching a run the agent still works on, at the interval, and ends its claim', async () => {
     const job = await pollClaimed(await watchedJob());
     expect(agent.requestsFor('get')).toHaveLength(1);
