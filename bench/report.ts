@@ -11,6 +11,7 @@ import { BARE, floodRows, perRound } from './flood-rows.js';
 import type { JobCpuResult } from './job-cpu.js';
 import type { PollEconomyResult } from './poll-economy.js';
 import type { PollerScaleResult } from './poller-scale.js';
+import type { RealisticPaceResult } from './realistic-pace.js';
 import { round, type Summary } from './stats.js';
 import { judge, measured, ms, NOT_MEASURED, type Row, s, type Verdict, x } from './verdicts.js';
 
@@ -56,6 +57,8 @@ export interface BenchResults {
   economy: PollEconomyResult;
   /** The busy workspace against Slack's rate limits; absent from reports made before it was measured. */
   busy?: BusyWorkspaceResult;
+  /** Commands at a realistic pace against the naive bot; absent from reports made before it was measured. */
+  pace?: RealisticPaceResult;
   /**
    * Parts measured in a run of their own (`BENCH_ONLY=<part>`) and published into this report
    * (`BENCH_PART`), each with where and how that run was made; every ratio of a part is still
