@@ -9,6 +9,7 @@ import type { ColdBurstResult } from './cold-burst.js';
 import type { FloodResult } from './flood.js';
 import { BARE, floodRows, perRound } from './flood-rows.js';
 import type { JobCpuResult } from './job-cpu.js';
+import { paceRows } from './pace-rows.js';
 import type { PollEconomyResult } from './poll-economy.js';
 import type { PollerScaleResult } from './poller-scale.js';
 import type { RealisticPaceResult } from './realistic-pace.js';
@@ -220,6 +221,7 @@ export function rows(r: BenchResults): Row[] {
       met: judge([latencyRatio], () => latencyRatio <= 1.2),
     },
     ...(r.busy ? busyRows(r.busy, r.settings) : []),
+    ...(r.pace ? paceRows(r.pace) : []),
   ];
 }
 
