@@ -65,8 +65,11 @@ export interface BenchResults {
    * (`BENCH_PART`), each with where and how that run was made; every ratio of a part is still
    * between figures of one run.
    */
-  partRuns?: Partial<Record<'busy', RunInfo>>;
+  partRuns?: Partial<Record<PartName, RunInfo>>;
 }
+
+/** The parts that may be measured in a run of their own and published into a full run's report. */
+export type PartName = 'busy' | 'pace' | 'economy' | 'cpu';
 
 export { judge, type Row, type Verdict } from './verdicts.js';
 
