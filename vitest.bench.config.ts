@@ -7,7 +7,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['bench/**/*.run.ts'],
-    // The whole benchmark is one test of about 35 minutes (the busy workspace alone, about 20).
+    // The whole benchmark is one test of about 37 minutes (the busy workspace alone, about 20).
     testTimeout: 3_600_000,
     hookTimeout: 60_000,
     pool: 'forks',

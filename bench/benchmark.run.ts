@@ -11,12 +11,13 @@ import { flood } from './flood.js';
 import { jobCpu } from './job-cpu.js';
 import { pollEconomy } from './poll-economy.js';
 import { pollerScale } from './poller-scale.js';
+import { realisticPace } from './realistic-pace.js';
 import { runInfo, writeReport } from './report.js';
 
 const setting = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 
 it('measures docs-agent against its baselines', async () => {
-  // BENCH_ONLY=flood|ack|cold|cpu|scale|economy|busy runs one part and prints it (no report),
+  // BENCH_ONLY=flood|ack|cold|cpu|scale|economy|busy|pace runs one part and prints it (no report),
   // keeping its raw readings, with the run's settings and machine, in reports/bench-<part>.json.
   const only = process.env.BENCH_ONLY as keyof typeof parts | undefined;
   const run = runInfo(only ? `BENCH_ONLY=${only} npm run bench` : 'npm run bench');
@@ -39,6 +40,10 @@ it('measures docs-agent against its baselines', async () => {
     busyLatencyMs: setting('BENCH_BUSY_LATENCY_MS', 100),
     // 0: the limited runs and their unlimited baselines one after the other, not side by side.
     busySideBySide: setting('BENCH_BUSY_SIDE_BY_SIDE', 1),
+    paceCommands: setting('BENCH_PACE_COMMANDS', 50),
+    paceIntervalMs: setting('BENCH_PACE_INTERVAL_MS', 300),
+    paceRounds: setting('BENCH_PACE_ROUNDS', 4),
+    paceLatencyMs: setting('BENCH_PACE_LATENCY_MS', 100),
   };
   const parts = {
     flood: () =>
@@ -97,6 +102,14 @@ it('measures docs-agent against its baselines', async () => {
         graceMs: 180_000,
         sideBySide: settings.busySideBySide !== 0,
       }),
+    pace: () =>
+      realisticPace({
+        commands: settings.paceCommands,
+        intervalMs: settings.paceIntervalMs,
+        rounds: settings.paceRounds,
+        latencyMs: settings.paceLatencyMs,
+        warmup: 100,
+      }),
   };
   if (only) {
     const result = await parts[only]();
@@ -123,6 +136,8 @@ it('measures docs-agent against its baselines', async () => {
   const economy = await parts.economy();
   log('busy workspace against Slack rate limits');
   const busy = await parts.busy();
-  const text = writeReport({ run, settings, flood: sustained, ack, cold, cpu, scale, economy, busy });
+  log('realistic pace against the naive bot');
+  const pace = await parts.pace();
+  const text = writeReport({ run, settings, flood: sustained, ack, cold, cpu, scale, economy, busy, pace });
   process.stdout.write(`\n${text}\nWritten to reports/bench.md and reports/bench.json\n`);
 });

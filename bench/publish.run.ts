@@ -3,8 +3,9 @@
  * reports/bench.json, as `npm run bench` writes it) to docs/benchmarks/last-run.json and
  * regenerates from it the table in docs/benchmarks.md and the summary in the README.
  * `BENCH_REPORT=docs/benchmarks/last-run.json` regenerates them from the published run.
- * `BENCH_PART=reports/bench-busy.json` publishes a part measured in a run of its own
- * (`BENCH_ONLY=busy npm run bench`) into the published report, with that run's own record.
+ * `BENCH_PART=reports/bench-<part>.json` publishes a part measured in a run of its own
+ * (`BENCH_ONLY=<part> npm run bench`: busy, pace, economy or cpu) into the published report,
+ * with that run's own record.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';

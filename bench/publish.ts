@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { type BenchResults, markdown, summary } from './report.js';
+import { type BenchResults, markdown, type PartName, summary } from './report.js';
 
 /** The published run's raw report, committed beside docs/benchmarks.md. */
 export const PUBLISHED_REPORT = 'docs/benchmarks/last-run.json';
@@ -36,18 +36,43 @@ export function replaceBlock(text: string, block: string, content: string): stri
 }
 
 /**
- * `published` with the busy part of `part`, a report of a run of that part alone: its figures,
- * its settings and where and how its run was made (`partRuns`). The other parts stay as they were.
+ * The parts a run of their own (`BENCH_ONLY=<part>`) may publish into the published report: the
+ * prefix of their own settings, and the settings they share with other parts, which must be the
+ * published run's (its figures of other parts rest on them too).
+ */
+export const PUBLISHABLE_PARTS: Record<PartName, { prefix: string; shared: string[] }> = {
+  busy: { prefix: 'busy', shared: [] },
+  pace: { prefix: 'pace', shared: [] },
+  economy: { prefix: 'economy', shared: ['latencyMs'] },
+  cpu: { prefix: 'cpu', shared: ['latencyMs'] },
+};
+
+const isPart = (key: string): key is PartName => Object.hasOwn(PUBLISHABLE_PARTS, key);
+
+/**
+ * `published` with the part of `part`, a report of a run of that part alone: its figures, its
+ * settings and where and how its run was made (`partRuns`). The other parts stay as they were.
  */
 export function withPart(published: BenchResults, part: BenchResults): BenchResults {
-  if (!part.busy) throw new Error('the part report has no busy part: make it with BENCH_ONLY=busy');
+  const names = Object.keys(part).filter((key) => isPart(key) && part[key] !== undefined) as PartName[];
+  const name = names[0];
+  if (name === undefined || names.length > 1)
+    throw new Error(
+      `the part report has ${names.length ? `several parts (${names.join(', ')})` : 'no part to publish'}: make it with BENCH_ONLY=${Object.keys(PUBLISHABLE_PARTS).join('|')}`,
+    );
+  const { prefix, shared } = PUBLISHABLE_PARTS[name];
+  for (const key of shared)
+    if (part.settings[key] !== published.settings[key])
+      throw new Error(
+        `the ${name} part was measured with ${key}=${part.settings[key]}, the published run with ${published.settings[key]}`,
+      );
   const settings = Object.fromEntries(
-    Object.entries(part.settings).filter(([key]) => key.startsWith('busy')),
+    Object.entries(part.settings).filter(([key]) => key.startsWith(prefix)),
   );
   return {
     ...published,
     settings: { ...published.settings, ...settings },
-    busy: part.busy,
-    partRuns: { ...published.partRuns, busy: part.run },
+    [name]: part[name],
+    partRuns: { ...published.partRuns, [name]: part.run },
   };
 }

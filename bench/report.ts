@@ -9,8 +9,10 @@ import type { ColdBurstResult } from './cold-burst.js';
 import type { FloodResult } from './flood.js';
 import { BARE, floodRows, perRound } from './flood-rows.js';
 import type { JobCpuResult } from './job-cpu.js';
+import { paceRows } from './pace-rows.js';
 import type { PollEconomyResult } from './poll-economy.js';
 import type { PollerScaleResult } from './poller-scale.js';
+import type { RealisticPaceResult } from './realistic-pace.js';
 import { round, type Summary } from './stats.js';
 import { judge, measured, ms, NOT_MEASURED, type Row, s, type Verdict, x } from './verdicts.js';
 
@@ -56,13 +58,18 @@ export interface BenchResults {
   economy: PollEconomyResult;
   /** The busy workspace against Slack's rate limits; absent from reports made before it was measured. */
   busy?: BusyWorkspaceResult;
+  /** Commands at a realistic pace against the naive bot; absent from reports made before it was measured. */
+  pace?: RealisticPaceResult;
   /**
    * Parts measured in a run of their own (`BENCH_ONLY=<part>`) and published into this report
    * (`BENCH_PART`), each with where and how that run was made; every ratio of a part is still
    * between figures of one run.
    */
-  partRuns?: Partial<Record<'busy', RunInfo>>;
+  partRuns?: Partial<Record<PartName, RunInfo>>;
 }
+
+/** The parts that may be measured in a run of their own and published into a full run's report. */
+export type PartName = 'busy' | 'pace' | 'economy' | 'cpu';
 
 export { judge, type Row, type Verdict } from './verdicts.js';
 
@@ -217,6 +224,7 @@ export function rows(r: BenchResults): Row[] {
       met: judge([latencyRatio], () => latencyRatio <= 1.2),
     },
     ...(r.busy ? busyRows(r.busy, r.settings) : []),
+    ...(r.pace ? paceRows(r.pace) : []),
   ];
 }
 

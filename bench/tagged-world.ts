@@ -73,10 +73,10 @@ export async function taggedWorld(options: {
     projects: [PROJECT_ID, ...Array.from({ length: BENCH_CHANNELS }, (_, i) => `proj${i}`)],
     ...(options.finishAfterGets !== undefined ? { finishAfterGets: options.finishAfterGets } : {}),
     hooks: {
-      before: (op, body) => {
+      // On arrival, as the Slack stand-in's hook is: after the latency it would be a round trip late.
+      arrived: (op, body) => {
         const tag = op === 'create' ? tagOf(body?.prompt) : undefined;
         if (tag) createAt.set(tag, preciseNow());
-        return undefined;
       },
     },
   });

@@ -45,7 +45,52 @@ describe('published benchmark figures', () => {
     expect(merged.busy).toEqual(alone.busy);
     expect(merged.partRuns).toEqual({ busy: busyRun });
     expect(markdown(merged)).toContain('The `busy` part was measured in a run of its own: commit abc1234');
-    expect(() => withPart(base, { ...part, busy: undefined })).toThrow(/no busy part/);
+    expect(() => withPart(base, { ...part, busy: undefined })).toThrow(/no part to publish/);
+  });
+
+  /** A report of a run of one part alone, its settings every part's as that run had them. */
+  const alone = (name: string, fields: Partial<BenchResults>, settings: Record<string, number>) =>
+    ({
+      run: { ...report.run, command: `BENCH_ONLY=${name} npm run bench`, commit: `${name}000` },
+      settings: { ...report.settings, commands: 1, busyRate: 1, ...settings },
+      ...fields,
+    }) as BenchResults;
+
+  it('publishes any part measured alone, under its own key, keeping the parts published before', () => {
+    // The committed report with the busy part published from a run of its own, as today.
+    const published: BenchResults = structuredClone(report);
+    const economy = { ...report.economy, ours: { ...report.economy.ours, getsPerJob: 1.5 } };
+    const merged = withPart(
+      published,
+      alone('economy', { economy }, { economyJobs: 7, economyTimeScale: 0.5 }),
+    );
+    expect(merged.economy).toEqual(economy);
+    expect(merged.cpu).toEqual(report.cpu);
+    expect(merged.busy).toEqual(report.busy);
+    // Only the part's own settings: another part's, as that run had them, are not the published run's.
+    expect(merged.settings).toEqual({ ...report.settings, economyJobs: 7, economyTimeScale: 0.5 });
+    expect(Object.keys(merged.partRuns ?? {})).toEqual([...Object.keys(report.partRuns ?? {}), 'economy']);
+    expect(merged.partRuns?.economy?.commit).toBe('economy000');
+    expect(merged.partRuns?.busy).toEqual(report.partRuns?.busy);
+    const cpu = { ...report.cpu, ours: { ...report.cpu.ours, cpuMsPerJob: 0.5 } };
+    const twice = withPart(merged, alone('cpu', { cpu }, { cpuJobs: 9 }));
+    expect(twice.cpu).toEqual(cpu);
+    expect(twice.economy).toEqual(economy);
+    expect(twice.settings.cpuJobs).toBe(9);
+    // The footer names every part run on its own.
+    for (const name of Object.keys(twice.partRuns ?? {}))
+      expect(markdown(twice)).toContain(`The \`${name}\` part was measured in a run of its own`);
+  });
+
+  it('refuses a part report that is a full run, or a part measured with another shared setting', () => {
+    const published: BenchResults = structuredClone(report);
+    expect(() => withPart(published, published)).toThrow(/several parts \(cpu, economy/);
+    const cpuAlone = alone(
+      'cpu',
+      { cpu: report.cpu },
+      { latencyMs: Number(report.settings.latencyMs) + 100 },
+    );
+    expect(() => withPart(published, cpuAlone)).toThrow(/cpu part was measured with latencyMs=/);
   });
 
   it('a missing reading is "not measured", never met', () => {

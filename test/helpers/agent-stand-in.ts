@@ -123,6 +123,8 @@ export interface StandInJob {
  * validates every job it returns. Tests move jobs to terminal states and inject faults.
  */
 export interface AgentHooks {
+  /** Called as an accepted request arrives, before the stand-in's latency: when it reached the API. */
+  arrived?(op: AgentOperation, body: Json | undefined): void;
   /** Called before an accepted request is processed; 'drop' closes the connection unprocessed. */
   before?(op: AgentOperation, body: Json | undefined): 'drop' | undefined;
   /** Called once the answer has been sent. */
@@ -259,6 +261,7 @@ export async function startAgentStandIn(options: AgentStandInOptions = {}) {
       ...(body ? { body } : {}),
       at: Date.now(),
     });
+    options.hooks?.arrived?.(op, body);
 
     if (op === 'get') {
       const id = decodeURIComponent(jobId as string);
