@@ -110,6 +110,7 @@ function pairRows(where: string, pair: BusyPair | undefined, instances: number):
         baseline: lost(free),
         ratio: '',
         target: '0',
+        serves: 'everyone: nothing a person asked for is lost',
         met: judge([lostCount, limited.commands || Number.NaN], () => lostCount === 0),
       },
     ),
@@ -118,6 +119,7 @@ function pairRows(where: string, pair: BusyPair | undefined, instances: number):
       baseline: `${p50p95(free.endToOutcomeMs, s)} (no limits)`,
       ratio: `p95 ${x(outcomeRatio)}`,
       target: 'p95 ≤ 1.2x',
+      serves: 'the person who asked, waiting for the outcome',
       met: judge([outcomeRatio], () => outcomeRatio <= 1.2),
     }),
     row('command to status card p50 / p95', {
@@ -125,6 +127,7 @@ function pairRows(where: string, pair: BusyPair | undefined, instances: number):
       baseline: `${p50p95(free.commandToCardMs, ms)} (no limits)`,
       ratio: `p95 ${x(cardRatio)}`,
       target: 'p95 ≤ 1.2x',
+      serves: 'the person typing: the first thing they see',
       met: judge([cardRatio], () => cardRatio <= 1.2),
     }),
     row('429s on chat.postMessage (what a person waits for)', {
@@ -132,6 +135,7 @@ function pairRows(where: string, pair: BusyPair | undefined, instances: number):
       baseline: '',
       ratio: '',
       target: '0',
+      serves: 'people waiting for a card or an outcome',
       met: judge([counted ? postRefused : Number.NaN], () => postRefused === 0),
     }),
     row('calls made during a Retry-After, by method', {
@@ -139,6 +143,7 @@ function pairRows(where: string, pair: BusyPair | undefined, instances: number):
       baseline: '',
       ratio: '',
       target: '0',
+      serves: 'the workspace: Slack treats an app that calls through its 429s as misbehaving',
       met: judge([counted ? during : Number.NaN], () => during === 0),
     }),
     ...reportedRows(row, limited, free),

@@ -22,7 +22,7 @@ export function paceRows(pace: RealisticPaceResult): Row[] {
   const { ours, naive, roundTripMs: trip } = pace;
   const load = `realistic pace (a command every ${pace.intervalMs} ms, ${trip} ms per answer)`;
   const complete = ours.measured === ours.sent && ours.non200 === 0 && ours.sent > 0;
-  const row = (what: string, k: 'cardMs' | 'jobMs'): Row => {
+  const row = (what: string, k: 'cardMs' | 'jobMs', serves: string): Row => {
     const gap = ours[k].p50 - naive[k].p50;
     return {
       measure: `${load}: command to ${what} p50 / p95`,
@@ -30,13 +30,14 @@ export function paceRows(pace: RealisticPaceResult): Row[] {
       baseline: `${ms(naive[k].p50)} / ${ms(naive[k].p95)} (naive bot)${lostNote(naive)}`,
       ratio: `p50 ${trips(gap, trip)}`,
       target: "p50 ≤ naive's + half a round trip",
+      serves,
       met: judge([ours[k].p50, naive[k].p50, trip], () => gap <= trip / 2 && complete),
     };
   };
   const fromLimit = (run: PaceRun) => `${trips(run.cardMs.p50, trip)} / ${trips(run.jobMs.p50 - trip, trip)}`;
   return [
-    row('status card', 'cardMs'),
-    row('job created upstream', 'jobMs'),
+    row('status card', 'cardMs', 'the person typing: the first thing they see'),
+    row('job created upstream', 'jobMs', 'the person who asked: the agent starts on it'),
     {
       measure: `${load}: p50 above the limit (card: no round trip before it; job: one, the card's answer), card / job`,
       ours: fromLimit(ours),

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
 import { API_KEY, PROJECT_ID } from '../test/helpers/agent-stand-in.js';
 import { testEnv } from '../test/helpers/harness.js';
 import { waitFor } from '../test/helpers/http.js';
@@ -71,6 +72,15 @@ async function scriptedWorld(durations: number[], options: PollEconomyOptions, i
   });
   const endedAt = new Map<string, number>();
   const start = () => {
+    // The runs start now, with the script, not when they were put in the store before the app
+    // started: a run's age is what the poller schedules by (the app reads it at every poll).
+    const db = new Database(world.path);
+    try {
+      db.pragma('busy_timeout = 5000');
+      db.prepare("UPDATE jobs SET run_started_at = ? WHERE phase = 'active'").run(Date.now());
+    } finally {
+      db.close();
+    }
     world.jobs.forEach((job, i) => {
       setTimeout(
         () => {

@@ -11,10 +11,11 @@ import { BARE, floodRows, perRound } from './flood-rows.js';
 import type { JobCpuResult } from './job-cpu.js';
 import { paceRows } from './pace-rows.js';
 import type { PollEconomyResult } from './poll-economy.js';
+import { pollRows } from './poll-rows.js';
 import type { PollerScaleResult } from './poller-scale.js';
 import type { RealisticPaceResult } from './realistic-pace.js';
 import { round, type Summary } from './stats.js';
-import { judge, measured, ms, NOT_MEASURED, type Row, s, type Verdict, x } from './verdicts.js';
+import { judge, ms, type Row, type Verdict, x } from './verdicts.js';
 
 /** Where and how a run was made, taken when it started. */
 export interface RunInfo {
@@ -75,7 +76,7 @@ export { judge, type Row, type Verdict } from './verdicts.js';
 
 /** The table of every figure with its baseline, its ratio and its target. */
 export function rows(r: BenchResults): Row[] {
-  const { ack, cold, cpu, scale, economy } = r;
+  const { ack, cold, cpu } = r;
   const throughputRatio = ack.ours.throughput / ack.bare.throughput;
   const p50Ratio = ack.ours.latencyMs.p50 / ack.bare.latencyMs.p50;
   const p99Ratio = ack.ours.latencyMs.p99 / ack.bare.latencyMs.p99;
@@ -84,13 +85,9 @@ export function rows(r: BenchResults): Row[] {
   const latencies = (l: Summary) => [l.p50, l.p95, l.p99, l.max].map(ms).join(' / ');
   const bursts = `short bursts: ${r.settings.commands} commands in bursts of 300 at ${r.settings.concurrency}, background work between bursts, not measured`;
   const burst = `cold burst of ${r.settings.coldCommands} at ${r.settings.concurrency}, ${cold.bare.latencyMs.count / Number(r.settings.coldCommands)} rounds pooled, both warmed alike`;
-  const boundRatio = scale.deliveryMs.p95 / scale.boundMs;
-  const getsRatio = economy.naive.getsPerJob / economy.ours.getsPerJob;
-  const latencyRatio = economy.ours.latencyMs.p95 / economy.naive.latencyMs.p95;
-  const budget = Number(r.settings.pollBudget);
-  // No GET seen is no reading of the busiest second, not a second within budget.
-  const busiest = scale.getsPerSecond > 0 ? scale.busiestSecond : Number.NaN;
-  const rss = scale.peakRssBytes > 0 ? scale.peakRssBytes : Number.NaN;
+  const cpuRatio = cpu.ours.cpuMsPerJob / cpu.naive.cpuMsPerJob;
+  /** Why the cold burst's figures are reported, not targeted. */
+  const noColdBurst = 'nobody yet: no team sends 100 commands in the first second after a start';
   return [
     ...floodRows(r),
     {
@@ -123,8 +120,9 @@ export function rows(r: BenchResults): Row[] {
       ours: latencies(cold.ours.latencyMs),
       baseline: `${latencies(cold.bare.latencyMs)} (${BARE})`,
       ratio: `p50 ${x(coldP50Ratio)}, p99 ${x(coldP99Ratio)}`,
-      target: 'p99 ≤ 1.2x',
-      met: judge([coldP99Ratio], () => coldP99Ratio <= 1.2 && cold.ours.non200 === 0),
+      target: 'reported',
+      serves: noColdBurst,
+      met: undefined,
     },
     perRound("cold burst: each round's own ack p99 ratio, median (lowest to highest)", cold.roundP99Ratios),
     {
@@ -140,21 +138,18 @@ export function rows(r: BenchResults): Row[] {
       ours: `${ms(cold.ackToCardMs.p50)} / ${ms(cold.ackToCardMs.p99)}; ${ms(cold.ackToJobMs.p50)} / ${ms(cold.ackToJobMs.p99)}`,
       baseline: '',
       ratio: '',
-      target: 'p99 ≤ 1.5 s',
-      met: judge(
-        [cold.ackToCardMs.p99, cold.ackToJobMs.p99],
-        () =>
-          Math.max(cold.ackToCardMs.p99, cold.ackToJobMs.p99) <= 1_500 &&
-          cold.started === cold.ours.latencyMs.count,
-      ),
+      target: 'reported',
+      serves: noColdBurst,
+      met: undefined,
     },
     {
       measure: `CPU per job, command to outcome post (${r.settings.cpuJobs} jobs)`,
       ours: `${ms(cpu.ours.cpuMsPerJob)} (${cpu.ours.completed} done)`,
       baseline: `${ms(cpu.naive.cpuMsPerJob)} (naive bot, ${cpu.naive.completed} done)`,
-      ratio: x(cpu.ours.cpuMsPerJob / cpu.naive.cpuMsPerJob),
-      target: 'reported',
-      met: undefined,
+      ratio: x(cpuRatio),
+      target: '≤ 1.5x',
+      serves: 'the operator: what a job costs to run',
+      met: judge([cpuRatio], () => cpuRatio <= 1.5 && cpu.ours.completed === cpu.naive.completed),
     },
     {
       measure: `${bursts}: non-200 answers`,
@@ -162,6 +157,7 @@ export function rows(r: BenchResults): Row[] {
       baseline: String(ack.bare.non200),
       ratio: '',
       target: '0',
+      serves: 'the person typing: an error instead of an answer',
       met: judge([ack.ours.latencyMs.count || Number.NaN], () => ack.ours.non200 === 0),
     },
     {
@@ -169,60 +165,11 @@ export function rows(r: BenchResults): Row[] {
       ours: [ack.startLatencyMs.p50, ack.startLatencyMs.p95, ack.startLatencyMs.p99].map(ms).join(' / '),
       baseline: '',
       ratio: '',
-      target: 'p99 < 20 ms',
-      met: judge(
-        [ack.startLatencyMs.p99],
-        () => ack.startLatencyMs.p99 < 20 && ack.started === ack.bare.latencyMs.count,
-      ),
+      target: 'reported',
+      serves: 'nobody yet: 300 commands in 150 ms; the realistic pace measures what a person waits for',
+      met: undefined,
     },
-    {
-      measure: `outcome delivery p50 / p95 / max (${scale.expected} of ${r.settings.scaleJobs} jobs end)`,
-      ours: [scale.deliveryMs.p50, scale.deliveryMs.p95, scale.deliveryMs.max].map(s).join(' / '),
-      baseline: `bound ${s(scale.boundMs)}`,
-      ratio: `p95 ${x(boundRatio)}`,
-      target: 'p95 ≤ 1.2x bound',
-      met: judge([boundRatio], () => boundRatio <= 1.2 && scale.delivered === scale.expected),
-    },
-    {
-      measure: 'upstream GETs per second: mean / busiest second',
-      ours: `${scale.getsPerSecond} / ${measured(busiest) ? busiest : NOT_MEASURED}`,
-      baseline: `budget ${budget}`,
-      ratio: x(busiest / budget),
-      target: 'busiest ≤ budget',
-      met: judge([busiest], () => busiest <= budget),
-    },
-    {
-      measure: `peak RSS with ${r.settings.scaleJobs} running jobs`,
-      ours: measured(rss) ? `${round(rss / 2 ** 20, 1)} MB` : NOT_MEASURED,
-      baseline: '',
-      ratio: '',
-      target: '< 150 MB',
-      met: judge([rss], () => rss < 150 * 2 ** 20),
-    },
-    {
-      measure: `start-up to /healthz ready, ${r.settings.scaleJobs} jobs stored`,
-      ours: ms(scale.startupMs),
-      baseline: '',
-      ratio: '',
-      target: '< 1 s',
-      met: judge([scale.startupMs], () => scale.startupMs < 1_000),
-    },
-    {
-      measure: 'GETs per completed job',
-      ours: String(economy.ours.getsPerJob),
-      baseline: `${economy.naive.getsPerJob} (naive fixed interval)`,
-      ratio: `${x(getsRatio)} fewer`,
-      target: '≥ 2x fewer',
-      met: judge([getsRatio], () => getsRatio >= 2),
-    },
-    {
-      measure: 'delivery latency p95, same scripted jobs',
-      ours: ms(economy.ours.latencyMs.p95),
-      baseline: `${ms(economy.naive.latencyMs.p95)} (naive)`,
-      ratio: x(latencyRatio),
-      target: '≤ 1.2x',
-      met: judge([latencyRatio], () => latencyRatio <= 1.2),
-    },
+    ...pollRows(r),
     ...(r.busy ? busyRows(r.busy, r.settings) : []),
     ...(r.pace ? paceRows(r.pace) : []),
   ];
@@ -234,11 +181,11 @@ const verdict = (met: Verdict | undefined) =>
 /** The run's full table, and where, how and on what it was made. */
 export function markdown(r: BenchResults): string {
   const table = [
-    '| measure | docs-agent | baseline | ratio | target | met |',
-    '|---|---:|---:|---:|---|:---:|',
+    '| measure | docs-agent | baseline | ratio | target | for whom | met |',
+    '|---|---:|---:|---:|---|---|:---:|',
     ...rows(r).map(
       (row) =>
-        `| ${row.measure} | ${row.ours} | ${row.baseline} | ${row.ratio} | ${row.target} | ${verdict(row.met)} |`,
+        `| ${row.measure} | ${row.ours} | ${row.baseline} | ${row.ratio} | ${row.target} | ${row.serves ?? ''} | ${verdict(row.met)} |`,
     ),
   ].join('\n');
   const settings = Object.entries(r.settings)
@@ -256,10 +203,13 @@ export function markdown(r: BenchResults): string {
 export function summary(r: BenchResults): string {
   const lines = rows(r)
     .filter((row) => row.met !== undefined || row.measure.startsWith('sustained flood'))
-    .map((row) => `| ${row.measure} | ${row.ratio || row.ours} | ${row.target} | ${verdict(row.met)} |`);
+    .map(
+      (row) =>
+        `| ${row.measure} | ${row.ratio || row.ours} | ${row.target} | ${row.serves ?? ''} | ${verdict(row.met)} |`,
+    );
   return [
-    '| measure | docs-agent (ratio to the baseline in the same run, or value) | target | met |',
-    '|---|---:|---|:---:|',
+    '| measure | docs-agent (ratio to the baseline in the same run, or value) | target | for whom | met |',
+    '|---|---:|---|---|:---:|',
     ...lines,
   ].join('\n');
 }

@@ -10,6 +10,8 @@ export interface Row {
   baseline: string;
   ratio: string;
   target: string;
+  /** Whom the target serves (who feels the figure), or why a figure is only reported. */
+  serves?: string;
   /** Undefined: reported, with no target. */
   met: Verdict | undefined;
 }
