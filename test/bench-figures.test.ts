@@ -57,7 +57,7 @@ describe('published benchmark figures', () => {
     }) as BenchResults;
 
   it('publishes any part measured alone, under its own key, keeping the parts published before', () => {
-    // The committed report with the busy part published from a run of its own, as today.
+    // The committed report, with the parts published from runs of their own, as today.
     const published: BenchResults = structuredClone(report);
     const economy = { ...report.economy, ours: { ...report.economy.ours, getsPerJob: 1.5 } };
     const merged = withPart(
@@ -69,7 +69,9 @@ describe('published benchmark figures', () => {
     expect(merged.busy).toEqual(report.busy);
     // Only the part's own settings: another part's, as that run had them, are not the published run's.
     expect(merged.settings).toEqual({ ...report.settings, economyJobs: 7, economyTimeScale: 0.5 });
-    expect(Object.keys(merged.partRuns ?? {})).toEqual([...Object.keys(report.partRuns ?? {}), 'economy']);
+    expect(Object.keys(merged.partRuns ?? {}).sort()).toEqual(
+      [...new Set([...Object.keys(report.partRuns ?? {}), 'economy'])].sort(),
+    );
     expect(merged.partRuns?.economy?.commit).toBe('economy000');
     expect(merged.partRuns?.busy).toEqual(report.partRuns?.busy);
     const cpu = { ...report.cpu, ours: { ...report.cpu.ours, cpuMsPerJob: 0.5 } };
