@@ -137,11 +137,9 @@ function stringsOf(value: unknown, into: string[]): boolean {
 
 /**
  * `value` with every string in it, however deep (a message's blocks, a view), passed through
- * `redact`. Keys are kept: the bot writes them itself. Where `redact` can say it finds nothing
- * to mask in any of the strings, `value` itself is returned: it would be copied unchanged. They
- * are asked as one text, each on its own line: what matches within a string matches there too
- * (a line break is not a word character, as a string's start is not), so nothing found in the
- * text means nothing to mask in any of them.
+ * `redact`; keys are kept (the bot writes them). When `redact` finds nothing in the strings,
+ * asked as one text a line each (a line break, like a string's start, is no word character, so
+ * what matches in a string matches there), `value` itself is returned: a copy would be the same.
  */
 export function redactDeep<T>(value: T, redact: Redact): T {
   const strings: string[] = [];
