@@ -1,4 +1,3 @@
-import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { httpRequest, textOf, webApiFetch } from '../../src/util/http-request.js';
 import { listen } from '../helpers/http.js';
@@ -116,15 +115,18 @@ describe('httpRequest', () => {
     });
   });
 
-  it('decodes a gzip answer, as fetch does', async () => {
-    stand = await listen((_req, _body, res) => {
-      res.writeHead(200, { 'content-encoding': 'gzip' });
-      res.end(gzipSync('{"ok":true}'));
+  it('asks for no compression: the answers are read as sent', async () => {
+    let asked: string | undefined = 'unset';
+    stand = await listen((req, _body, res) => {
+      asked = req.headers['accept-encoding'];
+      res.writeHead(200);
+      res.end('{"ok":true}');
     });
     expect(await read(await httpRequest(stand.url, { method: 'GET', redirect: 'manual' }))).toEqual({
       text: '{"ok":true}',
       truncated: false,
     });
+    expect(asked).toBeUndefined();
   });
 });
 
