@@ -180,13 +180,13 @@ export function failureOfStatus(
 export const MAX_RETRY_AFTER_MS = 24 * 3_600_000;
 
 /** How long a rate-limit answer asks to wait, in milliseconds, at most {@link MAX_RETRY_AFTER_MS}. */
-export function parseRetryAfter(headers: Headers, nowMs: number): number | undefined {
+export function parseRetryAfter(headers: Pick<Headers, 'get'>, nowMs: number): number | undefined {
   const ms = retryAfterOf(headers, nowMs);
   return ms === undefined || Number.isNaN(ms) ? undefined : Math.min(ms, MAX_RETRY_AFTER_MS);
 }
 
 /** Parses `Retry-After` (seconds or HTTP date) or a reset header into milliseconds from now. */
-function retryAfterOf(headers: Headers, nowMs: number): number | undefined {
+function retryAfterOf(headers: Pick<Headers, 'get'>, nowMs: number): number | undefined {
   const retryAfter = headers.get('retry-after');
   if (retryAfter) {
     const trimmed = retryAfter.trim();

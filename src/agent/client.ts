@@ -1,6 +1,7 @@
 import pRetry, { AbortError } from 'p-retry';
 import { projectOfRecord } from '../config/config.js';
 import type { Logger } from '../logging/logger.js';
+import { type HttpAnswer, httpRequest, textOf } from '../util/http-request.js';
 import {
   AttemptFailure,
   clipDetail,
@@ -11,7 +12,6 @@ import {
   MAX_ERROR_BODY_BYTES,
   MAX_RESPONSE_BYTES,
   parseRetryAfter,
-  readBodyCapped,
   unreachedFailure,
 } from './attempt-failures.js';
 import { AgentApiError, RETRY_FACTOR, type RetryPolicy, retryPolicies } from './errors.js';
@@ -85,20 +85,23 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
     expected: number,
     seen: { answer: AgentAnswer },
   ): Promise<AgentJob> {
-    let response: Response;
+    const ok = (status: number) => status === expected || (status >= 200 && status < 300);
+    let answer: HttpAnswer;
     try {
-      response = await fetch(`${base}${path}`, {
+      answer = await httpRequest(`${base}${path}`, {
         method,
         headers: {
           authorization: `Bearer ${options.apiKey}`,
           accept: 'application/json',
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
-        body: body === undefined ? undefined : JSON.stringify(body),
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         signal: AbortSignal.timeout(options.timeoutMs),
         // Never followed: a redirect would carry the prompt to an address nobody configured
         // (and past the https-only rule). It is answered like any unexpected status.
         redirect: 'manual',
+        // A job is well under 10 KB: a longer body is cut off, so no answer can fill the memory.
+        maxBytes: (status) => (ok(status) ? MAX_RESPONSE_BYTES : MAX_ERROR_BODY_BYTES),
       });
     } catch (error) {
       const unreached = unreachedFailure(error, method, path, options.timeoutMs);
@@ -106,20 +109,21 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
       throw unreached.failure;
     }
 
-    const status = response.status;
+    const status = answer.status;
     seen.answer = status;
-    const ok = status === expected || (status >= 200 && status < 300);
     let text: string;
     let truncated: boolean;
     try {
-      ({ text, truncated } = await readBodyCapped(response, ok ? MAX_RESPONSE_BYTES : MAX_ERROR_BODY_BYTES));
+      const read = await answer.body;
+      text = textOf(read.bytes);
+      truncated = read.truncated;
     } catch (error) {
       throw cutOffFailure(error, method, path);
     }
     options.onAnswer?.(status);
     const where = `agent API ${method} ${path} answered ${status}`;
-    if (ok) return jobFromAnswer(text, truncated, where, status, options.redact);
-    const retryAfterMs = () => parseRetryAfter(response.headers, now());
+    if (ok(status)) return jobFromAnswer(text, truncated, where, status, options.redact);
+    const retryAfterMs = () => parseRetryAfter({ get: answer.header }, now());
     throw failureOfStatus(status, where, describeBody(text, options.redact), method, retryAfterMs, now);
   }
 

@@ -80,12 +80,17 @@ function alternation(forms: Iterable<string>): RegExp | undefined {
   return sorted.length ? new RegExp(sorted.map(regexpEscaped).join('|'), 'g') : undefined;
 }
 
-function maskWith(pattern: RegExp | undefined): (text: string) => string {
-  return (text) => {
+function maskWith(pattern: RegExp | undefined): Redact {
+  const mask = (text: string) => {
     let out = pattern ? text.replace(pattern, MASK) : text;
     for (const shape of SECRET_PATTERNS) out = out.replace(shape, MASK);
     return out;
   };
+  // `search` starts at 0 whatever a global pattern's `lastIndex`, and leaves it as it was.
+  const finds = (text: string) =>
+    (pattern !== undefined && text.search(pattern) !== -1) ||
+    SECRET_PATTERNS.some((shape) => text.search(shape) !== -1);
+  return Object.assign(mask, { finds });
 }
 
 const usable = (secrets: readonly string[]) =>
@@ -97,7 +102,7 @@ const usable = (secrets: readonly string[]) =>
  * string before it is serialised. The logger masks its lines with it, and the app masks with
  * the same one everything it shows in Slack (see `slack/caller.ts`).
  */
-export function createRedactor(secrets: readonly string[]): (text: string) => string {
+export function createRedactor(secrets: readonly string[]): Redact {
   return maskWith(alternation(usable(secrets).flatMap(secretForms)));
 }
 
@@ -109,14 +114,36 @@ function createJsonRedactor(secrets: readonly string[]): (json: string) => strin
   return maskWith(alternation(usable(secrets).flatMap(secretForms).map(jsonEscaped)));
 }
 
-/** The logger's redaction (`createRedactor` of every configured secret), for one string. */
-export type Redact = (text: string) => string;
+/**
+ * The logger's redaction (`createRedactor` of every configured secret), for one string. `finds`,
+ * where given, says whether it would change anything in `text`.
+ */
+export type Redact = ((text: string) => string) & { finds?: (text: string) => boolean };
+
+/**
+ * Every string in `value`, however deep, into `into`; false when it holds an object other than
+ * a plain one or an array (which the walk below would turn into a plain object).
+ */
+function stringsOf(value: unknown, into: string[]): boolean {
+  if (typeof value === 'string') into.push(value);
+  else if (Array.isArray(value)) {
+    for (const item of value) if (!stringsOf(item, into)) return false;
+  } else if (value !== null && typeof value === 'object') {
+    if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+    for (const inner of Object.values(value)) if (!stringsOf(inner, into)) return false;
+  }
+  return true;
+}
 
 /**
  * `value` with every string in it, however deep (a message's blocks, a view), passed through
- * `redact`. Keys are kept: the bot writes them itself.
+ * `redact`; keys are kept (the bot writes them). When `redact` finds nothing in the strings,
+ * asked as one text a line each (a line break, like a string's start, is no word character, so
+ * what matches in a string matches there), `value` itself is returned: a copy would be the same.
  */
 export function redactDeep<T>(value: T, redact: Redact): T {
+  const strings: string[] = [];
+  if (redact.finds && stringsOf(value, strings) && !redact.finds(strings.join('\n'))) return value;
   const walk = (item: unknown): unknown => {
     if (typeof item === 'string') return redact(item);
     if (Array.isArray(item)) return item.map(walk);

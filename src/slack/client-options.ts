@@ -2,6 +2,7 @@ import { LogLevel, type Logger as SlackLogger } from '@slack/bolt';
 import type { WebClientOptions } from '@slack/web-api';
 import type { Config } from '../config/config.js';
 import type { LogLevel as AppLogLevel, Logger } from '../logging/logger.js';
+import { webApiFetch } from '../util/http-request.js';
 
 /** How long one Slack Web API call may take before it is abandoned, in milliseconds. */
 export const SLACK_CALL_TIMEOUT_MS = 10_000;
@@ -24,6 +25,8 @@ export function slackClientOptions(
     retryConfig: { retries: 0 },
     rejectRateLimitedCalls: true,
     timeout: SLACK_CALL_TIMEOUT_MS,
+    // Node's own HTTP, not its `fetch`: the same requests for a fraction of the CPU.
+    fetch: webApiFetch,
     // Its warnings (a refused call, a failed request) go through our logger and its redaction.
     logger: slackLogger(logger, component, config.logLevel),
   };

@@ -107,13 +107,25 @@ export function updateStatement(
 ): { sql: string; params: Record<string, unknown> } | undefined {
   const keys = Object.keys(patch).filter((key) => patch[key] !== undefined);
   if (keys.length === 0) return undefined;
-  const sets = keys.map((key) => `${key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)} = :${key}`);
   const params = Object.fromEntries(keys.map((key) => [key, patch[key]]));
-  const fenced = claimant === undefined ? '' : ' AND claimed_by = :claimant';
   return {
-    sql: `UPDATE ${table} SET ${sets.join(', ')} WHERE id = :id${fenced}`,
+    sql: updateSql(table, keys, claimant !== undefined),
     params: { ...params, id, ...(claimant === undefined ? {} : { claimant }) },
   };
+}
+
+/** The text of each update built so far, by table, columns and fence: patches repeat a few shapes. */
+const updateTexts = new Map<string, string>();
+
+function updateSql(table: PatchedTable, keys: string[], fenced: boolean): string {
+  const shape = `${table} ${fenced} ${keys.join(' ')}`;
+  let sql = updateTexts.get(shape);
+  if (sql === undefined) {
+    const sets = keys.map((key) => `${key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)} = :${key}`);
+    sql = `UPDATE ${table} SET ${sets.join(', ')} WHERE id = :id${fenced ? ' AND claimed_by = :claimant' : ''}`;
+    updateTexts.set(shape, sql);
+  }
+  return sql;
 }
 
 /** Values of a statement's named parameters, by name (`:jobId` takes `params.jobId`). */

@@ -151,6 +151,20 @@ describe('what the bot shows in Slack', () => {
     expect(masked).toContain('said [redacted]');
     expect(masked).toContain('raw [redacted]');
   });
+
+  it('hands back what has nothing to mask as it is, and masks a token that starts a string after a word', () => {
+    const clean = { channel: 'C1', blocks: [{ type: 'section', text: { text: 'mint_docs and xoxo-docs' } }] };
+    expect(redactDeep(clean, redact)).toBe(clean);
+    // Each string is asked on its own line: "abc" before it does not hide the token's start.
+    const token = 'xoxb-123456-abcdefABCDEF';
+    const masked = redactDeep({ a: 'abc', b: [token], c: 'ok' }, redact);
+    expect(masked).toEqual({ a: 'abc', b: ['[redacted]'], c: 'ok' });
+    // A token split over two strings is in neither: nothing is masked, as string by string.
+    const split = { a: 'xoxb-123456', b: '-abcdef' };
+    expect(redactDeep(split, redact)).toEqual(split);
+    // Objects other than plain ones are copied as plain ones, as before.
+    expect(redactDeep({ at: new Date(0) }, redact)).toEqual({ at: {} });
+  });
 });
 
 describe("a database URL's password", () => {
