@@ -49,11 +49,17 @@ export const POLL_REFUSALS_BEFORE_NOTICE = 3;
 export const POLL_JITTER = 0.1;
 /** Share of the poll interval between polls while a run is as old as the project's runs usually are when they end. */
 export const POLL_DENSE_SHARE = 0.85;
+/**
+ * Most poll intervals a young run waits before the first of its project's runs usually ends: a
+ * run that fails fast is still reported within a minute or so, and is learnt from.
+ */
+export const POLL_EARLY_INTERVALS = 6;
 
 /**
- * Interval before the next poll of a healthy run of the given age. Where its project's latest runs
- * ended (`window`), a little under `intervalMs`; before the earliest of them, none until the run
- * is that old (at most `maxIntervalMs`). Otherwise `intervalMs` until the run is `backoffAfterMs`
+ * Interval before the next poll of a healthy run of the given age. Before the earliest of its
+ * project's latest runs ended (`window`), none until the run is that old (at most
+ * {@link POLL_EARLY_INTERVALS} intervals); from there a little under `intervalMs` until nearly all
+ * of them ended, or the run is `backoffAfterMs` old. Otherwise `intervalMs` until the run is `backoffAfterMs`
  * old (most runs finish by then, and are reported promptly), then a tenth of its age, capped at
  * `maxIntervalMs`. Runs that go on for hours are where fixed polling spends most of its requests,
  * and a tenth of a long wait is late by little. No outcome is seen more than `maxIntervalMs` late.
@@ -65,10 +71,14 @@ export function pollInterval(
   maxIntervalMs: number,
   window?: RunWindow,
 ): number {
-  if (window && ageMs < window.untilMs) {
-    const dense = Math.round(intervalMs * POLL_DENSE_SHARE);
-    return ageMs < window.fromMs ? Math.max(dense, Math.min(maxIntervalMs, window.fromMs - ageMs)) : dense;
+  const dense = Math.round(intervalMs * POLL_DENSE_SHARE);
+  if (window && ageMs < window.fromMs) {
+    const early = Math.min(maxIntervalMs, intervalMs * POLL_EARLY_INTERVALS);
+    return Math.max(dense, Math.min(early, window.fromMs - ageMs));
   }
+  // Never denser than before past the age at which a run backs off: a project whose runs take
+  // long is not polled every few seconds for hours.
+  if (window && ageMs < Math.min(window.untilMs, backoffAfterMs)) return dense;
   if (ageMs < backoffAfterMs) return intervalMs;
   return Math.min(maxIntervalMs, Math.max(intervalMs, Math.round(ageMs * POLL_AGE_SHARE)));
 }

@@ -146,12 +146,17 @@ export const SLACK_LIMITS_MIGRATION = {
 /**
  * Version 19: the latest runs first, by when their outcome was seen: the poller reads a project's
  * latest run lengths (`store/run-lengths.ts`) without reading every run ever made.
+ *
+ * A `processing` session status recorded before may be one Slack refused for good (recorded then
+ * as the status itself, now as `refused:processing`): forgotten, so that the job's next card
+ * update asks Slack again and the root shows the hourglass where no session shows the agent working.
  */
 export const RUN_LENGTHS_MIGRATION = {
   version: 19,
   name: 'run lengths',
   sql: `
       CREATE INDEX runs_outcome_at ON runs (outcome_at) WHERE outcome_at IS NOT NULL;
+      UPDATE jobs SET session_status = NULL WHERE session_status = 'processing';
     `,
 } as const;
 

@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import type { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 
@@ -145,6 +146,8 @@ export const webApiFetch: typeof fetch = async (input, init?: FetchInit) => {
   const response = {
     url: answer.url,
     status: answer.status,
+    // undici's `request` gives none; Slack's client puts it in its HTTP errors.
+    statusText: STATUS_CODES[answer.status] ?? '',
     ok: answer.status >= 200 && answer.status < 300,
     // What the client reads of them: `get`, and `entries` for an error's details.
     headers: {

@@ -31,10 +31,12 @@ describe('poll intervals', () => {
 describe('poll intervals where a project’s runs usually end', () => {
   const window = { fromMs: 2 * MIN, untilMs: 8 * MIN };
 
-  it('waits until the earliest of them before looking at all, never longer than the cap', () => {
-    expect(pollInterval(0, 10_000, 10 * MIN, 5 * MIN, window)).toBe(2 * MIN);
+  it('waits until the earliest of them before looking at all, at most six intervals', () => {
+    expect(pollInterval(0, 10_000, 10 * MIN, 5 * MIN, { fromMs: 50_000, untilMs: 8 * MIN })).toBe(50_000);
+    expect(pollInterval(0, 10_000, 10 * MIN, 5 * MIN, window)).toBe(MIN);
     expect(pollInterval(MIN + 55_000, 10_000, 10 * MIN, 5 * MIN, window)).toBe(8_500);
-    expect(pollInterval(0, 10_000, 10 * MIN, 5 * MIN, { fromMs: 60 * MIN, untilMs: 90 * MIN })).toBe(5 * MIN);
+    // Never past the cap either.
+    expect(pollInterval(0, 10_000, 10 * MIN, 30_000, window)).toBe(30_000);
   });
 
   it('looks a little more often than the interval inside it', () => {
@@ -45,5 +47,11 @@ describe('poll intervals where a project’s runs usually end', () => {
   it('goes back to the plain schedule once the run is older than nearly all of them', () => {
     expect(pollInterval(8 * MIN, 10_000, 10 * MIN, 5 * MIN, window)).toBe(10_000);
     expect(pollInterval(30 * MIN, 10_000, 10 * MIN, 5 * MIN, window)).toBe(3 * MIN);
+  });
+
+  it('is never denser than before once a run is old enough to back off, however long the project’s runs take', () => {
+    const long = { fromMs: MIN, untilMs: 3 * 60 * MIN };
+    expect(pollInterval(10 * MIN - 1, 10_000, 10 * MIN, 5 * MIN, long)).toBe(8_500);
+    expect(pollInterval(20 * MIN, 10_000, 10 * MIN, 5 * MIN, long)).toBe(2 * MIN);
   });
 });

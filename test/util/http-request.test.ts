@@ -143,6 +143,7 @@ describe('webApiFetch', () => {
       redirect: 'error',
     });
     expect(response.status).toBe(429);
+    expect(response.statusText).toBe('Too Many Requests');
     expect(response.url).toBe(`${stand.url}/api/chat.postMessage`);
     expect(response.headers.get('Retry-After')).toBe('3');
     expect(Object.fromEntries(response.headers.entries())).toMatchObject({ 'retry-after': '3' });
