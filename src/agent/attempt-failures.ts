@@ -218,50 +218,6 @@ export const MAX_RESPONSE_BYTES = 1_048_576;
  */
 export const MAX_ERROR_BODY_BYTES = 65_536;
 
-/**
- * Reads at most `limit` bytes of a body, as a stream: once more arrive, reading stops and the
- * body is cancelled (which aborts the request), so a huge or endless body is never held whole.
- * A `Content-Length` over the limit is refused before reading anything.
- */
-export async function readBodyCapped(
-  response: Response,
-  limit: number,
-): Promise<{ text: string; truncated: boolean }> {
-  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
-  const body = response.body;
-  if (!body) return { text: '', truncated: false };
-  if (declared > limit) {
-    await body.cancel().catch(() => undefined);
-    return { text: '', truncated: true };
-  }
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (total + value.byteLength > limit) {
-      chunks.push(value.subarray(0, limit - total));
-      total = limit;
-      await reader.cancel().catch(() => undefined);
-      return { text: decode(chunks, total), truncated: true };
-    }
-    chunks.push(value);
-    total += value.byteLength;
-  }
-  return { text: decode(chunks, total), truncated: false };
-}
-
-function decode(chunks: Uint8Array[], total: number): string {
-  const all = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return new TextDecoder().decode(all);
-}
-
 /** One line of at most `max` characters: whitespace and control characters collapsed, never half a surrogate pair. */
 export function clipDetail(text: string, max = MAX_ERROR_DETAIL_CHARS): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed

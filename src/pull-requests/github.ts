@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { errorCode, parseRetryAfter, readBodyCapped } from '../agent/attempt-failures.js';
+import { errorCode, parseRetryAfter } from '../agent/attempt-failures.js';
 import { checkPullRequestUrl } from '../slack/links.js';
 import { truncateText } from '../slack/mrkdwn.js';
 import type { PullRequestState } from '../store/types.js';
+import { type HttpAnswer, httpRequest, textOf } from '../util/http-request.js';
 
 /*
  * GitHub's REST API as the follower reads it: one operation, `GET /repos/{owner}/{repo}/pulls/{n}`,
@@ -130,27 +131,30 @@ function pullRequestOf(text: string, truncated: boolean): HostPullRequest | stri
   };
 }
 
+/** An answer's headers, as read here. */
+type AnswerHeaders = Pick<Headers, 'get' | 'has'>;
+
 /** When a rate limit ends, from `Retry-After` or `x-ratelimit-reset`; a minute when neither says. */
-function pauseEnd(headers: Headers, now: number): number {
+function pauseEnd(headers: AnswerHeaders, now: number): number {
   const wait = parseRetryAfter(headers, now);
   return now + Math.min(MAX_PAUSE_MS, Math.max(1_000, wait ?? DEFAULT_PAUSE_MS));
 }
 
-const exhausted = (headers: Headers) => headers.get('x-ratelimit-remaining')?.trim() === '0';
+const exhausted = (headers: AnswerHeaders) => headers.get('x-ratelimit-remaining')?.trim() === '0';
 
 /** What an answer's status and headers mean, its body read when it is a pull request. */
-async function answerOf(response: Response, now: number): Promise<HostAnswer> {
-  const { status, headers } = response;
+async function answerOf(answer: HttpAnswer, now: number): Promise<HostAnswer> {
+  const { status } = answer;
+  const headers: AnswerHeaders = { get: answer.header, has: (name) => answer.header(name) !== null };
   const pauseUntil = exhausted(headers) ? { pauseUntil: pauseEnd(headers, now) } : {};
   if (status === 304) return { kind: 'unchanged', ...pauseUntil };
   if (status === 200) {
-    const { text, truncated } = await readBodyCapped(response, MAX_PULL_REQUEST_BYTES);
-    const pullRequest = pullRequestOf(text, truncated);
+    const { bytes, truncated } = await answer.body;
+    const pullRequest = pullRequestOf(textOf(bytes), truncated);
     if (typeof pullRequest === 'string') return { kind: 'unavailable', why: pullRequest };
     const etag = headers.get('etag');
     return { kind: 'changed', pullRequest, etag: etag && etag.length <= 200 ? etag : null, ...pauseUntil };
   }
-  await response.body?.cancel().catch(() => undefined);
   // GitHub's secondary limits answer 403 or 429 with Retry-After; its primary one 403 (or 429)
   // with no requests remaining.
   if (status === 429 || (status === 403 && (exhausted(headers) || headers.has('retry-after'))))
@@ -180,10 +184,11 @@ export function createGitHub(options: GitHubOptions): PullRequestHost {
   const now = options.now ?? Date.now;
   const timeoutMs = options.timeoutMs ?? GITHUB_TIMEOUT_MS;
 
-  async function request(url: string, etag: string | null): Promise<Response> {
+  async function request(url: string, etag: string | null): Promise<HttpAnswer> {
     await options.budget.take();
     try {
-      const response = await fetch(url, {
+      const answer = await httpRequest(url, {
+        method: 'GET',
         headers: {
           authorization: `Bearer ${options.token}`,
           accept: 'application/vnd.github+json',
@@ -194,9 +199,11 @@ export function createGitHub(options: GitHubOptions): PullRequestHost {
         signal: AbortSignal.timeout(timeoutMs),
         // Followed by hand, and only on the API's own origin: the token goes nowhere else.
         redirect: 'manual',
+        // Only a pull request's answer is read: any other is dropped unread.
+        maxBytes: (status) => (status === 200 ? MAX_PULL_REQUEST_BYTES : 0),
       });
-      options.onRequest?.(response.status);
-      return response;
+      options.onRequest?.(answer.status);
+      return answer;
     } catch (error) {
       const timedOut =
         error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
@@ -211,9 +218,8 @@ export function createGitHub(options: GitHubOptions): PullRequestHost {
       try {
         let response = await request(`${base}${path}`, etag);
         // A renamed or moved repository answers with where it is now.
-        const location = response.headers.get('location');
+        const location = response.header('location');
         if ([301, 302, 307, 308].includes(response.status) && location) {
-          await response.body?.cancel().catch(() => undefined);
           const next = new URL(location, `${base}${path}`);
           if (next.origin !== origin) return { kind: 'unavailable', why: 'a redirect to another host' };
           response = await request(next.toString(), etag);

@@ -12,7 +12,6 @@ import {
   MAX_RESPONSE_BYTES,
   MAX_RETRY_AFTER_MS,
   parseRetryAfter,
-  readBodyCapped,
   unreachedFailure,
 } from '../../src/agent/attempt-failures.js';
 import {
@@ -341,90 +340,8 @@ describe('parseRetryAfter', () => {
 const KEY = 'mint_not-a-real-secret-key';
 const redact = createRedactor([KEY]);
 
-/** A streamed body that records how much of it was pulled and whether it was cancelled. */
-function streamed(chunks: (string | Uint8Array)[] | 'endless', headers: Record<string, string> = {}) {
-  const seen = { pulls: 0, cancelled: false };
-  const encoder = new TextEncoder();
-  let next = 0;
-  const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      seen.pulls++;
-      if (chunks === 'endless') return controller.enqueue(new Uint8Array(1_024).fill(97));
-      const chunk = chunks[next++];
-      if (chunk === undefined) return controller.close();
-      controller.enqueue(typeof chunk === 'string' ? encoder.encode(chunk) : chunk);
-    },
-    cancel() {
-      seen.cancelled = true;
-    },
-  });
-  return { response: new Response(body, { headers }), seen };
-}
-
-describe('readBodyCapped', () => {
-  it('reads a body under the limit whole, across chunks, multi-byte characters split between them', async () => {
-    const euro = new TextEncoder().encode('€');
-    const { response, seen } = streamed(['{"id":"', euro.subarray(0, 1), euro.subarray(1), '"}']);
-    expect(await readBodyCapped(response, 100)).toEqual({ text: '{"id":"€"}', truncated: false });
-    expect(seen.cancelled).toBe(false);
-  });
-
-  it('reads exactly the limit as a whole body', async () => {
-    const { response } = streamed(['abcd', 'efgh']);
-    expect(await readBodyCapped(response, 8)).toEqual({ text: 'abcdefgh', truncated: false });
-  });
-
-  it('stops at the limit, keeps only its bytes and cancels the rest', async () => {
-    const { response, seen } = streamed(['abcd', 'efgh', 'ijkl']);
-    expect(await readBodyCapped(response, 6)).toEqual({ text: 'abcdef', truncated: true });
-    expect(seen.cancelled).toBe(true);
-  });
-
-  it('never holds an endless body: it reads about the limit and stops', async () => {
-    const { response, seen } = streamed('endless');
-    const { text, truncated } = await readBodyCapped(response, 10_000);
-    expect(truncated).toBe(true);
-    expect(text).toBe('a'.repeat(10_000));
-    expect(seen.cancelled).toBe(true);
-    expect(seen.pulls).toBeLessThan(20);
-  });
-
-  it('refuses a declared length over the limit without reading a byte', async () => {
-    const { response, seen } = streamed(['x'.repeat(50)], { 'content-length': '101' });
-    expect(await readBodyCapped(response, 100)).toEqual({ text: '', truncated: true });
-    expect(seen.cancelled).toBe(true);
-    expect(seen.pulls).toBeLessThanOrEqual(1);
-  });
-
-  it('reads a body whose declared length is within the limit, or not a number', async () => {
-    expect(await readBodyCapped(streamed(['ok'], { 'content-length': '2' }).response, 2)).toEqual({
-      text: 'ok',
-      truncated: false,
-    });
-    expect(await readBodyCapped(streamed(['ok'], { 'content-length': 'lots' }).response, 2)).toEqual({
-      text: 'ok',
-      truncated: false,
-    });
-  });
-
-  it('answers an empty text for an answer without a body', async () => {
-    expect(await readBodyCapped(new Response(null, { status: 204 }), 10)).toEqual({
-      text: '',
-      truncated: false,
-    });
-  });
-
-  it('fails when the body breaks off (the client reports the answer as cut off)', async () => {
-    const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.enqueue(new TextEncoder().encode('{"id":'));
-        controller.error(new Error('terminated'));
-      },
-    });
-    await expect(readBodyCapped(new Response(body), 100)).rejects.toThrow('terminated');
-  });
-
-  it('reads at most 1 MiB of a job and 64 KiB of an error', () => {
+describe('the answer caps', () => {
+  it('read at most 1 MiB of a job and 64 KiB of an error', () => {
     expect(MAX_RESPONSE_BYTES).toBe(1_048_576);
     expect(MAX_ERROR_BODY_BYTES).toBe(65_536);
   });

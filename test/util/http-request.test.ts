@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { httpRequest, textOf, webApiFetch } from '../../src/util/http-request.js';
-import { listen } from '../helpers/http.js';
+import { listen, waitFor } from '../helpers/http.js';
 
 type Stand = Awaited<ReturnType<typeof listen>>;
 let stand: Stand | undefined;
@@ -65,6 +65,51 @@ describe('httpRequest', () => {
     });
     expect(declared.status).toBe(500);
     expect(await read(declared)).toEqual({ text: '', truncated: true });
+  });
+
+  it('reads a body across chunks whole, a character split between them, up to exactly the cap', async () => {
+    const euro = Buffer.from('€');
+    stand = await listen((req, _body, res) => {
+      res.writeHead(200);
+      if (req.url === '/exact') {
+        res.write('abcd');
+        res.end('efgh');
+        return;
+      }
+      res.write(Buffer.concat([Buffer.from('{"id":"'), euro.subarray(0, 1)]));
+      setTimeout(() => res.end(Buffer.concat([euro.subarray(1), Buffer.from('"}')])), 5);
+    });
+    const whole = await read(await httpRequest(stand.url, { method: 'GET', redirect: 'manual' }));
+    expect(whole).toEqual({ text: '{"id":"€"}', truncated: false });
+    const exact = await httpRequest(`${stand.url}/exact`, {
+      method: 'GET',
+      redirect: 'manual',
+      maxBytes: () => 8,
+    });
+    expect(await read(exact)).toEqual({ text: 'abcdefgh', truncated: false });
+  });
+
+  it('never holds an endless body: it stops at the cap and drops the connection', async () => {
+    let closed = false;
+    stand = await listen((_req, _body, res) => {
+      res.writeHead(200);
+      res.on('close', () => {
+        closed = true;
+      });
+      const more = () => {
+        if (closed) return;
+        res.write('a'.repeat(4_096));
+        setImmediate(more);
+      };
+      more();
+    });
+    const answer = await httpRequest(stand.url, {
+      method: 'GET',
+      redirect: 'manual',
+      maxBytes: () => 10_000,
+    });
+    expect(await read(answer)).toEqual({ text: 'a'.repeat(10_000), truncated: true });
+    await waitFor('the server sees the connection dropped', () => closed);
   });
 
   it('answers a redirect as it is when manual, and fails the request when redirects are errors', async () => {
