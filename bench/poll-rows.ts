@@ -2,6 +2,9 @@ import type { BenchResults } from './report.js';
 import { round } from './stats.js';
 import { judge, measured, ms, NOT_MEASURED, type Row, s, x } from './verdicts.js';
 
+/** Time allowed for posting an outcome once seen, in the poll economy's bound (real milliseconds). */
+const POST_ALLOWANCE_MS = 500;
+
 /** Who waits for an outcome: the person who asked, in the thread. */
 const ASKER = 'the person who asked, waiting for the outcome';
 
@@ -62,8 +65,10 @@ function economyRows(r: BenchResults): Row[] {
   const { ours, naive, oursFirstRuns: first } = economy;
   const getsRatio = naive.getsPerJob / ours.getsPerJob;
   const latencyRatio = ours.latencyMs.p95 / naive.latencyMs.p95;
-  // POLL_MAX_INTERVAL_MS (5 minutes), scaled as the run scaled it: no outcome is seen later.
-  const boundMs = 5 * 60_000 * Number(r.settings.economyTimeScale);
+  // POLL_MAX_INTERVAL_MS (5 minutes), scaled as the run scaled it: no outcome is seen later; its
+  // post then takes real time, which is not scaled (half a second allowed for it).
+  const seenMs = 5 * 60_000 * Number(r.settings.economyTimeScale);
+  const boundMs = seenMs + POST_ALLOWANCE_MS;
   const complete = ours.completed === r.settings.economyJobs;
   const rows: Row[] = [
     {
@@ -89,7 +94,7 @@ function economyRows(r: BenchResults): Row[] {
       ours: ms(ours.latencyMs.max),
       baseline: `${ms(naive.latencyMs.max)} (naive)`,
       ratio: '',
-      target: `≤ POLL_MAX_INTERVAL_MS (${ms(boundMs)} here)`,
+      target: `≤ POLL_MAX_INTERVAL_MS (${ms(seenMs)} here) + ${ms(POST_ALLOWANCE_MS)} to post`,
       serves: `${ASKER} on a run of hours`,
       met: judge([ours.latencyMs.max, boundMs], () => ours.latencyMs.max <= boundMs && complete),
     },
