@@ -156,11 +156,11 @@ describe('what the bot shows in Slack', () => {
     const clean = { channel: 'C1', blocks: [{ type: 'section', text: { text: 'mint_docs and xoxo-docs' } }] };
     expect(redactDeep(clean, redact)).toBe(clean);
     // Each string is asked on its own line: "abc" before it does not hide the token's start.
-    const token = 'xoxb-123456-abcdefABCDEF';
+    const token = 'xoxb-0000-fakeBotToken';
     const masked = redactDeep({ a: 'abc', b: [token], c: 'ok' }, redact);
     expect(masked).toEqual({ a: 'abc', b: ['[redacted]'], c: 'ok' });
     // A token split over two strings is in neither: nothing is masked, as string by string.
-    const split = { a: 'xoxb-123456', b: '-abcdef' };
+    const split = { a: 'xoxb-0000', b: '-fakeBotToken' };
     expect(redactDeep(split, redact)).toEqual(split);
     // Objects other than plain ones are copied as plain ones, as before.
     expect(redactDeep({ at: new Date(0) }, redact)).toEqual({ at: {} });
