@@ -201,9 +201,10 @@ export function createFollowUps(deps: FollowUpsDeps): FollowUps {
    * why they cannot be sent. Replies wait while the job is still being created.
    */
   async function dispatchReady(jobId: number): Promise<void> {
-    const job = await store.getJob(jobId);
-    const ready = job ? await store.readyRuns(jobId) : [];
+    // Most jobs never get a follow-up before they are created: the job is read only for one.
+    const ready = await store.readyRuns(jobId);
     const oldest = ready[0];
+    const job = oldest && (await store.getJob(jobId));
     if (!job || !oldest) return;
     // Sent as soon as the create call answers.
     if (STILL_STARTING.has(job.phase)) return;

@@ -16,7 +16,8 @@ import { type NotifySettings, outcomeNotifications } from './notifications.js';
 export interface RunOutcomes {
   /**
    * Records the terminal outcome of the job's open runs and queues its post. `job` is the
-   * snapshot the outcome was observed against; false when the job has moved on since.
+   * snapshot the outcome was observed against; false when the job has moved on since. The poll
+   * claim on the job ends in the same write (true), as a reschedule's does.
    */
   finishRun(job: JobRecord, outcome: RunOutcome, agentJob?: AgentJob): Promise<boolean>;
   /** Tells the thread, once per run, that polling is refused (the admin key). */
@@ -55,6 +56,8 @@ export function createRunOutcomes(ctx: RunOutcomesDeps): RunOutcomes {
         ...enterPhase(from, outcome === 'gone' ? 'gone' : 'idle'),
         lastOutcome: outcome,
         nextPollAt: null,
+        claimedBy: null,
+        claimedUntil: null,
       };
       const updated = { ...job, ...patch };
       const notify = [...new Set([job.requesterId, ...open.map((r) => r.authorId)])];

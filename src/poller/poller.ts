@@ -197,20 +197,15 @@ export function createPoller(options: PollerOptions): Poller {
     }
   }
 
-  /** True when the job was rescheduled (which ends the claim too). */
+  /** True when the claim ended with the poll's own write: the job rescheduled, or its run finished. */
   async function pollClaimed(job: JobRecord): Promise<boolean> {
     if (!job.agentJobId) return false;
-    if (job.runStartedAt !== null && now() - job.runStartedAt > settings.maxAgeMs) {
-      await outcomes.finishRun(job, 'stopped_watching');
-      return false;
-    }
+    if (job.runStartedAt !== null && now() - job.runStartedAt > settings.maxAgeMs)
+      return outcomes.finishRun(job, 'stopped_watching');
     try {
       const agentJob = await agentFor(job.projectId).getJob(job.agentJobId);
       const outcome = isTerminal(agentJob.status) ? outcomeOf(agentJob) : undefined;
-      if (outcome) {
-        await outcomes.finishRun(job, outcome, agentJob);
-        return false;
-      }
+      if (outcome) return await outcomes.finishRun(job, outcome, agentJob);
       if (agentJob.status !== 'active') {
         logger.warn('agent job has a status this bot does not know; still watching', {
           jobId: job.id,
@@ -221,8 +216,7 @@ export function createPoller(options: PollerOptions): Poller {
       return true;
     } catch (error) {
       if (error instanceof AgentNotFoundError) {
-        await outcomes.finishRun(job, 'gone');
-        return false;
+        return await outcomes.finishRun(job, 'gone');
       }
       const refused = error instanceof AgentUnauthorizedError;
       if (refused) {

@@ -35,6 +35,14 @@ async function sentFollowUp(job: JobRecord, author: string, messageTs: string) {
 }
 
 describe('finishRun', () => {
+  it('ends the poll claim on the job in the same write: the poller needs no second one', async () => {
+    const { job } = await w.activeJob();
+    const [claimed] = await w.store.claimDueJobs(INSTANCE, job.nextPollAt ?? T0, 10, 60_000);
+    expect(claimed).toMatchObject({ id: job.id, claimedBy: INSTANCE });
+    expect(await outcomes.finishRun(claimed ?? job, 'completed_no_changes')).toBe(true);
+    expect(await w.job(job.id)).toMatchObject({ phase: 'idle', claimedBy: null, claimedUntil: null });
+  });
+
   it('records the outcome and queues exactly one outcome post and a card update', async () => {
     const { job } = await w.activeJob();
     w.advance(5_000);
