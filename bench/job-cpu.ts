@@ -6,6 +6,11 @@ import { type TaggedWorld, taggedWorld } from './tagged-world.js';
 export interface JobCpuOptions {
   /** Jobs per run. */
   jobs: number;
+  /**
+   * Rounds, each a fresh docs-agent and a fresh naive bot, taking turns at going first: the
+   * machine's drift over a run then weighs on both alike.
+   */
+  rounds: number;
   /** Commands in flight at once. */
   concurrency: number;
   /** Poll interval of both bots, in milliseconds. */
@@ -23,8 +28,21 @@ export interface CpuRun {
 }
 
 export interface JobCpuResult {
+  /** Every round's runs pooled: CPU per job over all the jobs of all the rounds. */
   ours: CpuRun;
   naive: CpuRun;
+  /** Each round's own runs, in the order they were made (absent in reports made before rounds). */
+  rounds?: { ours: CpuRun; naive: CpuRun }[];
+}
+
+/** Runs of several rounds as one: CPU per job over all their jobs, wall time summed. */
+export function pooled(runs: CpuRun[], jobsPerRun: number): CpuRun {
+  const total = (pick: (run: CpuRun) => number) => runs.reduce((sum, run) => sum + pick(run), 0);
+  return {
+    cpuMsPerJob: round(total((run) => run.cpuMsPerJob * jobsPerRun) / (jobsPerRun * runs.length), 2),
+    completed: total((run) => run.completed),
+    wallMs: total((run) => run.wallMs),
+  };
 }
 
 /** One run: `jobs` commands, each job ending upstream at its first poll, until every outcome is posted. */
@@ -53,7 +71,7 @@ async function measure(
 /**
  * CPU per job's whole life (command, acknowledgement, card, create call, polls, outcome post),
  * from the process's own CPU counters, for docs-agent and for the naive bot
- * (`bench/naive-bot.mjs`), each on its own stand-ins and started afresh.
+ * (`bench/naive-bot.mjs`), each on its own stand-ins and started afresh for every round.
  */
 export async function jobCpu(options: JobCpuOptions): Promise<JobCpuResult> {
   const run = async (start: (world: TaggedWorld) => Promise<Child>, label: string) => {
@@ -68,20 +86,39 @@ export async function jobCpu(options: JobCpuOptions): Promise<JobCpuResult> {
     }
   };
   const interval = String(options.pollIntervalMs);
-  const ours = await run(
-    (world) =>
-      startDocsAgent(
-        world.env({
-          POLL_INTERVAL_MS: interval,
-          POLL_MAX_INTERVAL_MS: interval,
-          POLL_MAX_RPS: '1000',
-        }),
-      ),
-    'cpu',
-  );
-  const naive = await run(
-    (world) => startNaiveBot({ ...world.botEnv(), POLL_INTERVAL_MS: interval }),
-    'naive',
-  );
-  return { ours, naive };
+  const runOurs = () =>
+    run(
+      (world) =>
+        startDocsAgent(
+          world.env({
+            POLL_INTERVAL_MS: interval,
+            POLL_MAX_INTERVAL_MS: interval,
+            POLL_MAX_RPS: '1000',
+          }),
+        ),
+      'cpu',
+    );
+  const runNaive = () =>
+    run((world) => startNaiveBot({ ...world.botEnv(), POLL_INTERVAL_MS: interval }), 'naive');
+  const rounds: NonNullable<JobCpuResult['rounds']> = [];
+  for (let i = 0; i < options.rounds; i++) {
+    if (i % 2 === 0) {
+      const ours = await runOurs();
+      rounds.push({ ours, naive: await runNaive() });
+    } else {
+      const naive = await runNaive();
+      rounds.push({ ours: await runOurs(), naive });
+    }
+  }
+  return {
+    ours: pooled(
+      rounds.map((r) => r.ours),
+      options.jobs,
+    ),
+    naive: pooled(
+      rounds.map((r) => r.naive),
+      options.jobs,
+    ),
+    rounds,
+  };
 }
