@@ -20,10 +20,10 @@ export interface ThreadState {
 export type Mismatch = 'card' | 'root emoji' | 'session' | 'follow-up emoji';
 
 /**
- * How a finished job's thread differs from what docs-agent renders for it, its last run done
+ * How a finished command's thread differs from what docs-agent renders for it, its last run done
  * with a pull request (`blocks/status-card.ts`, `delivery/sessions.ts`, `delivery/kinds/reaction.ts`):
- * the card's status ":white_check_mark: Done" (no hourglass) and its run count; the root's
- * emoji :white_check_mark: alone (the hourglass gone); the session `active` (waiting for a
+ * the card's status ":white_check_mark: Done" (no hourglass) and its run count; no emoji on the
+ * root, which is the card and shows the state itself; the session `active` (waiting for a
  * follow-up); and :eyes: on a follow-up the agent took.
  */
 export function mismatches(state: ThreadState): Mismatch[] {
@@ -32,7 +32,7 @@ export function mismatches(state: ThreadState): Mismatch[] {
   const blocks = JSON.stringify(state.card?.blocks ?? []);
   const done = text.includes(':white_check_mark: Done') && !text.includes(':hourglass');
   if (!done || !blocks.includes(JSON.stringify(`*Runs*\n${state.runs}`).slice(1, -1))) found.push('card');
-  if (state.rootEmoji.length !== 1 || state.rootEmoji[0] !== 'white_check_mark') found.push('root emoji');
+  if (state.rootEmoji.length !== 0) found.push('root emoji');
   if (state.session !== 'active') found.push('session');
   if (state.followUpEmoji && !state.followUpEmoji.includes('eyes')) found.push('follow-up emoji');
   return found;

@@ -78,12 +78,15 @@ export function statusCard(
  * the job's pull request was merged or closed, which. While the job is being started or worked on
  * and Slack shows its thread's agent session (`sessionShown`), the session's own indicator says
  * so: no emoji, which spares two emoji calls a run (Slack allows `reactions.remove` 20 a minute).
+ * A root that is the status card itself (a command's thread) gets none: its own text says all of
+ * it, and Slack allows `reactions.add` 50 a minute in a workspace.
  */
 export function statusReaction(
   job: JobRecord,
   pullRequest?: PullRequestRecord,
   sessionShown = false,
 ): string | null {
+  if (job.threadTs !== null && cardTsOf(job) === job.threadTs) return null;
   const working = sessionShown ? null : 'hourglass_flowing_sand';
   if (STILL_STARTING.has(job.phase)) return working;
   switch (job.phase) {

@@ -15,10 +15,10 @@ const done = jobRecord({
   runCount: 2,
 });
 
-/** The thread of `job` as docs-agent renders it, with what the test changes. */
+/** The thread of a command's `job` as docs-agent renders it, with what the test changes. */
 const thread = (job = done, fields: Partial<ThreadState> = {}): ThreadState => ({
   card: statusCard(job, NOW, HINTS),
-  rootEmoji: [statusReaction(job) ?? ''],
+  rootEmoji: [statusReaction(job)].filter((emoji) => emoji !== null),
   session: sessionStatusOf(job) ?? undefined,
   runs: 2,
   followUpEmoji: ['eyes'],
@@ -27,16 +27,24 @@ const thread = (job = done, fields: Partial<ThreadState> = {}): ThreadState => (
 
 describe('the final state of a finished job’s thread', () => {
   it('is what docs-agent renders for a job whose last run opened a pull request', () => {
-    expect(thread().rootEmoji).toEqual(['white_check_mark']);
+    // The card is the thread's root and shows the state itself: no emoji on it.
+    expect(thread().rootEmoji).toEqual([]);
     expect(thread().session).toBe('active');
     expect(mismatches(thread())).toEqual([]);
   });
 
-  it('is not a card, emoji or session still showing the job at work', () => {
+  it('is not a card, emoji or session still showing the job at work, nor an emoji on the card', () => {
     const working = jobRecord({ phase: 'active', runCount: 2 });
-    expect(mismatches(thread(working))).toEqual(['card', 'root emoji', 'session']);
+    expect(mismatches(thread(working))).toEqual(['card', 'session']);
+    // An emoji on the card, as earlier code put there, is one still to be taken off.
+    expect(mismatches(thread(working, { rootEmoji: ['hourglass_flowing_sand'] }))).toEqual([
+      'card',
+      'root emoji',
+      'session',
+    ]);
     const twoEmoji = thread(done, { rootEmoji: ['hourglass_flowing_sand', 'white_check_mark'] });
     expect(mismatches(twoEmoji)).toEqual(['root emoji']);
+    expect(mismatches(thread(done, { rootEmoji: ['white_check_mark'] }))).toEqual(['root emoji']);
   });
 
   it('is not a card showing fewer runs than the agent had, nor a follow-up without :eyes:', () => {

@@ -9,7 +9,7 @@ import { STATUS_REACTIONS, statusCard, statusReaction } from '../../src/blocks/s
 import { sessionStatusOf } from '../../src/delivery/sessions.js';
 import type { PullRequestRecord } from '../../src/store/types.js';
 import { blockProblems } from '../helpers/block-kit.js';
-import { jobRecord } from '../helpers/job-record.js';
+import { jobRecord, MENTION_THREAD } from '../helpers/job-record.js';
 import { HINTS } from '../helpers/rendering.js';
 
 const AT = Date.parse('2026-11-30T12:00:00Z');
@@ -44,7 +44,9 @@ const merged = pr({
   nextCheckAt: null,
 });
 const closed = pr({ state: 'closed', following: 'ended', endedAt: AT, nextCheckAt: null });
+/** A mention's job done: the root, the mention, carries the emoji. */
 const done = jobRecord({
+  ...MENTION_THREAD,
   phase: 'idle',
   lastOutcome: 'completed_pr',
   prLink: 'https://github.com/acme/docs/pull/7',
@@ -101,6 +103,13 @@ describe('the emoji and the session once a pull request ended', () => {
     expect(sessionStatusOf(done, merged)).toBe('closed');
     expect(sessionStatusOf(done, pr())).toBe('active');
     expect(pullRequestEnded(pr({ following: 'expired' }))).toBe(false);
+  });
+
+  it('leave a command’s card, its thread’s root, without an emoji: the card says it', () => {
+    const command = jobRecord({ ...done, cardTs: done.threadTs });
+    for (const ended of [merged, closed, pr()]) expect(statusReaction(command, ended)).toBeNull();
+    const shown = JSON.stringify(statusCard(command, AT, HINTS, merged).blocks);
+    expect(shown).toContain(JSON.stringify(`*Pull request*\n${pullRequestStatus(merged)}`).slice(1, -1));
   });
 
   it('leave a job working on a follow-up as working', () => {

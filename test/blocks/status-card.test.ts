@@ -11,7 +11,7 @@ import { triggerKeys } from '../../src/domain/keys.js';
 import { JOB_PHASES } from '../../src/domain/phases.js';
 import type { JobRecord } from '../../src/store/types.js';
 import { blockProblems } from '../helpers/block-kit.js';
-import { jobRecord } from '../helpers/job-record.js';
+import { jobRecord, MENTION_THREAD } from '../helpers/job-record.js';
 import { HINTS, RUN_OUTCOMES } from '../helpers/rendering.js';
 
 const PR = 'https://github.com/acme/docs/pull/7';
@@ -120,7 +120,12 @@ describe('statusCard', () => {
 });
 
 describe('statusReaction', () => {
-  const reaction = (fields: Partial<JobRecord>) => statusReaction(jobRecord(fields));
+  /** The emoji on the root of a mention's thread, the card a reply there. */
+  const reaction = (fields: Partial<JobRecord>) =>
+    statusReaction(jobRecord({ ...MENTION_THREAD, ...fields }));
+  const everyState = JOB_PHASES.flatMap((phase) =>
+    [null, ...RUN_OUTCOMES].map((lastOutcome) => ({ phase, lastOutcome })),
+  );
 
   it('mirrors the card: working, done, failed, unknown', () => {
     for (const phase of ['accepted', 'posting', 'creating', 'active'] as const) {
@@ -143,11 +148,25 @@ describe('statusReaction', () => {
   });
 
   it('only ever puts an emoji of STATUS_REACTIONS on a root, so each can be taken off again', () => {
-    for (const phase of JOB_PHASES)
-      for (const lastOutcome of [null, ...RUN_OUTCOMES]) {
-        const emoji = reaction({ phase, lastOutcome });
-        if (emoji !== null) expect(STATUS_REACTIONS).toContain(emoji);
-      }
+    const emoji = everyState.map(reaction).filter((e) => e !== null);
+    expect(new Set(emoji).size).toBeGreaterThan(1);
+    for (const e of emoji) expect(STATUS_REACTIONS).toContain(e);
+  });
+
+  it('puts none on a root that is the card itself (a command’s), whatever the job’s state', () => {
+    const onCard = (fields: Partial<JobRecord>) => statusReaction(jobRecord(fields), undefined, false);
+    const root = '1700000000.000300';
+    for (const state of everyState) {
+      expect(onCard({ ...state, origin: 'command', threadTs: root, cardTs: root })).toBeNull();
+      // Recorded by a version that did not record the card: a command's card is still its root.
+      expect(onCard({ ...state, origin: 'command', threadTs: root, cardTs: null })).toBeNull();
+    }
+    // A mention's root does carry one, and so does the first card of a command tried again, its
+    // new card a reply under it.
+    expect(reaction({ phase: 'active' })).toBe('hourglass_flowing_sand');
+    expect(reaction({ phase: 'active', origin: 'command', cardTs: '1700000000.000400' })).toBe(
+      'hourglass_flowing_sand',
+    );
   });
 });
 

@@ -9,10 +9,11 @@ import type { OutboxPayload } from '../../src/delivery/outbox-registry.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { SlackCallError } from '../../src/slack/caller.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import type { JobRecord, NewOutboxItem, Store } from '../../src/store/types.js';
+import type { JobRecord, NewJob, NewOutboxItem, Store } from '../../src/store/types.js';
 import type { YieldGate } from '../../src/util/yield-gate.js';
 import { fakeSlack } from '../helpers/fake-network.js';
 import { waitFor } from '../helpers/http.js';
+import { MENTION_THREAD } from '../helpers/job-record.js';
 
 const T0 = Date.parse('2026-09-01T12:00:00.000Z');
 const INSTANCE = 'instance-outbox-1';
@@ -111,7 +112,8 @@ const post = (fields: Partial<Extract<OutboxPayload, { type: 'post' }>> = {}): N
 const slackError = (code: string, options: { retryAfterMs?: number } = {}) =>
   new SlackCallError('chat.postMessage', code, options);
 
-async function insertJob(w: World) {
+/** A command's job, unless `fields` say otherwise. */
+async function insertJob(w: World, fields: Partial<NewJob> = {}) {
   const { job } = await w.store.insertJob(
     {
       teamId: 'T0TEST',
@@ -121,6 +123,7 @@ async function insertJob(w: World) {
       triggerKey: `command:${Math.random()}`,
       responseUrl: null,
       pollIntervalMs: 1_000,
+      ...fields,
     },
     { kind: 'create', prompt: 'Document retries', authorId: 'U0ALICE', messageTs: null },
     w.clock.at,
@@ -470,18 +473,17 @@ describe('private answers', () => {
 });
 
 describe('the status card', () => {
+  /** A mention's thread: the person's message is its root, the card the bot's reply there. */
+  const { threadTs: ROOT, cardTs: CARD } = MENTION_THREAD;
   async function cardJob(w: World, fields: Partial<JobRecord>) {
-    const job = await insertJob(w);
-    await w.store.apply(
-      { jobId: job.id, job: { threadTs: '1700000000.000100', cardTs: '1700000000.000100', ...fields } },
-      w.clock.at,
-    );
+    const job = await insertJob(w, { origin: 'mention' });
+    await w.store.apply({ jobId: job.id, job: { threadTs: ROOT, cardTs: CARD, ...fields } }, w.clock.at);
     return job;
   }
   const update = (jobId: number): NewOutboxItem => ({
     jobId,
     dedupeKey: null,
-    payload: { type: 'update_root', channel: 'C0DOCS', ts: '1700000000.000100' },
+    payload: { type: 'update_root', channel: 'C0DOCS', ts: CARD },
   });
   const reactions = (w: World) => ({
     added: w.slack.addReaction.mock.calls.map(([r]) => r),
@@ -493,9 +495,9 @@ describe('the status card', () => {
     const job = await cardJob(w, { phase: 'active', rootReaction: null });
     expect(await w.attempt(update(job.id))).toMatchObject({ deliveredAt: T0, lastError: null });
     expect(w.slack.updateMessage).toHaveBeenCalledExactlyOnceWith(
-      expect.objectContaining({ channel: 'C0DOCS', ts: '1700000000.000100' }),
+      expect.objectContaining({ channel: 'C0DOCS', ts: CARD }),
     );
-    const root = { channel: 'C0DOCS', ts: '1700000000.000100' };
+    const root = { channel: 'C0DOCS', ts: ROOT };
     expect(reactions(w)).toEqual({ added: [{ ...root, name: 'hourglass_flowing_sand' }], removed: [] });
     expect((await w.store.getJob(job.id))?.rootReaction).toBe('hourglass_flowing_sand');
     expect(w.home.refresh).toHaveBeenCalledExactlyOnceWith('U0ALICE');
@@ -523,7 +525,7 @@ describe('the status card', () => {
     await w.attempt(update(job.id));
     expect(reactions(w)).toEqual({
       added: [],
-      removed: [{ channel: 'C0DOCS', ts: '1700000000.000100', name: 'x' }],
+      removed: [{ channel: 'C0DOCS', ts: ROOT, name: 'x' }],
     });
     expect((await w.store.getJob(job.id))?.rootReaction).toBeNull();
   });
@@ -531,7 +533,7 @@ describe('the status card', () => {
   it('leaves the emoji alone for a card with no thread, and a failed swap does not fail the update', async () => {
     const w = open();
     const job = await insertJob(w);
-    await w.store.apply({ jobId: job.id, job: { cardTs: '1700000000.000100', phase: 'active' } }, T0);
+    await w.store.apply({ jobId: job.id, job: { cardTs: CARD, phase: 'active' } }, T0);
     expect(await w.attempt(update(job.id))).toMatchObject({ deliveredAt: T0 });
     expect(reactions(w)).toEqual({ added: [], removed: [] });
 

@@ -71,10 +71,13 @@ describe('a pull request followed to its end through the real app', () => {
     github.merge('example', 'docs', 1, 'octo-cat');
     await waitFor('the card shows it merged', () => fieldText(card()).includes('Merged by `octo-cat`'));
     await waitFor(
-      'the merged emoji',
-      () => harness.slack.reactionsOn(channel, threadTs).join() === 'large_purple_circle',
+      'the session closed',
+      () => harness.slack.sessionOf(channel, threadTs)?.status === 'closed',
     );
     await harness.settled();
+    // The card, the command's thread root, shows it merged itself: no emoji goes on it.
+    expect(harness.slack.reactionsOn(channel, threadTs)).toEqual([]);
+    expect(harness.slack.callsTo('reactions.add')).toEqual([]);
     const told = harness.slack.threadPosts(threadTs).filter((m) => m.text.includes('was merged by'));
     expect(told).toHaveLength(1);
     expect(told[0]?.text).toContain('<@U0ALICE> :large_purple_circle:');

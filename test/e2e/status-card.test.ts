@@ -34,7 +34,7 @@ describe('the status card', () => {
     expect(fields).toMatch(/\*Elapsed\*\n\d+ seconds? as of <!date\^\d+\^\{time\}\|\d\d:\d\d UTC>/);
     expect(buttons(root())).toEqual([]);
     expect(root()?.text).toContain('Working');
-    // Slack shows the thread's session working: the root carries no emoji of its own meanwhile.
+    // Slack shows the thread's session working; the card, the thread's root, carries no emoji.
     await waitFor('working session', () => h.slack.sessionOf(channel, threadTs)?.status === 'processing');
     expect(h.slack.reactionsOn(channel, threadTs)).toEqual([]);
 
@@ -45,9 +45,15 @@ describe('the status card', () => {
       url: 'https://github.com/example/docs/pull/3',
       text: { type: 'plain_text', text: 'View pull request' },
     });
-    await waitFor('done emoji', () => h.slack.reactionsOn(channel, threadTs).join() === 'white_check_mark');
-    // One emoji call for the run: nothing was put on to be taken off again.
-    expect(h.slack.callsTo('reactions.add').map((c) => c.args.name)).toEqual(['white_check_mark']);
+    await waitFor('card shows done', () => fieldText(root()).includes(':white_check_mark: Done'));
+    await waitFor(
+      'session waits for a follow-up',
+      () => h.slack.sessionOf(channel, threadTs)?.status === 'active',
+    );
+    await h.settled();
+    // A command's card is its thread's root and shows the state itself: no emoji call for it.
+    expect(h.slack.reactionsOn(channel, threadTs)).toEqual([]);
+    expect(h.slack.callsTo('reactions.add')).toEqual([]);
     expect(h.slack.callsTo('reactions.remove')).toEqual([]);
   });
 
@@ -61,12 +67,15 @@ describe('the status card', () => {
     expect(actions?.elements?.[0]).toMatchObject({ url: 'https://github.com/example/docs/pull/9' });
   });
 
-  it('marks a failed job with the failed emoji and only a "Try again" button', async () => {
+  it('shows a failed job as failed, with no emoji on the card, and only a "Try again" button', async () => {
     const { threadTs, channel, jobId } = await h.startJob();
     h.agent.setStatus(jobId, 'failed');
-    await waitFor('failed emoji', () => h.slack.reactionsOn(channel, threadTs).join() === 'x');
+    const failed = () => fieldText(h.slack.messages.find((m) => m.ts === threadTs)).includes(':x: Failed');
+    await waitFor('card shows failed', failed);
+    await h.settled();
     const root = h.slack.messages.find((m) => m.ts === threadTs);
-    expect(fieldText(root)).toContain(':x: Failed');
+    expect(h.slack.reactionsOn(channel, threadTs)).toEqual([]);
+    expect(h.slack.callsTo('reactions.add')).toEqual([]);
     const job = await h.app.store.findJobByThread(channel, threadTs);
     expect(buttons(root)).toEqual([
       {

@@ -23,8 +23,9 @@ async function failedJob(h: Harness) {
   const started = await h.startJob();
   h.agent.setStatus(started.jobId, 'failed');
   const button = await offered(h, started.threadTs);
-  // The card and the root's emoji follow each other; people click once both show the failure.
-  await waitFor('failed emoji', () => h.slack.reactionsOn(started.channel, started.threadTs).join() === 'x');
+  // The card, the thread's root, shows the failure itself: it carries no emoji.
+  await h.settled();
+  expect(h.slack.reactionsOn(started.channel, started.threadTs)).toEqual([]);
   return { ...started, button };
 }
 
@@ -68,9 +69,11 @@ describe('"Try again" on a failed job', () => {
     await h.event({ thread_ts: threadTs, text: 'Also cover retries' });
     await waitFor('follow-up sent', () => h.agent.requestsFor('message').length === 1);
     expect(h.agent.requestsFor('message')[0]?.jobId).toBe('job_2');
-    // The new job owns the root: the failed one's emoji comes off, and its session shows it working.
-    await waitFor('emoji moved to the new job', () => h.slack.reactionsOn(channel, threadTs).length === 0);
-    expect(h.slack.sessionOf(channel, threadTs)?.status).toBe('processing');
+    // The new job owns the root, and its session shows it working.
+    await waitFor('session working', () => h.slack.sessionOf(channel, threadTs)?.status === 'processing');
+    // Its card is a reply: the root, the first card, carries the new job's emoji once it is done.
+    h.agent.complete('job_2', 'https://github.com/example/docs/pull/4');
+    await waitFor('done emoji', () => h.slack.reactionsOn(channel, threadTs).join() === 'white_check_mark');
   });
 
   it('takes a click from an org-wide install (`team` null, the org in `enterprise`)', async () => {

@@ -7,7 +7,14 @@ import { createLogger, type Logger, type Redact } from '../../src/logging/logger
 import { createSlackCaller } from '../../src/slack/caller.js';
 import { createSlackGateway, type SlackGateway } from '../../src/slack/gateway.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import type { JobPatch, JobRecord, NewOutboxItem, OutboxItem, StoredPayload } from '../../src/store/types.js';
+import type {
+  JobPatch,
+  JobRecord,
+  NewJob,
+  NewOutboxItem,
+  OutboxItem,
+  StoredPayload,
+} from '../../src/store/types.js';
 import { insertSampleJob } from './job-record.js';
 import { T0 } from './job-world.js';
 import { HINTS } from './rendering.js';
@@ -52,9 +59,15 @@ async function deliveryWorld() {
   const logs: string[] = [];
   const logger: Logger = createLogger({ level: 'debug', secrets: [BOT_TOKEN], write: (l) => logs.push(l) });
 
-  /** A job in channel C0DOCS asked by U0ALICE, then changed by `patch` (phase, thread…). */
-  async function job(patch: JobPatch = {}): Promise<JobRecord> {
-    const { job } = await insertSampleJob(store, clock.at, { instruction: 'Document the retry settings' });
+  /**
+   * A job in channel C0DOCS asked by U0ALICE (a command's unless `fields` say otherwise), then
+   * changed by `patch` (phase, thread…).
+   */
+  async function job(patch: JobPatch = {}, fields: Partial<NewJob> = {}): Promise<JobRecord> {
+    const { job } = await insertSampleJob(store, clock.at, {
+      instruction: 'Document the retry settings',
+      ...fields,
+    });
     if (Object.keys(patch).length > 0) await store.apply({ jobId: job.id, job: patch }, clock.at);
     const stored = await store.getJob(job.id);
     if (!stored) throw new Error('job not stored');

@@ -44,6 +44,16 @@ export const jobRecord = (fields: Partial<JobRecord> = {}): JobRecord => ({
   ...fields,
 });
 
+/**
+ * A job started by a mention: its thread's root is the person's message, its card the bot's reply
+ * there, so the root carries the status emoji (a command's card is its root and carries none).
+ */
+export const MENTION_THREAD = {
+  origin: 'mention',
+  threadTs: '1700000000.000100',
+  cardTs: '1700000000.000200',
+} as const satisfies Partial<JobRecord>;
+
 let triggers = 0;
 
 /**

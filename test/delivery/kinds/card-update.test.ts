@@ -6,13 +6,14 @@ import { createAgentSessions } from '../../../src/delivery/sessions.js';
 import { createSlackCaller } from '../../../src/slack/caller.js';
 import { md } from '../../../src/slack/mrkdwn.js';
 import { openSqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
-import type { JobRecord, OutboxItem } from '../../../src/store/types.js';
+import type { JobPatch, JobRecord, OutboxItem } from '../../../src/store/types.js';
 import { useDeliveryWorld } from '../../helpers/delivery-world.js';
 import { waitFor } from '../../helpers/http.js';
-import { jobRecord } from '../../helpers/job-record.js';
+import { jobRecord, MENTION_THREAD } from '../../helpers/job-record.js';
 import { BOT_TOKEN } from '../../helpers/slack-stand-in.js';
 
-const ROOT = '1700000000.000100';
+/** A mention's thread: the root is the person's message, the card the bot's reply there. */
+const { threadTs: ROOT, cardTs: CARD } = MENTION_THREAD;
 const claimCovers = async () => true;
 
 const w = useDeliveryWorld();
@@ -56,7 +57,10 @@ async function open() {
     slack: w.slack,
     store: w.store,
     clock: w.clock,
-    job: w.job,
+    /** A mention's job in the thread at ROOT, its card at CARD, then changed by `patch`. */
+    job: (patch: JobPatch) => w.job({ threadTs: ROOT, cardTs: CARD, ...patch }, { origin: 'mention' }),
+    /** A command's job: its card is the thread's root, at ROOT. */
+    commandJob: (patch: JobPatch) => w.job({ threadTs: ROOT, cardTs: ROOT, ...patch }),
     logged: w.logged,
     /** Syncs the emoji of a thread whose agent session Slack does not show, unless told it does. */
     sync: (job: JobRecord, sessionShown = false) => sync(job, undefined, sessionShown),
@@ -68,7 +72,7 @@ async function open() {
 describe('the status emoji on a job thread’s root', () => {
   it('is put on the root while the agent works, and recorded', async () => {
     const root = await open();
-    const job = await root.job({ phase: 'active', threadTs: ROOT, cardTs: ROOT });
+    const job = await root.job({ phase: 'active' });
     await root.sync(job);
     expect(root.onRoot()).toEqual(['hourglass_flowing_sand']);
     expect(await root.recorded(job.id)).toBe('hourglass_flowing_sand');
@@ -76,7 +80,7 @@ describe('the status emoji on a job thread’s root', () => {
 
   it('is none while the agent works where Slack shows the thread’s session: one emoji call for a run', async () => {
     const root = await open();
-    const job = await root.job({ phase: 'active', threadTs: ROOT, cardTs: ROOT });
+    const job = await root.job({ phase: 'active' });
     await root.sync(job, true);
     expect(root.slack.calls).toEqual([]);
     await root.store.apply(
@@ -99,7 +103,7 @@ describe('the status emoji on a job thread’s root', () => {
   /** A job whose root shows the hourglass, then failed: `failed()` is the job as the store has it now. */
   async function failedWithHourglass() {
     const root = await open();
-    const active = await root.job({ phase: 'active', threadTs: ROOT, cardTs: ROOT });
+    const active = await root.job({ phase: 'active' });
     await root.sync(active);
     await root.store.apply(
       { jobId: active.id, job: { phase: 'idle', lastOutcome: 'failed' } },
@@ -137,7 +141,6 @@ describe('the status emoji on a job thread’s root', () => {
     const job = await root.job({
       phase: 'idle',
       lastOutcome: 'completed_pr',
-      threadTs: ROOT,
       rootReaction: 'white_check_mark',
     });
     await root.sync(job);
@@ -146,7 +149,7 @@ describe('the status emoji on a job thread’s root', () => {
 
   it('is left alone while the job has no thread', async () => {
     const root = await open();
-    const job = await root.job({ phase: 'active', threadTs: null });
+    const job = await root.job({ phase: 'active', threadTs: null, cardTs: null });
     await root.sync(job);
     expect(root.slack.calls).toEqual([]);
     expect(await root.recorded(job.id)).toBeNull();
@@ -154,7 +157,7 @@ describe('the status emoji on a job thread’s root', () => {
 
   it('is taken off, and none put on, once a new job took the thread over', async () => {
     const root = await open();
-    const job = await root.job({ phase: 'retried', threadTs: ROOT, rootReaction: 'x' });
+    const job = await root.job({ phase: 'retried', rootReaction: 'x' });
     root.slack.reactions.set(`C0DOCS:${ROOT}`, new Set(['x']));
     await root.sync(job);
     expect(root.slack.callsTo('reactions.add')).toEqual([]);
@@ -167,7 +170,6 @@ describe('the status emoji on a job thread’s root', () => {
     const job = await root.job({
       phase: 'idle',
       lastOutcome: 'archived',
-      threadTs: ROOT,
       rootReaction: 'hourglass_flowing_sand',
     });
     await root.sync(job);
@@ -175,9 +177,50 @@ describe('the status emoji on a job thread’s root', () => {
     expect(await root.recorded(job.id)).toBe('file_cabinet');
   });
 
+  it('is none on a command’s card, its thread’s root: no reactions.add call in the job’s life', async () => {
+    const root = await open();
+    const job = await root.commandJob({ phase: 'active' });
+    await root.sync(job);
+    for (const outcome of ['completed_pr', 'failed', 'archived'] as const) {
+      await root.store.apply({ jobId: job.id, job: { phase: 'idle', lastOutcome: outcome } }, root.clock.at);
+      await root.sync((await root.store.getJob(job.id)) ?? job);
+    }
+    expect(root.slack.calls).toEqual([]);
+    expect(root.onRoot()).toEqual([]);
+    expect(await root.recorded(job.id)).toBeNull();
+  });
+
+  it('is taken off a command’s card that earlier code gave one, then recorded as none: asked no more', async () => {
+    const root = await open();
+    // A job recorded before the card was (`cardTs` null): a command's card is still its root.
+    const job = await root.commandJob({
+      phase: 'active',
+      cardTs: null,
+      rootReaction: 'hourglass_flowing_sand',
+    });
+    root.slack.reactions.set(`C0DOCS:${ROOT}`, new Set(['hourglass_flowing_sand']));
+    // Slack defers it: still recorded, so the card update delivered again takes it off.
+    root.slack.fail('reactions.remove', { error: 'ratelimited' });
+    await expect(root.sync(job)).rejects.toMatchObject({ code: 'ratelimited' });
+    expect(await root.recorded(job.id)).toBe('hourglass_flowing_sand');
+    await root.sync(job);
+    expect(root.onRoot()).toEqual([]);
+    expect(await root.recorded(job.id)).toBeNull();
+    await root.store.apply(
+      { jobId: job.id, job: { phase: 'idle', lastOutcome: 'completed_pr' } },
+      root.clock.at,
+    );
+    await root.sync((await root.store.getJob(job.id)) ?? job);
+    // The one refused, the one that took it off; nothing once the job ended.
+    expect(root.slack.calls.map((c) => [c.method, c.args.name])).toEqual([
+      ['reactions.remove', 'hourglass_flowing_sand'],
+      ['reactions.remove', 'hourglass_flowing_sand'],
+    ]);
+  });
+
   it('fails the card update when Slack may take it later; a refusal for good only is logged, unrecorded', async () => {
     const root = await open();
-    const job = await root.job({ phase: 'active', threadTs: ROOT });
+    const job = await root.job({ phase: 'active' });
     root.slack.fail('reactions.add', { error: 'ratelimited' });
     await expect(root.sync(job)).rejects.toMatchObject({ code: 'ratelimited' });
     expect(await root.recorded(job.id)).toBeNull();
@@ -195,9 +238,19 @@ describe('the status emoji on a job thread’s root', () => {
 });
 
 describe('a status card update', () => {
+  /** A mention's job: the person's message is the thread's root (at ROOT), its card a reply there. */
   async function cardJob() {
-    const cardTs = await w.gateway.postMessage({ channel: 'C0DOCS', text: md`card` });
-    const job = await w.job({ phase: 'active', threadTs: cardTs, cardTs, runCount: 1, agentJobId: 'job_1' });
+    w.slack.humans.push({
+      channel: 'C0DOCS',
+      ts: ROOT,
+      user: 'U0ALICE',
+      text: 'Document the retry settings',
+    });
+    const cardTs = await w.gateway.postMessage({ channel: 'C0DOCS', threadTs: ROOT, text: md`card` });
+    const job = await w.job(
+      { phase: 'active', threadTs: ROOT, cardTs, runCount: 1, agentJobId: 'job_1' },
+      { origin: 'mention' },
+    );
     const update = () => {
       const [item] = cardUpdate(job);
       if (!item) throw new Error('no card to update');
@@ -215,10 +268,26 @@ describe('a status card update', () => {
     expect(w.slack.callsTo('chat.update')).toHaveLength(1);
     expect(card?.text).not.toBe('card');
     expect(JSON.stringify(card?.blocks)).toContain('Document the retry settings');
-    expect(w.slack.sessionOf('C0DOCS', cardTs)?.status).toBe('active');
-    expect(w.slack.reactionsOn('C0DOCS', cardTs)).toEqual(['white_check_mark']);
+    expect(w.slack.sessionOf('C0DOCS', ROOT)?.status).toBe('active');
+    expect(w.slack.reactionsOn('C0DOCS', ROOT)).toEqual(['white_check_mark']);
+    expect(w.slack.reactionsOn('C0DOCS', cardTs)).toEqual([]);
     expect(refreshed).toEqual(['U0ALICE']);
     expect(w.slack.invalid).toEqual([]);
+  });
+
+  it('edits a command’s card, its thread’s root, and its session, and puts no emoji on it', async () => {
+    const cardTs = await w.gateway.postMessage({ channel: 'C0DOCS', text: md`card` });
+    const job = await w.job({ phase: 'active', threadTs: cardTs, cardTs, runCount: 1, agentJobId: 'job_1' });
+    const [update] = cardUpdate(job);
+    if (!update) throw new Error('no card to update');
+    const item = await w.claimed(update);
+    await w.store.apply({ jobId: job.id, job: { phase: 'idle', lastOutcome: 'completed_pr' } }, w.clock.at);
+    expect(await send(item)).toBeUndefined();
+    expect(w.slack.callsTo('chat.update')).toHaveLength(1);
+    expect(w.slack.sessionOf('C0DOCS', cardTs)?.status).toBe('active');
+    expect(w.slack.callsTo('reactions.add')).toEqual([]);
+    expect(w.slack.reactionsOn('C0DOCS', cardTs)).toEqual([]);
+    expect(refreshed).toEqual(['U0ALICE']);
   });
 
   it('covers the updates queued before it: they are not sent again', async () => {
@@ -245,7 +314,7 @@ describe('a status card update', () => {
   });
 
   it('edits the card first; a session or emoji Slack defers fails the item, which then sends only what is missing', async () => {
-    const { job, cardTs, update } = await cardJob();
+    const { job, update } = await cardJob();
     const item = await w.claimed(update());
     w.slack.fail('agents.sessions.setStatus', { error: 'ratelimited' });
     await expect(send(item)).rejects.toMatchObject({ code: 'ratelimited' });
@@ -254,7 +323,7 @@ describe('a status card update', () => {
     // Delivered again: the card already shows the job, so only the session goes; while the
     // session shows the agent working, the root has no emoji.
     await expect(send(item)).resolves.toBeUndefined();
-    expect(w.slack.sessionOf('C0DOCS', cardTs)?.status).toBe('processing');
+    expect(w.slack.sessionOf('C0DOCS', ROOT)?.status).toBe('processing');
     expect(w.slack.callsTo('chat.update')).toHaveLength(1);
     expect(w.slack.callsTo('agents.sessions.setStatus')).toHaveLength(2);
     expect(w.slack.callsTo('reactions.add')).toEqual([]);
@@ -264,11 +333,11 @@ describe('a status card update', () => {
     await w.store.apply({ jobId: job.id, job: { phase: 'idle', lastOutcome: 'completed_pr' } }, w.clock.at);
     await expect(send(item)).rejects.toMatchObject({ code: 'ratelimited' });
     expect(w.slack.callsTo('chat.update')).toHaveLength(2);
-    expect(w.slack.sessionOf('C0DOCS', cardTs)?.status).toBe('active');
+    expect(w.slack.sessionOf('C0DOCS', ROOT)?.status).toBe('active');
     await expect(send(item)).resolves.toBeUndefined();
     expect(w.slack.callsTo('chat.update')).toHaveLength(2);
     expect(w.slack.callsTo('agents.sessions.setStatus')).toHaveLength(3);
-    expect(w.slack.reactionsOn('C0DOCS', cardTs)).toEqual(['white_check_mark']);
+    expect(w.slack.reactionsOn('C0DOCS', ROOT)).toEqual(['white_check_mark']);
     // The job changed meanwhile: the card is edited again, whatever the item did before.
     w.slack.fail('reactions.remove', { error: 'ratelimited' });
     await w.store.apply({ jobId: job.id, job: { lastOutcome: 'failed' } }, w.clock.at + 1);
@@ -276,7 +345,7 @@ describe('a status card update', () => {
     await w.store.apply({ jobId: job.id, job: { lastOutcome: 'archived' } }, w.clock.at + 2);
     await expect(send(item)).resolves.toBeUndefined();
     expect(w.slack.callsTo('chat.update')).toHaveLength(4);
-    expect(w.slack.reactionsOn('C0DOCS', cardTs)).toEqual(['file_cabinet']);
+    expect(w.slack.reactionsOn('C0DOCS', ROOT)).toEqual(['file_cabinet']);
   });
 
   it('is nothing to do for a job the store no longer has', async () => {
