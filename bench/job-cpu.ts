@@ -7,8 +7,8 @@ export interface JobCpuOptions {
   /** Jobs per run. */
   jobs: number;
   /**
-   * Rounds, each a fresh docs-agent and a fresh naive bot, taking turns at going first: the
-   * machine's drift over a run then weighs on both alike.
+   * Rounds (at least one), each a fresh docs-agent and a fresh naive bot, taking turns at going
+   * first: the machine's drift over a run then weighs on both alike.
    */
   rounds: number;
   /** Commands in flight at once. */
@@ -101,8 +101,9 @@ export async function jobCpu(options: JobCpuOptions): Promise<JobCpuResult> {
   const runNaive = () =>
     run((world) => startNaiveBot({ ...world.botEnv(), POLL_INTERVAL_MS: interval }), 'naive');
   const rounds: NonNullable<JobCpuResult['rounds']> = [];
-  for (let i = 0; i < options.rounds; i++) {
-    if (i % 2 === 0) {
+  // In turn ABBA: over four rounds each bot goes first twice, early and late alike.
+  for (let i = 0; i < Math.max(1, options.rounds); i++) {
+    if (i % 4 === 0 || i % 4 === 3) {
       const ours = await runOurs();
       rounds.push({ ours, naive: await runNaive() });
     } else {

@@ -74,7 +74,6 @@ export type PartName = 'busy' | 'pace' | 'economy' | 'cpu';
 
 export { judge, type Row, type Verdict } from './verdicts.js';
 
-/** The table of every figure with its baseline, its ratio and its target. */
 /** How the CPU part was run: jobs per process, and each round's own ratio when it had rounds. */
 function cpuRuns(r: BenchResults): string {
   const rounds = r.cpu.rounds ?? [];
@@ -84,6 +83,7 @@ function cpuRuns(r: BenchResults): string {
     : `${r.settings.cpuJobs} jobs`;
 }
 
+/** The table of every figure with its baseline, its ratio and its target. */
 export function rows(r: BenchResults): Row[] {
   const { ack, cold, cpu } = r;
   const throughputRatio = ack.ours.throughput / ack.bare.throughput;
