@@ -1,4 +1,3 @@
-import { WebClient } from '@slack/web-api';
 import { createAccessPolicy } from './access/access-policy.js';
 import { agentsPerProject } from './agent/client.js';
 import type { RenderHints } from './blocks/messages.js';
@@ -26,6 +25,7 @@ import { createChannelAudiences, createUserNames } from './slack/directory.js';
 import { createSlackGateway } from './slack/gateway.js';
 import { createIdentity } from './slack/identity.js';
 import { createSlackLimits, shareSlackLimits } from './slack/limits.js';
+import { BotWebClient } from './slack/web-client.js';
 import { createCheckpointLoop, openStore } from './store/lifecycle.js';
 import { createRetentionSweep } from './store/retention.js';
 import type { Store } from './store/types.js';
@@ -73,7 +73,7 @@ export function buildSlackSide(
   { config, logger, redact, metrics, gate, store }: Foundation,
   membership: Pick<Membership, 'liveCount'>,
 ) {
-  const client = new WebClient(config.slack.botToken, slackClientOptions(config, logger, 'web-api'));
+  const client = new BotWebClient(config.slack.botToken, slackClientOptions(config, logger, 'web-api'));
   const liveCount = () => membership.liveCount();
   const shared = shareSlackLimits({ store, logger, liveCount });
   const limits = createSlackLimits({ instances: liveCount, tell: shared.tell });
