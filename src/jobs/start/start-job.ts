@@ -283,9 +283,11 @@ export function createJobStart(
       if (!(await store.apply({ ...posting, job: enterPhase(job.phase, 'posting') }, now()))) return;
       // Its author may have edited the instruction while it was checked (an edit is taken while
       // the job is `accepted`, within the length limit): the card and the create call use it as
-      // it is now.
-      const current = (await store.getJob(job.id)) ?? job;
-      const first = (await store.getRun(run.id)) ?? run;
+      // it is now. Only an instruction that came in a message can be edited (a command's, a
+      // form's or a step's cannot): the others are used as read.
+      const editable = run.messageTs !== null;
+      const current = editable ? ((await store.getJob(job.id)) ?? job) : job;
+      const first = editable ? ((await store.getRun(run.id)) ?? run) : run;
       await pane.starting(current);
       await postCard({ ...current, ...enterPhase(job.phase, 'posting') }, first);
     } finally {

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AgentBadRequestError, AgentOutcomeUnknownError } from '../../../src/agent/errors.js';
 import { type InstructionChecks, STEP_VERIFICATION_LIMIT_MS } from '../../../src/jobs/instruction-checks.js';
 import type { JobService } from '../../../src/jobs/job-service.js';
@@ -49,6 +49,17 @@ describe('startJob', () => {
     // The card is re-rendered with the agent's answer; nothing else is said.
     expect(w.outbox().map((r) => r.payload.type)).toEqual(['update_root']);
     expect(w.deps.loops.poller.kick).toHaveBeenCalledOnce();
+  });
+
+  it('reads a command’s job and run once as it starts: no edit can reach a command’s instruction', async () => {
+    const { job } = await w.insertJob({}, 'Document the webhooks');
+    const getJob = vi.spyOn(w.store, 'getJob');
+    const getRun = vi.spyOn(w.store, 'getRun');
+    await start.startJob(job.id);
+    expect(getJob).toHaveBeenCalledOnce();
+    expect(getRun).not.toHaveBeenCalled();
+    expect(w.agent.createJob).toHaveBeenCalledWith('Document the webhooks');
+    expect(await w.job(job.id)).toMatchObject({ phase: 'active' });
   });
 
   it('starts a job only once, however many callers get there', async () => {
