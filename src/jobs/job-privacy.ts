@@ -1,3 +1,4 @@
+import type { JobPrivacy } from '../domain/privacy.js';
 import { isDirectMessage } from '../slack/ids.js';
 import type { JobRecord } from '../store/types.js';
 import type { JobContext } from './job-context.js';
@@ -14,6 +15,13 @@ export interface JobPrivacyChecks {
    * stays `unknown`. Never rejects.
    */
   settle(job: JobRecord): Promise<JobRecord>;
+  /**
+   * {@link JobPrivacyChecks.settle}, for a caller that may record the answer in a write of its own:
+   * `take()` hands over the answer to record if it is in (undefined: none, or not yet), and
+   * `done()` records it if it was not taken. Never rejects. A taken answer whose write did not
+   * apply is not recorded: the job went on elsewhere, where it is settled again.
+   */
+  settleAlong(job: JobRecord): { take(): JobPrivacy | undefined; done(): Promise<void> };
   /**
    * A job recorded as `public`, with the stricter of that and Slack's current word (remembered a
    * minute): a channel made private since the job was asked must not have its words told
@@ -39,12 +47,36 @@ export function createJobPrivacyChecks(
     return { ...job, privacy };
   };
 
+  /** Slack's word to record for a job recorded as `unknown` in a channel; undefined: nothing to record. */
+  const ask = async (job: JobRecord): Promise<'public' | 'private' | undefined> => {
+    // A direct message is known from its id; the others were said by the request, or are asked.
+    if (job.privacy !== 'unknown' || isDirectMessage(job.channelId)) return undefined;
+    const answer = await audiences.of(job.channelId);
+    return answer === 'unknown' ? undefined : answer;
+  };
+
   return {
     async settle(job) {
-      // A direct message is known from its id; the others were said by the request, or are asked.
-      if (job.privacy !== 'unknown' || isDirectMessage(job.channelId)) return job;
-      const answer = await audiences.of(job.channelId);
-      return answer === 'unknown' ? job : record(job, answer);
+      const answer = await ask(job);
+      return answer === undefined ? job : record(job, answer);
+    },
+
+    settleAlong(job) {
+      let answer: 'public' | 'private' | undefined;
+      let taken = false;
+      const asked = ask(job).then((said) => {
+        answer = said;
+      });
+      return {
+        take: () => {
+          taken = answer !== undefined;
+          return answer;
+        },
+        async done() {
+          await asked;
+          if (answer !== undefined && !taken) await record(job, answer);
+        },
+      };
     },
 
     async recheck(job) {

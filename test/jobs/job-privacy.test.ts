@@ -74,6 +74,35 @@ describe('settle', () => {
   });
 });
 
+describe('settleAlong', () => {
+  it('hands an answer in over to the caller’s own write, and records one not taken itself', async () => {
+    slackSays('private');
+    const taken = await jobIn('unknown', 'C0A');
+    const along = privacy.settleAlong(taken);
+    // Not in yet: nothing to take, and `done` records it once it is.
+    expect(along.take()).toBeUndefined();
+    await along.done();
+    expect(await stored(taken.id)).toBe('private');
+
+    const handed = await jobIn('unknown', 'C0B');
+    const mine = privacy.settleAlong(handed);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(mine.take()).toBe('private');
+    await mine.done();
+    // Taken: the caller records it; `done` writes nothing.
+    expect(await stored(handed.id)).toBe('unknown');
+  });
+
+  it('has nothing to hand over or record where settle asks nothing', async () => {
+    const said = await jobIn('public', 'C0A');
+    const along = privacy.settleAlong(said);
+    await along.done();
+    expect(along.take()).toBeUndefined();
+    expect(await stored(said.id)).toBe('public');
+    expect(w.slack.conversationFacts).not.toHaveBeenCalled();
+  });
+});
+
 describe('recheck', () => {
   it('keeps a public job public while Slack still says so', async () => {
     slackSays('public');

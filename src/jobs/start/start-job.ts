@@ -230,9 +230,9 @@ export function createJobStart(
     const job = await store.getJob(jobId);
     const run = job && (await store.getRuns(job.id))[0];
     if (!job || !run || job.phase !== 'accepted') return;
-    // Who can read the channel, asked beside the checks and the card: until Slack answers the job
-    // counts as private, and its card goes to its own conversation, so neither waits for it.
-    const settled = privacy.settle(job);
+    // Who can read the channel, asked beside the checks and the card (until Slack answers the job
+    // counts as private, so neither waits for it): an answer in by the card's write goes in it.
+    const settling = privacy.settleAlong(job);
     try {
       // Only the instruction counts against MAX_PROMPT_CHARS: context (a thread, a message) is extra.
       let refused = await checks.refusal(
@@ -277,22 +277,22 @@ export function createJobStart(
         await dispatchReady(job.id);
         return;
       }
-      // Only one caller (the command's task or recovery) may go on, and only while this instance
-      // owns the job.
+      // Only one caller (the command's task or recovery) goes on, while this instance owns the job.
       const posting = { jobId: job.id, expect: { phase: job.phase, runCount: job.runCount }, owner };
-      if (!(await store.apply({ ...posting, job: enterPhase(job.phase, 'posting') }, now()))) return;
-      // Its author may have edited the instruction while it was checked (an edit is taken while
-      // the job is `accepted`, within the length limit): the card and the create call use it as
-      // it is now. Only an instruction that came in a message can be edited (a command's, a
-      // form's or a step's cannot): the others are used as read.
+      const known = settling.take();
+      const patch = { ...enterPhase(job.phase, 'posting'), ...(known ? { privacy: known } : {}) };
+      if (!(await store.apply({ ...posting, job: patch }, now()))) return;
+      // Its author may have edited the instruction while it was checked (an edit is taken while it
+      // is `accepted`): the card and the create call use it as it is now. Only an instruction that
+      // came in a message can be edited; a command's, a form's or a step's is used as read.
       const editable = run.messageTs !== null;
       const current = editable ? ((await store.getJob(job.id)) ?? job) : job;
       const first = editable ? ((await store.getRun(run.id)) ?? run) : run;
       await pane.starting(current);
-      await postCard({ ...current, ...enterPhase(job.phase, 'posting') }, first);
+      await postCard({ ...current, ...patch }, first);
     } finally {
       // Never rejects: recorded, or left `unknown` (treated as private).
-      await settled;
+      await settling.done();
     }
   }
 

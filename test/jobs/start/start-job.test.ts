@@ -214,6 +214,21 @@ describe('who can read the channel, asked as the job starts (never before Slack 
     expect(await w.job(job.id)).toMatchObject({ phase: 'active', privacy: 'private' });
   });
 
+  it('records an answer already in with the write that lets the card be posted, not in one of its own', async () => {
+    w.slack.conversationFacts.mockResolvedValue({
+      isMember: true,
+      isArchived: false,
+      isDirect: false,
+      isPrivate: false,
+    });
+    const { job } = await w.insertJob({ privacy: 'unknown' });
+    const apply = vi.spyOn(w.store, 'apply');
+    await start.startJob(job.id);
+    const privacyWrites = apply.mock.calls.filter(([change]) => change.job?.privacy !== undefined);
+    expect(privacyWrites.map(([change]) => change.job)).toEqual([{ phase: 'posting', privacy: 'public' }]);
+    expect(await w.job(job.id)).toMatchObject({ phase: 'active', privacy: 'public' });
+  });
+
   it('keeps unknown (treated as private) when Slack cannot say, and asks nothing the request said', async () => {
     w.slack.conversationFacts.mockRejectedValueOnce(
       new SlackCallError('conversations.info', 'missing_scope'),
