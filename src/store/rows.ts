@@ -47,7 +47,7 @@ const toCamel = (key: string) => {
 function parser<T>(what: string, schema: z.ZodType<T>): (row: Row) => T {
   return (row) => {
     const camel: Row = {};
-    for (const [key, value] of Object.entries(row)) camel[toCamel(key)] = value;
+    for (const key in row) camel[toCamel(key)] = row[key];
     const parsed = schema.safeParse(camel);
     if (!parsed.success) throw new RowShapeError(what, parsed.error);
     return parsed.data;

@@ -53,10 +53,8 @@ export function createJobStart(
 ): JobStart {
   const { store, slack, logger, metrics, now } = ctx;
   const { checks, dispatchReady, catchUp } = parts;
-  const firstPrompt = createFirstPrompt({
-    ...ctx,
-    threadContextMaxChars: ctx.settings.threadContextMaxChars,
-  });
+  const { threadContextMaxChars } = ctx.settings;
+  const firstPrompt = createFirstPrompt({ ...ctx, threadContextMaxChars });
   const pane = createAssistantPane(ctx);
   const privacy = createJobPrivacyChecks(ctx);
   /** Writes about a job being started apply only while this instance owns it. */
@@ -230,8 +228,8 @@ export function createJobStart(
     const job = await store.getJob(jobId);
     const run = job && (await store.getRuns(job.id))[0];
     if (!job || !run || job.phase !== 'accepted') return;
-    // Who can read the channel, asked beside the checks and the card (until Slack answers the job
-    // counts as private, so neither waits for it): an answer in by the card's write goes in it.
+    // Who can read the channel, asked beside the checks and the card (the job counts as private
+    // until Slack answers, so neither waits): an answer in by the card's write goes in it.
     const settling = privacy.settleAlong(job);
     try {
       // Only the instruction counts against MAX_PROMPT_CHARS: context (a thread, a message) is extra.
@@ -278,10 +276,10 @@ export function createJobStart(
         return;
       }
       // Only one caller (the command's task or recovery) goes on, while this instance owns the job.
-      const posting = { jobId: job.id, expect: { phase: job.phase, runCount: job.runCount }, owner };
       const known = settling.take();
       const patch = { ...enterPhase(job.phase, 'posting'), ...(known ? { privacy: known } : {}) };
-      if (!(await store.apply({ ...posting, job: patch }, now()))) return;
+      const expect = { phase: job.phase, runCount: job.runCount };
+      if (!(await store.apply({ jobId: job.id, expect, owner, job: patch }, now()))) return;
       // Its author may have edited the instruction while it was checked (an edit is taken while it
       // is `accepted`): the card and the create call use it as it is now. Only an instruction that
       // came in a message can be edited; a command's, a form's or a step's is used as read.
