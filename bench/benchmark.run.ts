@@ -31,7 +31,7 @@ it('measures docs-agent against its baselines', async () => {
     coldCommands: setting('BENCH_COLD_COMMANDS', 100),
     coldRounds: setting('BENCH_COLD_ROUNDS', 10),
     cpuJobs: setting('BENCH_CPU_JOBS', 300),
-    cpuRounds: setting('BENCH_CPU_ROUNDS', 4),
+    cpuRounds: setting('BENCH_CPU_ROUNDS', 8),
     scaleJobs: setting('BENCH_SCALE_JOBS', 10_000),
     pollBudget: setting('BENCH_POLL_RPS', 400),
     economyJobs: setting('BENCH_ECONOMY_JOBS', 50),
