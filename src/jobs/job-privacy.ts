@@ -17,9 +17,11 @@ export interface JobPrivacyChecks {
   settle(job: JobRecord): Promise<JobRecord>;
   /**
    * {@link JobPrivacyChecks.settle}, for a caller that may record the answer in a write of its own:
-   * `take()` hands over the answer to record if it is in (undefined: none, or not yet), and
-   * `done()` records it if it was not taken. Never rejects. A taken answer whose write did not
-   * apply is not recorded: the job went on elsewhere, where it is settled again.
+   * `take()` hands over the answer to record if it is in (undefined: none, or not yet); one that
+   * comes after `take()` is recorded as soon as it comes, and `done()` (which waits for that)
+   * records one that no `take()` asked for. Never rejects. A taken answer whose write did not
+   * apply is not recorded: the job no longer starts here (another caller starts it and asks
+   * again, or it was withdrawn), and meanwhile counts as private.
    */
   settleAlong(job: JobRecord): { take(): JobPrivacy | undefined; done(): Promise<void> };
   /**
@@ -63,18 +65,19 @@ export function createJobPrivacyChecks(
 
     settleAlong(job) {
       let answer: 'public' | 'private' | undefined;
-      let taken = false;
-      const asked = ask(job).then((said) => {
+      let handed: 'not yet' | 'taken' | 'late' = 'not yet';
+      const asked = ask(job).then(async (said) => {
         answer = said;
+        if (said !== undefined && handed === 'late') await record(job, said);
       });
       return {
         take: () => {
-          taken = answer !== undefined;
+          handed = answer === undefined ? 'late' : 'taken';
           return answer;
         },
         async done() {
           await asked;
-          if (answer !== undefined && !taken) await record(job, answer);
+          if (answer !== undefined && handed === 'not yet') await record(job, answer);
         },
       };
     },

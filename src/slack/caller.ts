@@ -100,10 +100,22 @@ const PASSING = new Set([
 export const mayPassLater = (error: SlackCallError): boolean =>
   !error.isPlatformError || PASSING.has(error.code);
 
+/**
+ * Slack's error code as it is passed on (to logs, metrics' labels, a person's note): one of
+ * Slack's words, never whatever an answer that was not Slack's held (a proxy's page, a body cut
+ * short), which the client hands over as the code.
+ */
+const slackCode = (said: unknown): string =>
+  typeof said === 'string' && /^[a-z0-9_.]{1,80}$/i.test(said)
+    ? said
+    : said === undefined
+      ? 'unknown_error'
+      : 'invalid_response';
+
 /** An error thrown by a Web API call, as a {@link SlackCallError} with Slack's error code. */
 export function toSlackCallError(method: string, error: unknown): SlackCallError {
   if (error instanceof WebAPIPlatformError) {
-    return new SlackCallError(method, error.data?.error ?? 'unknown_error', { cause: error, platform: true });
+    return new SlackCallError(method, slackCode(error.data?.error), { cause: error, platform: true });
   }
   if (error instanceof WebAPIRateLimitedError) {
     return new SlackCallError(method, 'ratelimited', {

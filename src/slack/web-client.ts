@@ -14,26 +14,33 @@ import { httpRequest, textOf } from '../util/http-request.js';
 
 /**
  * The bot's own Web API client: Slack's `WebClient`, with each plain call (form fields in, JSON
- * out) made at once over undici's `request`, and the same request, answer and errors as
- * `WebClient` makes them.
+ * out) made at once over undici's `request`: the same request, and the answers and errors its
+ * callers read (`WebAPIPlatformError`, `WebAPIRateLimitedError`, `WebAPIHTTPError`,
+ * `WebAPIRequestError`), as `WebClient` gives them.
  *
  * `WebClient.apiCall` sends every call through a request queue and a retry wrapper (retries are
  * off here: the outbox owns them, see `client-options.ts`), and builds three redacted JSON copies
  * of the request and its answer for debug lines, whether or not debug logging is on. On the path
  * of every job (the status card's post and edits, the session status, the outcome's post) that
- * was most of a call's CPU. File uploads and calls to a full URL go through `WebClient` as they are.
+ * was most of a call's CPU. What goes with them: those debug lines, its warnings about a message
+ * without `text` or a deprecated method, its `rate_limited` event (Slack's `Retry-After` is in the
+ * error), and its queue's 100 calls at once (the HTTP client holds 100 connections to a host). An
+ * answer that is JSON but no object (WebClient fails reading it) is an error of the request's.
  *
- * Made with {@link slackClientOptions}-style options: `rejectRateLimitedCalls` and no retries are
- * assumed (a 429 is thrown at once as `WebAPIRateLimitedError`).
+ * File uploads, calls to a full URL, and a client made with retries or without
+ * `rejectRateLimitedCalls` (unlike {@link slackClientOptions}) go through `WebClient` as they are.
  */
 export class BotWebClient extends WebClient {
   readonly #headers: Record<string, string>;
   readonly #timeoutMs: number;
   readonly #teamId: string | undefined;
   readonly #log: SlackLogger | undefined;
+  /** Made as `slackClientOptions` makes it: a 429 thrown at once, no retries. */
+  readonly #direct: boolean;
 
   constructor(token: string, options: WebClientOptions) {
     super(token, options);
+    this.#direct = options.rejectRateLimitedCalls === true && options.retryConfig?.retries === 0;
     // The headers WebClient built for every request (its user agent, `Accept`, the token): sent
     // as they are, so Slack sees one client whichever path a call takes (checked by its test).
     this.#headers = { ...(this as unknown as { defaultHeaders: Record<string, string> }).defaultHeaders };
@@ -43,7 +50,7 @@ export class BotWebClient extends WebClient {
   }
 
   override async apiCall(method: string, options: Record<string, unknown> = {}): Promise<WebAPICallResult> {
-    if (!isPlainCall(method, options)) return super.apiCall(method, options);
+    if (!this.#direct || !isPlainCall(method, options)) return super.apiCall(method, options);
     const fields = formFields({ team_id: this.#teamId, ...options });
     const headers: Record<string, string> = {
       ...this.#headers,
@@ -132,8 +139,7 @@ function readResult(text: string, header: (name: string) => string | null): WebA
   } catch {
     data = refusal;
   }
-  // Not an object: read as refusing too (WebClient would fail on it).
-  if (typeof data !== 'object' || data === null) data = refusal;
+  if (typeof data !== 'object' || data === null) throw new TypeError('Slack answered JSON that is no object');
   data.response_metadata ??= {};
   const scopes = header('x-oauth-scopes');
   if (scopes !== null) data.response_metadata.scopes = scopes.trim().split(/\s*,\s*/);

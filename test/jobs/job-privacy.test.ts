@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { JobPrivacy } from '../../src/domain/privacy.js';
 import { createJobPrivacyChecks, type JobPrivacyChecks } from '../../src/jobs/job-privacy.js';
 import { createJobWorld, type JobWorld } from '../helpers/job-world.js';
@@ -91,6 +91,28 @@ describe('settleAlong', () => {
     await mine.done();
     // Taken: the caller records it; `done` writes nothing.
     expect(await stored(handed.id)).toBe('unknown');
+  });
+
+  it('records an answer that comes after the caller took none as soon as it comes', async () => {
+    let answer: (facts: {
+      isMember: boolean;
+      isArchived: boolean;
+      isDirect: boolean;
+      isPrivate: boolean;
+    }) => void = () => undefined;
+    w.slack.conversationFacts.mockReturnValueOnce(
+      new Promise((resolve) => {
+        answer = resolve;
+      }),
+    );
+    const job = await jobIn('unknown', 'C0LATE');
+    const along = privacy.settleAlong(job);
+    expect(along.take()).toBeUndefined();
+    answer({ isMember: true, isArchived: false, isDirect: false, isPrivate: false });
+    // Recorded as it comes, not when the caller is done (that may be seconds later).
+    await vi.waitFor(async () => expect(await stored(job.id)).toBe('public'));
+    await along.done();
+    expect(await stored(job.id)).toBe('public');
   });
 
   it('has nothing to hand over or record where settle asks nothing', async () => {

@@ -131,6 +131,21 @@ describe('Slack’s documented errors, as a call’s failure', () => {
     expect(error).toMatchObject({ code: 'request_failed', permanent: false, isPlatformError: false });
   });
 
+  it('passes on only Slack’s words as a code: an answer that was not Slack’s is "invalid_response"', async () => {
+    const { slack, client } = await clientOnStandIn();
+    slack.fail('chat.postMessage', { error: '<html>Bad gateway from the proxy: call +1 555 0100</html>' });
+    const error = await failure('chat.postMessage', () =>
+      client.chat.postMessage({ channel: 'C0DOCS', text: 'hi' }),
+    );
+    expect(error).toMatchObject({ code: 'invalid_response', isPlatformError: true, permanent: false });
+    expect(error.message).not.toContain('proxy');
+    slack.fail('chat.postMessage', { error: 'message_limit_exceeded' });
+    const said = await failure('chat.postMessage', () =>
+      client.chat.postMessage({ channel: 'C0DOCS', text: 'hi' }),
+    );
+    expect(said.code).toBe('message_limit_exceeded');
+  });
+
   it('anything else thrown is "unexpected_error", keeping the original as its cause', () => {
     const original = new TypeError('boom');
     const error = toSlackCallError('chat.postMessage', original);

@@ -153,7 +153,7 @@ describe('the bot’s Web API client', () => {
     ],
   ];
 
-  it.each(refusals)('fails on %s as Slack’s own client does', async (_what, answer) => {
+  it.each(refusals)('fails on %s as Slack’s own client does', async (what, answer) => {
     slack = await fakeSlack(answer);
     const { web, bot } = clients(slack.url);
     const theirs = await web.chat.postMessage({ channel: 'C0DOCS', text: 'hi' }).then(
@@ -165,10 +165,8 @@ describe('the bot’s Web API client', () => {
       (error: unknown) => error,
     );
     expect(ours).not.toBe('answered');
-    // WebClient itself fails on `null` reading it: the bot's client reads it as a refusal.
-    if (_what === 'JSON that is not an object') expect(asThrown(ours).class).toBe('WebAPIPlatformError');
-    else expect(asThrown(ours)).toEqual(asThrown(theirs));
-    if (_what === 'a rate limit without a valid Retry-After')
+    expect(asThrown(ours)).toEqual(asThrown(theirs));
+    if (what === 'a rate limit without a valid Retry-After')
       expect((ours as Error).message).toBe((theirs as Error).message);
     // Each call was made once: no retry.
     expect(slack.received).toHaveLength(2);
@@ -210,6 +208,34 @@ describe('the bot’s Web API client', () => {
       { level: 'warn', msg: 'a field is deprecated' },
       { level: 'error', msg: 'a field is invalid' },
     ]);
+  });
+
+  it('leaves every call to Slack’s own client when made otherwise than the app makes it', async () => {
+    slack = await fakeSlack(json(200, { ok: true }));
+    const { bot } = clients(slack.url);
+    const logger = createLogger({ level: 'warn', secrets: [BOT_TOKEN], write: () => undefined });
+    const config = {
+      slack: {
+        botToken: BOT_TOKEN,
+        signingSecret: undefined,
+        appToken: undefined,
+        apiUrl: `${slack.url}/api/`,
+      },
+      logLevel: 'warn' as const,
+    };
+    const fetched: string[] = [];
+    const spy: typeof fetch = (input, init) => {
+      fetched.push(String(input));
+      return fetch(input, init);
+    };
+    const options = { ...slackClientOptions(config, logger, 'web-api'), fetch: spy };
+    await new BotWebClient(BOT_TOKEN, options).auth.test();
+    expect(fetched).toEqual([]);
+    await new BotWebClient(BOT_TOKEN, { ...options, retryConfig: { retries: 2 } }).auth.test();
+    await new BotWebClient(BOT_TOKEN, { ...options, rejectRateLimitedCalls: false }).auth.test();
+    expect(fetched).toEqual([`${slack.url}/api/auth.test`, `${slack.url}/api/auth.test`]);
+    await bot.auth.test();
+    expect(slack.received).toHaveLength(4);
   });
 
   it('leaves a file’s upload and a call to a full URL to Slack’s own client', async () => {

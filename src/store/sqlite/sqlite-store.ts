@@ -73,13 +73,20 @@ function statementsOf(db: Database.Database, clock: () => number) {
   ) as Record<QueryName, Database.Statement>;
   // Rows are read as arrays and keyed here: better-sqlite3 builds a row object through V8's API
   // one column at a time, which costs twice what reading the row does (a job's has 39 columns).
+  // The names are read again when a row's width changes: a later release's migration adds
+  // columns (at the end) while this one runs, and `SELECT *` then reads them too.
   const columns = new Map<QueryName, string[]>();
-  for (const [name, statement] of Object.entries(statements) as [QueryName, Database.Statement][]) {
-    if (!statement.reader) continue;
-    statement.raw(true);
-    columns.set(name, statement.columns().map((column) => column.name));
-  }
-  const rowOf = (names: string[], values: unknown[]): Row => {
+  const namesOf = (name: QueryName, values: unknown[]): string[] => {
+    let names = columns.get(name);
+    if (names?.length !== values.length) {
+      names = statements[name].columns().map((column) => column.name);
+      columns.set(name, names);
+    }
+    return names;
+  };
+  for (const statement of Object.values(statements)) if (statement.reader) statement.raw(true);
+  const rowOf = (name: QueryName, values: unknown[]): Row => {
+    const names = namesOf(name, values);
     const row: Row = {};
     for (let i = 0; i < names.length; i++) row[names[i] as string] = values[i];
     return row;
@@ -89,12 +96,10 @@ function statementsOf(db: Database.Database, clock: () => number) {
   const timed = (params: Params): Params => ({ clock: clock(), ...params });
   const one = <T>(name: QueryName, params: Params, parse: (row: Row) => T): T | undefined => {
     const values = statements[name].get(timed(params)) as unknown[] | undefined;
-    return values === undefined ? undefined : parse(rowOf(columns.get(name) ?? [], values));
+    return values === undefined ? undefined : parse(rowOf(name, values));
   };
-  const many = <T>(name: QueryName, params: Params, parse: (row: Row) => T): T[] => {
-    const names = columns.get(name) ?? [];
-    return (statements[name].all(timed(params)) as unknown[][]).map((values) => parse(rowOf(names, values)));
-  };
+  const many = <T>(name: QueryName, params: Params, parse: (row: Row) => T): T[] =>
+    (statements[name].all(timed(params)) as unknown[][]).map((values) => parse(rowOf(name, values)));
   const write = (name: QueryName, params: Params): number => statements[name].run(timed(params)).changes;
   // Patches touch a handful of column sets over and over: prepare each statement once.
   const updates = new Map<string, Database.Statement>();

@@ -67,6 +67,23 @@ describe('SQLite store on a file', () => {
     expect(readFileSync(file.path, 'utf8')).toMatch(/^Not a database/);
   });
 
+  it('reads each row by the columns its table has now, when another process changes the table', async () => {
+    const store = open();
+    const { job } = await store.insertJob(newJob('widths'), createRun(), T0);
+    const before = await store.getJob(job.id);
+    const other = new Database(file.path);
+    try {
+      // A later release's migration, run beside this one: its column is passed over.
+      other.exec("ALTER TABLE jobs ADD COLUMN later_note TEXT NOT NULL DEFAULT 'a later release'");
+      expect(await store.getJob(job.id)).toEqual(before);
+      // A column this release needs, gone: refused by its name, never read as its neighbour's.
+      other.exec('ALTER TABLE jobs DROP COLUMN root_reaction');
+      await expect(store.getJob(job.id)).rejects.toThrow(/rootReaction/);
+    } finally {
+      other.close();
+    }
+  });
+
   it('keeps jobs, runs and outbox items across a reopen', async () => {
     const first = open();
     const { job, run } = await first.insertJob(newJob('persist'), createRun('Persist me'), T0);
