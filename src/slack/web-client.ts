@@ -107,15 +107,12 @@ export class BotWebClient extends WebClient {
   }
 }
 
-/** A call of form fields: not a file upload, not a full URL, no binary data among its arguments. */
+/** A call of form fields: not a file upload, not a full URL, no binary data (a `Buffer`, as `WebClient` tells it) among its arguments. */
 function isPlainCall(method: string, options: unknown): options is Record<string, unknown> {
   if (typeof options !== 'object' || options === null) return false;
   if (method === 'files.uploadV2' || /^https?:\/\//.test(method)) return false;
-  return !Object.values(options).some((value) => Buffer.isBuffer(value) || isStream(value));
+  return !Object.values(options).some((value) => Buffer.isBuffer(value));
 }
-
-const isStream = (value: unknown) =>
-  typeof value === 'object' && value !== null && typeof (value as { pipe?: unknown }).pipe === 'function';
 
 /** The form `WebClient` sends: absent fields left out, anything but text, numbers and booleans as JSON. */
 function formFields(options: Record<string, unknown>): Record<string, string | number | boolean> {
@@ -132,12 +129,11 @@ function formFields(options: Record<string, unknown>): Record<string, string | n
 
 /** An answer as `WebClient` reads it: JSON, or not JSON as a refusal saying what came. */
 function readResult(text: string, header: (name: string) => string | null): WebAPICallResult {
-  const refusal = { ok: false, error: text } as WebAPICallResult;
   let data: WebAPICallResult;
   try {
     data = JSON.parse(text) as WebAPICallResult;
   } catch {
-    data = refusal;
+    data = { ok: false, error: text } as WebAPICallResult;
   }
   if (typeof data !== 'object' || data === null) throw new TypeError('Slack answered JSON that is no object');
   data.response_metadata ??= {};
